@@ -1,0 +1,44 @@
+/* Capabilities: none survive into the sandbox. As root this is what keeps
+ * uid 0 from being more than a uid; in a user namespace it takes away the
+ * namespace-local powers (mount, sethostname, ...) the child held during
+ * setup. */
+#include "config.h"
+#include "sandbox.h"
+
+#include <errno.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int last_cap(void)
+{
+	/* Open-ended like the Landlock ABI: drop whatever the kernel knows. */
+	int last = CAP_LAST_CAP;
+	while (prctl(PR_CAPBSET_READ, last + 1, 0, 0, 0) >= 0)
+		last++;
+	return last;
+}
+
+int caps_drop_all(void)
+{
+	int last = last_cap();
+	for (int c = 0; c <= last; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+			return setup_fail(STAGE_CAPS, errno, "drop capability %d from bounding set", c);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return setup_fail(STAGE_CAPS, errno, "clear ambient capabilities");
+	/* uid 0 must not regain capabilities on exec, and nothing may undo it. */
+	if (geteuid() == 0 &&
+	    prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+				     SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+				     SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+				     SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED, 0, 0, 0) < 0)
+		return setup_fail(STAGE_CAPS, errno, "set securebits");
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct data[2] = {{0}};
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return setup_fail(STAGE_CAPS, errno, "clear capabilities");
+	return 0;
+}

@@ -1,0 +1,174 @@
+/* Landlock: the kernel's path- and port-based access control, at the
+ * highest ABI this kernel offers. The ABI number is open-ended: rights
+ * from ABIs newer than we know are simply not requested, and rights the
+ * kernel lacks are removed by the switch below (the pattern of the
+ * kernel's own sandboxer sample). */
+#include "config.h"
+#include "sandbox.h"
+#include "landlock_compat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define FS_READ (WK_LL_FS_EXECUTE | WK_LL_FS_READ_FILE | WK_LL_FS_READ_DIR)
+#define FS_WRITE_FILE (WK_LL_FS_WRITE_FILE | WK_LL_FS_TRUNCATE)
+#define FS_WRITE_TREE (FS_WRITE_FILE | WK_LL_FS_REMOVE_DIR | WK_LL_FS_REMOVE_FILE | \
+		       WK_LL_FS_MAKE_DIR | WK_LL_FS_MAKE_REG | WK_LL_FS_MAKE_SOCK | \
+		       WK_LL_FS_MAKE_FIFO | WK_LL_FS_MAKE_SYM | WK_LL_FS_REFER)
+/* Rights that may be granted on a non-directory. */
+#define FS_FILE_RIGHTS (WK_LL_FS_EXECUTE | WK_LL_FS_WRITE_FILE | WK_LL_FS_READ_FILE | \
+			WK_LL_FS_TRUNCATE | WK_LL_FS_IOCTL_DEV)
+
+/* Everything the kernel can mediate for this ABI. */
+static __u64 fs_rights_for_abi(int abi)
+{
+	__u64 r = (WK_LL_FS_RESOLVE_UNIX << 1) - 1;
+	switch (abi) {
+	case 1:
+		r &= ~WK_LL_FS_REFER;
+		/* fallthrough */
+	case 2:
+		r &= ~WK_LL_FS_TRUNCATE;
+		/* fallthrough */
+	case 3:
+	case 4:
+		r &= ~WK_LL_FS_IOCTL_DEV;
+		/* fallthrough */
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+		r &= ~WK_LL_FS_RESOLVE_UNIX;
+		/* fallthrough */
+	default:
+		break;
+	}
+	return r;
+}
+
+static int landlock_add_fd(int ruleset, int fd, __u64 access, const char *what);
+
+static int add_path(int ruleset, const char *path, __u64 access, __u64 handled)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0; /* absent in this view: nothing to grant */
+		return setup_fail(STAGE_LANDLOCK, errno, "open %s", path);
+	}
+	struct stat st;
+	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+		access &= FS_FILE_RIGHTS;
+	return landlock_add_fd(ruleset, fd, access & handled, path);
+}
+
+static int landlock_add_fd(int ruleset, int fd, __u64 access, const char *what)
+{
+	struct wk_landlock_path_beneath_attr pb = {
+		.allowed_access = access,
+		.parent_fd = fd,
+	};
+	int r = 0;
+	if (access && syscall(SYS_landlock_add_rule, ruleset, WK_LL_RULE_PATH_BENEATH, &pb, 0) < 0)
+		r = setup_fail(STAGE_LANDLOCK, errno, "add rule for %s", what);
+	close(fd);
+	return r;
+}
+
+/* Rights for an inherited stdio descriptor that names a file or a device:
+ * reopening it through /dev/stdout or /proc/self/fd/N must work as far as
+ * the descriptor itself already allows, and no further. */
+static int add_stdio(int ruleset, int fd, __u64 handled)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)))
+		return 0;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		return 0;
+	__u64 access = 0;
+	int mode = fl & O_ACCMODE;
+	if (mode == O_RDONLY || mode == O_RDWR)
+		access |= WK_LL_FS_READ_FILE;
+	if (mode == O_WRONLY || mode == O_RDWR)
+		access |= WK_LL_FS_WRITE_FILE | WK_LL_FS_TRUNCATE;
+	if (S_ISCHR(st.st_mode))
+		access |= WK_LL_FS_IOCTL_DEV;
+	char link[32];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	int pfd = open(link, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return 0; /* e.g. a deleted file: nothing reachable by path */
+	return landlock_add_fd(ruleset, pfd, access & handled, link);
+}
+
+int landlock_build(const struct session *s)
+{
+	int abi = s->layers.landlock_abi;
+	struct wk_landlock_ruleset_attr attr = {0};
+	size_t attr_size = sizeof attr;
+
+	attr.handled_access_fs = fs_rights_for_abi(abi);
+	if (abi >= 4 && s->pol.net == NET_NONE)
+		attr.handled_access_net = WK_LL_NET_BIND_TCP | WK_LL_NET_CONNECT_TCP;
+	if (abi >= 6)
+		attr.scoped = WK_LL_SCOPE_ABSTRACT_UNIX | WK_LL_SCOPE_SIGNAL;
+	/* Older kernels reject a struct larger than they know. */
+	if (abi < 4)
+		attr_size = offsetof(struct wk_landlock_ruleset_attr, handled_access_net);
+	else if (abi < 6)
+		attr_size = offsetof(struct wk_landlock_ruleset_attr, scoped);
+
+	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
+	if (rs < 0)
+		return setup_fail(STAGE_LANDLOCK, errno, "create ruleset (ABI %d)", abi);
+	__u64 h = attr.handled_access_fs;
+
+	/* Read and execute everywhere: what is secret is hidden by the mount
+	 * namespace, which Landlock cannot express beneath an allowed "/". */
+	if (add_path(rs, "/", FS_READ, h) < 0)
+		goto fail;
+	for (size_t i = 0; i < s->pol.write.n; i++)
+		if (add_path(rs, s->pol.write.v[i], FS_READ | FS_WRITE_TREE, h) < 0)
+			goto fail;
+	const char *tmp = s->layers.mntns ? "/tmp" : s->fallback_tmp;
+	if (tmp && add_path(rs, tmp, FS_READ | FS_WRITE_TREE, h) < 0)
+		goto fail;
+	if (s->layers.mntns && add_path(rs, "/dev/shm", FS_READ | FS_WRITE_TREE, h) < 0)
+		goto fail;
+	static const char *const devs[] = {
+		"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
+		"/dev/pts", NULL,
+	};
+	for (size_t i = 0; devs[i]; i++) {
+		/* /dev/pts is the sandbox's own devpts instance when there is a
+		 * mount namespace; without one it is the host's, and other
+		 * users' terminals must not become writable. */
+		if (!s->layers.mntns && strcmp(devs[i], "/dev/pts") == 0)
+			continue;
+		if (add_path(rs, devs[i], FS_READ | FS_WRITE_FILE | WK_LL_FS_IOCTL_DEV, h) < 0)
+			goto fail;
+	}
+	for (int fd = 0; fd < 3; fd++)
+		if (add_stdio(rs, fd, h) < 0)
+			goto fail;
+	return rs;
+fail:
+	close(rs);
+	return -1;
+}
+
+int landlock_enforce(int ruleset_fd)
+{
+	if (syscall(SYS_landlock_restrict_self, ruleset_fd, 0) < 0)
+		return setup_fail(STAGE_LANDLOCK, errno, "restrict self");
+	close(ruleset_fd);
+	return 0;
+}

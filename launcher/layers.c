@@ -1,0 +1,68 @@
+/* Deciding which layers a session gets, and naming every way in which it
+ * would be weaker than the policy asks. Pure: takes the probe's findings,
+ * returns words; unit-tested. */
+#include "config.h"
+#include "sandbox.h"
+
+#include <string.h>
+
+void layers_gaps(const struct kernel_info *k, bool ns_ok, enum net_mode net, struct strv *out)
+{
+	if (!ns_ok) {
+		const char *why = !k->mount_api ? "the kernel lacks the new mount API (Linux 5.12+)"
+				  : k->userns_why ? k->userns_why
+						  : "namespaces cannot be created here";
+		const char *fix = !k->mount_api ? "upgrade to Linux 5.13 or newer"
+				  : k->userns_fix ? k->userns_fix
+						  : "run as root or allow user namespaces";
+		strv_push(out, xasprintf("no mount namespace: %s; chmod, chown, utimes and xattrs "
+					 "outside the workspace are not blocked, protected and hidden "
+					 "paths are not enforced, /tmp is shared and sockets under /run "
+					 "are reachable (fix: %s)", why, fix));
+		strv_push(out, xasprintf("no pid namespace: host processes are visible and background "
+					 "processes can outlive the session (fix: %s)", fix));
+		if (net == NET_NONE)
+			strv_push(out, xasprintf("no network namespace: abstract unix sockets are %s",
+						 k->landlock_abi >= 6 ? "held by Landlock only"
+								      : "reachable"));
+	}
+	if (!k->landlock_abi) {
+		strv_push(out, xasprintf("no Landlock (%s): file access is held by the read-only "
+					 "mounts alone and signals or abstract sockets are not scoped "
+					 "(fix: Linux 5.13 or newer with landlock in the lsm= boot "
+					 "parameter)", strerror(k->landlock_errno)));
+	} else if (k->landlock_abi < 6 && net == NET_FULL) {
+		strv_push(out, xasprintf("Landlock ABI %d < 6: abstract unix sockets outside the "
+					 "sandbox (X11, D-Bus) are reachable (fix: Linux 6.12 or newer)",
+					 k->landlock_abi));
+	}
+	if (!k->seccomp)
+		strv_push(out, xstrdup("no seccomp filter: ptrace, io_uring, bpf, keyctl and socket "
+				       "families are not restricted (fix: a kernel with "
+				       "CONFIG_SECCOMP_FILTER)"));
+}
+
+void layers_decide(struct session *s)
+{
+	const struct kernel_info *k = &s->kinfo;
+	bool ns_ok = k->mount_api && (k->root_admin || k->userns);
+	struct layers *l = &s->layers;
+	memset(l, 0, sizeof *l);
+	l->userns = ns_ok && !k->root_admin;
+	l->mntns = l->pidns = l->ipcns = ns_ok;
+	l->netns = ns_ok && s->pol.net == NET_NONE;
+	l->landlock_abi = k->landlock_abi;
+	l->seccomp = k->seccomp;
+
+	struct strv gaps = {0};
+	layers_gaps(k, ns_ok, s->pol.net, &gaps);
+	if (gaps.n) {
+		for (size_t i = 0; i < gaps.n; i++)
+			warnmsg("%s %s", s->best_effort ? "weaker sandbox:" : "cannot enforce:",
+				gaps.v[i]);
+		if (!s->best_effort)
+			die("refusing to start (use --best-effort to run with the weaker sandbox "
+			    "above; 'wicket doctor' shows the details)");
+	}
+	strv_free(&gaps);
+}

@@ -1,0 +1,171 @@
+/* From a policy to a mount plan: canonical paths, pinned ancestors,
+ * refusals for shapes that would leave a hole. Nothing is mounted here. */
+#include "config.h"
+#include "sandbox.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "envscrub.h"
+#include "path.h"
+
+/* The secret stores of common tools, relative to $HOME. */
+static const char *const default_hide[] = {
+	"~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube",
+	"~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.config/gh",
+	"~/.password-store", "~/.local/share/keyrings", "~/.pgpass", "~/.vault-token",
+	"~/.config/hub", "~/.npmrc", "~/.pypirc", "~/.cargo/credentials.toml",
+	"~/.cargo/credentials", "~/.terraform.d/credentials.tfrc.json", NULL,
+};
+
+void policy_default(struct policy *pol, const char *workspace, const char *home, bool read_only)
+{
+	memset(pol, 0, sizeof *pol);
+	pol->name = read_only ? "read-only" : "workspace-write";
+	pol->net = NET_NONE;
+	pol->private_tmp = true;
+	pol->env_unset = envscrub_default_patterns;
+	if (!read_only)
+		strv_add(&pol->write, workspace);
+	/* git still works (objects, index, refs) but no hook or config that
+	 * would run code outside the sandbox later can be planted. */
+	strv_push(&pol->protect, path_join(workspace, ".git/hooks"));
+	strv_push(&pol->protect, path_join(workspace, ".git/config"));
+	if (home && home[0] == '/')
+		for (size_t i = 0; default_hide[i]; i++)
+			strv_push(&pol->hide, path_expand_home(default_hide[i], home));
+}
+
+void plan_pins(const char *root, const char *path, struct strv *out)
+{
+	size_t rl = strlen(root);
+	if (!path_is_under(path, root) || strcmp(path, root) == 0)
+		return;
+	/* Every directory strictly between ROOT and PATH. */
+	for (const char *p = path + (rl == 1 ? 1 : rl + 1); (p = strchr(p, '/')); p++) {
+		char *d = xasprintf("%.*s", (int)(p - path), path);
+		if (!strv_contains(out, d))
+			strv_push(out, d);
+		else
+			free(d);
+	}
+}
+
+static const char *writable_root_of(const struct policy *pol, const char *path)
+{
+	const char *best = NULL;
+	for (size_t i = 0; i < pol->write.n; i++)
+		if (path_is_under(path, pol->write.v[i]) &&
+		    (!best || strlen(pol->write.v[i]) > strlen(best)))
+			best = pol->write.v[i];
+	return best;
+}
+
+/* A protected path reached through a symlink that the sandbox may rewrite
+ * is no protection: after the session, tools outside would follow the new
+ * link. Refuse it rather than protect the wrong object. */
+static void check_protect_symlinks(const struct policy *pol, const char *lexical)
+{
+	char buf[PATH_MAX];
+	if (strlen(lexical) >= sizeof buf)
+		die("protected path too long: %s", lexical);
+	strcpy(buf, lexical);
+	for (char *p = buf + 1;; p++) {
+		char saved = *p;
+		if (saved != '/' && saved != '\0')
+			continue;
+		*p = '\0';
+		struct stat st;
+		if (lstat(buf, &st) == 0 && S_ISLNK(st.st_mode)) {
+			char *parent = path_dirname(buf);
+			char *rparent = realpath(parent, NULL);
+			const char *w = rparent ? writable_root_of(pol, rparent) : NULL;
+			if (w)
+				die("protected path %s goes through the symlink %s inside the writable "
+				    "root %s; protect the link's target instead", lexical, buf, w);
+			free(rparent);
+			free(parent);
+		}
+		*p = saved;
+		if (!saved)
+			break;
+	}
+}
+
+static int cmp_len(const void *a, const void *b)
+{
+	size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
+	return la < lb ? -1 : la > lb;
+}
+
+void plan_build(struct session *s)
+{
+	struct policy *pol = &s->pol;
+	struct mount_plan *plan = &s->plan;
+	memset(plan, 0, sizeof *plan);
+	plan->private_tmp = pol->private_tmp;
+
+	for (size_t i = 0; i < pol->write.n; i++) {
+		const char *w = pol->write.v[i];
+		if (strcmp(w, "/") == 0)
+			die("refusing to make / writable: that is no sandbox (use -C DIR for a "
+			    "smaller workspace, or --read-only)");
+		if (path_is_under(w, "/proc") || path_is_under(w, "/dev") || path_is_under(w, "/sys"))
+			die("cannot make %s writable: /proc, /dev and /sys are the sandbox's own", w);
+		if (!strv_contains(&plan->write, w))
+			strv_add(&plan->write, w);
+	}
+	/* Parents before children, so nested roots stack the right way. */
+	qsort(plan->write.v, plan->write.n, sizeof *plan->write.v, cmp_len);
+
+	for (size_t i = 0; i < pol->hide.n; i++) {
+		struct stat st;
+		char *real;
+		if (lstat(pol->hide.v[i], &st) < 0 || !(real = realpath(pol->hide.v[i], NULL)))
+			continue; /* nothing there to hide */
+		for (size_t j = 0; j < plan->write.n; j++)
+			if (path_is_under(plan->write.v[j], real))
+				die("the writable path %s lies inside the hidden path %s", plan->write.v[j],
+				    real);
+		if (!strv_contains(&plan->hide, real))
+			strv_push(&plan->hide, real);
+		else
+			free(real);
+	}
+
+	for (size_t i = 0; i < pol->protect.n; i++) {
+		const char *lex = pol->protect.v[i];
+		check_protect_symlinks(pol, lex);
+		char *real = realpath(lex, NULL);
+		if (!real)
+			continue; /* see the closing note of issue 2: not yet covered */
+		const char *w = writable_root_of(pol, real);
+		if (!w) {
+			free(real); /* already read-only */
+			continue;
+		}
+		plan_pins(w, real, &plan->pins);
+		if (!strv_contains(&plan->protect, real))
+			strv_push(&plan->protect, real);
+		else
+			free(real);
+	}
+	qsort(plan->pins.v, plan->pins.n, sizeof *plan->pins.v, cmp_len);
+
+	struct stat st;
+	plan->cover_run = stat("/run", &st) == 0 && S_ISDIR(st.st_mode);
+	if (plan->cover_run) {
+		/* Name resolution and utmp stay readable; no socket is kept. */
+		static const char *const keep[] = {"/etc/resolv.conf", "/run/utmp", NULL};
+		for (size_t i = 0; keep[i]; i++) {
+			char *r = realpath(keep[i], NULL);
+			if (r && path_is_under(r, "/run") && stat(r, &st) == 0 && S_ISREG(st.st_mode))
+				strv_push(&plan->run_keep, r);
+			else
+				free(r);
+		}
+	}
+}

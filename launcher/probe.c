@@ -1,0 +1,258 @@
+/* What the kernel can enforce, found out before anything is forked.
+ * probe_kernel() is cheap (a few syscalls and /proc reads) and runs on
+ * every start; `wicket doctor` adds real trial runs of each namespace. */
+#include "config.h"
+#include "sandbox.h"
+#include "landlock_compat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Read a small integer from a /proc file; -1 if absent or unreadable. */
+static long read_proc_long(const char *path)
+{
+	char buf[32];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+static bool have_cap_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct data[2];
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return false;
+	return data[0].effective & (1U << CAP_SYS_ADMIN);
+}
+
+/* Our own AppArmor label, to tell whether contrib/apparmor's profile (which
+ * grants "userns,") is the one confining us. */
+static bool confined_by_wicket_profile(void)
+{
+	char buf[256];
+	int fd = open("/proc/self/attr/apparmor/current", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open("/proc/self/attr/current", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strncmp(buf, "wicket", 6) == 0;
+}
+
+void probe_kernel(struct kernel_info *k)
+{
+	memset(k, 0, sizeof *k);
+	struct utsname u;
+	if (uname(&u) == 0)
+		snprintf(k->release, sizeof k->release, "%s", u.release);
+
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, WK_LL_CREATE_RULESET_VERSION);
+	k->landlock_abi = abi > 0 ? (int)abi : 0;
+	k->landlock_errno = abi > 0 ? 0 : errno;
+
+	k->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 &&
+		     access("/proc/sys/kernel/seccomp/actions_avail", F_OK) == 0;
+
+	/* mount_setattr with a bad fd: EBADF means the call exists. */
+	errno = 0;
+	syscall(SYS_mount_setattr, -1, "", 0, NULL, 0);
+	k->mount_api = errno != ENOSYS;
+
+	k->root_admin = geteuid() == 0 && have_cap_sys_admin();
+	k->apparmor_restrict = read_proc_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1;
+
+	k->userns = true;
+	if (read_proc_long("/proc/sys/user/max_user_namespaces") == 0) {
+		k->userns = false;
+		k->userns_why = "user namespaces are disabled (user.max_user_namespaces = 0)";
+		k->userns_fix = "sudo sysctl -w user.max_user_namespaces=15000";
+	} else if (read_proc_long("/proc/sys/kernel/unprivileged_userns_clone") == 0) {
+		k->userns = false;
+		k->userns_why = "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0)";
+		k->userns_fix = "sudo sysctl -w kernel.unprivileged_userns_clone=1";
+	} else if (k->apparmor_restrict && !k->root_admin && !confined_by_wicket_profile()) {
+		k->userns = false;
+		k->userns_why = "AppArmor restricts unprivileged user namespaces "
+				"(kernel.apparmor_restrict_unprivileged_userns = 1)";
+		k->userns_fix = "install the profile from contrib/apparmor (see contrib/apparmor/README.md): "
+				"sudo install -m 644 contrib/apparmor/wicket /etc/apparmor.d/ && "
+				"sudo apparmor_parser -r /etc/apparmor.d/wicket";
+	}
+}
+
+/* ---- wicket doctor ---------------------------------------------------- */
+
+/* Try one namespace kind for real in a throwaway child. */
+static int trial_ns(int flags, bool try_mount)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	pid_t pid = (pid_t)syscall(SYS_clone, (unsigned long)(flags | SIGCHLD), NULL, NULL, NULL, 0);
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		if ((flags & CLONE_NEWUSER) && ns_write_id_maps(uid, gid) < 0)
+			_exit(100 + (setup_err.err & 0x3f));
+		if (try_mount && mount("tmpfs", "/tmp", "tmpfs", 0, "size=4k") < 0)
+			_exit(100 + (errno & 0x3f));
+		_exit(0);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) >= 100)
+		return WEXITSTATUS(st) - 100;
+	return EIO;
+}
+
+struct ns_kind {
+	const char *name;
+	int flag;
+	bool mount;
+};
+
+static const struct ns_kind ns_kinds[] = {
+	{"user", CLONE_NEWUSER, false}, {"mount", CLONE_NEWNS, true},
+	{"pid", CLONE_NEWPID, false},   {"network", CLONE_NEWNET, false},
+	{"ipc", CLONE_NEWIPC, false},
+};
+
+int cmd_doctor(int argc, char **argv)
+{
+	bool json = false;
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			printf("Usage: wicket doctor [--json]\n"
+			       "Show what this kernel can enforce and what each built-in mode gets here.\n");
+			return 0;
+		default:
+			die("doctor: try 'wicket doctor --help'");
+		}
+	}
+	if (optind < argc)
+		die("doctor: unexpected argument '%s'", argv[optind]);
+
+	struct kernel_info k;
+	probe_kernel(&k);
+	int base = k.root_admin ? 0 : CLONE_NEWUSER;
+	int ns_err[sizeof ns_kinds / sizeof ns_kinds[0]];
+	for (size_t i = 0; i < sizeof ns_kinds / sizeof ns_kinds[0]; i++)
+		ns_err[i] = trial_ns(base | ns_kinds[i].flag, ns_kinds[i].mount);
+	bool ns_ok = ns_err[1] == 0 && ns_err[2] == 0;
+
+	/* What each mode gets: the same gap analysis the launcher uses. */
+	struct {
+		const char *mode;
+		enum net_mode net;
+		bool ro;
+	} modes[] = {
+		{"workspace-write", NET_NONE, false},
+		{"read-only", NET_NONE, true},
+		{"workspace-write --net full", NET_FULL, false},
+	};
+	const size_t nmodes = sizeof modes / sizeof modes[0];
+
+	if (json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "kernel", json_string(k.release));
+		json_object_set_new(o, "landlock_abi", json_integer(k.landlock_abi));
+		if (!k.landlock_abi)
+			json_object_set_new(o, "landlock_error", json_string(strerror(k.landlock_errno)));
+		json_object_set_new(o, "seccomp", json_boolean(k.seccomp));
+		json_object_set_new(o, "mount_api", json_boolean(k.mount_api));
+		json_object_set_new(o, "root", json_boolean(k.root_admin));
+		json_object_set_new(o, "apparmor_restrict_unprivileged_userns",
+				    json_boolean(k.apparmor_restrict));
+		json_t *ns = json_object();
+		for (size_t i = 0; i < sizeof ns_kinds / sizeof ns_kinds[0]; i++)
+			json_object_set_new(ns, ns_kinds[i].name,
+					    ns_err[i] ? json_string(strerror(ns_err[i])) : json_true());
+		json_object_set_new(o, "namespaces", ns);
+		if (!k.userns && !k.root_admin) {
+			json_object_set_new(o, "userns_problem", json_string(k.userns_why));
+			json_object_set_new(o, "userns_fix", json_string(k.userns_fix));
+		}
+		json_t *m = json_object();
+		for (size_t i = 0; i < nmodes; i++) {
+			struct strv gaps = {0};
+			layers_gaps(&k, ns_ok, modes[i].net, &gaps);
+			json_t *arr = json_array();
+			for (size_t g = 0; g < gaps.n; g++)
+				json_array_append_new(arr, json_string(gaps.v[g]));
+			json_t *one = json_object();
+			json_object_set_new(one, "enforced", json_boolean(gaps.n == 0));
+			json_object_set_new(one, "weaker", arr);
+			json_object_set_new(m, modes[i].mode, one);
+			strv_free(&gaps);
+		}
+		json_object_set_new(o, "modes", m);
+		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s);
+		free(s);
+		json_decref(o);
+		return 0;
+	}
+
+	printf("kernel:        %s\n", k.release);
+	if (k.landlock_abi)
+		printf("landlock:      ABI %d\n", k.landlock_abi);
+	else
+		printf("landlock:      unavailable (%s)\n", strerror(k.landlock_errno));
+	printf("seccomp:       %s\n", k.seccomp ? "yes" : "no");
+	printf("mount API:     %s\n", k.mount_api ? "yes" : "no (Linux 5.12 or newer needed)");
+	printf("running as:    %s\n", k.root_admin ? "root (no user namespace needed)" : "unprivileged user");
+	printf("apparmor userns restriction: %s\n", k.apparmor_restrict ? "on" : "off");
+	for (size_t i = 0; i < sizeof ns_kinds / sizeof ns_kinds[0]; i++)
+		printf("namespace %-8s %s\n", ns_kinds[i].name,
+		       ns_err[i] ? strerror(ns_err[i]) : "yes");
+	if (!k.userns && !k.root_admin)
+		printf("problem:       %s\nfix:           %s\n", k.userns_why, k.userns_fix);
+	for (size_t i = 0; i < nmodes; i++) {
+		struct strv gaps = {0};
+		layers_gaps(&k, ns_ok, modes[i].net, &gaps);
+		printf("mode %s: %s\n", modes[i].mode,
+		       gaps.n ? "weaker here (refused unless --best-effort):" : "fully enforced");
+		for (size_t g = 0; g < gaps.n; g++)
+			printf("  - %s\n", gaps.v[g]);
+		strv_free(&gaps);
+	}
+	return 0;
+}

@@ -1,0 +1,134 @@
+/* The sandbox as the launcher sees it: a resolved policy, a plan of what
+ * each kernel layer will get, and the functions that apply the layers in
+ * the child. The order of application is fixed in supervisor.c. */
+#ifndef WICKET_SANDBOX_H
+#define WICKET_SANDBOX_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "util.h"
+
+enum net_mode { NET_NONE, NET_FULL };
+
+/* A policy after resolution: every path absolute and canonical. */
+struct policy {
+	const char *name;
+	struct strv write;      /* existing, canonical, writable roots */
+	struct strv protect;    /* read-only inside writable roots */
+	struct strv hide;       /* covered with an empty, unreadable mount */
+	enum net_mode net;
+	bool private_tmp;       /* /tmp is a fresh per-session tmpfs */
+	const char *const *env_unset;
+};
+
+/* What the kernel on this machine can do (probe.c). */
+struct kernel_info {
+	char release[128];
+	int landlock_abi;          /* 0: no Landlock */
+	int landlock_errno;        /* why not, when 0 */
+	bool seccomp;              /* seccomp filter mode available */
+	bool root_admin;           /* euid 0 holding CAP_SYS_ADMIN */
+	bool userns;               /* unprivileged user namespaces look usable */
+	const char *userns_why;    /* human reason when !userns */
+	const char *userns_fix;    /* what to do about it */
+	bool apparmor_restrict;    /* kernel.apparmor_restrict_unprivileged_userns=1 */
+	bool mount_api;            /* open_tree/move_mount/mount_setattr */
+};
+
+/* Which layers a session gets: decided before fork, never silently. */
+struct layers {
+	bool userns;   /* create a user namespace (non-root) */
+	bool mntns;    /* private mount namespace with the read-only view */
+	bool pidns;
+	bool netns;
+	bool ipcns;
+	int landlock_abi;
+	bool seccomp;
+};
+
+/* Mount plan, computed in the supervisor (plan.c) and executed in the child
+ * (mounts.c). All paths canonical. */
+struct mount_plan {
+	struct strv write;        /* writable roots, bound read-write */
+	struct strv pins;         /* ancestors of protected paths, bound to themselves */
+	struct strv protect;      /* bound read-only over themselves (existing) */
+	struct strv hide;         /* existing paths to cover */
+	struct strv run_keep;     /* regular files under /run kept visible */
+	bool private_tmp;
+	bool cover_run;
+};
+
+struct session {
+	struct policy pol;
+	struct mount_plan plan;
+	struct layers layers;
+	struct kernel_info kinfo;
+	char *workspace;          /* canonical working directory */
+	char **argv;              /* command to run */
+	char *exec_path;          /* argv[0] resolved before forking */
+	char **envp;              /* environment for the command */
+	char *fallback_tmp;       /* per-session tmp dir when there is no mntns */
+	uid_t uid;                /* ids outside, taken before the user namespace */
+	gid_t gid;
+	bool best_effort;
+	bool read_only;
+};
+
+/* probe.c */
+void probe_kernel(struct kernel_info *k);
+int cmd_doctor(int argc, char **argv);
+
+/* layers.c: which layers, and every way the session would be weaker. */
+void layers_gaps(const struct kernel_info *k, bool ns_ok, enum net_mode net, struct strv *out);
+void layers_decide(struct session *s);
+
+/* plan.c: policy resolution and the mount plan (no mounting). */
+void policy_default(struct policy *pol, const char *workspace, const char *home,
+		    bool read_only);
+void plan_build(struct session *s);
+void plan_pins(const char *root, const char *path, struct strv *out);
+
+/* mounts.c: executed by the child in its new namespaces. */
+int ns_write_id_maps(uid_t uid, gid_t gid);
+int mounts_apply(const struct mount_plan *plan, const char *workspace);
+int mounts_proc(void);
+
+/* landlock.c */
+int landlock_build(const struct session *s);   /* returns ruleset fd or -1 */
+int landlock_enforce(int ruleset_fd);
+
+/* seccomp.c */
+int seccomp_apply(enum net_mode net);
+
+/* caps.c */
+int caps_drop_all(void);
+
+/* supervisor.c */
+int session_run(struct session *s);
+
+/* Child setup failures are reported to the supervisor as one of these. */
+struct setup_error {
+	int stage;
+	int err;
+	char detail[256];
+};
+
+enum setup_stage {
+	STAGE_NONE,
+	STAGE_USERNS_MAP,
+	STAGE_MOUNT,
+	STAGE_PROC,
+	STAGE_CAPS,
+	STAGE_NNP,
+	STAGE_LANDLOCK,
+	STAGE_SECCOMP,
+	STAGE_CHDIR,
+	STAGE_EXEC,
+};
+
+/* Set by the layer code on failure so the supervisor can explain it. */
+extern struct setup_error setup_err;
+int setup_fail(int stage, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

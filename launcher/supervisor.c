@@ -1,0 +1,297 @@
+/* The process model of DESIGN §2:
+ *
+ *   wicket (supervisor, unsandboxed)
+ *     └─ init: pid 1 of the new pid namespace; builds the mount view,
+ *        then forks the command, forwards signals to it, reaps orphans
+ *        and exits with its status. Its exit ends every process left in
+ *        the namespace.
+ *          └─ command: caps → no_new_privs → Landlock → seccomp → exec
+ *
+ * The command is not pid 1 because pid 1 of a namespace ignores every
+ * signal it has no handler for: `kill -TERM` would not reach `sleep`.
+ *
+ * Setup failures travel to the supervisor over a close-on-exec pipe as a
+ * struct setup_error; EOF on that pipe means the command was exec'd. */
+#include "config.h"
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+struct setup_error setup_err;
+
+int setup_fail(int stage, int err, const char *fmt, ...)
+{
+	setup_err.stage = stage;
+	setup_err.err = err;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(setup_err.detail, sizeof setup_err.detail, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Signals passed on to the command. Terminal-generated SIGINT/SIGQUIT are
+ * not: the command is in the same foreground process group and got them
+ * from the kernel already. */
+static const int fwd_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM};
+static volatile pid_t fwd_target;
+
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si && si->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT))
+		return;
+	if (fwd_target > 0)
+		kill(fwd_target, sig);
+}
+
+static void install_forwarders(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof fwd_signals / sizeof fwd_signals[0]; i++)
+		sigaction(fwd_signals[i], &sa, NULL);
+}
+
+static void block_forwarded(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof fwd_signals / sizeof fwd_signals[0]; i++)
+		sigaddset(&set, fwd_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static noreturn void child_fail(int errfd)
+{
+	ssize_t r = write(errfd, &setup_err, sizeof setup_err);
+	(void)r;
+	_exit(EXIT_WICKET);
+}
+
+/* The last steps before the command: each one only narrows what the
+ * process may do, and none can be undone by the command. */
+static noreturn void exec_command(struct session *s, int ruleset, int errfd, const sigset_t *mask)
+{
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	if (caps_drop_all() < 0)
+		child_fail(errfd);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		setup_fail(STAGE_NNP, errno, "set no_new_privs");
+		child_fail(errfd);
+	}
+	if (ruleset >= 0 && landlock_enforce(ruleset) < 0)
+		child_fail(errfd);
+	if (s->layers.seccomp && seccomp_apply(s->pol.net) < 0)
+		child_fail(errfd);
+	execve(s->exec_path, s->argv, s->envp);
+	int e = errno;
+	/* The view inside can differ from the one the path was resolved in
+	 * (e.g. a program under the host's /tmp). */
+	fprintf(stderr, "wicket: %s: %s\n", s->argv[0], strerror(e));
+	_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+}
+
+static int status_to_code(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return EXIT_WICKET;
+}
+
+/* pid 1: forward, reap, and leave with the command's status. */
+static noreturn void init_loop(pid_t cmd)
+{
+	fwd_target = cmd;
+	install_forwarders();
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* init holds no terminal or pipe open: readers see EOF when the
+	 * command and its children are done with them. */
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (int fd = 0; fd < 3 && devnull >= 0; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			dup2(devnull, fd);
+	if (devnull > 2)
+		close(devnull);
+	/* init needs no privilege to wait and to signal its own children. */
+	caps_drop_all();
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, 0);
+		if (p == cmd)
+			_exit(status_to_code(st));
+		if (p < 0 && errno != EINTR)
+			_exit(EXIT_WICKET);
+	}
+}
+
+static noreturn void child_main(struct session *s, int errfd, int alive_rd, int alive_wr,
+				const sigset_t *mask)
+{
+	/* The sandbox dies with the supervisor; the pipe closes the race
+	 * where the supervisor died before PDEATHSIG was set. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	close(alive_wr);
+	struct pollfd pfd = {.fd = alive_rd, .events = POLLIN};
+	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
+		_exit(EXIT_WICKET);
+	close(alive_rd);
+
+	if (s->layers.userns && ns_write_id_maps(s->uid, s->gid) < 0)
+		child_fail(errfd);
+	if (s->layers.mntns) {
+		if (mounts_apply(&s->plan, s->workspace) < 0)
+			child_fail(errfd);
+		if (s->layers.pidns && mounts_proc() < 0)
+			child_fail(errfd);
+	} else if (chdir(s->workspace) < 0) {
+		setup_fail(STAGE_CHDIR, errno, "chdir %s", s->workspace);
+		child_fail(errfd);
+	}
+	int ruleset = -1;
+	if (s->layers.landlock_abi && (ruleset = landlock_build(s)) < 0)
+		child_fail(errfd);
+
+	if (!s->layers.pidns)
+		exec_command(s, ruleset, errfd, mask);
+	pid_t cmd = fork();
+	if (cmd < 0) {
+		setup_fail(STAGE_EXEC, errno, "fork");
+		child_fail(errfd);
+	}
+	if (cmd == 0)
+		exec_command(s, ruleset, errfd, mask);
+	if (ruleset >= 0)
+		close(ruleset);
+	close(errfd);
+	init_loop(cmd);
+}
+
+static const char *stage_name(int stage)
+{
+	switch (stage) {
+	case STAGE_USERNS_MAP: return "user namespace";
+	case STAGE_MOUNT: return "mount namespace";
+	case STAGE_PROC: return "/proc for the pid namespace";
+	case STAGE_CAPS: return "capabilities";
+	case STAGE_NNP: return "no_new_privs";
+	case STAGE_LANDLOCK: return "Landlock";
+	case STAGE_SECCOMP: return "seccomp";
+	case STAGE_CHDIR: return "workspace";
+	default: return "setup";
+	}
+}
+
+static void explain_setup_error(const struct session *s, const struct setup_error *e)
+{
+	warnmsg("cannot set up the sandbox (%s): %s: %s", stage_name(e->stage), e->detail,
+		strerror(e->err));
+	if ((e->stage == STAGE_MOUNT || e->stage == STAGE_USERNS_MAP) && e->err == EPERM &&
+	    s->kinfo.apparmor_restrict)
+		warnmsg("hint: AppArmor restricts user namespaces here; install contrib/apparmor "
+			"(see 'wicket doctor')");
+}
+
+static const char *clone_hint(const struct session *s, int err)
+{
+	if (err == ENOSPC)
+		return "the user namespace limit is reached (user.max_user_namespaces)";
+	if (err == EPERM && !s->kinfo.root_admin)
+		return s->kinfo.userns_fix ? s->kinfo.userns_fix
+					   : "user namespaces are not allowed here (a container "
+					     "runtime's seccomp profile?); see 'wicket doctor'";
+	if (err == EINVAL)
+		return "this kernel lacks one of the namespace kinds; see 'wicket doctor'";
+	return "see 'wicket doctor'";
+}
+
+int session_run(struct session *s)
+{
+	int errp[2], alive[2];
+	if (pipe2(errp, O_CLOEXEC) < 0 || pipe2(alive, O_CLOEXEC) < 0)
+		die_errno("pipe");
+
+	unsigned long flags = SIGCHLD;
+	if (s->layers.userns)
+		flags |= CLONE_NEWUSER;
+	if (s->layers.mntns)
+		flags |= CLONE_NEWNS;
+	if (s->layers.pidns)
+		flags |= CLONE_NEWPID;
+	if (s->layers.netns)
+		flags |= CLONE_NEWNET;
+	if (s->layers.ipcns)
+		flags |= CLONE_NEWIPC;
+
+	/* Stop the terminal-owning dance from racing with our handlers. */
+	sigset_t orig_mask;
+	block_forwarded(&orig_mask);
+	bool tty_fg = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+
+	pid_t pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, 0);
+	if (pid < 0)
+		die("cannot create the sandbox's namespaces: %s (%s)", strerror(errno),
+		    clone_hint(s, errno));
+	if (pid == 0) {
+		close(errp[0]);
+		child_main(s, errp[1], alive[0], alive[1], &orig_mask);
+	}
+	close(errp[1]);
+	close(alive[0]);
+	fwd_target = pid;
+	install_forwarders();
+	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
+
+	struct setup_error e;
+	ssize_t n;
+	do
+		n = read(errp[0], &e, sizeof e);
+	while (n < 0 && errno == EINTR);
+	close(errp[0]);
+
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			die_errno("waitpid");
+	fwd_target = 0;
+	close(alive[1]);
+
+	/* An interactive shell inside may have taken the terminal's
+	 * foreground; give it back to our process group. */
+	if (tty_fg && tcgetpgrp(STDIN_FILENO) != getpgrp()) {
+		sigset_t ttou, old;
+		sigemptyset(&ttou);
+		sigaddset(&ttou, SIGTTOU);
+		sigprocmask(SIG_BLOCK, &ttou, &old);
+		tcsetpgrp(STDIN_FILENO, getpgrp());
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
+
+	if (n == (ssize_t)sizeof e) {
+		e.detail[sizeof e.detail - 1] = '\0';
+		explain_setup_error(s, &e);
+		return EXIT_WICKET;
+	}
+	return status_to_code(st);
+}

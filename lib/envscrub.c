@@ -1,0 +1,52 @@
+#include "config.h"
+#include "envscrub.h"
+
+#include <fnmatch.h>
+#include <string.h>
+
+/* Names that carry credentials in common tools, and the sockets of agents
+ * that would let a sandboxed program use the user's keys or reach a
+ * session bus (from which it could start programs outside the sandbox). */
+const char *const envscrub_default_patterns[] = {
+	"*_TOKEN", "*_TOKEN_*", "*TOKEN", "*_SECRET*", "*SECRET", "*_PASSWORD*", "*PASSWD*",
+	"*_API_KEY", "*_APIKEY", "*API_KEY*", "*_ACCESS_KEY*", "*_PRIVATE_KEY*",
+	"*_CREDENTIALS*", "*_AUTH",
+	"AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS", "GITHUB_TOKEN",
+	"GH_TOKEN", "GITLAB_TOKEN", "NPM_TOKEN", "DOCKER_AUTH_CONFIG",
+	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO",
+	"DBUS_SESSION_BUS_ADDRESS", "KRB5CCNAME", "VAULT_*",
+	NULL,
+};
+
+bool envscrub_match(const char *name, const char *const *patterns)
+{
+	for (size_t i = 0; patterns[i]; i++)
+		if (fnmatch(patterns[i], name, FNM_CASEFOLD) == 0)
+			return true;
+	return false;
+}
+
+int envscrub_filter(char **envp, const char *const *patterns)
+{
+	char name[256];
+	int removed = 0;
+	size_t w = 0;
+	for (size_t r = 0; envp[r]; r++) {
+		const char *eq = strchr(envp[r], '=');
+		size_t nl = eq ? (size_t)(eq - envp[r]) : strlen(envp[r]);
+		bool drop;
+		if (nl >= sizeof name) {
+			drop = true; /* absurdly long names are not worth the risk */
+		} else {
+			memcpy(name, envp[r], nl);
+			name[nl] = '\0';
+			drop = envscrub_match(name, patterns);
+		}
+		if (drop)
+			removed++;
+		else
+			envp[w++] = envp[r];
+	}
+	envp[w] = NULL;
+	return removed;
+}

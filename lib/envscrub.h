@@ -1,0 +1,17 @@
+/* Which environment variables look like secrets. Pure, unit-tested. */
+#ifndef WICKET_ENVSCRUB_H
+#define WICKET_ENVSCRUB_H
+
+#include <stdbool.h>
+
+/* The built-in list of glob patterns (case-insensitive), NULL-terminated. */
+extern const char *const envscrub_default_patterns[];
+
+/* True if NAME matches one of PATTERNS (fnmatch, case-insensitive). */
+bool envscrub_match(const char *name, const char *const *patterns);
+
+/* Remove every matching variable from ENVP in place (order kept).
+ * Returns the number removed. */
+int envscrub_filter(char **envp, const char *const *patterns);
+
+#endif

@@ -1,0 +1,25 @@
+/* Pure path arithmetic: no system calls, unit-tested without a kernel. */
+#ifndef WICKET_PATH_H
+#define WICKET_PATH_H
+
+#include <stdbool.h>
+
+/* Lexically normalise an absolute path: collapse "//", drop ".", resolve
+ * ".." against the parent, strip a trailing "/". Returns NULL for a
+ * relative path. Does not follow symlinks: callers that need the real
+ * object use realpath() first. */
+char *path_normalize(const char *path);
+
+/* True if PATH is ROOT or lies beneath it (both normalised, absolute). */
+bool path_is_under(const char *path, const char *root);
+
+/* "a" + "/" + "b" with exactly one slash between them. */
+char *path_join(const char *a, const char *b);
+
+/* Expand a leading "~" or "~/" with HOME; other strings are copied. */
+char *path_expand_home(const char *path, const char *home);
+
+/* Parent directory of a normalised absolute path ("/" for "/x"). */
+char *path_dirname(const char *path);
+
+#endif

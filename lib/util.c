@@ -1,0 +1,167 @@
+#include "config.h"
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *wicket_progname = "wicket";
+
+static void vmsg(const char *fmt, va_list ap, int err)
+{
+	char buf[1024];
+	int n = snprintf(buf, sizeof buf, "%s: ", wicket_progname);
+	if (n < 0 || (size_t)n >= sizeof buf)
+		n = 0;
+	int m = vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+	if (m > 0)
+		n = (size_t)(n + m) >= sizeof buf ? (int)sizeof buf - 1 : n + m;
+	if (err && (size_t)n < sizeof buf - 1) {
+		int k = snprintf(buf + n, sizeof buf - (size_t)n, ": %s", strerror(err));
+		if (k > 0)
+			n = (size_t)(n + k) >= sizeof buf ? (int)sizeof buf - 1 : n + k;
+	}
+	if ((size_t)n >= sizeof buf - 1)
+		n = (int)sizeof buf - 2;
+	buf[n++] = '\n';
+	/* One write so concurrent messages never interleave mid-line. */
+	ssize_t r = write(STDERR_FILENO, buf, (size_t)n);
+	(void)r;
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+	exit(EXIT_WICKET);
+}
+
+void die_errno(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap, err);
+	va_end(ap);
+	exit(EXIT_WICKET);
+}
+
+void die_code(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+	exit(code);
+}
+
+void warnmsg(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+}
+
+static noreturn void oom(void)
+{
+	static const char msg[] = "wicket: out of memory\n";
+	ssize_t r = write(STDERR_FILENO, msg, sizeof msg - 1);
+	(void)r;
+	_exit(EXIT_WICKET);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	va_start(ap, fmt);
+	int r = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		oom();
+	return p;
+}
+
+void strv_push(struct strv *sv, char *owned)
+{
+	if (sv->n + 2 > sv->cap) {
+		sv->cap = sv->cap ? sv->cap * 2 : 8;
+		sv->v = xrealloc(sv->v, sv->cap * sizeof *sv->v);
+	}
+	sv->v[sv->n++] = owned;
+	sv->v[sv->n] = NULL;
+}
+
+void strv_add(struct strv *sv, const char *s)
+{
+	strv_push(sv, xstrdup(s));
+}
+
+bool strv_contains(const struct strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (strcmp(sv->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+void strv_free(struct strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = sv->cap = 0;
+}
+
+bool parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}

@@ -1,0 +1,44 @@
+/* Small helpers shared by the launcher and the preload shim.
+ * Everything here is pure or only touches stderr; no sandbox logic. */
+#ifndef WICKET_UTIL_H
+#define WICKET_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdnoreturn.h>
+
+/* Exit codes of DESIGN §8. */
+enum {
+	EXIT_WICKET = 125,      /* wicket itself failed: bad option, policy, kernel */
+	EXIT_NOEXEC = 126,      /* command found but not executable */
+	EXIT_NOTFOUND = 127,    /* command not found */
+};
+
+/* Program name used as the prefix of every message ("wicket"). */
+extern const char *wicket_progname;
+
+noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+noreturn void die_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+noreturn void die_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable NULL-terminated vector of owned strings. */
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+void strv_push(struct strv *sv, char *owned);
+void strv_add(struct strv *sv, const char *s);
+bool strv_contains(const struct strv *sv, const char *s);
+void strv_free(struct strv *sv);
+
+/* Parse a whole decimal number in [min, max]; false on anything else. */
+bool parse_long(const char *s, long min, long max, long *out);
+
+#endif

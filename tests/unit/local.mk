@@ -1,0 +1,17 @@
+# C unit tests of the pure logic (TAP).
+UNIT_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+check_PROGRAMS += tests/unit/test-path tests/unit/test-envscrub tests/unit/test-plan \
+	tests/unit/test-layers
+EXTRA_DIST += tests/unit/tap.h
+tests_unit_test_path_SOURCES = tests/unit/test-path.c
+tests_unit_test_path_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_path_LDADD = lib/libwicket.la
+tests_unit_test_envscrub_SOURCES = tests/unit/test-envscrub.c
+tests_unit_test_envscrub_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_envscrub_LDADD = lib/libwicket.la
+tests_unit_test_plan_SOURCES = tests/unit/test-plan.c
+tests_unit_test_plan_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_plan_LDADD = launcher/libwicketcore.la
+tests_unit_test_layers_SOURCES = tests/unit/test-layers.c
+tests_unit_test_layers_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_layers_LDADD = launcher/libwicketcore.la

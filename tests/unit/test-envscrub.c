@@ -1,0 +1,30 @@
+#include "config.h"
+#include "envscrub.h"
+#include "tap.h"
+
+static const char *const pats[] = {"*_TOKEN", "AWS_*", NULL};
+
+int main(void)
+{
+	const char *secret[] = {"GITHUB_TOKEN", "NPM_TOKEN", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE",
+				"MY_SECRET", "DB_PASSWORD", "OPENAI_API_KEY", "SSH_AUTH_SOCK",
+				"github_token", "ANTHROPIC_API_KEY", "DBUS_SESSION_BUS_ADDRESS",
+				"STRIPE_SECRET_KEY", "GOOGLE_APPLICATION_CREDENTIALS", NULL};
+	const char *plain[] = {"PATH", "HOME", "TERM", "LANG", "EDITOR", "SHELL", "USER",
+			       "LD_LIBRARY_PATH", "XDG_RUNTIME_DIR", "TOKENIZERS_PARALLELISM", NULL};
+	for (int i = 0; secret[i]; i++)
+		ok(envscrub_match(secret[i], envscrub_default_patterns), "%s is scrubbed", secret[i]);
+	for (int i = 0; plain[i]; i++)
+		ok(!envscrub_match(plain[i], envscrub_default_patterns), "%s is kept", plain[i]);
+
+	char a[] = "PATH=/bin", b[] = "GH_TOKEN=x", c[] = "AWS_REGION=eu", d[] = "HOME=/h",
+	     e[] = "NOEQUALS";
+	char *env[] = {a, b, c, d, e, NULL};
+	int removed = envscrub_filter(env, pats);
+	ok(removed == 2, "filter removed %d (want 2)", removed);
+	is_str(env[0], "PATH=/bin", "order kept 0");
+	is_str(env[1], "HOME=/h", "order kept 1");
+	is_str(env[2], "NOEQUALS", "entry without = kept");
+	ok(env[3] == NULL, "terminated");
+	return done_testing();
+}

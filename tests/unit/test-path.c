@@ -1,0 +1,55 @@
+#include "config.h"
+#include "path.h"
+#include "util.h"
+#include "tap.h"
+
+#include <stdlib.h>
+
+static void norm(const char *in, const char *want)
+{
+	char *got = path_normalize(in);
+	is_str(got, want, "normalize %s", in ? in : "(null)");
+	free(got);
+}
+
+int main(void)
+{
+	norm("/", "/");
+	norm("//", "/");
+	norm("/a/b/", "/a/b");
+	norm("/a//b", "/a/b");
+	norm("/a/./b", "/a/b");
+	norm("/a/b/..", "/a");
+	norm("/a/b/../../..", "/");
+	norm("/../a", "/a");
+	norm("/a/../b/./c/", "/b/c");
+	norm("/a/..b/c", "/a/..b/c");
+	norm("relative/path", NULL);
+	norm("", NULL);
+
+	ok(path_is_under("/a/b", "/a"), "/a/b under /a");
+	ok(path_is_under("/a", "/a"), "/a under itself");
+	ok(!path_is_under("/ab", "/a"), "/ab not under /a");
+	ok(path_is_under("/anything", "/"), "everything under /");
+	ok(!path_is_under("/a", "/a/b"), "parent not under child");
+
+	char *j = path_join("/a/", "/b");
+	is_str(j, "/a/b", "join collapses slashes");
+	free(j);
+	j = path_expand_home("~/.ssh", "/home/u");
+	is_str(j, "/home/u/.ssh", "tilde expands");
+	free(j);
+	j = path_expand_home("~", "/home/u");
+	is_str(j, "/home/u", "lone tilde");
+	free(j);
+	j = path_expand_home("~other/x", "/home/u");
+	is_str(j, "~other/x", "~user is not expanded");
+	free(j);
+	j = path_dirname("/a/b/c");
+	is_str(j, "/a/b", "dirname");
+	free(j);
+	j = path_dirname("/a");
+	is_str(j, "/", "dirname of top level");
+	free(j);
+	return done_testing();
+}
