@@ -1,0 +1,65 @@
+# shellcheck shell=bash
+# Shared helpers for the bats suites. Every suite starts with:
+#   load ../lib/common
+# Environment (set by tests/run-tests / make check):
+#   WICKET              the launcher under test
+#   WICKET_TEST_BINDIR  build directory of tests/ (helper programs)
+#   WICKET_SRCDIR       source directory
+
+bats_load_library bats-support 2>/dev/null || load '/usr/lib/bats/bats-support/load'
+bats_load_library bats-assert 2>/dev/null || load '/usr/lib/bats/bats-assert/load'
+
+: "${WICKET:?WICKET must point to the built launcher (run through make check)}"
+: "${WICKET_TEST_BINDIR:=$(dirname "$WICKET")/../tests}"
+
+# wk ARGS...: the launcher.
+wk() { "$WICKET" "$@"; }
+
+# is_root: true when the suite runs as root (then `wicket` uses no user
+# namespace and drops capabilities instead).
+is_root() { [ "$(id -u)" = 0 ]; }
+
+# mk_outside: a fresh directory OUTSIDE any workspace and outside /tmp
+# (the sandbox gets a private /tmp), writable by the current user, so an
+# escape can be judged by its effect on the real filesystem. Removed by
+# common_teardown.
+mk_outside() {
+	local d
+	d=$(mktemp -d /var/tmp/wicket-outside.XXXXXX) || return 1
+	chmod 755 "$d"
+	_WK_CLEANUP+=("$d")
+	printf '%s\n' "$d"
+}
+
+# mk_workspace: a fresh workspace directory outside /tmp (the ordinary case).
+mk_workspace() {
+	local d
+	d=$(mktemp -d /var/tmp/wicket-ws.XXXXXX) || return 1
+	chmod 755 "$d"
+	_WK_CLEANUP+=("$d")
+	printf '%s\n' "$d"
+}
+
+# common_teardown: call from teardown() when mk_outside/mk_workspace used.
+common_teardown() {
+	local d
+	for d in "${_WK_CLEANUP[@]}"; do
+		[ -n "$d" ] && [ -d "$d" ] && rm -rf -- "$d"
+	done
+	_WK_CLEANUP=()
+}
+_WK_CLEANUP=()
+
+# in_ws WS ARGS...: run `wicket run ARGS...` with WS as the current dir.
+in_ws() {
+	local ws=$1
+	shift
+	(cd "$ws" && "$WICKET" run "$@")
+}
+
+# bounded: run a command with a hard time limit (seconds) so no test hangs.
+bounded() {
+	local secs=$1
+	shift
+	timeout --kill-after=5 "$secs" "$@"
+}
