@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <sys/prctl.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,6 +24,19 @@ static int last_cap(void)
 
 int caps_drop_all(void)
 {
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct data[2] = {{0}};
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return setup_fail(STAGE_CAPS, errno, "read capabilities");
+	/* An unprivileged process outside any user namespace holds nothing and
+	 * may not shrink its bounding set (that needs CAP_SETPCAP); with
+	 * no_new_privs set next, exec cannot raise anything either. */
+	if (geteuid() != 0 && !data[0].permitted && !data[1].permitted &&
+	    !data[0].effective && !data[1].effective) {
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+			return setup_fail(STAGE_CAPS, errno, "clear ambient capabilities");
+		return 0;
+	}
 	int last = last_cap();
 	for (int c = 0; c <= last; c++)
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
@@ -36,8 +50,7 @@ int caps_drop_all(void)
 				     SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
 				     SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED, 0, 0, 0) < 0)
 		return setup_fail(STAGE_CAPS, errno, "set securebits");
-	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
-	struct __user_cap_data_struct data[2] = {{0}};
+	memset(data, 0, sizeof data);
 	if (syscall(SYS_capset, &hdr, data) < 0)
 		return setup_fail(STAGE_CAPS, errno, "clear capabilities");
 	return 0;

@@ -27,10 +27,12 @@ void layers_gaps(const struct kernel_info *k, bool ns_ok, enum net_mode net, str
 								      : "reachable"));
 	}
 	if (!k->landlock_abi) {
-		strv_push(out, xasprintf("no Landlock (%s): file access is held by the read-only "
-					 "mounts alone and signals or abstract sockets are not scoped "
-					 "(fix: Linux 5.13 or newer with landlock in the lsm= boot "
-					 "parameter)", strerror(k->landlock_errno)));
+		strv_push(out, xasprintf("no Landlock (%s): %s, and signals or abstract sockets "
+					 "are not scoped (fix: Linux 5.13 or newer with landlock in "
+					 "the lsm= boot parameter)", strerror(k->landlock_errno),
+					 ns_ok ? "writes are held by the read-only mounts alone"
+					       : "nothing but file permissions stops writes outside "
+						 "the workspace"));
 	} else if (k->landlock_abi < 6 && net == NET_FULL) {
 		strv_push(out, xasprintf("Landlock ABI %d < 6: abstract unix sockets outside the "
 					 "sandbox (X11, D-Bus) are reachable (fix: Linux 6.12 or newer)",

@@ -64,6 +64,29 @@ static bool confined_by_wicket_profile(void)
 	return strncmp(buf, "wicket", 6) == 0;
 }
 
+/* WICKET_PRETEND_MISSING=namespaces,landlock,seccomp makes the probe report
+ * those features as absent, so the fail-closed refusal and --best-effort
+ * can be tested on a capable machine. It can only take capability away:
+ * the refusal logic still runs on the result. */
+static void pretend_missing(struct kernel_info *k)
+{
+	const char *p = getenv("WICKET_PRETEND_MISSING");
+	if (!p || !*p)
+		return;
+	if (strstr(p, "namespaces")) {
+		k->userns = false;
+		k->root_admin = false;
+		k->userns_why = "namespaces pretended missing (WICKET_PRETEND_MISSING)";
+		k->userns_fix = "unset WICKET_PRETEND_MISSING";
+	}
+	if (strstr(p, "landlock")) {
+		k->landlock_abi = 0;
+		k->landlock_errno = EOPNOTSUPP;
+	}
+	if (strstr(p, "seccomp"))
+		k->seccomp = false;
+}
+
 void probe_kernel(struct kernel_info *k)
 {
 	memset(k, 0, sizeof *k);
@@ -103,6 +126,7 @@ void probe_kernel(struct kernel_info *k)
 				"sudo install -m 644 contrib/apparmor/wicket /etc/apparmor.d/ && "
 				"sudo apparmor_parser -r /etc/apparmor.d/wicket";
 	}
+	pretend_missing(k);
 }
 
 /* ---- wicket doctor ---------------------------------------------------- */

@@ -1,0 +1,242 @@
+/* spawnbench: wall time of short-lived commands, measured interleaved.
+ *
+ *   spawnbench [-n N] [-w W] [-s SEP] [-o FILE] SEP NAME CMD [ARGS...] [SEP NAME CMD ...]
+ *
+ * Every command is run N times (after W warm-up rounds that are thrown
+ * away), round-robin: one run of each command per round, the starting
+ * command rotating from round to round, so that drift (frequency scaling,
+ * caches, other load) affects all of them alike. Each run is a
+ * posix_spawnp() and a wait4(), timed with CLOCK_MONOTONIC; stdin and
+ * stdout are /dev/null, stderr is inherited.
+ *
+ * Prints, per command: mean, median, p10, p90, min, max wall time in ms,
+ * mean CPU time (user + system of the command and all of its waited-for
+ * descendants) in ms, and the peak RSS of any single process of the run
+ * (wait4's ru_maxrss, KiB). With -o, also writes those numbers as
+ * tab-separated lines to FILE for scripts.
+ *
+ * A benchmark of a failing command is meaningless: if any run exits
+ * nonzero or dies of a signal, spawnbench says which and exits 1.
+ * SEP (default "::") separates the commands; it must not occur as an
+ * argument of a command. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct cmd {
+	const char *name;
+	char **argv;
+	double *wall;   /* ms, one per measured run */
+	double cpu_sum; /* ms */
+	long maxrss;    /* KiB */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: spawnbench [-n N] [-w WARMUP] [-s SEP] [-o FILE] "
+		   "SEP NAME CMD [ARGS...] [SEP NAME CMD [ARGS...]]...\n");
+}
+
+static long parse_count(const char *s, const char *what, long min)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < min || v > 10000000) {
+		fprintf(stderr, "spawnbench: bad %s '%s'\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static double tv_ms(const struct timeval *tv)
+{
+	return (double)tv->tv_sec * 1e3 + (double)tv->tv_usec / 1e3;
+}
+
+/* One run: spawn, wait, check. Returns the wall time in ms. */
+static double run_once(struct cmd *c, const posix_spawn_file_actions_t *fa, long round,
+		       struct rusage *ru)
+{
+	pid_t pid;
+	double t0 = now_ms();
+	int e = posix_spawnp(&pid, c->argv[0], fa, NULL, c->argv, environ);
+	if (e) {
+		fprintf(stderr, "spawnbench: %s: cannot run %s: %s\n", c->name, c->argv[0],
+			strerror(e));
+		exit(1);
+	}
+	int st;
+	while (wait4(pid, &st, 0, ru) < 0) {
+		if (errno != EINTR) {
+			perror("spawnbench: wait4");
+			exit(1);
+		}
+	}
+	double t = now_ms() - t0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return t;
+	if (WIFEXITED(st))
+		fprintf(stderr, "spawnbench: %s: round %ld: exit status %d\n", c->name, round,
+			WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		fprintf(stderr, "spawnbench: %s: round %ld: killed by signal %d (%s)\n", c->name,
+			round, WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		fprintf(stderr, "spawnbench: %s: round %ld: wait status 0x%x\n", c->name, round, st);
+	fprintf(stderr, "spawnbench: a benchmark of a failing command is meaningless; stopping\n");
+	exit(1);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Linear interpolation between closest ranks, on sorted data. */
+static double quantile(const double *v, long n, double q)
+{
+	double pos = q * (double)(n - 1);
+	long i = (long)pos;
+	if (i >= n - 1)
+		return v[n - 1];
+	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+}
+
+int main(int argc, char **argv)
+{
+	long n = 300, warmup = 5;
+	const char *sep = "::", *out = NULL;
+	int opt;
+	while ((opt = getopt(argc, argv, "+n:w:s:o:h")) != -1) {
+		switch (opt) {
+		case 'n':
+			n = parse_count(optarg, "iteration count", 1);
+			break;
+		case 'w':
+			warmup = parse_count(optarg, "warm-up count", 0);
+			break;
+		case 's':
+			sep = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc || strcmp(argv[optind], sep) != 0) {
+		usage(stderr);
+		return 2;
+	}
+
+	/* Split the rest at SEP, in place: each group is NAME CMD [ARGS...]. */
+	size_t ncmd = 0;
+	for (int i = optind; i < argc; i++)
+		if (strcmp(argv[i], sep) == 0)
+			ncmd++;
+	struct cmd *cmds = calloc(ncmd, sizeof *cmds);
+	if (!cmds) {
+		perror("spawnbench");
+		return 1;
+	}
+	size_t k = 0;
+	for (int i = optind; i < argc;) {
+		int j = i + 1;
+		while (j < argc && strcmp(argv[j], sep) != 0)
+			j++;
+		if (j - i < 3) {
+			fprintf(stderr, "spawnbench: command %zu: need NAME and CMD after '%s'\n",
+				k + 1, sep);
+			return 2;
+		}
+		cmds[k].name = argv[i + 1];
+		cmds[k].argv = argv + i + 2;
+		argv[j < argc ? j : argc] = NULL; /* argv[argc] is NULL already */
+		cmds[k].wall = calloc((size_t)n, sizeof(double));
+		if (!cmds[k].wall) {
+			perror("spawnbench");
+			return 1;
+		}
+		k++;
+		i = j;
+	}
+
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+
+	for (long r = -warmup; r < n; r++) {
+		for (size_t j = 0; j < ncmd; j++) {
+			/* Rotate the start so no command always follows the same one. */
+			struct cmd *c = &cmds[((size_t)(r + warmup) + j) % ncmd];
+			struct rusage ru;
+			double t = run_once(c, &fa, r, &ru);
+			if (r < 0)
+				continue;
+			c->wall[r] = t;
+			c->cpu_sum += tv_ms(&ru.ru_utime) + tv_ms(&ru.ru_stime);
+			if (ru.ru_maxrss > c->maxrss)
+				c->maxrss = ru.ru_maxrss;
+		}
+	}
+	posix_spawn_file_actions_destroy(&fa);
+
+	FILE *of = NULL;
+	if (out && !(of = fopen(out, "w"))) {
+		fprintf(stderr, "spawnbench: %s: %s\n", out, strerror(errno));
+		return 1;
+	}
+	if (of)
+		fprintf(of, "#name\truns\tmean_ms\tmedian_ms\tp10_ms\tp90_ms\tmin_ms\tmax_ms"
+			    "\tcpu_ms\tmaxrss_kib\n");
+	printf("%-12s %6s %8s %8s %8s %8s %8s %8s %8s %10s\n", "command", "runs", "mean", "median",
+	       "p10", "p90", "min", "max", "cpu", "maxrss");
+	for (size_t j = 0; j < ncmd; j++) {
+		struct cmd *c = &cmds[j];
+		double sum = 0;
+		for (long i = 0; i < n; i++)
+			sum += c->wall[i];
+		qsort(c->wall, (size_t)n, sizeof(double), cmp_double);
+		double mean = sum / (double)n, med = quantile(c->wall, n, 0.5),
+		       p10 = quantile(c->wall, n, 0.1), p90 = quantile(c->wall, n, 0.9),
+		       cpu = c->cpu_sum / (double)n;
+		printf("%-12s %6ld %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %7ld KiB\n", c->name, n,
+		       mean, med, p10, p90, c->wall[0], c->wall[n - 1], cpu, c->maxrss);
+		if (of)
+			fprintf(of, "%s\t%ld\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%ld\n", c->name,
+				n, mean, med, p10, p90, c->wall[0], c->wall[n - 1], cpu, c->maxrss);
+	}
+	if (of && fclose(of) != 0) {
+		fprintf(stderr, "spawnbench: %s: %s\n", out, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
