@@ -1,1 +1,4 @@
-# placeholder, filled in by its owner
+# contrib/: files shipped in the tarball but not installed by `make install`.
+# The AppArmor profile is installed by hand or by a distribution package
+# (see contrib/apparmor/README.md).
+EXTRA_DIST += contrib/apparmor/wicket contrib/apparmor/README.md

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -145,14 +146,28 @@ static char **build_env(const struct session *s, const char *session_id)
 static void make_session_id(char *buf, size_t len)
 {
 	unsigned char r[8] = {0};
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t n = read(fd, r, sizeof r);
-		(void)n;
-		close(fd);
-	}
+	if (getrandom(r, sizeof r, GRND_NONBLOCK) < 0)
+		memset(r, 0, sizeof r);
 	for (size_t i = 0; i < sizeof r && 2 * i + 2 < len; i++)
 		snprintf(buf + 2 * i, 3, "%02x", r[i]);
+}
+
+/* Our passwd entry: /etc/passwd read directly first (NSS start-up costs
+ * more than the whole rest of the supervisor's preparation), NSS for
+ * users that live elsewhere (LDAP, sssd). */
+static struct passwd *lookup_passwd(uid_t uid)
+{
+	FILE *f = fopen("/etc/passwd", "re");
+	if (f) {
+		struct passwd *pw;
+		while ((pw = fgetpwent(f)))
+			if (pw->pw_uid == uid)
+				break;
+		fclose(f);
+		if (pw)
+			return pw;
+	}
+	return getpwuid(uid);
 }
 
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
@@ -176,7 +191,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		die("cannot find the current directory (%s): was it deleted? cd somewhere that exists",
 		    strerror(errno));
 	const char *home = getenv("HOME");
-	struct passwd *pw = getpwuid(getuid());
+	struct passwd *pw = lookup_passwd(getuid());
 	if (!home || home[0] != '/')
 		home = pw ? pw->pw_dir : NULL;
 

@@ -125,6 +125,7 @@ enum setup_stage {
 	STAGE_SECCOMP,
 	STAGE_CHDIR,
 	STAGE_EXEC,
+	STAGE_NETNS,
 };
 
 /* Set by the layer code on failure so the supervisor can explain it. */

@@ -1,93 +1,28 @@
-/* seccomp through libseccomp: the system calls that no sandboxed program
- * needs and that would reach past the other layers. Denied calls return
- * EPERM (clone3 returns ENOSYS so libc falls back to clone, whose flags a
- * filter can inspect). Only the native architecture is allowed: i386
- * (int 0x80) and x32 calls take the bad-architecture action. */
+/* Loading the seccomp filter generated at build time (see seccomp-rules.c
+ * for the policy and why each call is denied). */
 #include "config.h"
 #include "sandbox.h"
 
 #include <errno.h>
-#include <sched.h>
-#include <seccomp.h>
-#include <stdio.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
-
-/* Always denied, whatever the policy. */
-static const char *const deny_always[] = {
-	/* reading or writing other processes */
-	"ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
-	/* io_uring does I/O (including connect and openat) behind seccomp's back */
-	"io_uring_setup", "io_uring_enter", "io_uring_register",
-	/* kernel attack surface and kernel state */
-	"bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
-	"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
-	"reboot", "swapon", "swapoff", "syslog", "acct", "quotactl", "quotactl_fd",
-	"iopl", "ioperm", "uselib", "vhangup", "lookup_dcookie", "fanotify_init",
-	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
-	/* the mount API and namespaces: the sandbox's own shape is fixed */
-	"mount", "umount2", "pivot_root", "chroot", "fsopen", "fsconfig", "fsmount",
-	"fspick", "move_mount", "open_tree", "open_tree_attr", "mount_setattr", "unshare", "setns",
-	/* file handles bypass path-based checks */
-	"open_by_handle_at",
-	NULL,
-};
-
-static const unsigned long ns_flags[] = {
-	CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWIPC,
-	CLONE_NEWUTS, CLONE_NEWCGROUP, 0x00000080 /* CLONE_NEWTIME */,
-};
+#include "seccomp-bpf.h"
 
 int seccomp_apply(enum net_mode net)
 {
-	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
-	int rc;
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return setup_fail(STAGE_SECCOMP, ENOMEM, "seccomp_init");
-	/* Non-native architectures are refused outright. */
-	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) < 0)
-		goto fail;
-
-	for (size_t i = 0; deny_always[i]; i++) {
-		int nr = seccomp_syscall_resolve_name(deny_always[i]);
-		if (nr == __NR_SCMP_ERROR)
-			continue; /* unknown to this libseccomp: also to this arch */
-		if ((rc = seccomp_rule_add(ctx, eperm, nr, 0)) < 0)
-			goto fail;
+	struct sock_fprog prog;
+	if (net == NET_FULL) {
+		prog.filter = (struct sock_filter *)wk_bpf_net_full;
+		prog.len = sizeof wk_bpf_net_full / sizeof wk_bpf_net_full[0];
+	} else {
+		prog.filter = (struct sock_filter *)wk_bpf_net_none;
+		prog.len = sizeof wk_bpf_net_none / sizeof wk_bpf_net_none[0];
 	}
-	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0)) < 0)
-		goto fail;
-	for (size_t i = 0; i < sizeof ns_flags / sizeof ns_flags[0]; i++)
-		if ((rc = seccomp_rule_add(ctx, eperm, SCMP_SYS(clone), 1,
-					   SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]))) < 0)
-			goto fail;
-	/* Keystroke injection and console games: compare only the low 32 bits,
-	 * the kernel ignores the rest (CVE-2017-5226 used the high bits). */
-	if ((rc = seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1,
-				   SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI))) < 0 ||
-	    (rc = seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1,
-				   SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX))) < 0)
-		goto fail;
-
-	if (net == NET_NONE) {
-		/* Only local sockets: no inet, netlink, packet or raw sockets. */
-		if ((rc = seccomp_rule_add(ctx, eperm, SCMP_SYS(socket), 1,
-					   SCMP_A0(SCMP_CMP_NE, AF_UNIX))) < 0 ||
-		    (rc = seccomp_rule_add(ctx, eperm, SCMP_SYS(socketpair), 1,
-					   SCMP_A0(SCMP_CMP_NE, AF_UNIX))) < 0)
-			goto fail;
-	}
-
-	if ((rc = seccomp_load(ctx)) < 0)
-		goto fail;
-	seccomp_release(ctx);
+	/* no_new_privs is already set by the caller. */
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+		return setup_fail(STAGE_SECCOMP, errno, "load filter");
 	return 0;
-fail:
-	seccomp_release(ctx);
-	return setup_fail(STAGE_SECCOMP, -rc, "build filter");
 }

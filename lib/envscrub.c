@@ -1,7 +1,7 @@
 #include "config.h"
 #include "envscrub.h"
 
-#include <fnmatch.h>
+#include <ctype.h>
 #include <string.h>
 
 /* Names that carry credentials in common tools, and the sockets of agents
@@ -18,10 +18,36 @@ const char *const envscrub_default_patterns[] = {
 	NULL,
 };
 
+/* Case-insensitive glob with '*' and '?' only (all that variable names
+ * need); iterative, with one backtrack point, so linear in practice and
+ * several times cheaper than fnmatch(FNM_CASEFOLD) on the start-up path. */
+bool glob_match_ci(const char *pat, const char *s)
+{
+	const char *star = NULL, *resume = NULL;
+	while (*s) {
+		if (*pat == '*') {
+			star = pat++;
+			resume = s;
+		} else if (*pat == '?' || (*pat && toupper((unsigned char)*pat) ==
+							toupper((unsigned char)*s))) {
+			pat++;
+			s++;
+		} else if (star) {
+			pat = star + 1;
+			s = ++resume;
+		} else {
+			return false;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return *pat == '\0';
+}
+
 bool envscrub_match(const char *name, const char *const *patterns)
 {
 	for (size_t i = 0; patterns[i]; i++)
-		if (fnmatch(patterns[i], name, FNM_CASEFOLD) == 0)
+		if (glob_match_ci(patterns[i], name))
 			return true;
 	return false;
 }

@@ -7,7 +7,10 @@
 /* The built-in list of glob patterns (case-insensitive), NULL-terminated. */
 extern const char *const envscrub_default_patterns[];
 
-/* True if NAME matches one of PATTERNS (fnmatch, case-insensitive). */
+/* Case-insensitive glob match supporting '*' and '?'. */
+bool glob_match_ci(const char *pattern, const char *s);
+
+/* True if NAME matches one of PATTERNS (case-insensitive glob). */
 bool envscrub_match(const char *name, const char *const *patterns);
 
 /* Remove every matching variable from ENVP in place (order kept).

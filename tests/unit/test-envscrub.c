@@ -17,6 +17,13 @@ int main(void)
 	for (int i = 0; plain[i]; i++)
 		ok(!envscrub_match(plain[i], envscrub_default_patterns), "%s is kept", plain[i]);
 
+	ok(glob_match_ci("*_TOKEN", "X_TOKEN"), "glob suffix");
+	ok(!glob_match_ci("*_TOKEN", "X_TOKENS"), "glob suffix is anchored");
+	ok(glob_match_ci("A*B*C", "AxxBxxBxC"), "glob backtracks");
+	ok(!glob_match_ci("A*B*C", "AxxBxxBx"), "glob fails without C");
+	ok(glob_match_ci("a?c", "ABC"), "? and case folding");
+	ok(glob_match_ci("*", ""), "star matches empty");
+	ok(!glob_match_ci("", "x"), "empty pattern matches only empty");
 	char a[] = "PATH=/bin", b[] = "GH_TOKEN=x", c[] = "AWS_REGION=eu", d[] = "HOME=/h",
 	     e[] = "NOEQUALS";
 	char *env[] = {a, b, c, d, e, NULL};
