@@ -252,6 +252,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	s.envp = build_env(&s, sid);
 
 	rc = session_run(&s);
+	plan_check_absent(&s.plan);
 	if (s.fallback_tmp)
 		nftw(s.fallback_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
@@ -306,6 +307,10 @@ static int cmd_run(int argc, char **argv, bool shell)
 		}
 	}
 	if (shell) {
+		if (optind < argc && (strcmp(argv[optind], "run") == 0 ||
+				      strcmp(argv[optind], "shell") == 0 ||
+				      strcmp(argv[optind], "doctor") == 0))
+			die("options go after the command: 'wicket %s [OPTIONS] ...'", argv[optind]);
 		if (optind < argc)
 			die("shell takes no command; use 'wicket run -- %s'", argv[optind]);
 		return run_sandboxed(&cli, NULL, true);

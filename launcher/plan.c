@@ -140,8 +140,15 @@ void plan_build(struct session *s)
 		const char *lex = pol->protect.v[i];
 		check_protect_symlinks(pol, lex);
 		char *real = realpath(lex, NULL);
-		if (!real)
-			continue; /* see the closing note of issue 2: not yet covered */
+		if (!real) {
+			/* A mount needs an existing object; a path that does not exist
+			 * yet cannot be covered without creating it in the user's
+			 * tree. The supervisor checks it after the session instead. */
+			struct stat st;
+			if (lstat(lex, &st) < 0 && errno == ENOENT)
+				strv_add(&plan->absent_protect, lex);
+			continue;
+		}
 		const char *w = writable_root_of(pol, real);
 		if (!w) {
 			free(real); /* already read-only */
@@ -167,5 +174,16 @@ void plan_build(struct session *s)
 			else
 				free(r);
 		}
+	}
+}
+
+void plan_check_absent(const struct mount_plan *plan)
+{
+	for (size_t i = 0; i < plan->absent_protect.n; i++) {
+		struct stat st;
+		if (lstat(plan->absent_protect.v[i], &st) == 0)
+			warnmsg("warning: the session created %s, a protected path that did not exist "
+				"when it started; review it before using it outside the sandbox (git "
+				"hooks and config can run code)", plan->absent_protect.v[i]);
 	}
 }

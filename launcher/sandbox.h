@@ -55,6 +55,7 @@ struct mount_plan {
 	struct strv protect;      /* bound read-only over themselves (existing) */
 	struct strv hide;         /* existing paths to cover */
 	struct strv run_keep;     /* regular files under /run kept visible */
+	struct strv absent_protect; /* protected paths that did not exist at start */
 	bool private_tmp;
 	bool cover_run;
 };
@@ -88,6 +89,7 @@ void policy_default(struct policy *pol, const char *workspace, const char *home,
 		    bool read_only);
 void plan_build(struct session *s);
 void plan_pins(const char *root, const char *path, struct strv *out);
+void plan_check_absent(const struct mount_plan *plan);
 
 /* mounts.c: executed by the child in its new namespaces. */
 int ns_write_id_maps(uid_t uid, gid_t gid);
