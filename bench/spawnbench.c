@@ -1,6 +1,6 @@
 /* spawnbench: wall time of short-lived commands, measured interleaved.
  *
- *   spawnbench [-n N] [-w W] [-s SEP] [-o FILE] SEP NAME CMD [ARGS...] [SEP NAME CMD ...]
+ *   spawnbench [-n N] [-w W] [-t SECS] [-s SEP] [-o FILE] SEP NAME CMD [ARGS...] [SEP NAME CMD ...]
  *
  * Every command is run N times (after W warm-up rounds that are thrown
  * away), round-robin: one run of each command per round, the starting
@@ -16,13 +16,18 @@
  * tab-separated lines to FILE for scripts.
  *
  * A benchmark of a failing command is meaningless: if any run exits
- * nonzero or dies of a signal, spawnbench says which and exits 1.
+ * nonzero, dies of a signal or takes longer than SECS (default 10)
+ * seconds, spawnbench says which and exits 1. Each run gets its own
+ * process group, killed as a whole on a timeout or when spawnbench is
+ * told to stop (SIGTERM, SIGINT, SIGHUP), so nothing outlives the bench.
  * SEP (default "::") separates the commands; it must not occur as an
  * argument of a command. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +41,38 @@
 
 extern char **environ;
 
+static volatile sig_atomic_t timed_out;
+static volatile pid_t current_pgid;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	timed_out = 1;
+}
+
+static void on_stop(int sig)
+{
+	static const char msg[] = "spawnbench: stopped by a signal; killing the current run\n";
+	if (current_pgid > 0)
+		kill(-current_pgid, SIGKILL);
+	ssize_t r = write(STDERR_FILENO, msg, sizeof msg - 1);
+	(void)r;
+	_exit(128 + sig);
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_alarm; /* no SA_RESTART: wait4() returns EINTR */
+	sigaction(SIGALRM, &sa, NULL);
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 struct cmd {
 	const char *name;
 	char **argv;
@@ -46,7 +83,7 @@ struct cmd {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: spawnbench [-n N] [-w WARMUP] [-s SEP] [-o FILE] "
+	fprintf(f, "usage: spawnbench [-n N] [-w WARMUP] [-t SECS] [-s SEP] [-o FILE] "
 		   "SEP NAME CMD [ARGS...] [SEP NAME CMD [ARGS...]]...\n");
 }
 
@@ -75,35 +112,54 @@ static double tv_ms(const struct timeval *tv)
 }
 
 /* One run: spawn, wait, check. Returns the wall time in ms. */
-static double run_once(struct cmd *c, const posix_spawn_file_actions_t *fa, long round,
+static double run_once(struct cmd *c, const posix_spawn_file_actions_t *fa,
+		       const posix_spawnattr_t *attr, unsigned timeout, long round, long warmup,
 		       struct rusage *ru)
 {
 	pid_t pid;
+	timed_out = 0;
+	alarm(timeout);
 	double t0 = now_ms();
-	int e = posix_spawnp(&pid, c->argv[0], fa, NULL, c->argv, environ);
+	int e = posix_spawnp(&pid, c->argv[0], fa, attr, c->argv, environ);
 	if (e) {
+		alarm(0);
 		fprintf(stderr, "spawnbench: %s: cannot run %s: %s\n", c->name, c->argv[0],
 			strerror(e));
 		exit(1);
 	}
+	current_pgid = pid;
 	int st;
+	bool killed = false;
 	while (wait4(pid, &st, 0, ru) < 0) {
 		if (errno != EINTR) {
 			perror("spawnbench: wait4");
+			kill(-pid, SIGKILL);
 			exit(1);
+		}
+		if (timed_out && !killed) {
+			kill(-pid, SIGKILL);
+			killed = true;
 		}
 	}
 	double t = now_ms() - t0;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+	current_pgid = 0;
+	alarm(0);
+	if (!killed && WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return t;
-	if (WIFEXITED(st))
-		fprintf(stderr, "spawnbench: %s: round %ld: exit status %d\n", c->name, round,
+	char when[48];
+	snprintf(when, sizeof when, "%sround %ld", round < 0 ? "warm-up " : "",
+		 round < 0 ? round + warmup + 1 : round + 1);
+	if (killed)
+		fprintf(stderr, "spawnbench: %s: %s: no exit after %u s, killed\n", c->name, when,
+			timeout);
+	else if (WIFEXITED(st))
+		fprintf(stderr, "spawnbench: %s: %s: exit status %d\n", c->name, when,
 			WEXITSTATUS(st));
 	else if (WIFSIGNALED(st))
-		fprintf(stderr, "spawnbench: %s: round %ld: killed by signal %d (%s)\n", c->name,
-			round, WTERMSIG(st), strsignal(WTERMSIG(st)));
+		fprintf(stderr, "spawnbench: %s: %s: killed by signal %d (%s)\n", c->name, when,
+			WTERMSIG(st), strsignal(WTERMSIG(st)));
 	else
-		fprintf(stderr, "spawnbench: %s: round %ld: wait status 0x%x\n", c->name, round, st);
+		fprintf(stderr, "spawnbench: %s: %s: wait status 0x%x\n", c->name, when, st);
 	fprintf(stderr, "spawnbench: a benchmark of a failing command is meaningless; stopping\n");
 	exit(1);
 }
@@ -126,16 +182,19 @@ static double quantile(const double *v, long n, double q)
 
 int main(int argc, char **argv)
 {
-	long n = 300, warmup = 5;
+	long n = 300, warmup = 5, timeout = 10;
 	const char *sep = "::", *out = NULL;
 	int opt;
-	while ((opt = getopt(argc, argv, "+n:w:s:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "+n:w:t:s:o:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			n = parse_count(optarg, "iteration count", 1);
 			break;
 		case 'w':
 			warmup = parse_count(optarg, "warm-up count", 0);
+			break;
+		case 't':
+			timeout = parse_count(optarg, "timeout", 1);
 			break;
 		case 's':
 			sep = optarg;
@@ -192,13 +251,18 @@ int main(int argc, char **argv)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawnattr_t attr;
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&attr, 0);
+	install_handlers();
 
 	for (long r = -warmup; r < n; r++) {
 		for (size_t j = 0; j < ncmd; j++) {
 			/* Rotate the start so no command always follows the same one. */
 			struct cmd *c = &cmds[((size_t)(r + warmup) + j) % ncmd];
 			struct rusage ru;
-			double t = run_once(c, &fa, r, &ru);
+			double t = run_once(c, &fa, &attr, (unsigned)timeout, r, warmup, &ru);
 			if (r < 0)
 				continue;
 			c->wall[r] = t;
@@ -208,6 +272,7 @@ int main(int argc, char **argv)
 		}
 	}
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 
 	FILE *of = NULL;
 	if (out && !(of = fopen(out, "w"))) {
@@ -217,8 +282,12 @@ int main(int argc, char **argv)
 	if (of)
 		fprintf(of, "#name\truns\tmean_ms\tmedian_ms\tp10_ms\tp90_ms\tmin_ms\tmax_ms"
 			    "\tcpu_ms\tmaxrss_kib\n");
-	printf("%-12s %6s %8s %8s %8s %8s %8s %8s %8s %10s\n", "command", "runs", "mean", "median",
-	       "p10", "p90", "min", "max", "cpu", "maxrss");
+	int w = 12;
+	for (size_t j = 0; j < ncmd; j++)
+		if ((int)strlen(cmds[j].name) > w)
+			w = (int)strlen(cmds[j].name);
+	printf("%-*s %6s %8s %8s %8s %8s %8s %8s %8s %10s\n", w, "command", "runs", "mean",
+	       "median", "p10", "p90", "min", "max", "cpu", "maxrss");
 	for (size_t j = 0; j < ncmd; j++) {
 		struct cmd *c = &cmds[j];
 		double sum = 0;
@@ -228,8 +297,8 @@ int main(int argc, char **argv)
 		double mean = sum / (double)n, med = quantile(c->wall, n, 0.5),
 		       p10 = quantile(c->wall, n, 0.1), p90 = quantile(c->wall, n, 0.9),
 		       cpu = c->cpu_sum / (double)n;
-		printf("%-12s %6ld %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %7ld KiB\n", c->name, n,
-		       mean, med, p10, p90, c->wall[0], c->wall[n - 1], cpu, c->maxrss);
+		printf("%-*s %6ld %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6ld KiB\n", w, c->name,
+		       n, mean, med, p10, p90, c->wall[0], c->wall[n - 1], cpu, c->maxrss);
 		if (of)
 			fprintf(of, "%s\t%ld\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%ld\n", c->name,
 				n, mean, med, p10, p90, c->wall[0], c->wall[n - 1], cpu, c->maxrss);

@@ -22,6 +22,15 @@ static int last_cap(void)
 	return last;
 }
 
+int caps_drop_bounding(void)
+{
+	int last = last_cap();
+	for (int c = 0; c <= last; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+			return setup_fail(STAGE_CAPS, errno, "drop capability %d from bounding set", c);
+	return 0;
+}
+
 int caps_drop_all(void)
 {
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
@@ -37,10 +46,10 @@ int caps_drop_all(void)
 			return setup_fail(STAGE_CAPS, errno, "clear ambient capabilities");
 		return 0;
 	}
-	int last = last_cap();
-	for (int c = 0; c <= last; c++)
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
-			return setup_fail(STAGE_CAPS, errno, "drop capability %d from bounding set", c);
+	/* Usually init emptied the bounding set already (off the critical
+	 * path); check instead of trusting it. */
+	if (prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0) != 0 && caps_drop_bounding() < 0)
+		return -1;
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return setup_fail(STAGE_CAPS, errno, "clear ambient capabilities");
 	/* uid 0 must not regain capabilities on exec, and nothing may undo it. */

@@ -143,18 +143,21 @@ int landlock_build(const struct session *s)
 		goto fail;
 	if (s->layers.mntns && add_path(rs, "/dev/shm", FS_READ | FS_WRITE_TREE, h) < 0)
 		goto fail;
+	/* With a mount namespace /dev is the sandbox's own minimal tmpfs (a
+	 * few harmless nodes and its own devpts instance): one rule covers
+	 * it. Without one it is the host's /dev, where only the named nodes
+	 * may be opened for writing (other users' terminals, disks: no). */
 	static const char *const devs[] = {
 		"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
-		"/dev/pts", NULL,
+		NULL,
 	};
-	for (size_t i = 0; devs[i]; i++) {
-		/* /dev/pts is the sandbox's own devpts instance when there is a
-		 * mount namespace; without one it is the host's, and other
-		 * users' terminals must not become writable. */
-		if (!s->layers.mntns && strcmp(devs[i], "/dev/pts") == 0)
-			continue;
-		if (add_path(rs, devs[i], FS_READ | FS_WRITE_FILE | WK_LL_FS_IOCTL_DEV, h) < 0)
+	if (s->layers.mntns) {
+		if (add_path(rs, "/dev", FS_READ | FS_WRITE_FILE | WK_LL_FS_IOCTL_DEV, h) < 0)
 			goto fail;
+	} else {
+		for (size_t i = 0; devs[i]; i++)
+			if (add_path(rs, devs[i], FS_READ | FS_WRITE_FILE | WK_LL_FS_IOCTL_DEV, h) < 0)
+				goto fail;
 	}
 	for (int fd = 0; fd < 3; fd++)
 		if (add_stdio(rs, fd, h) < 0)

@@ -167,7 +167,11 @@ static struct passwd *lookup_passwd(uid_t uid)
 		if (pw)
 			return pw;
 	}
+#ifdef WICKET_STATIC
+	return NULL;
+#else
 	return getpwuid(uid);
+#endif
 }
 
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)

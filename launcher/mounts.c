@@ -200,8 +200,13 @@ static int build_dev(const int *node_fd)
 	return 0;
 }
 
-/* Hidden files get a bind of one empty, mode-000 file from a detached,
- * read-only tmpfs; created lazily, since most sessions hide only dirs. */
+/* Hidden files get a bind of one empty, mode-000 file. It lives on the
+ * session's own /run (made read-only before any hide, so every bind of it
+ * is read-only too); without a /run cover, on a detached read-only tmpfs,
+ * created lazily. (Closing a detached mount costs more than the rest of
+ * the mount view together, so /run is preferred.) */
+static const char run_empty[] = "/run/.wicket-empty";
+
 static int empty_file_source(void)
 {
 	int fsfd = fsopen("tmpfs", FSOPEN_CLOEXEC);
@@ -230,7 +235,7 @@ static int empty_file_source(void)
 	return mfd;
 }
 
-static int hide_path(const char *path, int *empty_src)
+static int hide_path(const char *path, int *empty_src, bool run_source)
 {
 	struct stat st;
 	if (lstat(path, &st) < 0) {
@@ -242,6 +247,11 @@ static int hide_path(const char *path, int *empty_src)
 		/* A fresh read-only tmpfs, mode 000: empty and unreadable. */
 		if (mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
 			  "mode=000,size=4k") < 0)
+			return setup_fail(STAGE_MOUNT, errno, "hide %s", path);
+		return 0;
+	}
+	if (run_source) {
+		if (mount(run_empty, path, NULL, MS_BIND, NULL) < 0)
 			return setup_fail(STAGE_MOUNT, errno, "hide %s", path);
 		return 0;
 	}
@@ -319,6 +329,10 @@ int mounts_apply(const struct mount_plan *plan, const char *workspace)
 		 * stop a connect() to them, so they are not there at all. */
 		if (mount_tmpfs("/run", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=64k") < 0)
 			goto out;
+		if (mknod(run_empty, S_IFREG | 0000, 0) < 0) {
+			setup_fail(STAGE_MOUNT, errno, "create %s", run_empty);
+			goto out;
+		}
 		for (size_t i = 0; i < plan->run_keep.n; i++) {
 			if (keep_fd[i] < 0)
 				continue;
@@ -355,17 +369,17 @@ int mounts_apply(const struct mount_plan *plan, const char *workspace)
 		}
 	}
 
-	/* 7. Secrets covered last, so nothing is mounted over the covers. */
-	for (size_t i = 0; i < plan->hide.n; i++)
-		if (hide_path(plan->hide.v[i], &empty_src) < 0)
-			goto out;
-
-	/* 8. Our own tmpfs mounts are read-only from here on. */
+	/* 7. Our own tmpfs mounts are read-only from here on. */
 	if (do_setattr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0, 0) < 0 ||
 	    (plan->cover_run && do_setattr(AT_FDCWD, "/run", 0, MOUNT_ATTR_RDONLY, 0, 0) < 0)) {
 		setup_fail(STAGE_MOUNT, errno, "make /dev, /run read-only");
 		goto out;
 	}
+
+	/* 8. Secrets covered last, so nothing is mounted over the covers. */
+	for (size_t i = 0; i < plan->hide.n; i++)
+		if (hide_path(plan->hide.v[i], &empty_src, plan->cover_run) < 0)
+			goto out;
 
 	/* 9. The old cwd points into the frozen tree; re-enter the workspace
 	 *    through the new mounts. */

@@ -104,6 +104,7 @@ int landlock_enforce(int ruleset_fd);
 int seccomp_apply(enum net_mode net);
 
 /* caps.c */
+int caps_drop_bounding(void);
 int caps_drop_all(void);
 
 /* supervisor.c */

@@ -248,6 +248,10 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 		child_fail(errfd);
 	if (s->layers.netns && net_helper_join(&nh) < 0)
 		child_fail(errfd);
+	/* init needs no bounding set; emptying it here spares the command's
+	 * critical path and is inherited through vfork. */
+	if (caps_drop_bounding() < 0)
+		child_fail(errfd);
 
 	if (!s->layers.pidns)
 		exec_command(s, ruleset, errfd, mask);
