@@ -229,7 +229,9 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 
 	if (shell) {
 		const char *sh = getenv("SHELL");
-		if (!sh || sh[0] != '/' || access(sh, X_OK) < 0)
+		struct stat shst;
+		if (!sh || sh[0] != '/' || stat(sh, &shst) < 0 || !S_ISREG(shst.st_mode) ||
+		    access(sh, X_OK) < 0)
 			sh = pw && pw->pw_shell && pw->pw_shell[0] == '/' ? pw->pw_shell : "/bin/sh";
 		s.argv = xcalloc(2, sizeof *s.argv);
 		s.argv[0] = xstrdup(sh);
@@ -270,7 +272,8 @@ static int cmd_run(int argc, char **argv, bool shell)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+C:w:p:rn:hV", run_opts, NULL)) != -1) {
+	/* Leading ':' so a missing argument is told apart from an unknown option. */
+	while ((c = getopt_long(argc, argv, "+:C:w:p:rn:hV", run_opts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			cli.workspace = optarg;

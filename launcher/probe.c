@@ -178,7 +178,8 @@ int cmd_doctor(int argc, char **argv)
 	};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -188,7 +189,7 @@ int cmd_doctor(int argc, char **argv)
 			       "Show what this kernel can enforce and what each built-in mode gets here.\n");
 			return 0;
 		default:
-			die("doctor: try 'wicket doctor --help'");
+			die("doctor: unknown option '%s' (try 'wicket doctor --help')", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

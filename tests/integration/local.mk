@@ -1,1 +1,9 @@
-# placeholder, filled in by its owner
+# Integration suite (bats): the promises of wicket(1) checked end to end
+# against the built launcher. Run by tests/run-tests from `make check`.
+EXTRA_DIST += \
+	tests/integration/integration_helpers.bash \
+	tests/integration/cli.bats \
+	tests/integration/exec.bats \
+	tests/integration/policy-default.bats \
+	tests/integration/shell.bats \
+	tests/integration/doctor.bats

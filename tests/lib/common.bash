@@ -19,6 +19,12 @@ wk() { "$WICKET" "$@"; }
 # namespace and drops capabilities instead).
 is_root() { [ "$(id -u)" = 0 ]; }
 
+# The directories below are usually made inside $(...), a subshell, so
+# they are recorded in a file, not a shell array, for common_teardown.
+_wk_track() {
+	printf '%s\n' "$1" >>"${BATS_TEST_TMPDIR:-${TMPDIR:-/tmp}}/.wicket-cleanup"
+}
+
 # mk_outside: a fresh directory OUTSIDE any workspace and outside /tmp
 # (the sandbox gets a private /tmp), writable by the current user, so an
 # escape can be judged by its effect on the real filesystem. Removed by
@@ -27,7 +33,7 @@ mk_outside() {
 	local d
 	d=$(mktemp -d /var/tmp/wicket-outside.XXXXXX) || return 1
 	chmod 755 "$d"
-	_WK_CLEANUP+=("$d")
+	_wk_track "$d"
 	printf '%s\n' "$d"
 }
 
@@ -36,19 +42,21 @@ mk_workspace() {
 	local d
 	d=$(mktemp -d /var/tmp/wicket-ws.XXXXXX) || return 1
 	chmod 755 "$d"
-	_WK_CLEANUP+=("$d")
+	_wk_track "$d"
 	printf '%s\n' "$d"
 }
 
 # common_teardown: call from teardown() when mk_outside/mk_workspace used.
 common_teardown() {
-	local d
-	for d in "${_WK_CLEANUP[@]}"; do
-		[ -n "$d" ] && [ -d "$d" ] && rm -rf -- "$d"
-	done
-	_WK_CLEANUP=()
+	local list="${BATS_TEST_TMPDIR:-${TMPDIR:-/tmp}}/.wicket-cleanup" d
+	[ -f "$list" ] || return 0
+	while IFS= read -r d; do
+		case $d in
+		/var/tmp/wicket-outside.* | /var/tmp/wicket-ws.*) [ -d "$d" ] && rm -rf -- "$d" ;;
+		esac
+	done <"$list"
+	rm -f -- "$list"
 }
-_WK_CLEANUP=()
 
 # in_ws WS ARGS...: run `wicket run ARGS...` with WS as the current dir.
 in_ws() {
