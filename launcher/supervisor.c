@@ -252,6 +252,11 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	 * critical path and is inherited through vfork. */
 	if (caps_drop_bounding() < 0)
 		child_fail(errfd);
+	/* init stays inside the sandbox's namespaces, privileged as root:
+	 * nothing there may read its memory or descriptors through /proc/1.
+	 * Set after the last use of /proc/self (it turns root-owned); the
+	 * command's exec makes the command dumpable again. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
 	if (!s->layers.pidns)
 		exec_command(s, ruleset, errfd, mask);
