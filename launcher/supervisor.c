@@ -47,15 +47,27 @@ int setup_fail(int stage, int err, const char *fmt, ...)
  * not: the command is in the same foreground process group and got them
  * from the kernel already. */
 static const int fwd_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM};
+#define N_FWD (sizeof fwd_signals / sizeof fwd_signals[0])
 static volatile pid_t fwd_target;
+/* Until the command runs there is nothing of the user's to preserve: a
+ * request to stop (or Ctrl-C) ends the half-built sandbox at once. */
+static volatile sig_atomic_t setup_done, setup_abort_sig;
 
 static void forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
+	if (fwd_target <= 0)
+		return; /* never kill(0, ...): that is our whole process group */
+	if (!setup_done) {
+		if (sig == SIGHUP || sig == SIGINT || sig == SIGQUIT || sig == SIGTERM) {
+			setup_abort_sig = sig;
+			kill(fwd_target, SIGKILL);
+		}
+		return;
+	}
 	if (si && si->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT))
 		return;
-	if (fwd_target > 0)
-		kill(fwd_target, sig);
+	kill(fwd_target, sig);
 }
 
 static void install_forwarders(void)
@@ -65,7 +77,7 @@ static void install_forwarders(void)
 	sa.sa_sigaction = forward;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof fwd_signals / sizeof fwd_signals[0]; i++)
+	for (size_t i = 0; i < N_FWD; i++)
 		sigaction(fwd_signals[i], &sa, NULL);
 }
 
@@ -73,7 +85,7 @@ static void block_forwarded(sigset_t *old)
 {
 	sigset_t set;
 	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof fwd_signals / sizeof fwd_signals[0]; i++)
+	for (size_t i = 0; i < N_FWD; i++)
 		sigaddset(&set, fwd_signals[i]);
 	sigprocmask(SIG_BLOCK, &set, old);
 }
@@ -87,8 +99,15 @@ static noreturn void child_fail(int errfd)
 
 /* The last steps before the command: each one only narrows what the
  * process may do, and none can be undone by the command. */
+/* The dispositions wicket was started with (SIG_IGN from nohup must reach
+ * the command), saved by init before it installs its forwarders. */
+static struct sigaction orig_action[N_FWD];
+
 static noreturn void exec_command(struct session *s, int ruleset, int errfd, const sigset_t *mask)
 {
+	if (s->layers.pidns)
+		for (size_t i = 0; i < N_FWD; i++)
+			sigaction(fwd_signals[i], &orig_action[i], NULL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	if (caps_drop_all() < 0)
 		child_fail(errfd);
@@ -120,11 +139,11 @@ static int status_to_code(int st)
 	return EXIT_WICKET;
 }
 
-/* pid 1: forward, reap, and leave with the command's status. */
-static noreturn void init_loop(pid_t cmd)
+/* pid 1: forward, reap, and leave with the command's status. Its
+ * forwarders were installed before the command started (pid 1 drops any
+ * signal it has no handler for), with signals blocked until here. */
+static noreturn void init_loop(void)
 {
-	fwd_target = cmd;
-	install_forwarders();
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -142,7 +161,7 @@ static noreturn void init_loop(pid_t cmd)
 	for (;;) {
 		int st;
 		pid_t p = waitpid(-1, &st, 0);
-		if (p == cmd)
+		if (p == fwd_target)
 			_exit(status_to_code(st));
 		if (p < 0 && errno != EINTR)
 			_exit(EXIT_WICKET);
@@ -229,6 +248,11 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 		_exit(EXIT_WICKET);
 	close(alive_rd);
 
+	if (s->layers.pidns) {
+		for (size_t i = 0; i < N_FWD; i++)
+			sigaction(fwd_signals[i], NULL, &orig_action[i]);
+		install_forwarders();
+	}
 	struct net_helper nh;
 	if (s->layers.netns && net_helper_start(&nh) < 0)
 		child_fail(errfd);
@@ -270,10 +294,12 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	}
 	if (cmd == 0)
 		exec_command(s, ruleset, errfd, mask);
+	fwd_target = cmd;
+	setup_done = 1;
 	if (ruleset >= 0)
 		close(ruleset);
 	close(errfd);
-	init_loop(cmd);
+	init_loop();
 }
 
 static const char *stage_name(int stage)
@@ -357,6 +383,8 @@ int session_run(struct session *s)
 		n = read(errp[0], &e, sizeof e);
 	while (n < 0 && errno == EINTR);
 	close(errp[0]);
+	if (n == 0)
+		setup_done = 1;
 
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
@@ -376,6 +404,10 @@ int session_run(struct session *s)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 
+	if (setup_abort_sig) {
+		warnmsg("interrupted while setting up the sandbox");
+		return 128 + setup_abort_sig;
+	}
 	if (n == (ssize_t)sizeof e) {
 		e.detail[sizeof e.detail - 1] = '\0';
 		explain_setup_error(s, &e);
