@@ -215,6 +215,13 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		for (size_t i = 0; i < extra.hide.n; i++)
 			strv_add(&s.pol.hide, extra.hide.v[i]);
 	}
+	/* A worktree's .git is a file naming the real git directory: if the
+	 * sandbox could rewrite it, git outside would follow it anywhere. */
+	char *gitfile = path_join(s.workspace, ".git");
+	if (lstat(gitfile, &st) == 0 && S_ISREG(st.st_mode))
+		strv_push(&s.pol.protect, gitfile);
+	else
+		free(gitfile);
 	s.pol.net = cli->net;
 	for (size_t i = 0; i < cli->write.n; i++) {
 		char *a = absolute(cli->write.v[i], cwd, home);
@@ -247,6 +254,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	probe_kernel(&s.kinfo);
 	layers_decide(&s);
 	plan_build(&s);
+	stdio_plan(&s);
 	if (!s.layers.mntns) {
 		char tmpl[] = "/tmp/wicket-XXXXXX";
 		if (!mkdtemp(tmpl))
@@ -258,7 +266,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	s.envp = build_env(&s, sid);
 
 	rc = session_run(&s);
-	plan_check_absent(&s.plan);
+	plan_check_absent(&s.plan, sid);
 	if (s.fallback_tmp)
 		nftw(s.fallback_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;

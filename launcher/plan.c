@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,9 +32,13 @@ void policy_default(struct policy *pol, const char *workspace, const char *home,
 	if (!read_only)
 		strv_add(&pol->write, workspace);
 	/* git still works (objects, index, refs) but no hook or config that
-	 * would run code outside the sandbox later can be planted. */
-	strv_push(&pol->protect, path_join(workspace, ".git/hooks"));
-	strv_push(&pol->protect, path_join(workspace, ".git/config"));
+	 * would run code outside the sandbox later can be planted, nor a
+	 * commondir or worktree config that points git at planted ones. */
+	static const char *const git_protect[] = {
+		".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree", NULL,
+	};
+	for (size_t i = 0; git_protect[i]; i++)
+		strv_push(&pol->protect, path_join(workspace, git_protect[i]));
 	if (home && home[0] == '/')
 		for (size_t i = 0; default_hide[i]; i++)
 			strv_push(&pol->hide, path_expand_home(default_hide[i], home));
@@ -177,13 +182,26 @@ void plan_build(struct session *s)
 	}
 }
 
-void plan_check_absent(const struct mount_plan *plan)
+/* A protected path that did not exist at the start could be created by
+ * the session (no mount can cover a path that is not there). What the
+ * session created there is moved aside before anything outside can use
+ * it, and the user is told where it went. */
+void plan_check_absent(const struct mount_plan *plan, const char *session_id)
 {
 	for (size_t i = 0; i < plan->absent_protect.n; i++) {
+		const char *p = plan->absent_protect.v[i];
 		struct stat st;
-		if (lstat(plan->absent_protect.v[i], &st) == 0)
-			warnmsg("warning: the session created %s, a protected path that did not exist "
-				"when it started; review it before using it outside the sandbox (git "
-				"hooks and config can run code)", plan->absent_protect.v[i]);
+		if (lstat(p, &st) < 0)
+			continue;
+		char *q = xasprintf("%s.quarantined-by-wicket-%s", p, session_id);
+		if (rename(p, q) == 0)
+			warnmsg("the session created %s, a protected path that did not exist when it "
+				"started (git hooks and config can run code); moved it to %s for you "
+				"to review", p, q);
+		else
+			warnmsg("WARNING: the session created %s, a protected path that did not exist "
+				"when it started, and it could not be moved aside (%s); review it before "
+				"running git here", p, strerror(errno));
+		free(q);
 	}
 }

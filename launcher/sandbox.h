@@ -60,6 +60,20 @@ struct mount_plan {
 	bool cover_run;
 };
 
+/* What happens to one of the command's fds 0..2 (stdio.c). */
+enum stdio_kind { STDIO_PASS, STDIO_REOPEN_FILE, STDIO_REOPEN_DEV, STDIO_RELAY };
+
+struct stdio_fix {
+	enum stdio_kind kind;
+	char path[4096];          /* file or device to reopen in the sandbox view */
+	int flags;                /* access mode for a device */
+	dev_t dev;                /* identity of a reopened file */
+	ino_t ino;
+	off_t offset;
+	int relay_rd, relay_wr;   /* pipe for a relayed output */
+	bool share;               /* stderr shares stdout's pipe (2>&1) */
+};
+
 struct session {
 	struct policy pol;
 	struct mount_plan plan;
@@ -70,6 +84,8 @@ struct session {
 	char *exec_path;          /* argv[0] resolved before forking */
 	char **envp;              /* environment for the command */
 	char *fallback_tmp;       /* per-session tmp dir when there is no mntns */
+	struct stdio_fix stdio[3];
+	int offset_pipe[2];       /* init -> supervisor: final offset of a reopened stdin */
 	uid_t uid;                /* ids outside, taken before the user namespace */
 	gid_t gid;
 	bool best_effort;
@@ -89,7 +105,7 @@ void policy_default(struct policy *pol, const char *workspace, const char *home,
 		    bool read_only);
 void plan_build(struct session *s);
 void plan_pins(const char *root, const char *path, struct strv *out);
-void plan_check_absent(const struct mount_plan *plan);
+void plan_check_absent(const struct mount_plan *plan, const char *session_id);
 
 /* mounts.c: executed by the child in its new namespaces. */
 int ns_write_id_maps(uid_t uid, gid_t gid);
@@ -106,6 +122,14 @@ int seccomp_apply(enum net_mode net);
 /* caps.c */
 int caps_drop_bounding(void);
 int caps_drop_all(void);
+
+/* stdio.c */
+void stdio_plan(struct session *s);
+int stdio_apply(struct session *s, int *keep_stdin);
+void stdio_parent_close(struct session *s);
+bool stdio_has_relay(const struct session *s);
+int stdio_relay_wait(struct session *s, pid_t child, int *status);
+void stdio_finish(struct session *s);
 
 /* supervisor.c */
 int session_run(struct session *s);
@@ -129,6 +153,7 @@ enum setup_stage {
 	STAGE_CHDIR,
 	STAGE_EXEC,
 	STAGE_NETNS,
+	STAGE_STDIO,
 };
 
 /* Set by the layer code on failure so the supervisor can explain it. */

@@ -27,6 +27,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/close_range.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -117,6 +118,13 @@ static noreturn void exec_command(struct session *s, int ruleset, int errfd, con
 	}
 	if (ruleset >= 0 && landlock_enforce(ruleset) < 0)
 		child_fail(errfd);
+	/* Descriptors the caller leaked (a directory fd reaches the host's
+	 * writable mounts and hidden files alike) do not cross into the
+	 * sandbox: everything above 2 closes at exec. */
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		for (int fd = 3; fd < 65536; fd++)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
 	if (s->layers.seccomp && seccomp_apply(s->pol.net) < 0)
 		child_fail(errfd);
 	execve(s->exec_path, s->argv, s->envp);
@@ -142,7 +150,7 @@ static int status_to_code(int st)
 /* pid 1: forward, reap, and leave with the command's status. Its
  * forwarders were installed before the command started (pid 1 drops any
  * signal it has no handler for), with signals blocked until here. */
-static noreturn void init_loop(void)
+static noreturn void init_loop(int keep_stdin, int offset_wr)
 {
 	sigset_t none;
 	sigemptyset(&none);
@@ -161,8 +169,14 @@ static noreturn void init_loop(void)
 	for (;;) {
 		int st;
 		pid_t p = waitpid(-1, &st, 0);
-		if (p == fwd_target)
+		if (p == fwd_target) {
+			if (keep_stdin >= 0 && offset_wr >= 0) {
+				off_t off = lseek(keep_stdin, 0, SEEK_CUR);
+				if (write(offset_wr, &off, sizeof off) < 0)
+					off = 0;
+			}
 			_exit(status_to_code(st));
+		}
 		if (p < 0 && errno != EINTR)
 			_exit(EXIT_WICKET);
 	}
@@ -267,6 +281,9 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 		setup_fail(STAGE_CHDIR, errno, "chdir %s", s->workspace);
 		child_fail(errfd);
 	}
+	int keep_stdin = -1;
+	if (stdio_apply(s, &keep_stdin) < 0)
+		child_fail(errfd);
 	int ruleset = -1;
 	if (s->layers.landlock_abi && (ruleset = landlock_build(s)) < 0)
 		child_fail(errfd);
@@ -299,7 +316,12 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	if (ruleset >= 0)
 		close(ruleset);
 	close(errfd);
-	init_loop();
+	for (int fd = 1; fd < 3; fd++)
+		if (s->stdio[fd].relay_rd >= 0)
+			close(s->stdio[fd].relay_rd);
+	if (s->offset_pipe[0] >= 0)
+		close(s->offset_pipe[0]);
+	init_loop(keep_stdin, s->offset_pipe[1]);
 }
 
 static const char *stage_name(int stage)
@@ -314,6 +336,7 @@ static const char *stage_name(int stage)
 	case STAGE_SECCOMP: return "seccomp";
 	case STAGE_CHDIR: return "workspace";
 	case STAGE_NETNS: return "network namespace";
+	case STAGE_STDIO: return "standard streams";
 	default: return "setup";
 	}
 }
@@ -373,6 +396,7 @@ int session_run(struct session *s)
 	}
 	close(errp[1]);
 	close(alive[0]);
+	stdio_parent_close(s);
 	fwd_target = pid;
 	install_forwarders();
 	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
@@ -387,9 +411,15 @@ int session_run(struct session *s)
 		setup_done = 1;
 
 	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			die_errno("waitpid");
+	if (stdio_has_relay(s)) {
+		if (stdio_relay_wait(s, pid, &st) < 0)
+			die_errno("relay");
+	} else {
+		while (waitpid(pid, &st, 0) < 0)
+			if (errno != EINTR)
+				die_errno("waitpid");
+	}
+	stdio_finish(s);
 	fwd_target = 0;
 	close(alive[1]);
 

@@ -36,6 +36,8 @@ int main(void)
 	ok(p.private_tmp, "private /tmp by default");
 	ok(strv_contains(&p.protect, "/work/ws/.git/hooks"), ".git/hooks protected");
 	ok(strv_contains(&p.protect, "/work/ws/.git/config"), ".git/config protected");
+	ok(strv_contains(&p.protect, "/work/ws/.git/commondir"), ".git/commondir protected");
+	ok(strv_contains(&p.protect, "/work/ws/.git/config.worktree"), ".git/config.worktree protected");
 	const char *hidden[] = {"/home/u/.ssh", "/home/u/.gnupg", "/home/u/.aws", "/home/u/.azure",
 				"/home/u/.config/gcloud", "/home/u/.kube",
 				"/home/u/.docker/config.json", "/home/u/.netrc",

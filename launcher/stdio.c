@@ -1,0 +1,273 @@
+/* The command's stdin, stdout and stderr.
+ *
+ * A descriptor inherited from the caller points at the host's own mounts,
+ * not at the sandbox's read-only view: through it (or through
+ * /proc/self/fd/N) a sandboxed program could chmod, chown, utime or
+ * setxattr the file, or, as root, turn a file it writes through stdout
+ * into a setuid executable. So, before the command starts:
+ *  - pipes, sockets and terminals pass as they are (the terminal gets its
+ *    own pty with the interactive-shell work);
+ *  - files and directories inside a writable root pass (the sandbox may
+ *    change them anyway);
+ *  - a read-only file elsewhere, and the standard device nodes, are
+ *    reopened through the sandbox's read-only view (its offset is handed
+ *    back to the caller's descriptor at the end, as if shared);
+ *  - a file opened for writing elsewhere becomes a pipe that the
+ *    supervisor copies into the real file;
+ *  - anything else (a directory, a disk, another device) is refused.
+ * Descriptors above 2 are closed at exec (exec_command). */
+#include "config.h"
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "path.h"
+
+#ifndef KCMP_FILE
+#define KCMP_FILE 0
+#endif
+
+static const struct {
+	const char *name;
+	unsigned maj, min;
+} std_devs[] = {
+	{"null", 1, 3}, {"zero", 1, 5}, {"full", 1, 7}, {"random", 1, 8}, {"urandom", 1, 9},
+	{"tty", 5, 0},
+};
+
+static const char *const fd_names[3] = {"stdin", "stdout", "stderr"};
+
+static bool under_writable_root(const struct session *s, const char *path)
+{
+	for (size_t i = 0; i < s->pol.write.n; i++)
+		if (path_is_under(path, s->pol.write.v[i]))
+			return true;
+	return false;
+}
+
+void stdio_plan(struct session *s)
+{
+	s->offset_pipe[0] = s->offset_pipe[1] = -1;
+	for (int fd = 0; fd < 3; fd++) {
+		struct stdio_fix *f = &s->stdio[fd];
+		memset(f, 0, sizeof *f);
+		f->kind = STDIO_PASS;
+		f->relay_rd = f->relay_wr = -1;
+		if (!s->layers.mntns)
+			continue; /* no read-only view to reopen through: see the gaps */
+		int fl = fcntl(fd, F_GETFL);
+		struct stat st;
+		if (fl < 0 || fstat(fd, &st) < 0)
+			continue; /* closed stays closed */
+		if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || (st.st_mode & S_IFMT) == 0)
+			continue;
+		if (S_ISCHR(st.st_mode)) {
+			if (isatty(fd))
+				continue;
+			for (size_t i = 0; i < sizeof std_devs / sizeof std_devs[0]; i++)
+				if (major(st.st_rdev) == std_devs[i].maj &&
+				    minor(st.st_rdev) == std_devs[i].min) {
+					f->kind = STDIO_REOPEN_DEV;
+					snprintf(f->path, sizeof f->path, "/dev/%s", std_devs[i].name);
+					f->flags = fl & O_ACCMODE;
+				}
+			if (f->kind == STDIO_PASS)
+				die("%s is a device the sandbox cannot hand over safely (%u:%u); use a pipe",
+				    fd_names[fd], major(st.st_rdev), minor(st.st_rdev));
+			continue;
+		}
+		char link[32], path[PATH_MAX];
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, path, sizeof path - 1);
+		if (n <= 0)
+			die("%s: cannot tell which file it is", fd_names[fd]);
+		path[n] = '\0';
+		if (path[0] == '/' && !strstr(path, " (deleted)") && under_writable_root(s, path))
+			continue;
+		int mode = fl & O_ACCMODE;
+		if (S_ISREG(st.st_mode) && mode == O_RDONLY && path[0] == '/' &&
+		    (size_t)n < sizeof f->path) {
+			f->kind = STDIO_REOPEN_FILE;
+			strcpy(f->path, path);
+			f->dev = st.st_dev;
+			f->ino = st.st_ino;
+			f->offset = lseek(fd, 0, SEEK_CUR);
+			continue;
+		}
+		if (S_ISREG(st.st_mode) && fd > 0 && mode != O_RDONLY) {
+			f->kind = STDIO_RELAY;
+			continue;
+		}
+		die("%s is %s %s outside the writable roots, which the sandbox cannot hand over "
+		    "safely; use a pipe (e.g. '| cat' or '< file' for a readable file)",
+		    fd_names[fd], S_ISDIR(st.st_mode) ? "the directory" : "the file", path);
+	}
+	/* 2>&1 onto one file: one pipe, so the two streams keep their order. */
+	if (s->stdio[1].kind == STDIO_RELAY && s->stdio[2].kind == STDIO_RELAY &&
+	    syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, 1, 2) == 0)
+		s->stdio[2].share = true;
+	for (int fd = 1; fd < 3; fd++) {
+		struct stdio_fix *f = &s->stdio[fd];
+		if (f->kind != STDIO_RELAY || f->share)
+			continue;
+		int p[2];
+		if (pipe2(p, O_CLOEXEC) < 0)
+			die_errno("pipe");
+		f->relay_rd = p[0];
+		f->relay_wr = p[1];
+	}
+	if (s->stdio[2].share) {
+		s->stdio[2].relay_wr = s->stdio[1].relay_wr;
+	}
+	if (s->stdio[0].kind == STDIO_REOPEN_FILE && pipe2(s->offset_pipe, O_CLOEXEC) < 0)
+		die_errno("pipe");
+}
+
+/* In the child, after the mount view is built. */
+int stdio_apply(struct session *s, int *keep_stdin)
+{
+	*keep_stdin = -1;
+	for (int fd = 0; fd < 3; fd++) {
+		struct stdio_fix *f = &s->stdio[fd];
+		int nfd;
+		switch (f->kind) {
+		case STDIO_REOPEN_DEV:
+			nfd = open(f->path, f->flags | O_CLOEXEC | O_NOCTTY);
+			if (nfd < 0)
+				return setup_fail(STAGE_STDIO, errno, "reopen %s as %s", f->path,
+						  fd_names[fd]);
+			break;
+		case STDIO_REOPEN_FILE: {
+			nfd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+			struct stat st;
+			if (nfd < 0 || fstat(nfd, &st) < 0 || st.st_dev != f->dev || st.st_ino != f->ino) {
+				if (nfd >= 0)
+					close(nfd);
+				return setup_fail(STAGE_STDIO, nfd < 0 ? errno : ESTALE,
+						  "%s is %s, which the sandbox cannot see; pass it "
+						  "through a pipe (cat FILE | wicket ...)", fd_names[fd], f->path);
+			}
+			if (f->offset > 0)
+				lseek(nfd, f->offset, SEEK_SET);
+			/* init keeps the description to report the final offset. */
+			*keep_stdin = fcntl(nfd, F_DUPFD_CLOEXEC, 3);
+			break;
+		}
+		case STDIO_RELAY:
+			nfd = f->relay_wr;
+			break;
+		default:
+			continue;
+		}
+		if (dup2(nfd, fd) < 0)
+			return setup_fail(STAGE_STDIO, errno, "install %s", fd_names[fd]);
+		if (f->kind != STDIO_RELAY)
+			close(nfd);
+	}
+	return 0;
+}
+
+/* In the supervisor after the fork: the relay ends it does not use. */
+void stdio_parent_close(struct session *s)
+{
+	if (s->stdio[1].relay_wr >= 0)
+		close(s->stdio[1].relay_wr);
+	if (s->stdio[2].relay_wr >= 0 && !s->stdio[2].share)
+		close(s->stdio[2].relay_wr);
+	if (s->offset_pipe[1] >= 0)
+		close(s->offset_pipe[1]);
+}
+
+static void write_all(int fd, const char *buf, size_t len, bool *broken)
+{
+	while (len && !*broken) {
+		ssize_t w = write(fd, buf, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			*broken = true; /* keep draining so the command never blocks */
+			return;
+		}
+		buf += w;
+		len -= (size_t)w;
+	}
+}
+
+bool stdio_has_relay(const struct session *s)
+{
+	return s->stdio[1].relay_rd >= 0 || s->stdio[2].relay_rd >= 0;
+}
+
+/* Copy relayed output into the real files until the child has exited and
+ * every writer is gone (the pid namespace ends them all with init). */
+int stdio_relay_wait(struct session *s, pid_t child, int *status)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, child, 0);
+	bool exited = false, broken[3] = {false, false, false};
+	static char buf[65536];
+	for (;;) {
+		struct pollfd p[3];
+		int map[3], np = 0;
+		for (int fd = 1; fd < 3; fd++)
+			if (s->stdio[fd].relay_rd >= 0) {
+				p[np].fd = s->stdio[fd].relay_rd;
+				p[np].events = POLLIN;
+				map[np++] = fd;
+			}
+		if (np == 0 && exited)
+			break;
+		if (!exited) {
+			p[np].fd = pfd;
+			p[np].events = POLLIN;
+			map[np++] = -1;
+		}
+		if (poll(p, (nfds_t)np, pfd < 0 && !exited ? 50 : -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (!exited && (pfd < 0 || (p[np - 1].revents & POLLIN))) {
+			pid_t r = waitpid(child, status, pfd < 0 ? WNOHANG : 0);
+			if (r == child)
+				exited = true;
+		}
+		for (int i = 0; i < np; i++) {
+			int fd = map[i];
+			if (fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			ssize_t n = read(s->stdio[fd].relay_rd, buf, sizeof buf);
+			if (n > 0) {
+				write_all(fd, buf, (size_t)n, &broken[fd]);
+			} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+				close(s->stdio[fd].relay_rd);
+				s->stdio[fd].relay_rd = -1;
+			}
+		}
+	}
+	if (pfd >= 0)
+		close(pfd);
+	return 0;
+}
+
+/* After the session: the caller's stdin offset moves on as far as the
+ * command read, as it would have through a shared descriptor. */
+void stdio_finish(struct session *s)
+{
+	if (s->stdio[0].kind != STDIO_REOPEN_FILE || s->offset_pipe[0] < 0)
+		return;
+	off_t off;
+	if (read(s->offset_pipe[0], &off, sizeof off) == (ssize_t)sizeof off && off >= 0)
+		lseek(STDIN_FILENO, off, SEEK_SET);
+	close(s->offset_pipe[0]);
+}
