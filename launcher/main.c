@@ -207,6 +207,13 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	if (stat(s.workspace, &st) < 0 || !S_ISDIR(st.st_mode))
 		die("workspace %s: not a directory", ws);
 
+	/* What the kernel can do, decided first: as root the network
+	 * namespace can then be created while the rest is prepared. */
+	s.pol.net = cli->net;
+	probe_kernel(&s.kinfo);
+	layers_decide(&s);
+	net_early_start(&s);
+
 	policy_default(&s.pol, s.workspace, home, cli->read_only);
 	if (pw && pw->pw_dir && home && strcmp(pw->pw_dir, home) != 0) {
 		/* HOME was moved: the real home's secrets stay hidden too. */
@@ -251,8 +258,6 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	if (rc == EXIT_NOEXEC)
 		die_code(rc, "%s: permission denied (not an executable file)", s.argv[0]);
 
-	probe_kernel(&s.kinfo);
-	layers_decide(&s);
 	plan_build(&s);
 	stdio_plan(&s);
 	if (!s.layers.mntns) {

@@ -133,6 +133,8 @@ void stdio_finish(struct session *s);
 
 /* supervisor.c */
 int session_run(struct session *s);
+void net_early_start(const struct session *s);
+void net_early_release(void);
 
 /* Child setup failures are reported to the supervisor as one of these. */
 struct setup_error {

@@ -191,6 +191,7 @@ static noreturn void init_loop(int keep_stdin, int offset_wr)
  * in init lets it go, and the supervisor's error pipe sees EOF on time. */
 struct net_helper {
 	pid_t pid;
+	pid_t parent;   /* who started it: the helper must not outlive it */
 	int ready[2];   /* helper -> init: one byte, 0 or the errno */
 	int release[2]; /* init closes its end: the helper may exit */
 };
@@ -201,6 +202,12 @@ static int net_helper_main(void *arg)
 {
 	struct net_helper *h = arg;
 	char res = 0;
+	/* Die with the parent, and close the race where it died before the
+	 * request took effect (a supervisor refusing bad input exits at once;
+	 * the helper shares its descriptors and would hold its pipes open). */
+	syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (syscall(SYS_getppid) != h->parent)
+		syscall(SYS_exit, 1);
 	if (syscall(SYS_unshare, CLONE_NEWNET) < 0)
 		res = (char)errno;
 	if (syscall(SYS_write, h->ready[1], &res, 1) != 1)
@@ -215,6 +222,7 @@ static int net_helper_start(struct net_helper *h)
 {
 	if (pipe2(h->ready, O_CLOEXEC) < 0 || pipe2(h->release, O_CLOEXEC) < 0)
 		return setup_fail(STAGE_NETNS, errno, "pipe");
+	h->parent = getpid();
 	h->pid = clone(net_helper_main, net_helper_stack + sizeof net_helper_stack,
 		       CLONE_VM | CLONE_FILES | SIGCHLD, h);
 	if (h->pid < 0)
@@ -222,7 +230,8 @@ static int net_helper_start(struct net_helper *h)
 	return 0;
 }
 
-static int net_helper_join(struct net_helper *h)
+/* Wait for the helper's namespace and enter it; PFD names the helper. */
+static int net_helper_enter(struct net_helper *h, int pfd)
 {
 	char res;
 	ssize_t n;
@@ -233,11 +242,17 @@ static int net_helper_join(struct net_helper *h)
 		return setup_fail(STAGE_NETNS, EIO, "network namespace helper died");
 	if (res)
 		return setup_fail(STAGE_NETNS, res, "create network namespace");
+	if (setns(pfd, CLONE_NEWNET) < 0)
+		return setup_fail(STAGE_NETNS, errno, "join network namespace");
+	return 0;
+}
+
+static int net_helper_join(struct net_helper *h)
+{
 	int pfd = (int)syscall(SYS_pidfd_open, h->pid, 0);
 	if (pfd < 0)
 		return setup_fail(STAGE_NETNS, errno, "pidfd_open");
-	int r = setns(pfd, CLONE_NEWNET);
-	int e = errno;
+	int r = net_helper_enter(h, pfd);
 	close(pfd);
 	close(h->release[1]);
 	close(h->release[0]);
@@ -245,9 +260,44 @@ static int net_helper_join(struct net_helper *h)
 	close(h->ready[1]);
 	while (waitpid(h->pid, NULL, __WALL) < 0 && errno == EINTR)
 		;
-	if (r < 0)
-		return setup_fail(STAGE_NETNS, e, "join network namespace");
-	return 0;
+	return r;
+}
+
+/* As root no user namespace has to exist first, so the supervisor starts
+ * the helper itself before it prepares anything else: the namespace is
+ * usually ready by the time init wants it. init inherits the helper's
+ * pidfd and pipes (the helper lives outside the new pid namespace). */
+static struct net_helper early_net = {.pid = -1};
+static int early_net_pidfd = -1;
+
+void net_early_start(const struct session *s)
+{
+	if (!s->layers.netns || s->layers.userns)
+		return;
+	if (net_helper_start(&early_net) < 0) {
+		early_net.pid = -1; /* init will try again and explain */
+		return;
+	}
+	early_net_pidfd = (int)syscall(SYS_pidfd_open, early_net.pid, 0);
+	if (early_net_pidfd < 0)
+		net_early_release();
+}
+
+/* The helper may go once init has joined (or the session failed). */
+void net_early_release(void)
+{
+	if (early_net.pid < 0)
+		return;
+	close(early_net.release[1]);
+	close(early_net.release[0]);
+	close(early_net.ready[0]);
+	close(early_net.ready[1]);
+	if (early_net_pidfd >= 0)
+		close(early_net_pidfd);
+	early_net_pidfd = -1;
+	while (waitpid(early_net.pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	early_net.pid = -1;
 }
 
 static noreturn void child_main(struct session *s, int errfd, int alive_rd, int alive_wr,
@@ -268,7 +318,8 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 		install_forwarders();
 	}
 	struct net_helper nh;
-	if (s->layers.netns && net_helper_start(&nh) < 0)
+	bool early = s->layers.netns && early_net.pid > 0 && early_net_pidfd >= 0;
+	if (s->layers.netns && !early && net_helper_start(&nh) < 0)
 		child_fail(errfd);
 	if (s->layers.userns && ns_write_id_maps(s->uid, s->gid) < 0)
 		child_fail(errfd);
@@ -287,8 +338,17 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	int ruleset = -1;
 	if (s->layers.landlock_abi && (ruleset = landlock_build(s)) < 0)
 		child_fail(errfd);
-	if (s->layers.netns && net_helper_join(&nh) < 0)
+	if (early) {
+		if (net_helper_enter(&early_net, early_net_pidfd) < 0)
+			child_fail(errfd);
+		close(early_net_pidfd);
+		close(early_net.release[0]);
+		close(early_net.release[1]);
+		close(early_net.ready[0]);
+		close(early_net.ready[1]);
+	} else if (s->layers.netns && net_helper_join(&nh) < 0) {
 		child_fail(errfd);
+	}
 	/* init needs no bounding set; emptying it here spares the command's
 	 * critical path and is inherited through vfork. */
 	if (caps_drop_bounding() < 0)
@@ -409,6 +469,7 @@ int session_run(struct session *s)
 	close(errp[0]);
 	if (n == 0)
 		setup_done = 1;
+	net_early_release();
 
 	int st;
 	if (stdio_has_relay(s)) {
