@@ -391,3 +391,20 @@ outside-denied"
 	assert_equal "$stderr" ""
 	assert_equal "$output" ok
 }
+
+@test "an early refusal leaves nothing behind that holds the caller's pipes" {
+	# Regression: a helper started before the refusal once outlived the
+	# supervisor, keeping stdout open, so '| cat' never saw EOF.
+	local ws i
+	ws=$(mk_workspace)
+	for i in $(seq 1 25); do
+		run bounded 10 sh -c 'cd "$1" && "$2" run -- /nonexistent-wicket-cmd 2>&1 | cat' _ "$ws" "$WICKET"
+		assert_equal "$status" 0
+		assert_output --partial "command not found"
+		run bounded 10 sh -c 'cd "$1" && "$2" run -w /nonexistent-wicket-path -- true 2>&1 | cat' _ "$ws" "$WICKET"
+		assert_equal "$status" 0
+		assert_output --partial "nonexistent-wicket-path"
+	done
+	run pgrep -f 'nonexistent-wicket-(cmd|path)'
+	assert_failure
+}
