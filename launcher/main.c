@@ -181,6 +181,37 @@ static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *
 	return 0;
 }
 
+static struct passwd *cached_pw;
+static bool pw_looked_up;
+
+static struct passwd *session_passwd(uid_t uid)
+{
+	if (!pw_looked_up) {
+		cached_pw = lookup_passwd(uid);
+		pw_looked_up = true;
+	}
+	return cached_pw;
+}
+
+/* Run by the supervisor after the clone, while init builds the base of the
+ * mount view (see supervisor.c): the hidden and protected paths and the
+ * command's environment. Whatever it refuses still ends the session
+ * before the command starts. */
+static void late_prepare(struct session *s)
+{
+	struct passwd *pw = session_passwd(s->uid);
+	const char *home = getenv("HOME");
+	if (pw && pw->pw_dir && home && home[0] == '/' && strcmp(pw->pw_dir, home) != 0) {
+		/* HOME was moved: the real home's secrets stay hidden too. */
+		struct policy extra;
+		policy_default(&extra, s->workspace, pw->pw_dir, true);
+		for (size_t i = 0; i < extra.hide.n; i++)
+			strv_add(&s->pol.hide, extra.hide.v[i]);
+	}
+	plan_build_late(s);
+	s->envp = build_env(s, s->session_id);
+}
+
 static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 {
 	struct session s;
@@ -189,15 +220,17 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	s.read_only = cli->read_only;
 	s.uid = getuid();
 	s.gid = getgid();
+	s.late_pipe[0] = s.late_pipe[1] = -1;
 
 	char *cwd = getcwd(NULL, 0);
 	if (!cwd)
 		die("cannot find the current directory (%s): was it deleted? cd somewhere that exists",
 		    strerror(errno));
 	const char *home = getenv("HOME");
-	struct passwd *pw = lookup_passwd(getuid());
-	if (!home || home[0] != '/')
+	if (!home || home[0] != '/') {
+		struct passwd *pw = session_passwd(s.uid);
 		home = pw ? pw->pw_dir : NULL;
+	}
 
 	const char *ws = cli->workspace ? cli->workspace : cwd;
 	s.workspace = realpath(ws, NULL);
@@ -215,13 +248,6 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	net_early_start(&s);
 
 	policy_default(&s.pol, s.workspace, home, cli->read_only);
-	if (pw && pw->pw_dir && home && strcmp(pw->pw_dir, home) != 0) {
-		/* HOME was moved: the real home's secrets stay hidden too. */
-		struct policy extra;
-		policy_default(&extra, s.workspace, pw->pw_dir, true);
-		for (size_t i = 0; i < extra.hide.n; i++)
-			strv_add(&s.pol.hide, extra.hide.v[i]);
-	}
 	/* A worktree's .git is a file naming the real git directory: if the
 	 * sandbox could rewrite it, git outside would follow it anywhere. */
 	char *gitfile = path_join(s.workspace, ".git");
@@ -245,8 +271,10 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		const char *sh = getenv("SHELL");
 		struct stat shst;
 		if (!sh || sh[0] != '/' || stat(sh, &shst) < 0 || !S_ISREG(shst.st_mode) ||
-		    access(sh, X_OK) < 0)
+		    access(sh, X_OK) < 0) {
+			struct passwd *pw = session_passwd(s.uid);
 			sh = pw && pw->pw_shell && pw->pw_shell[0] == '/' ? pw->pw_shell : "/bin/sh";
+		}
 		s.argv = xcalloc(2, sizeof *s.argv);
 		s.argv[0] = xstrdup(sh);
 	} else {
@@ -258,7 +286,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	if (rc == EXIT_NOEXEC)
 		die_code(rc, "%s: permission denied (not an executable file)", s.argv[0]);
 
-	plan_build(&s);
+	plan_build_base(&s);
 	stdio_plan(&s);
 	if (!s.layers.mntns) {
 		char tmpl[] = "/tmp/wicket-XXXXXX";
@@ -268,7 +296,14 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	}
 	char sid[20] = "";
 	make_session_id(sid, sizeof sid);
-	s.envp = build_env(&s, sid);
+	s.session_id = sid;
+	if (s.layers.mntns) {
+		if (pipe2(s.late_pipe, O_CLOEXEC) < 0)
+			die_errno("pipe");
+		s.late_prepare = late_prepare;
+	} else {
+		late_prepare(&s);
+	}
 
 	rc = session_run(&s);
 	plan_check_absent(&s.plan, sid);

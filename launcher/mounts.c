@@ -272,12 +272,14 @@ static void close_all(int *fds, size_t n)
 			close(fds[i]);
 }
 
-int mounts_apply(const struct mount_plan *plan, const char *workspace)
+/* Steps 1-5: everything that does not depend on the hidden and protected
+ * paths, so it can run while the supervisor still works them out. */
+int mounts_base(const struct mount_plan *plan)
 {
 	int node_fd[sizeof dev_nodes / sizeof dev_nodes[0]];
 	int *write_fd = xcalloc(plan->write.n + 1, sizeof(int));
 	int *keep_fd = xcalloc(plan->run_keep.n + 1, sizeof(int));
-	int empty_src = -1, ret = -1;
+	int ret = -1;
 	for (size_t i = 0; i < sizeof node_fd / sizeof node_fd[0]; i++)
 		node_fd[i] = -1;
 	for (size_t i = 0; i < plan->write.n; i++)
@@ -350,6 +352,21 @@ int mounts_apply(const struct mount_plan *plan, const char *workspace)
 			goto out;
 	}
 
+	ret = 0;
+out:
+	close_all(node_fd, sizeof node_fd / sizeof node_fd[0]);
+	close_all(write_fd, plan->write.n);
+	close_all(keep_fd, plan->run_keep.n);
+	free(write_fd);
+	free(keep_fd);
+	return ret;
+}
+
+/* Steps 6-9, once the late part of the plan has arrived. */
+int mounts_finish(const struct mount_plan *plan, const char *workspace)
+{
+	int empty_src = -1, ret = -1;
+
 	/* 6. Protected paths: pin every ancestor inside the writable root
 	 *    (a mount point cannot be renamed or removed: EBUSY), then bind
 	 *    the path read-only over itself. */
@@ -389,13 +406,8 @@ int mounts_apply(const struct mount_plan *plan, const char *workspace)
 	}
 	ret = 0;
 out:
-	close_all(node_fd, sizeof node_fd / sizeof node_fd[0]);
-	close_all(write_fd, plan->write.n);
-	close_all(keep_fd, plan->run_keep.n);
 	if (empty_src >= 0)
 		close(empty_src);
-	free(write_fd);
-	free(keep_fd);
 	return ret;
 }
 

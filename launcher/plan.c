@@ -106,7 +106,9 @@ static int cmp_len(const void *a, const void *b)
 	return la < lb ? -1 : la > lb;
 }
 
-void plan_build(struct session *s)
+/* The part of the plan init needs first (before its base mounts):
+ * writable roots, /tmp, and what stays visible under /run. */
+void plan_build_base(struct session *s)
 {
 	struct policy *pol = &s->pol;
 	struct mount_plan *plan = &s->plan;
@@ -125,6 +127,28 @@ void plan_build(struct session *s)
 	}
 	/* Parents before children, so nested roots stack the right way. */
 	qsort(plan->write.v, plan->write.n, sizeof *plan->write.v, cmp_len);
+
+	struct stat st;
+	plan->cover_run = stat("/run", &st) == 0 && S_ISDIR(st.st_mode);
+	if (plan->cover_run) {
+		/* Name resolution and utmp stay readable; no socket is kept. */
+		static const char *const keep[] = {"/etc/resolv.conf", "/run/utmp", NULL};
+		for (size_t i = 0; keep[i]; i++) {
+			char *r = realpath(keep[i], NULL);
+			if (r && path_is_under(r, "/run") && stat(r, &st) == 0 && S_ISREG(st.st_mode))
+				strv_push(&plan->run_keep, r);
+			else
+				free(r);
+		}
+	}
+}
+
+/* The rest (hidden and protected paths), which the supervisor works out
+ * while init builds the base of the view. */
+void plan_build_late(struct session *s)
+{
+	struct policy *pol = &s->pol;
+	struct mount_plan *plan = &s->plan;
 
 	for (size_t i = 0; i < pol->hide.n; i++) {
 		struct stat st;
@@ -166,20 +190,6 @@ void plan_build(struct session *s)
 			free(real);
 	}
 	qsort(plan->pins.v, plan->pins.n, sizeof *plan->pins.v, cmp_len);
-
-	struct stat st;
-	plan->cover_run = stat("/run", &st) == 0 && S_ISDIR(st.st_mode);
-	if (plan->cover_run) {
-		/* Name resolution and utmp stay readable; no socket is kept. */
-		static const char *const keep[] = {"/etc/resolv.conf", "/run/utmp", NULL};
-		for (size_t i = 0; keep[i]; i++) {
-			char *r = realpath(keep[i], NULL);
-			if (r && path_is_under(r, "/run") && stat(r, &st) == 0 && S_ISREG(st.st_mode))
-				strv_push(&plan->run_keep, r);
-			else
-				free(r);
-		}
-	}
 }
 
 /* A protected path that did not exist at the start could be created by

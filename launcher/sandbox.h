@@ -88,6 +88,11 @@ struct session {
 	int offset_pipe[2];       /* init -> supervisor: final offset of a reopened stdin */
 	uid_t uid;                /* ids outside, taken before the user namespace */
 	gid_t gid;
+	/* Filled in by the supervisor after the clone, in parallel with the
+	 * base mounts, and sent to init over late_pipe (see supervisor.c). */
+	void (*late_prepare)(struct session *s);
+	int late_pipe[2];
+	char *session_id;
 	bool best_effort;
 	bool read_only;
 };
@@ -103,13 +108,15 @@ void layers_decide(struct session *s);
 /* plan.c: policy resolution and the mount plan (no mounting). */
 void policy_default(struct policy *pol, const char *workspace, const char *home,
 		    bool read_only);
-void plan_build(struct session *s);
+void plan_build_base(struct session *s);
+void plan_build_late(struct session *s);
 void plan_pins(const char *root, const char *path, struct strv *out);
 void plan_check_absent(const struct mount_plan *plan, const char *session_id);
 
 /* mounts.c: executed by the child in its new namespaces. */
 int ns_write_id_maps(uid_t uid, gid_t gid);
-int mounts_apply(const struct mount_plan *plan, const char *workspace);
+int mounts_base(const struct mount_plan *plan);
+int mounts_finish(const struct mount_plan *plan, const char *workspace);
 int mounts_proc(void);
 
 /* landlock.c */

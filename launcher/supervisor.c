@@ -21,6 +21,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,8 @@ void net_early_release(void)
 	early_net.pid = -1;
 }
 
+static int recv_late_plan(struct session *s);
+
 static noreturn void child_main(struct session *s, int errfd, int alive_rd, int alive_wr,
 				const sigset_t *mask)
 {
@@ -324,9 +327,15 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	if (s->layers.userns && ns_write_id_maps(s->uid, s->gid) < 0)
 		child_fail(errfd);
 	if (s->layers.mntns) {
-		if (mounts_apply(&s->plan, s->workspace) < 0)
+		if (s->late_pipe[1] >= 0)
+			close(s->late_pipe[1]);
+		if (mounts_base(&s->plan) < 0)
 			child_fail(errfd);
 		if (s->layers.pidns && mounts_proc() < 0)
+			child_fail(errfd);
+		if (s->late_pipe[0] >= 0 && recv_late_plan(s) < 0)
+			child_fail(errfd);
+		if (mounts_finish(&s->plan, s->workspace) < 0)
 			child_fail(errfd);
 	} else if (chdir(s->workspace) < 0) {
 		setup_fail(STAGE_CHDIR, errno, "chdir %s", s->workspace);
@@ -382,6 +391,107 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	if (s->offset_pipe[0] >= 0)
 		close(s->offset_pipe[0]);
 	init_loop(keep_stdin, s->offset_pipe[1]);
+}
+
+/* The late part of the plan travels from the supervisor to init as
+ * counted lists of NUL-terminated strings: pins, protect, hide, env. */
+static void buf_add(char **buf, size_t *len, size_t *cap, const void *p, size_t n)
+{
+	if (*len + n > *cap) {
+		*cap = (*len + n) * 2;
+		*buf = xrealloc(*buf, *cap);
+	}
+	memcpy(*buf + *len, p, n);
+	*len += n;
+}
+
+static void buf_add_list(char **buf, size_t *len, size_t *cap, char *const *v, size_t n)
+{
+	uint32_t c = (uint32_t)n;
+	buf_add(buf, len, cap, &c, sizeof c);
+	for (size_t i = 0; i < n; i++)
+		buf_add(buf, len, cap, v[i], strlen(v[i]) + 1);
+}
+
+static void send_late_plan(struct session *s)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0, envn = 0;
+	while (s->envp[envn])
+		envn++;
+	buf_add_list(&buf, &len, &cap, s->plan.pins.v, s->plan.pins.n);
+	buf_add_list(&buf, &len, &cap, s->plan.protect.v, s->plan.protect.n);
+	buf_add_list(&buf, &len, &cap, s->plan.hide.v, s->plan.hide.n);
+	buf_add_list(&buf, &len, &cap, s->envp, envn);
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(s->late_pipe[1], buf + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* init died: its status tells the rest */
+		off += (size_t)w;
+	}
+	close(s->late_pipe[1]);
+	s->late_pipe[1] = -1;
+	free(buf);
+}
+
+/* Parse one list; false on anything malformed (the peer is our own
+ * supervisor, but a short read must not become a half-applied plan). */
+static bool take_list(const char **p, const char *end, struct strv *out)
+{
+	uint32_t c;
+	if ((size_t)(end - *p) < sizeof c)
+		return false;
+	memcpy(&c, *p, sizeof c);
+	*p += sizeof c;
+	for (uint32_t i = 0; i < c; i++) {
+		const char *z = memchr(*p, '\0', (size_t)(end - *p));
+		if (!z)
+			return false;
+		strv_add(out, *p);
+		*p = z + 1;
+	}
+	return true;
+}
+
+static int recv_late_plan(struct session *s)
+{
+	size_t len = 0, cap = 65536;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (len == cap) {
+			if (cap >= (64u << 20)) {
+				free(buf);
+				return setup_fail(STAGE_MOUNT, E2BIG, "session plan too large");
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		ssize_t n = read(s->late_pipe[0], buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			return setup_fail(STAGE_MOUNT, errno, "read session plan");
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(s->late_pipe[0]);
+	const char *p = buf, *end = buf + len;
+	struct strv env = {0};
+	memset(&s->plan.pins, 0, sizeof s->plan.pins);
+	memset(&s->plan.protect, 0, sizeof s->plan.protect);
+	memset(&s->plan.hide, 0, sizeof s->plan.hide);
+	bool ok = take_list(&p, end, &s->plan.pins) && take_list(&p, end, &s->plan.protect) &&
+		  take_list(&p, end, &s->plan.hide) && take_list(&p, end, &env) && p == end;
+	free(buf);
+	if (!ok || env.n == 0)
+		return setup_fail(STAGE_MOUNT, EPROTO, "the supervisor did not finish the session plan");
+	s->envp = env.v;
+	return 0;
 }
 
 static const char *stage_name(int stage)
@@ -460,6 +570,13 @@ int session_run(struct session *s)
 	fwd_target = pid;
 	install_forwarders();
 	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
+	if (s->late_pipe[0] >= 0) {
+		/* init builds the base of the view meanwhile. */
+		close(s->late_pipe[0]);
+		s->late_pipe[0] = -1;
+		s->late_prepare(s);
+		send_late_plan(s);
+	}
 
 	struct setup_error e;
 	ssize_t n;

@@ -154,6 +154,10 @@ wait_for() {
 	return 1
 }
 
+# marked_running PATTERN: some process matches now (re-evaluated on every
+# poll of wait_for, unlike a "$(...)" in its arguments).
+marked_running() { [ -n "$(proc_pids_matching "$1")" ]; }
+
 # alive PID: the process exists and is not a zombie.
 alive() {
 	local st

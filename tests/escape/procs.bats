@@ -233,7 +233,7 @@ time.sleep(0.3)" "$1"'
 	(cd "$WS" && exec "$WICKET" run -- sh -c "sleep $mark >/dev/null 2>&1 & exec sleep $mark" >/dev/null 2>&1 3>&-) &
 	wk=$!
 	track_pid "$wk"
-	wait_for test -n "$(proc_pids_matching "sleep $mark")"
+	wait_for marked_running "sleep $mark"
 	[ "$(proc_pids_matching "sleep $mark" | wc -l)" -ge 2 ]
 	kill -9 "$wk"
 	wait "$wk" || true

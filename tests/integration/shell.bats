@@ -178,7 +178,7 @@ pane_send() { tmux -S "$TMUX_SOCK" send-keys -t wk -l -- "$1" && tmux -S "$TMUX_
 	pane_has '^\[2\]\+ +Running +sleep 200 &'
 	pane_send 'kill %1 %2; wait; jobs; echo "sleeps-left=$(ps -eo args= | grep -c "^sleep [12]00$")"'
 	pane_wait 'sleeps-left=0'
-	pane_wait_re '^\[1\].*Terminated +sleep 100'
+	pane_wait_re '^\[1\].*Terminated +sleep 100' 150
 
 	# Ctrl-C interrupts the foreground job, not the shell.
 	pane_send 'echo int-start; sleep 100'
