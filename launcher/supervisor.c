@@ -1,11 +1,13 @@
 /* The process model of DESIGN §2:
  *
  *   wicket (supervisor, unsandboxed)
- *     └─ init: pid 1 of the new pid namespace; builds the mount view,
- *        then forks the command, forwards signals to it, reaps orphans
+ *     └─ init: pid 1 of the new pid namespace; builds the mount view
+ *        (its base while the supervisor works out the rest of the plan),
+ *        then vforks the command, forwards signals to it, reaps orphans
  *        and exits with its status. Its exit ends every process left in
  *        the namespace.
- *          └─ command: caps → no_new_privs → Landlock → seccomp → exec
+ *          └─ command: caps → no_new_privs → Landlock → fds > 2 closed →
+ *             seccomp → exec
  *
  * The command is not pid 1 because pid 1 of a namespace ignores every
  * signal it has no handler for: `kill -TERM` would not reach `sleep`.
