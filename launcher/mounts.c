@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -235,33 +236,69 @@ static int empty_file_source(void)
 	return mfd;
 }
 
+/* The plan was made before the mounts, from canonical paths; another
+ * session on the same workspace could since have swapped a component for
+ * a symlink. Each protected or hidden path is therefore opened once,
+ * refusing any symlink on the way, and mounted on through that descriptor
+ * (/proc/self/fd/N), never by name again. */
+static int open_nofollow(const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC, /* a trailing symlink fails too (ELOOP) */
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+}
+
+struct fdpath {
+	int fd;
+	char path[32];
+};
+
+static int fdpath_open(struct fdpath *fp, const char *path, const char *what)
+{
+	fp->fd = open_nofollow(path);
+	if (fp->fd < 0)
+		return setup_fail(STAGE_MOUNT, errno, "%s %s (resolved without symlinks)", what, path);
+	snprintf(fp->path, sizeof fp->path, "/proc/self/fd/%d", fp->fd);
+	return 0;
+}
+
 static int hide_path(const char *path, int *empty_src, bool run_source)
 {
-	struct stat st;
-	if (lstat(path, &st) < 0) {
+	struct fdpath fp;
+	fp.fd = open_nofollow(path);
+	if (fp.fd < 0) {
 		if (errno == ENOENT)
 			return 0; /* not visible in the sandbox at all (e.g. under /tmp) */
-		return setup_fail(STAGE_MOUNT, errno, "stat %s", path);
+		return setup_fail(STAGE_MOUNT, errno, "hide %s (resolved without symlinks)", path);
 	}
-	if (S_ISDIR(st.st_mode)) {
+	snprintf(fp.path, sizeof fp.path, "/proc/self/fd/%d", fp.fd);
+	struct stat st;
+	int r = 0;
+	if (fstat(fp.fd, &st) < 0) {
+		r = setup_fail(STAGE_MOUNT, errno, "stat %s", path);
+	} else if (S_ISDIR(st.st_mode)) {
 		/* A fresh read-only tmpfs, mode 000: empty and unreadable. */
-		if (mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		if (mount("tmpfs", fp.path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
 			  "mode=000,size=4k") < 0)
-			return setup_fail(STAGE_MOUNT, errno, "hide %s", path);
-		return 0;
+			r = setup_fail(STAGE_MOUNT, errno, "hide %s", path);
+	} else if (run_source) {
+		if (mount(run_empty, fp.path, NULL, MS_BIND, NULL) < 0)
+			r = setup_fail(STAGE_MOUNT, errno, "hide %s", path);
+	} else if (*empty_src < 0 && (*empty_src = empty_file_source()) < 0) {
+		r = -1;
+	} else {
+		int c = (int)syscall(SYS_open_tree, *empty_src, "empty",
+				     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		if (c < 0)
+			r = setup_fail(STAGE_MOUNT, errno, "clone empty file for %s", path);
+		else {
+			r = attach(c, fp.path);
+			close(c);
+		}
 	}
-	if (run_source) {
-		if (mount(run_empty, path, NULL, MS_BIND, NULL) < 0)
-			return setup_fail(STAGE_MOUNT, errno, "hide %s", path);
-		return 0;
-	}
-	if (*empty_src < 0 && (*empty_src = empty_file_source()) < 0)
-		return -1;
-	int c = (int)syscall(SYS_open_tree, *empty_src, "empty", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-	if (c < 0)
-		return setup_fail(STAGE_MOUNT, errno, "clone empty file for %s", path);
-	int r = attach(c, path);
-	close(c);
+	close(fp.fd);
 	return r;
 }
 
@@ -371,17 +408,37 @@ int mounts_finish(const struct mount_plan *plan, const char *workspace)
 	 *    (a mount point cannot be renamed or removed: EBUSY), then bind
 	 *    the path read-only over itself. */
 	for (size_t i = 0; i < plan->pins.n; i++) {
-		const char *p = plan->pins.v[i];
-		if (mount(p, p, NULL, MS_BIND | MS_REC, NULL) < 0) {
-			setup_fail(STAGE_MOUNT, errno, "pin %s", p);
+		struct fdpath fp;
+		if (fdpath_open(&fp, plan->pins.v[i], "pin") < 0)
+			goto out;
+		int r = mount(fp.path, fp.path, NULL, MS_BIND | MS_REC, NULL);
+		int e = errno;
+		close(fp.fd);
+		if (r < 0) {
+			setup_fail(STAGE_MOUNT, e, "pin %s", plan->pins.v[i]);
 			goto out;
 		}
 	}
 	for (size_t i = 0; i < plan->protect.n; i++) {
-		const char *p = plan->protect.v[i];
-		if (mount(p, p, NULL, MS_BIND | MS_REC, NULL) < 0 ||
-		    do_setattr(AT_FDCWD, p, AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0, 0) < 0) {
-			setup_fail(STAGE_MOUNT, errno, "protect %s", p);
+		/* A read-only clone of the object, attached exactly where the
+		 * descriptor points (no second lookup by name). */
+		struct fdpath fp;
+		if (fdpath_open(&fp, plan->protect.v[i], "protect") < 0)
+			goto out;
+		int c = (int)syscall(SYS_open_tree, fp.fd, "",
+				     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+		int r = c < 0 ? -1
+			: do_setattr(c, "", AT_EMPTY_PATH | AT_RECURSIVE,
+				     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, MS_PRIVATE);
+		if (r == 0)
+			r = (int)syscall(SYS_move_mount, c, "", fp.fd, "",
+					 MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+		int e = errno;
+		if (c >= 0)
+			close(c);
+		close(fp.fd);
+		if (r < 0) {
+			setup_fail(STAGE_MOUNT, e, "protect %s", plan->protect.v[i]);
 			goto out;
 		}
 	}
