@@ -349,6 +349,16 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	int ruleset = -1;
 	if (s->layers.landlock_abi && (ruleset = landlock_build(s)) < 0)
 		child_fail(errfd);
+	/* init needs no bounding set; emptying it here (while the network
+	 * namespace may still be in the making) spares the command's critical
+	 * path, and is inherited through vfork. */
+	if (caps_drop_bounding() < 0)
+		child_fail(errfd);
+	/* init stays inside the sandbox's namespaces, privileged as root:
+	 * nothing there may read its memory or descriptors through /proc/1.
+	 * Set after the last use of /proc/self (it turns root-owned); the
+	 * command's exec makes the command dumpable again. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	if (early) {
 		if (net_helper_enter(&early_net, early_net_pidfd) < 0)
 			child_fail(errfd);
@@ -360,15 +370,6 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	} else if (s->layers.netns && net_helper_join(&nh) < 0) {
 		child_fail(errfd);
 	}
-	/* init needs no bounding set; emptying it here spares the command's
-	 * critical path and is inherited through vfork. */
-	if (caps_drop_bounding() < 0)
-		child_fail(errfd);
-	/* init stays inside the sandbox's namespaces, privileged as root:
-	 * nothing there may read its memory or descriptors through /proc/1.
-	 * Set after the last use of /proc/self (it turns root-owned); the
-	 * command's exec makes the command dumpable again. */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
 	if (!s->layers.pidns)
 		exec_command(s, ruleset, errfd, mask);
