@@ -354,11 +354,6 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	 * path, and is inherited through vfork. */
 	if (caps_drop_bounding() < 0)
 		child_fail(errfd);
-	/* init stays inside the sandbox's namespaces, privileged as root:
-	 * nothing there may read its memory or descriptors through /proc/1.
-	 * Set after the last use of /proc/self (it turns root-owned); the
-	 * command's exec makes the command dumpable again. */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	if (early) {
 		if (net_helper_enter(&early_net, early_net_pidfd) < 0)
 			child_fail(errfd);
@@ -370,6 +365,13 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	} else if (s->layers.netns && net_helper_join(&nh) < 0) {
 		child_fail(errfd);
 	}
+	/* init stays inside the sandbox's namespaces, privileged as root:
+	 * nothing there may read its memory or descriptors through /proc/1.
+	 * Set after the last use of /proc/self (it turns root-owned) and after
+	 * joining the network namespace (setns through a pidfd makes a
+	 * ptrace-style check on the helper, which shares init's memory and so
+	 * its dumpable flag); the command's exec makes it dumpable again. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
 	if (!s->layers.pidns)
 		exec_command(s, ruleset, errfd, mask);
