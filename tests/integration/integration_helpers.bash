@@ -99,6 +99,8 @@ wait_for_grep() {
 # one_wicket_line: assert that $stderr (run --separate-stderr) is exactly
 # one line and that it starts with "wicket:".
 one_wicket_line() {
+	# stderr and stderr_lines are set by bats' run --separate-stderr.
+	# shellcheck disable=SC2154
 	if [ "${#stderr_lines[@]}" -ne 1 ]; then
 		printf 'expected exactly one line on stderr, got %d:\n%s\n' \
 			"${#stderr_lines[@]}" "$stderr" >&2
@@ -210,6 +212,8 @@ EOF
 
 # tcp_send PORT TOKEN: connect to 127.0.0.1:PORT, send TOKEN (5 s timeout).
 # Written out so the same code runs inside and outside the sandbox.
+# Used by the .bats files that load this helper.
+# shellcheck disable=SC2034
 TCP_SEND='import socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
 s.sendall(sys.argv[2].encode())
