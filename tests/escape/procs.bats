@@ -194,7 +194,7 @@ assert_victim_intact() {
 	mark="299.$RANDOM$RANDOM"
 	# Detection works: the same background sleep outside the sandbox.
 	sh -c "sleep $mark >/dev/null 2>&1 &"
-	[ -n "$(proc_pids_matching "sleep $mark")" ]
+	wait_for marked_running "sleep $mark"
 	kill_matching "sleep $mark"
 
 	sbx sh -c "sleep $mark >/dev/null 2>&1 & (sleep $mark >/dev/null 2>&1 &); echo started"
@@ -217,8 +217,8 @@ if os.fork() == 0:
     os._exit(0)
 time.sleep(0.3)" "$1"'
 	sh -c "$attack" _ "$mark" "$PY"
-	sleep 0.3
-	[ "$(proc_pids_matching "sleep $mark" | wc -l)" -ge 3 ]
+	three_running() { [ "$(proc_pids_matching "sleep $mark" | wc -l)" -ge 3 ]; }
+	wait_for three_running
 	kill_matching "sleep $mark"
 
 	sbx sh -c "$attack" _ "$mark" "$PY"
@@ -233,8 +233,8 @@ time.sleep(0.3)" "$1"'
 	(cd "$WS" && exec "$WICKET" run -- sh -c "sleep $mark >/dev/null 2>&1 & exec sleep $mark" >/dev/null 2>&1 3>&-) &
 	wk=$!
 	track_pid "$wk"
-	wait_for marked_running "sleep $mark"
-	[ "$(proc_pids_matching "sleep $mark" | wc -l)" -ge 2 ]
+	two_running() { [ "$(proc_pids_matching "sleep $mark" | wc -l)" -ge 2 ]; }
+	wait_for two_running
 	kill -9 "$wk"
 	wait "$wk" || true
 	gone() { [ -z "$(proc_pids_matching "sleep $mark")" ]; }
