@@ -147,17 +147,16 @@ int landlock_build(const struct session *s)
 	 * few harmless nodes and its own devpts instance): one rule covers
 	 * it. Without one it is the host's /dev, where only the named nodes
 	 * may be opened for writing (other users' terminals, disks: no). */
-	static const char *const devs[] = {
-		"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
-		NULL,
-	};
 	if (s->layers.mntns) {
 		if (add_path(rs, "/dev", FS_READ | FS_WRITE_FILE | WK_LL_FS_IOCTL_DEV, h) < 0)
 			goto fail;
 	} else {
-		for (size_t i = 0; devs[i]; i++)
-			if (add_path(rs, devs[i], FS_READ | FS_WRITE_FILE | WK_LL_FS_IOCTL_DEV, h) < 0)
+		for (size_t i = 0; i < WK_N_DEV_NODES; i++) {
+			char dev[32];
+			snprintf(dev, sizeof dev, "/dev/%s", wk_dev_nodes[i].name);
+			if (add_path(rs, dev, FS_READ | FS_WRITE_FILE | WK_LL_FS_IOCTL_DEV, h) < 0)
 				goto fail;
+		}
 	}
 	for (int fd = 0; fd < 3; fd++)
 		if (add_stdio(rs, fd, h) < 0)

@@ -119,8 +119,9 @@ static bool clone_is_dir(int fd)
 	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static const char *const dev_nodes[] = {
-	"null", "zero", "full", "random", "urandom", "tty", NULL,
+const struct dev_node wk_dev_nodes[WK_N_DEV_NODES] = {
+	{"null", 1, 3}, {"zero", 1, 5}, {"full", 1, 7}, {"random", 1, 8}, {"urandom", 1, 9},
+	{"tty", 5, 0},
 };
 
 int ns_write_id_maps(uid_t uid, gid_t gid)
@@ -168,11 +169,11 @@ static int build_dev(const int *node_fd)
 {
 	if (mount_tmpfs("/dev", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k") < 0)
 		return -1;
-	for (int i = 0; dev_nodes[i]; i++) {
+	for (int i = 0; i < WK_N_DEV_NODES; i++) {
 		if (node_fd[i] < 0)
 			continue;
 		char path[64], src[64];
-		snprintf(path, sizeof path, "/dev/%s", dev_nodes[i]);
+		snprintf(path, sizeof path, "/dev/%s", wk_dev_nodes[i].name);
 		snprintf(src, sizeof src, "/proc/self/fd/%d", node_fd[i]);
 		/* An empty regular file as the mount point, in one call. */
 		if (mknod(path, S_IFREG | 0644, 0) < 0)
@@ -255,25 +256,29 @@ struct fdpath {
 	char path[32];
 };
 
-static int fdpath_open(struct fdpath *fp, const char *path, const char *what)
+/* The descriptor and its /proc/self/fd name; -1 with errno on failure. */
+static int fdpath_open(struct fdpath *fp, const char *path)
 {
 	fp->fd = open_nofollow(path);
 	if (fp->fd < 0)
-		return setup_fail(STAGE_MOUNT, errno, "%s %s (resolved without symlinks)", what, path);
+		return -1;
 	snprintf(fp->path, sizeof fp->path, "/proc/self/fd/%d", fp->fd);
 	return 0;
+}
+
+static int fdpath_fail(const char *what, const char *path)
+{
+	return setup_fail(STAGE_MOUNT, errno, "%s %s (resolved without symlinks)", what, path);
 }
 
 static int hide_path(const char *path, int *empty_src, bool run_source)
 {
 	struct fdpath fp;
-	fp.fd = open_nofollow(path);
-	if (fp.fd < 0) {
+	if (fdpath_open(&fp, path) < 0) {
 		if (errno == ENOENT)
 			return 0; /* not visible in the sandbox at all (e.g. under /tmp) */
-		return setup_fail(STAGE_MOUNT, errno, "hide %s (resolved without symlinks)", path);
+		return fdpath_fail("hide", path);
 	}
-	snprintf(fp.path, sizeof fp.path, "/proc/self/fd/%d", fp.fd);
 	struct stat st;
 	int r = 0;
 	if (fstat(fp.fd, &st) < 0) {
@@ -313,7 +318,7 @@ static void close_all(int *fds, size_t n)
  * paths, so it can run while the supervisor still works them out. */
 int mounts_base(const struct mount_plan *plan)
 {
-	int node_fd[sizeof dev_nodes / sizeof dev_nodes[0]];
+	int node_fd[WK_N_DEV_NODES];
 	int *write_fd = xcalloc(plan->write.n + 1, sizeof(int));
 	int *keep_fd = xcalloc(plan->run_keep.n + 1, sizeof(int));
 	int ret = -1;
@@ -334,9 +339,9 @@ int mounts_base(const struct mount_plan *plan)
 	for (size_t i = 0; i < plan->write.n; i++)
 		if ((write_fd[i] = clone_tree(plan->write.v[i])) < 0)
 			goto out;
-	for (size_t i = 0; dev_nodes[i]; i++) {
+	for (size_t i = 0; i < WK_N_DEV_NODES; i++) {
 		char path[64];
-		snprintf(path, sizeof path, "/dev/%s", dev_nodes[i]);
+		snprintf(path, sizeof path, "/dev/%s", wk_dev_nodes[i].name);
 		/* Held by an O_PATH descriptor across the tmpfs that covers /dev,
 		 * then bound from /proc/self/fd/N: a plain bind is several times
 		 * cheaper than cloning a detached tree. A missing node is not
@@ -409,8 +414,10 @@ int mounts_finish(const struct mount_plan *plan, const char *workspace)
 	 *    the path read-only over itself. */
 	for (size_t i = 0; i < plan->pins.n; i++) {
 		struct fdpath fp;
-		if (fdpath_open(&fp, plan->pins.v[i], "pin") < 0)
+		if (fdpath_open(&fp, plan->pins.v[i]) < 0) {
+			fdpath_fail("pin", plan->pins.v[i]);
 			goto out;
+		}
 		int r = mount(fp.path, fp.path, NULL, MS_BIND | MS_REC, NULL);
 		int e = errno;
 		close(fp.fd);
@@ -423,8 +430,10 @@ int mounts_finish(const struct mount_plan *plan, const char *workspace)
 		/* A read-only clone of the object, attached exactly where the
 		 * descriptor points (no second lookup by name). */
 		struct fdpath fp;
-		if (fdpath_open(&fp, plan->protect.v[i], "protect") < 0)
+		if (fdpath_open(&fp, plan->protect.v[i]) < 0) {
+			fdpath_fail("protect", plan->protect.v[i]);
 			goto out;
+		}
 		int c = (int)syscall(SYS_open_tree, fp.fd, "",
 				     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 		int r = c < 0 ? -1

@@ -59,7 +59,7 @@ void plan_pins(const char *root, const char *path, struct strv *out)
 	}
 }
 
-static const char *writable_root_of(const struct policy *pol, const char *path)
+const char *writable_root_of(const struct policy *pol, const char *path)
 {
 	const char *best = NULL;
 	for (size_t i = 0; i < pol->write.n; i++)

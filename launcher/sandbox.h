@@ -111,7 +111,18 @@ void policy_default(struct policy *pol, const char *workspace, const char *home,
 void plan_build_base(struct session *s);
 void plan_build_late(struct session *s);
 void plan_pins(const char *root, const char *path, struct strv *out);
+const char *writable_root_of(const struct policy *pol, const char *path);
 void plan_check_absent(const struct mount_plan *plan, const char *session_id);
+
+/* The character devices the sandbox offers from the host's /dev (bound
+ * into its own /dev; reopened for stdio; named in Landlock rules when
+ * there is no mount namespace). One list, so the three agree. */
+struct dev_node {
+	const char *name;
+	unsigned maj, min;
+};
+extern const struct dev_node wk_dev_nodes[];
+#define WK_N_DEV_NODES 6
 
 /* mounts.c: executed by the child in its new namespaces. */
 int ns_write_id_maps(uid_t uid, gid_t gid);

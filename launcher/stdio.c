@@ -32,29 +32,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "path.h"
 
 #ifndef KCMP_FILE
 #define KCMP_FILE 0
 #endif
 
-static const struct {
-	const char *name;
-	unsigned maj, min;
-} std_devs[] = {
-	{"null", 1, 3}, {"zero", 1, 5}, {"full", 1, 7}, {"random", 1, 8}, {"urandom", 1, 9},
-	{"tty", 5, 0},
-};
-
 static const char *const fd_names[3] = {"stdin", "stdout", "stderr"};
-
-static bool under_writable_root(const struct session *s, const char *path)
-{
-	for (size_t i = 0; i < s->pol.write.n; i++)
-		if (path_is_under(path, s->pol.write.v[i]))
-			return true;
-	return false;
-}
 
 void stdio_plan(struct session *s)
 {
@@ -75,11 +58,11 @@ void stdio_plan(struct session *s)
 		if (S_ISCHR(st.st_mode)) {
 			if (isatty(fd))
 				continue;
-			for (size_t i = 0; i < sizeof std_devs / sizeof std_devs[0]; i++)
-				if (major(st.st_rdev) == std_devs[i].maj &&
-				    minor(st.st_rdev) == std_devs[i].min) {
+			for (size_t i = 0; i < WK_N_DEV_NODES; i++)
+				if (major(st.st_rdev) == wk_dev_nodes[i].maj &&
+				    minor(st.st_rdev) == wk_dev_nodes[i].min) {
 					f->kind = STDIO_REOPEN_DEV;
-					snprintf(f->path, sizeof f->path, "/dev/%s", std_devs[i].name);
+					snprintf(f->path, sizeof f->path, "/dev/%s", wk_dev_nodes[i].name);
 					f->flags = fl & O_ACCMODE;
 				}
 			if (f->kind == STDIO_PASS)
@@ -93,7 +76,7 @@ void stdio_plan(struct session *s)
 		if (n <= 0)
 			die("%s: cannot tell which file it is", fd_names[fd]);
 		path[n] = '\0';
-		if (path[0] == '/' && !strstr(path, " (deleted)") && under_writable_root(s, path))
+		if (path[0] == '/' && !strstr(path, " (deleted)") && writable_root_of(&s->pol, path))
 			continue;
 		int mode = fl & O_ACCMODE;
 		if (S_ISREG(st.st_mode) && mode == O_RDONLY && path[0] == '/' &&

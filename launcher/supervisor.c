@@ -250,6 +250,22 @@ static int net_helper_enter(struct net_helper *h, int pfd)
 	return 0;
 }
 
+/* Close this process's ends of the helper's pipes: once no release end
+ * is open anywhere, the helper exits. */
+static void net_helper_close_pipes(struct net_helper *h)
+{
+	close(h->release[1]);
+	close(h->release[0]);
+	close(h->ready[0]);
+	close(h->ready[1]);
+}
+
+static void net_helper_reap(struct net_helper *h)
+{
+	while (waitpid(h->pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+}
+
 static int net_helper_join(struct net_helper *h)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, h->pid, 0);
@@ -257,12 +273,8 @@ static int net_helper_join(struct net_helper *h)
 		return setup_fail(STAGE_NETNS, errno, "pidfd_open");
 	int r = net_helper_enter(h, pfd);
 	close(pfd);
-	close(h->release[1]);
-	close(h->release[0]);
-	close(h->ready[0]);
-	close(h->ready[1]);
-	while (waitpid(h->pid, NULL, __WALL) < 0 && errno == EINTR)
-		;
+	net_helper_close_pipes(h);
+	net_helper_reap(h);
 	return r;
 }
 
@@ -291,15 +303,11 @@ void net_early_release(void)
 {
 	if (early_net.pid < 0)
 		return;
-	close(early_net.release[1]);
-	close(early_net.release[0]);
-	close(early_net.ready[0]);
-	close(early_net.ready[1]);
+	net_helper_close_pipes(&early_net);
 	if (early_net_pidfd >= 0)
 		close(early_net_pidfd);
 	early_net_pidfd = -1;
-	while (waitpid(early_net.pid, NULL, __WALL) < 0 && errno == EINTR)
-		;
+	net_helper_reap(&early_net);
 	early_net.pid = -1;
 }
 
@@ -358,10 +366,7 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 		if (net_helper_enter(&early_net, early_net_pidfd) < 0)
 			child_fail(errfd);
 		close(early_net_pidfd);
-		close(early_net.release[0]);
-		close(early_net.release[1]);
-		close(early_net.ready[0]);
-		close(early_net.ready[1]);
+		net_helper_close_pipes(&early_net);
 	} else if (s->layers.netns && net_helper_join(&nh) < 0) {
 		child_fail(errfd);
 	}
