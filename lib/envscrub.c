@@ -1,7 +1,6 @@
 #include "config.h"
 #include "envscrub.h"
 
-#include <ctype.h>
 #include <string.h>
 
 /* Names that carry credentials in common tools, and the sockets of agents
@@ -18,6 +17,13 @@ const char *const envscrub_default_patterns[] = {
 	NULL,
 };
 
+/* ASCII case folding without a locale lookup per character: variable
+ * names are ASCII, and this runs for every pattern against every name. */
+static inline unsigned char fold(unsigned char c)
+{
+	return c >= 'a' && c <= 'z' ? (unsigned char)(c - 'a' + 'A') : c;
+}
+
 /* Case-insensitive glob with '*' and '?' only (all that variable names
  * need); iterative, with one backtrack point, so linear in practice and
  * several times cheaper than fnmatch(FNM_CASEFOLD) on the start-up path. */
@@ -28,8 +34,7 @@ bool glob_match_ci(const char *pat, const char *s)
 		if (*pat == '*') {
 			star = pat++;
 			resume = s;
-		} else if (*pat == '?' || (*pat && toupper((unsigned char)*pat) ==
-							toupper((unsigned char)*s))) {
+		} else if (*pat == '?' || (*pat && fold((unsigned char)*pat) == fold((unsigned char)*s))) {
 			pat++;
 			s++;
 		} else if (star) {
