@@ -134,7 +134,8 @@ static char **build_env(const struct session *s, const char *session_id)
 		env[w++] = environ[i];
 	}
 	env[w] = NULL;
-	w -= (size_t)envscrub_filter(env, s->pol.env_unset);
+	if (s->pol.env_unset.n)
+		w -= (size_t)envscrub_filter(env, (const char *const *)s->pol.env_unset.v);
 	env[w++] = xasprintf("TMPDIR=%s", s->layers.mntns ? "/tmp" : s->fallback_tmp);
 	env[w++] = xstrdup("WICKET=1");
 	env[w++] = xasprintf("WICKET_POLICY=%s", s->pol.name);

@@ -28,7 +28,10 @@ void policy_default(struct policy *pol, const char *workspace, const char *home,
 	pol->name = read_only ? "read-only" : "workspace-write";
 	pol->net = NET_NONE;
 	pol->private_tmp = true;
-	pol->env_unset = envscrub_default_patterns;
+	pol->sandbox = true;
+	strv_add(&pol->read, "/");
+	for (size_t i = 0; envscrub_default_patterns[i]; i++)
+		strv_add(&pol->env_unset, envscrub_default_patterns[i]);
 	if (!read_only)
 		strv_add(&pol->write, workspace);
 	/* git still works (objects, index, refs) but no hook or config that

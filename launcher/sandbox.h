@@ -9,17 +9,28 @@
 
 #include "util.h"
 
-enum net_mode { NET_NONE, NET_FULL };
+enum net_mode { NET_NONE, NET_FULL, NET_PORTS };
+
+struct port_list {
+	unsigned short *v;
+	size_t n;
+};
 
 /* A policy after resolution: every path absolute and canonical. */
 struct policy {
 	const char *name;
+	bool sandbox;           /* false: full access, no layer at all */
+	struct strv read;       /* existing, canonical readable roots ("/": all) */
 	struct strv write;      /* existing, canonical, writable roots */
 	struct strv protect;    /* read-only inside writable roots */
 	struct strv hide;       /* covered with an empty, unreadable mount */
 	enum net_mode net;
+	struct port_list connect; /* NET_PORTS: TCP ports connect() may reach */
+	struct port_list bind;    /* NET_PORTS: TCP ports bind() may take */
+	bool udp;               /* NET_PORTS: UDP sockets, any port (all or nothing) */
 	bool private_tmp;       /* /tmp is a fresh per-session tmpfs */
-	const char *const *env_unset;
+	struct strv env_unset;  /* glob patterns of variables removed */
+	struct strv env_set;    /* NAME=value set in the command's environment */
 };
 
 /* What the kernel on this machine can do (probe.c). */
