@@ -1,17 +1,20 @@
 # C unit tests of the pure logic (TAP).
 UNIT_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 check_PROGRAMS += tests/unit/test-path tests/unit/test-envscrub tests/unit/test-plan \
-	tests/unit/test-layers
+	tests/unit/test-layers tests/unit/test-policy
 EXTRA_DIST += tests/unit/tap.h
 tests_unit_test_path_SOURCES = tests/unit/test-path.c
 tests_unit_test_path_CPPFLAGS = $(UNIT_CPPFLAGS)
-tests_unit_test_path_LDADD = lib/libwicket.la
+tests_unit_test_path_LDADD = lib/libwicket.la $(JANSSON_LIBS)
 tests_unit_test_envscrub_SOURCES = tests/unit/test-envscrub.c
 tests_unit_test_envscrub_CPPFLAGS = $(UNIT_CPPFLAGS)
-tests_unit_test_envscrub_LDADD = lib/libwicket.la
+tests_unit_test_envscrub_LDADD = lib/libwicket.la $(JANSSON_LIBS)
 tests_unit_test_plan_SOURCES = tests/unit/test-plan.c
 tests_unit_test_plan_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_plan_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 tests_unit_test_layers_SOURCES = tests/unit/test-layers.c
 tests_unit_test_layers_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_layers_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
+tests_unit_test_policy_SOURCES = tests/unit/test-policy.c
+tests_unit_test_policy_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_policy_LDADD = lib/libwicket.la $(JANSSON_LIBS)

@@ -1,0 +1,1011 @@
+/* The policy loader: JSON in, a layered and validated policy out. See
+ * policy.h for the layering rules and wicket-policy(5) for the format. */
+#include "config.h"
+#include "policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "path.h"
+
+#define MAX_FILE_SIZE (1 << 20)
+#define MAX_DEPTH 16
+
+/* One file being applied: its label for messages and where it lives. */
+struct src {
+	const char *label;   /* as shown in messages */
+	const char *dir;     /* directory for relative "extends" paths, or NULL */
+	const char *as_name; /* the name it was found by, or NULL */
+	int search_pos;      /* index of the search dir it was found in, -1 */
+	bool builtin;
+};
+
+struct loader {
+	struct wk_policy_ctx *ctx;
+	struct strv stack; /* identities being loaded, for cycles */
+	int depth;
+	int errors;
+	/* Which scalar the policy set, and where, for contradictions. */
+	char *sandbox_where;
+};
+
+static void err(struct loader *l, const char *label, const char *ptr, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void err(struct loader *l, const char *label, const char *ptr, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg;
+	if (vasprintf(&msg, fmt, ap) < 0)
+		die("out of memory");
+	va_end(ap);
+	if (ptr)
+		strv_push(&l->ctx->errors, xasprintf("%s: %s: %s", label, ptr[0] ? ptr : "/", msg));
+	else
+		strv_push(&l->ctx->errors, xasprintf("%s: %s", label, msg));
+	free(msg);
+	l->errors++;
+}
+
+/* JSON pointer of KEY under PARENT (RFC 6901 escaping). */
+static char *ptr_key(const char *parent, const char *key)
+{
+	size_t n = strlen(parent) + 2 + 2 * strlen(key);
+	char *p = xmalloc(n), *w = p + strlen(parent);
+	strcpy(p, parent);
+	*w++ = '/';
+	for (const char *k = key; *k; k++) {
+		if (*k == '~') {
+			*w++ = '~';
+			*w++ = '0';
+		} else if (*k == '/') {
+			*w++ = '~';
+			*w++ = '1';
+		} else {
+			*w++ = *k;
+		}
+	}
+	*w = '\0';
+	return p;
+}
+
+static char *ptr_idx(const char *parent, size_t i)
+{
+	return xasprintf("%s/%zu", parent, i);
+}
+
+static const char *type_name(const json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		return "null";
+	}
+	return "something else";
+}
+
+/* --- unknown keys ------------------------------------------------------ */
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return 99;
+	size_t row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+			size_t best = diag + cost;
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* Every key of OBJ must be one of KNOWN; near misses get a suggestion. */
+static void check_keys(struct loader *l, const struct src *s, const char *ptr, json_t *obj,
+		       const char *const *known)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach(obj, key, v) {
+		bool ok = false;
+		for (size_t i = 0; known[i] && !ok; i++)
+			ok = strcmp(key, known[i]) == 0;
+		if (ok)
+			continue;
+		const char *best = NULL;
+		size_t bd = 3;
+		for (size_t i = 0; known[i]; i++) {
+			size_t d = edit_distance(key, known[i]);
+			if (d < bd && d <= strlen(known[i]) / 2) {
+				bd = d;
+				best = known[i];
+			}
+		}
+		char *p = ptr_key(ptr, key);
+		if (best) {
+			err(l, s->label, p, "unknown key \"%s\"; did you mean \"%s\"?", key, best);
+		} else {
+			char list[256] = "";
+			for (size_t i = 0; known[i]; i++) {
+				if (i)
+					strncat(list, ", ", sizeof list - strlen(list) - 1);
+				strncat(list, known[i], sizeof list - strlen(list) - 1);
+			}
+			err(l, s->label, p, "unknown key \"%s\" (known here: %s)", key, list);
+		}
+		free(p);
+	}
+}
+
+/* --- variables --------------------------------------------------------- */
+
+static const char *var_value(const struct wk_vars *v, const char *name, size_t len)
+{
+	if (len == 3 && strncmp(name, "cwd", 3) == 0)
+		return v->cwd;
+	if (len == 4 && strncmp(name, "home", 4) == 0)
+		return v->home;
+	if (len == 6 && strncmp(name, "tmpdir", 6) == 0)
+		return v->tmpdir;
+	if (len == 11 && strncmp(name, "runtime_dir", 11) == 0)
+		return v->runtime_dir;
+	return NULL;
+}
+
+/* Expand ${var} (and, when TILDE, a leading "~" or "~/"). Returns NULL
+ * and a message in *why on an unknown or unterminated variable. */
+static char *expand(const struct wk_vars *vars, const char *in, bool tilde, char **why)
+{
+	size_t cap = strlen(in) + 1, n = 0;
+	char *out = xmalloc(cap);
+	const char *p = in;
+#define PUT(str, len)                                       \
+	do {                                                \
+		size_t l_ = (len);                          \
+		while (n + l_ + 1 > cap)                    \
+			out = xrealloc(out, cap *= 2);      \
+		memcpy(out + n, (str), l_);                 \
+		n += l_;                                    \
+	} while (0)
+	if (tilde && p[0] == '~') {
+		if (p[1] != '\0' && p[1] != '/') {
+			*why = xasprintf("\"%s\": ~user is not supported; write ${home}/... or an "
+					 "absolute path", in);
+			free(out);
+			return NULL;
+		}
+		if (!vars->home) {
+			*why = xasprintf("\"%s\": ~ has no value here (no home directory)", in);
+			free(out);
+			return NULL;
+		}
+		PUT(vars->home, strlen(vars->home));
+		p++;
+	}
+	while (*p) {
+		if (p[0] == '$' && p[1] == '{') {
+			const char *end = strchr(p + 2, '}');
+			if (!end) {
+				*why = xasprintf("unterminated variable in \"%s\"", in);
+				free(out);
+				return NULL;
+			}
+			const char *val = var_value(vars, p + 2, (size_t)(end - p - 2));
+			if (!val) {
+				if (var_value(&(struct wk_vars){"", "", "", ""}, p + 2,
+					      (size_t)(end - p - 2)))
+					*why = xasprintf("\"%s\": ${%.*s} has no value here", in,
+							 (int)(end - p - 2), p + 2);
+				else
+					*why = xasprintf("unknown variable ${%.*s} in \"%s\" (known: "
+							 "${cwd}, ${home}, ${tmpdir}, ${runtime_dir})",
+							 (int)(end - p - 2), p + 2, in);
+				free(out);
+				return NULL;
+			}
+			PUT(val, strlen(val));
+			p = end + 1;
+		} else {
+			PUT(p, 1);
+			p++;
+		}
+	}
+#undef PUT
+	out[n] = '\0';
+	return out;
+}
+
+/* --- appliers ---------------------------------------------------------- */
+
+static bool rules_has(const struct wk_rules *r, const char *path)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+static void apply_paths(struct loader *l, const struct src *s, const char *ptr, json_t *arr,
+			struct wk_rules *out)
+{
+	if (!json_is_array(arr)) {
+		err(l, s->label, ptr, "expected an array of paths, got %s", type_name(arr));
+		return;
+	}
+	size_t i;
+	json_t *e;
+	json_array_foreach(arr, i, e) {
+		char *p = ptr_idx(ptr, i);
+		const char *text = json_string_value(e);
+		char *why = NULL, *x = NULL, *norm = NULL;
+		if (!json_is_string(e)) {
+			err(l, s->label, p, "expected a path (a string), got %s", type_name(e));
+		} else if (text[0] == '\0') {
+			err(l, s->label, p, "empty path");
+		} else if (strlen(text) >= PATH_MAX) {
+			err(l, s->label, p, "path longer than %d bytes", PATH_MAX);
+		} else if (!(x = expand(&l->ctx->vars, text, true, &why))) {
+			err(l, s->label, p, "%s", why);
+		} else if (x[0] != '/') {
+			err(l, s->label, p,
+			    "relative path \"%s\"; write an absolute path or ${cwd}/%s", text, text);
+		} else if (!(norm = path_normalize(x))) {
+			err(l, s->label, p, "cannot normalise \"%s\"", text);
+		} else if (!rules_has(out, norm)) {
+			if (out->n == out->cap) {
+				out->cap = out->cap ? out->cap * 2 : 8;
+				out->v = xrealloc(out->v, out->cap * sizeof *out->v);
+			}
+			out->v[out->n++] = (struct wk_rule){
+				.text = xstrdup(text),
+				.path = norm,
+				.where = xasprintf("%s: %s", s->label, p),
+			};
+			norm = NULL;
+		}
+		free(why);
+		free(x);
+		free(norm);
+		free(p);
+	}
+}
+
+static void apply_ports(struct loader *l, const struct src *s, const char *ptr, json_t *arr,
+			struct wk_ports *out)
+{
+	if (!json_is_array(arr)) {
+		err(l, s->label, ptr, "expected an array of port numbers, got %s", type_name(arr));
+		return;
+	}
+	size_t i;
+	json_t *e;
+	json_array_foreach(arr, i, e) {
+		char *p = ptr_idx(ptr, i);
+		if (!json_is_integer(e)) {
+			err(l, s->label, p, "expected a port number (an integer), got %s",
+			    type_name(e));
+		} else if (json_integer_value(e) < 1 || json_integer_value(e) > 65535) {
+			err(l, s->label, p, "port %" JSON_INTEGER_FORMAT " out of range (1-65535)",
+			    json_integer_value(e));
+		} else {
+			uint16_t port = (uint16_t)json_integer_value(e);
+			bool dup = false;
+			for (size_t k = 0; k < out->n && !dup; k++)
+				dup = out->v[k] == port;
+			if (!dup) {
+				if (out->n == out->cap) {
+					out->cap = out->cap ? out->cap * 2 : 8;
+					out->v = xrealloc(out->v, out->cap * sizeof *out->v);
+				}
+				out->v[out->n++] = port;
+			}
+		}
+		free(p);
+	}
+}
+
+static bool get_bool(struct loader *l, const struct src *s, const char *ptr, json_t *v, bool *out)
+{
+	if (!json_is_boolean(v)) {
+		err(l, s->label, ptr, "expected true or false, got %s", type_name(v));
+		return false;
+	}
+	*out = json_is_true(v);
+	return true;
+}
+
+static void apply_filesystem(struct loader *l, const struct src *s, json_t *fs,
+			     struct wk_policy *out)
+{
+	static const char *const known[] = {"read", "write", "protect", "hide", NULL};
+	if (!json_is_object(fs)) {
+		err(l, s->label, "/filesystem", "expected an object, got %s", type_name(fs));
+		return;
+	}
+	check_keys(l, s, "/filesystem", fs, known);
+	json_t *v;
+	if ((v = json_object_get(fs, "read")))
+		apply_paths(l, s, "/filesystem/read", v, &out->read);
+	if ((v = json_object_get(fs, "write")))
+		apply_paths(l, s, "/filesystem/write", v, &out->write);
+	if ((v = json_object_get(fs, "protect")))
+		apply_paths(l, s, "/filesystem/protect", v, &out->protect);
+	if ((v = json_object_get(fs, "hide")))
+		apply_paths(l, s, "/filesystem/hide", v, &out->hide);
+}
+
+static void apply_network(struct loader *l, const struct src *s, json_t *net,
+			  struct wk_policy *out)
+{
+	static const char *const known[] = {"mode", "connect", "bind", "udp", NULL};
+	if (!json_is_object(net)) {
+		err(l, s->label, "/network", "expected an object, got %s", type_name(net));
+		return;
+	}
+	check_keys(l, s, "/network", net, known);
+	json_t *v;
+	if ((v = json_object_get(net, "mode"))) {
+		const char *m = json_string_value(v);
+		if (!m)
+			err(l, s->label, "/network/mode", "expected \"none\", \"full\" or \"ports\", got %s",
+			    type_name(v));
+		else if (strcmp(m, "none") == 0)
+			out->net = WK_NET_NONE;
+		else if (strcmp(m, "full") == 0)
+			out->net = WK_NET_FULL;
+		else if (strcmp(m, "ports") == 0)
+			out->net = WK_NET_PORTS;
+		else
+			err(l, s->label, "/network/mode",
+			    "unknown mode \"%s\"; expected \"none\", \"full\" or \"ports\"", m);
+	}
+	if ((v = json_object_get(net, "connect")))
+		apply_ports(l, s, "/network/connect", v, &out->connect);
+	if ((v = json_object_get(net, "bind")))
+		apply_ports(l, s, "/network/bind", v, &out->bind);
+	if ((v = json_object_get(net, "udp")))
+		get_bool(l, s, "/network/udp", v, &out->udp);
+}
+
+static bool valid_env_name(const char *n)
+{
+	if (!((*n >= 'A' && *n <= 'Z') || (*n >= 'a' && *n <= 'z') || *n == '_'))
+		return false;
+	for (n++; *n; n++)
+		if (!((*n >= 'A' && *n <= 'Z') || (*n >= 'a' && *n <= 'z') ||
+		      (*n >= '0' && *n <= '9') || *n == '_'))
+			return false;
+	return true;
+}
+
+static void apply_env(struct loader *l, const struct src *s, json_t *env, struct wk_policy *out)
+{
+	static const char *const known[] = {"unset", "set", NULL};
+	if (!json_is_object(env)) {
+		err(l, s->label, "/env", "expected an object, got %s", type_name(env));
+		return;
+	}
+	check_keys(l, s, "/env", env, known);
+	json_t *v;
+	if ((v = json_object_get(env, "unset"))) {
+		if (!json_is_array(v)) {
+			err(l, s->label, "/env/unset", "expected an array of name patterns, got %s",
+			    type_name(v));
+		} else {
+			size_t i;
+			json_t *e;
+			json_array_foreach(v, i, e) {
+				char *p = ptr_idx("/env/unset", i);
+				const char *pat = json_string_value(e);
+				if (!pat)
+					err(l, s->label, p, "expected a name pattern (a string), got %s",
+					    type_name(e));
+				else if (!pat[0] || strchr(pat, '='))
+					err(l, s->label, p,
+					    "\"%s\" is not a variable name pattern (letters, digits, _, * and ?)",
+					    pat);
+				else if (!strv_contains(&out->env_unset, pat))
+					strv_add(&out->env_unset, pat);
+				free(p);
+			}
+		}
+	}
+	if ((v = json_object_get(env, "set"))) {
+		if (!json_is_object(v)) {
+			err(l, s->label, "/env/set", "expected an object of NAME: value, got %s",
+			    type_name(v));
+			return;
+		}
+		const char *name;
+		json_t *e;
+		json_object_foreach(v, name, e) {
+			char *p = ptr_key("/env/set", name);
+			const char *val = json_string_value(e);
+			char *why = NULL, *x = NULL;
+			if (!valid_env_name(name))
+				err(l, s->label, p, "\"%s\" is not a valid variable name", name);
+			else if (strncmp(name, "WICKET", 6) == 0)
+				err(l, s->label, p, "%s is set by wicket itself", name);
+			else if (!val)
+				err(l, s->label, p, "expected a string value, got %s", type_name(e));
+			else if (!(x = expand(&l->ctx->vars, val, false, &why)))
+				err(l, s->label, p, "%s", why);
+			else {
+				size_t nl = strlen(name);
+				size_t k;
+				for (k = 0; k < out->env_set.n; k++)
+					if (strncmp(out->env_set.v[k], name, nl) == 0 &&
+					    out->env_set.v[k][nl] == '=')
+						break;
+				char *kv = xasprintf("%s=%s", name, x);
+				if (k < out->env_set.n) {
+					free(out->env_set.v[k]);
+					out->env_set.v[k] = kv;
+				} else {
+					strv_push(&out->env_set, kv);
+				}
+			}
+			free(x);
+			free(why);
+			free(p);
+		}
+	}
+}
+
+static void apply_argvs(struct loader *l, const struct src *s, const char *ptr, json_t *arr,
+			struct wk_argvs *out)
+{
+	if (!json_is_array(arr)) {
+		err(l, s->label, ptr, "expected an array of command prefixes, got %s",
+		    type_name(arr));
+		return;
+	}
+	size_t i;
+	json_t *e;
+	json_array_foreach(arr, i, e) {
+		char *p = ptr_idx(ptr, i);
+		if (!json_is_array(e) || json_array_size(e) == 0) {
+			err(l, s->label, p,
+			    "expected a command prefix: a non-empty array of strings like "
+			    "[\"git\", \"push\"], got %s",
+			    json_is_array(e) ? "an empty array" : type_name(e));
+			free(p);
+			continue;
+		}
+		struct strv argv = {0};
+		size_t j;
+		json_t *a;
+		bool bad = false;
+		json_array_foreach(e, j, a) {
+			if (!json_is_string(a)) {
+				char *pj = ptr_idx(p, j);
+				err(l, s->label, pj, "expected an argument (a string), got %s",
+				    type_name(a));
+				free(pj);
+				bad = true;
+			} else {
+				strv_add(&argv, json_string_value(a));
+			}
+		}
+		if (bad) {
+			strv_free(&argv);
+		} else {
+			if (out->n == out->cap) {
+				out->cap = out->cap ? out->cap * 2 : 4;
+				out->v = xrealloc(out->v, out->cap * sizeof *out->v);
+			}
+			out->v[out->n++] = argv;
+		}
+		free(p);
+	}
+}
+
+static void apply_escalation(struct loader *l, const struct src *s, json_t *esc,
+			     struct wk_policy *out)
+{
+	static const char *const known[] = {"mode", "approver", "allow", "deny", "timeout", NULL};
+	if (!json_is_object(esc)) {
+		err(l, s->label, "/escalation", "expected an object, got %s", type_name(esc));
+		return;
+	}
+	check_keys(l, s, "/escalation", esc, known);
+	json_t *v;
+	if ((v = json_object_get(esc, "mode"))) {
+		const char *m = json_string_value(v);
+		if (!m)
+			err(l, s->label, "/escalation/mode",
+			    "expected \"prompt\", \"deny\" or \"approver\", got %s", type_name(v));
+		else if (strcmp(m, "prompt") == 0)
+			out->esc_mode = WK_ESC_PROMPT;
+		else if (strcmp(m, "deny") == 0)
+			out->esc_mode = WK_ESC_DENY;
+		else if (strcmp(m, "approver") == 0)
+			out->esc_mode = WK_ESC_APPROVER;
+		else
+			err(l, s->label, "/escalation/mode",
+			    "unknown mode \"%s\"; expected \"prompt\", \"deny\" or \"approver\"", m);
+	}
+	if ((v = json_object_get(esc, "approver"))) {
+		const char *a = json_string_value(v);
+		char *why = NULL, *x = NULL;
+		if (!a)
+			err(l, s->label, "/escalation/approver",
+			    "expected the path of a program (a string), got %s", type_name(v));
+		else if (!(x = expand(&l->ctx->vars, a, true, &why)))
+			err(l, s->label, "/escalation/approver", "%s", why);
+		else if (x[0] != '/')
+			err(l, s->label, "/escalation/approver",
+			    "relative path \"%s\"; the approver must be an absolute path", a);
+		else {
+			free(out->esc_approver);
+			out->esc_approver = x;
+			x = NULL;
+		}
+		free(x);
+		free(why);
+	}
+	if ((v = json_object_get(esc, "timeout"))) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		    json_integer_value(v) > 86400)
+			err(l, s->label, "/escalation/timeout",
+			    "expected a number of seconds from 1 to 86400");
+		else
+			out->esc_timeout = (int)json_integer_value(v);
+	}
+	if ((v = json_object_get(esc, "allow")))
+		apply_argvs(l, s, "/escalation/allow", v, &out->esc_allow);
+	if ((v = json_object_get(esc, "deny")))
+		apply_argvs(l, s, "/escalation/deny", v, &out->esc_deny);
+}
+
+/* --- files and names --------------------------------------------------- */
+
+bool wk_policy_is_name(const char *s)
+{
+	if (!s[0] || s[0] == '.' || strlen(s) > 64)
+		return false;
+	size_t n = strlen(s);
+	if (n > 5 && strcmp(s + n - 5, ".json") == 0)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
+			return false;
+	return true;
+}
+
+const struct wk_builtin *wk_builtin_find(const char *name)
+{
+	for (size_t i = 0; wk_builtins[i].name; i++)
+		if (strcmp(wk_builtins[i].name, name) == 0)
+			return &wk_builtins[i];
+	return NULL;
+}
+
+static char *find_from(const struct wk_policy_ctx *ctx, const char *name, int from, int *pos)
+{
+	for (int i = from; ctx->search && ctx->search[i]; i++) {
+		char *f = xasprintf("%s/%s.json", ctx->search[i], name);
+		struct stat st;
+		if (stat(f, &st) == 0) {
+			*pos = i;
+			return f;
+		}
+		free(f);
+	}
+	*pos = -1;
+	return NULL;
+}
+
+char *wk_policy_find_file(const struct wk_policy_ctx *ctx, const char *name)
+{
+	int pos;
+	return find_from(ctx, name, 0, &pos);
+}
+
+static int load_file(struct loader *l, const char *path, const char *as_name, int pos,
+		     const char *via, struct wk_policy *out);
+static int load_builtin(struct loader *l, const struct wk_builtin *b, struct wk_policy *out);
+
+/* Load whatever NAME_OR_FILE names, as seen from the file FROM (for
+ * relative paths and self-shadowing names). VIA labels the reference. */
+static int load_ref(struct loader *l, const struct src *from, const char *ref, const char *via,
+		    struct wk_policy *out)
+{
+	if (wk_policy_is_name(ref)) {
+		bool self = from && from->as_name && strcmp(from->as_name, ref) == 0;
+		/* A file NAME.json that extends NAME means the next one along
+		 * the search order (typically the built-in it refines). A
+		 * built-in extends built-ins only: a user's file does not
+		 * silently change what another built-in means. */
+		int start = self && from->search_pos >= 0 ? from->search_pos + 1 : 0;
+		int pos = -1;
+		char *f = NULL;
+		if (l->ctx->follow_files && !(from && from->builtin))
+			f = find_from(l->ctx, ref, start, &pos);
+		if (f) {
+			int r = load_file(l, f, ref, pos, via, out);
+			free(f);
+			return r;
+		}
+		const struct wk_builtin *b = wk_builtin_find(ref);
+		if (b)
+			return load_builtin(l, b, out);
+		char list[512] = "";
+		for (int i = 0; l->ctx->search && l->ctx->search[i]; i++) {
+			strncat(list, l->ctx->search[i], sizeof list - strlen(list) - 1);
+			strncat(list, ", ", sizeof list - strlen(list) - 1);
+		}
+		char *names = xstrdup("");
+		for (size_t i = 0; wk_builtins[i].name; i++) {
+			char *t = xasprintf("%s%s%s", names, i ? ", " : "", wk_builtins[i].name);
+			free(names);
+			names = t;
+		}
+		if (via)
+			err(l, from ? from->label : via, "/extends",
+			    "no policy named \"%s\" (searched %sthe built-ins: %s)", ref, list, names);
+		else
+			err(l, ref, NULL, "no policy named \"%s\" (searched %sthe built-ins: %s)", ref,
+			    list, names);
+		free(names);
+		return -1;
+	}
+	if (!l->ctx->follow_files) {
+		err(l, from ? from->label : ref, from ? "/extends" : NULL,
+		    "\"%s\": only built-in policies can be extended here", ref);
+		return -1;
+	}
+	char *path;
+	if (ref[0] == '/' || !from || !from->dir)
+		path = xstrdup(ref);
+	else
+		path = path_join(from->dir, ref);
+	int r = load_file(l, path, NULL, -1, via, out);
+	free(path);
+	return r;
+}
+
+static int apply_doc(struct loader *l, const struct src *s, json_t *doc, struct wk_policy *out)
+{
+	static const char *const known[] = {"extends", "description", "sandbox", "filesystem",
+					     "network", "env", "escalation", NULL};
+	if (!json_is_object(doc)) {
+		err(l, s->label, "", "expected an object, got %s", type_name(doc));
+		return -1;
+	}
+	check_keys(l, s, "", doc, known);
+	json_t *v;
+	if ((v = json_object_get(doc, "extends"))) {
+		const char *ref = json_string_value(v);
+		if (!ref)
+			err(l, s->label, "/extends", "expected a policy name or file (a string), got %s",
+			    type_name(v));
+		else if (!ref[0])
+			err(l, s->label, "/extends", "empty policy name");
+		else
+			load_ref(l, s, ref, s->label, out);
+	}
+	if ((v = json_object_get(doc, "description"))) {
+		if (!json_is_string(v)) {
+			err(l, s->label, "/description", "expected a string, got %s", type_name(v));
+		} else {
+			free(out->description);
+			out->description = xstrdup(json_string_value(v));
+		}
+	}
+	if ((v = json_object_get(doc, "sandbox")) && get_bool(l, s, "/sandbox", v, &out->sandbox)) {
+		free(l->sandbox_where);
+		l->sandbox_where = out->sandbox ? NULL : xasprintf("%s: /sandbox", s->label);
+	}
+	if ((v = json_object_get(doc, "filesystem")))
+		apply_filesystem(l, s, v, out);
+	if ((v = json_object_get(doc, "network")))
+		apply_network(l, s, v, out);
+	if ((v = json_object_get(doc, "env")))
+		apply_env(l, s, v, out);
+	if ((v = json_object_get(doc, "escalation")))
+		apply_escalation(l, s, v, out);
+	return 0;
+}
+
+static int load_data(struct loader *l, const struct src *s, const char *ident, const char *data,
+		     size_t len, struct wk_policy *out)
+{
+	for (size_t i = 0; i < l->stack.n; i++) {
+		if (strcmp(l->stack.v[i], ident) == 0) {
+			char *cycle = xstrdup("");
+			for (size_t k = i; k < l->stack.n; k++) {
+				char *t = xasprintf("%s%s -> ", cycle, l->stack.v[k]);
+				free(cycle);
+				cycle = t;
+			}
+			err(l, s->label, "/extends", "\"extends\" cycle: %s%s", cycle, ident);
+			free(cycle);
+			return -1;
+		}
+	}
+	if (l->depth >= MAX_DEPTH) {
+		err(l, s->label, "/extends", "\"extends\" chain deeper than %d", MAX_DEPTH);
+		return -1;
+	}
+	json_error_t je;
+	json_t *doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+	if (!doc) {
+		/* FILE:LINE:COLUMN, as compilers say it, so editors can jump there. */
+		char *where = xasprintf("%s:%d:%d", s->label, je.line, je.column);
+		err(l, where, NULL, "syntax error: %s", je.text);
+		free(where);
+		return -1;
+	}
+	strv_add(&l->stack, ident);
+	l->depth++;
+	int r = apply_doc(l, s, doc, out);
+	l->depth--;
+	free(l->stack.v[--l->stack.n]);
+	l->stack.v[l->stack.n] = NULL;
+	json_decref(doc);
+	strv_add(&out->chain, s->label);
+	return r;
+}
+
+static int load_builtin(struct loader *l, const struct wk_builtin *b, struct wk_policy *out)
+{
+	char *label = xasprintf("built-in %s", b->name);
+	char *ident = xasprintf("builtin:%s", b->name);
+	struct src s = {
+		.label = label, .dir = NULL, .as_name = b->name, .search_pos = -1, .builtin = true,
+	};
+	int r = load_data(l, &s, ident, b->json, strlen(b->json), out);
+	free(ident);
+	free(label);
+	return r;
+}
+
+static int load_file(struct loader *l, const char *path, const char *as_name, int pos,
+		     const char *via, struct wk_policy *out)
+{
+	(void)via;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		err(l, path, NULL, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		err(l, path, NULL, "not a regular file");
+		close(fd);
+		return -1;
+	}
+	if (l->ctx->check_owner) {
+		/* As doas does with its configuration: a policy someone else
+		 * could have written is no policy of yours. */
+		if (st.st_uid != getuid() && st.st_uid != 0) {
+			err(l, path, NULL, "owned by uid %u, not by you or root; refusing it",
+			    (unsigned)st.st_uid);
+			close(fd);
+			return -1;
+		}
+		if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+			err(l, path, NULL,
+			    "writable by %s (mode %04o); refusing it (fix: chmod go-w %s)",
+			    (st.st_mode & S_IWOTH) ? "everyone" : "its group",
+			    (unsigned)(st.st_mode & 07777), path);
+			close(fd);
+			return -1;
+		}
+	}
+	if (st.st_size > MAX_FILE_SIZE) {
+		err(l, path, NULL, "larger than %d bytes", MAX_FILE_SIZE);
+		close(fd);
+		return -1;
+	}
+	size_t cap = (size_t)st.st_size + 1, len = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err(l, path, NULL, "cannot read: %s", strerror(errno));
+			free(buf);
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == cap) {
+			if (cap > MAX_FILE_SIZE) {
+				err(l, path, NULL, "larger than %d bytes", MAX_FILE_SIZE);
+				free(buf);
+				close(fd);
+				return -1;
+			}
+			buf = xrealloc(buf, cap *= 2);
+		}
+	}
+	close(fd);
+	char *real = realpath(path, NULL);
+	char *ident = real ? real : xstrdup(path);
+	char *norm = real ? xstrdup(real) : NULL;
+	char *dir = norm ? path_dirname(norm) : NULL;
+	struct src s = {.label = path, .dir = dir, .as_name = as_name, .search_pos = pos};
+	int r = load_data(l, &s, ident, buf, len, out);
+	free(dir);
+	free(norm);
+	free(ident);
+	free(buf);
+	return r;
+}
+
+/* --- whole policies ---------------------------------------------------- */
+
+static void defaults(struct wk_policy *p)
+{
+	memset(p, 0, sizeof *p);
+	p->sandbox = true;
+	p->net = WK_NET_NONE;
+	p->esc_mode = WK_ESC_PROMPT;
+	p->esc_timeout = 120;
+}
+
+/* Rules that only make sense together, checked on the layered result. */
+static void check_whole(struct loader *l, const char *label, struct wk_policy *p)
+{
+	for (size_t i = 0; i < p->write.n; i++)
+		for (size_t j = 0; j < p->hide.n; j++)
+			if (path_is_under(p->write.v[i].path, p->hide.v[j].path))
+				err(l, p->write.v[i].where, NULL,
+				    "\"%s\" is writable but %s (%s) hides it; a path cannot be both",
+				    p->write.v[i].path,
+				    strcmp(p->write.v[i].path, p->hide.v[j].path) ? "a parent" : "also",
+				    p->hide.v[j].where);
+	for (size_t i = 0; i < p->read.n; i++)
+		for (size_t j = 0; j < p->hide.n; j++)
+			if (strcmp(p->read.v[i].path, p->hide.v[j].path) == 0)
+				err(l, p->read.v[i].where, NULL,
+				    "\"%s\" is readable but also hidden (%s); a path cannot be both",
+				    p->read.v[i].path, p->hide.v[j].where);
+	if (p->net != WK_NET_PORTS && (p->connect.n || p->bind.n))
+		err(l, label, NULL,
+		    "network ports are listed but the network mode is \"%s\"; ports need "
+		    "\"mode\": \"ports\"",
+		    wk_net_name(p->net));
+	if (p->net != WK_NET_PORTS && p->udp)
+		err(l, label, NULL,
+		    "\"udp\": true needs \"mode\": \"ports\" (\"full\" allows UDP anyway, \"none\" "
+		    "allows no network)");
+	if (p->esc_mode == WK_ESC_APPROVER && !p->esc_approver)
+		err(l, label, NULL, "escalation mode \"approver\" needs \"approver\": the path of "
+				    "the program that decides");
+	if (!p->sandbox && (p->read.n || p->write.n || p->protect.n || p->hide.n ||
+			    p->net != WK_NET_FULL))
+		err(l, l->sandbox_where ? l->sandbox_where : label, NULL,
+		    "\"sandbox\": false means no sandbox at all; it cannot be combined with "
+		    "filesystem rules or a network mode other than \"full\"");
+}
+
+static int finish(struct loader *l, const char *label, struct wk_policy *out, int r)
+{
+	if (r == 0)
+		check_whole(l, label, out);
+	free(l->sandbox_where);
+	strv_free(&l->stack);
+	if (l->errors) {
+		wk_policy_free(out);
+		return -1;
+	}
+	return 0;
+}
+
+int wk_policy_load(struct wk_policy_ctx *ctx, const char *name_or_file, struct wk_policy *out)
+{
+	struct loader l = {.ctx = ctx};
+	defaults(out);
+	int r = load_ref(&l, NULL, name_or_file, NULL, out);
+	out->name = xstrdup(name_or_file);
+	out->source = xstrdup(out->chain.n ? out->chain.v[out->chain.n - 1] : name_or_file);
+	return finish(&l, name_or_file, out, r);
+}
+
+int wk_policy_load_buffer(struct wk_policy_ctx *ctx, const char *label, const char *data,
+			  size_t len, struct wk_policy *out)
+{
+	struct loader l = {.ctx = ctx};
+	defaults(out);
+	struct src s = {.label = label, .dir = NULL, .as_name = NULL, .search_pos = -1};
+	char *ident = xasprintf("buffer:%s", label);
+	int r = load_data(&l, &s, ident, data, len, out);
+	free(ident);
+	out->name = xstrdup(label);
+	out->source = xstrdup(label);
+	return finish(&l, label, out, r);
+}
+
+static void rules_free(struct wk_rules *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->v[i].text);
+		free(r->v[i].path);
+		free(r->v[i].where);
+	}
+	free(r->v);
+	memset(r, 0, sizeof *r);
+}
+
+static void argvs_free(struct wk_argvs *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		strv_free(&a->v[i]);
+	free(a->v);
+	memset(a, 0, sizeof *a);
+}
+
+void wk_policy_free(struct wk_policy *p)
+{
+	free(p->name);
+	free(p->source);
+	free(p->description);
+	strv_free(&p->chain);
+	rules_free(&p->read);
+	rules_free(&p->write);
+	rules_free(&p->protect);
+	rules_free(&p->hide);
+	free(p->connect.v);
+	free(p->bind.v);
+	strv_free(&p->env_unset);
+	strv_free(&p->env_set);
+	free(p->esc_approver);
+	argvs_free(&p->esc_allow);
+	argvs_free(&p->esc_deny);
+	memset(p, 0, sizeof *p);
+}
+
+void wk_policy_ctx_free(struct wk_policy_ctx *ctx)
+{
+	strv_free(&ctx->errors);
+}
+
+const char *wk_net_name(enum wk_net n)
+{
+	return n == WK_NET_FULL ? "full" : n == WK_NET_PORTS ? "ports" : "none";
+}
+
+const char *wk_esc_name(enum wk_esc e)
+{
+	return e == WK_ESC_DENY ? "deny" : e == WK_ESC_APPROVER ? "approver" : "prompt";
+}
