@@ -28,18 +28,23 @@ static void usage_main(FILE *f)
 		"       wicket shell [OPTIONS]            the same\n"
 		"       wicket run [OPTIONS] -- CMD [ARGS...]\n"
 		"       wicket doctor [--json]            what this kernel can enforce\n"
+		"       wicket policy list|show|check     the policies (see wicket-policy(5))\n"
 		"\n"
-		"The default sandbox: the workspace (the current directory) is writable;\n"
-		"everything else is read-only, metadata included; /tmp is private to the\n"
-		"session; ~/.ssh, ~/.aws and other secret stores are hidden; secret-looking\n"
-		"environment variables are removed; the network is off.\n"
+		"The default policy, workspace-write: the workspace (the current directory)\n"
+		"is writable; everything else is read-only, metadata included; /tmp is\n"
+		"private to the session; ~/.ssh, ~/.aws and other secret stores are hidden;\n"
+		"secret-looking environment variables are removed; the network is off.\n"
 		"\n"
 		"Options:\n"
+		"  -P, --policy NAME|FILE  the policy: read-only, workspace-write (default),\n"
+		"                        workspace-write-strict, full-access, or your own\n"
 		"  -C, --workspace DIR   use DIR as the workspace instead of the current directory\n"
 		"  -w, --write PATH      also make PATH writable (repeatable)\n"
 		"  -p, --protect PATH    keep PATH read-only inside a writable root (repeatable)\n"
-		"  -r, --read-only       nothing writable but private /tmp and /dev essentials\n"
-		"  -n, --net MODE        network: none (default) or full\n"
+		"  -r, --read-only       no writable root from the policy; private /tmp and\n"
+		"                        /dev essentials only\n"
+		"  -n, --net MODE        network: none, full, or ports (the policy's port lists);\n"
+		"                        replaces the policy's mode\n"
 		"      --best-effort     run even where the kernel cannot enforce everything,\n"
 		"                        saying up front what is weaker\n"
 		"  -h, --help            show this help\n"
@@ -53,6 +58,7 @@ static void usage_main(FILE *f)
 enum { OPT_BEST_EFFORT = 256 };
 
 static const struct option run_opts[] = {
+	{"policy", required_argument, NULL, 'P'},
 	{"workspace", required_argument, NULL, 'C'},
 	{"write", required_argument, NULL, 'w'},
 	{"protect", required_argument, NULL, 'p'},
@@ -65,9 +71,11 @@ static const struct option run_opts[] = {
 };
 
 struct cli {
+	const char *policy;
 	const char *workspace;
 	struct strv write, protect;
 	bool read_only, best_effort;
+	bool net_set;
 	enum net_mode net;
 };
 
@@ -123,7 +131,7 @@ static char **build_env(const struct session *s, const char *session_id)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + 8, sizeof *env);
+	char **env = xcalloc(n + s->pol.env_set.n + 8, sizeof *env);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		/* Our own variables are set below, never inherited. */
@@ -136,7 +144,24 @@ static char **build_env(const struct session *s, const char *session_id)
 	env[w] = NULL;
 	if (s->pol.env_unset.n)
 		w -= (size_t)envscrub_filter(env, (const char *const *)s->pol.env_unset.v);
-	env[w++] = xasprintf("TMPDIR=%s", s->layers.mntns ? "/tmp" : s->fallback_tmp);
+	/* The policy's env.set comes after env.unset: what it sets, it means. */
+	for (size_t i = 0; i < s->pol.env_set.n; i++) {
+		const char *kv = s->pol.env_set.v[i];
+		size_t nl = (size_t)(strchr(kv, '=') - kv) + 1;
+		size_t r = 0, k = 0;
+		for (; env[r]; r++)
+			if (strncmp(env[r], kv, nl) != 0)
+				env[k++] = env[r];
+		env[k] = NULL;
+		w = k;
+		env[w++] = (char *)kv;
+		env[w] = NULL;
+	}
+	bool tmpdir_set = false;
+	for (size_t i = 0; i < s->pol.env_set.n; i++)
+		tmpdir_set |= strncmp(s->pol.env_set.v[i], "TMPDIR=", 7) == 0;
+	if (!tmpdir_set)
+		env[w++] = xasprintf("TMPDIR=%s", s->layers.mntns ? "/tmp" : s->fallback_tmp);
 	env[w++] = xstrdup("WICKET=1");
 	env[w++] = xasprintf("WICKET_POLICY=%s", s->pol.name);
 	env[w++] = xasprintf("WICKET_SESSION=%s", session_id);
@@ -202,12 +227,19 @@ static void late_prepare(struct session *s)
 {
 	struct passwd *pw = session_passwd(s->uid);
 	const char *home = getenv("HOME");
-	if (pw && pw->pw_dir && home && home[0] == '/' && strcmp(pw->pw_dir, home) != 0) {
+	if (pw && pw->pw_dir && pw->pw_dir[0] == '/' && home && home[0] == '/' &&
+	    strcmp(pw->pw_dir, home) != 0 && s->wpol.hide.n) {
 		/* HOME was moved: the real home's secrets stay hidden too. */
-		struct policy extra;
-		policy_default(&extra, s->workspace, pw->pw_dir, true);
-		for (size_t i = 0; i < extra.hide.n; i++)
-			strv_add(&s->pol.hide, extra.hide.v[i]);
+		struct wk_policy_ctx ctx;
+		policy_ctx_init(&ctx, s->workspace, pw->pw_dir);
+		struct wk_policy again;
+		if (wk_policy_load(&ctx, s->wpol.name, &again) == 0) {
+			for (size_t i = 0; i < again.hide.n; i++)
+				if (!strv_contains(&s->pol.hide, again.hide.v[i].path))
+					strv_add(&s->pol.hide, again.hide.v[i].path);
+			wk_policy_free(&again);
+		}
+		wk_policy_ctx_free(&ctx);
 	}
 	plan_build_late(s);
 	s->envp = build_env(s, s->session_id);
@@ -241,32 +273,58 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	if (stat(s.workspace, &st) < 0 || !S_ISDIR(st.st_mode))
 		die("workspace %s: not a directory", ws);
 
+	/* The policy, loaded and checked before anything else happens. */
+	struct wk_policy_ctx pctx;
+	policy_ctx_init(&pctx, s.workspace, home);
+	struct wk_policy wp;
+	/* --read-only alone is the read-only built-in; with --policy it drops
+	 * that policy's writable roots. */
+	policy_load_or_die(&pctx, cli->policy ? cli->policy
+				: cli->read_only ? "read-only" : DEFAULT_POLICY, &wp);
+	if (!wp.sandbox && (cli->write.n || cli->protect.n || cli->read_only ||
+			    (cli->net_set && cli->net != NET_FULL)))
+		die("policy %s runs without a sandbox; --write, --protect, --read-only and --net "
+		    "cannot narrow it (pick a sandboxing policy)", wp.name);
+	if (cli->net_set && cli->net == NET_PORTS && wp.net != WK_NET_PORTS)
+		die("--net ports: policy %s lists no ports (write a policy with \"network\": "
+		    "{\"mode\": \"ports\", \"connect\": [...]}; see wicket-policy(5))", wp.name);
+	policy_resolve(&wp, &s.pol, NULL);
+	if (cli->net_set)
+		s.pol.net = cli->net;
+	if (cli->read_only) {
+		strv_free(&s.pol.write);
+		s.pol.private_tmp = true;
+	}
+	/* Kept for the home check after the clone (see late_prepare). */
+	s.wpol = wp;
+
 	/* What the kernel can do, decided first: as root the network
 	 * namespace can then be created while the rest is prepared. */
-	s.pol.net = cli->net;
 	probe_kernel(&s.kinfo);
 	layers_decide(&s);
 	net_early_start(&s);
 
-	policy_default(&s.pol, s.workspace, home, cli->read_only);
 	/* A worktree's .git is a file naming the real git directory: if the
 	 * sandbox could rewrite it, git outside would follow it anywhere. */
 	char *gitfile = path_join(s.workspace, ".git");
-	if (lstat(gitfile, &st) == 0 && S_ISREG(st.st_mode))
+	if (s.pol.sandbox && s.pol.write.n && lstat(gitfile, &st) == 0 && S_ISREG(st.st_mode))
 		strv_push(&s.pol.protect, gitfile);
 	else
 		free(gitfile);
-	s.pol.net = cli->net;
 	for (size_t i = 0; i < cli->write.n; i++) {
 		char *a = absolute(cli->write.v[i], cwd, home);
 		char *r = realpath(a, NULL);
 		if (!r)
 			die("--write %s: %s", cli->write.v[i], strerror(errno));
-		strv_push(&s.pol.write, r);
+		if (!strv_contains(&s.pol.write, r))
+			strv_push(&s.pol.write, r);
+		else
+			free(r);
 		free(a);
 	}
 	for (size_t i = 0; i < cli->protect.n; i++)
 		strv_push(&s.pol.protect, absolute(cli->protect.v[i], cwd, home));
+	s.pol.private_tmp = !strv_contains(&s.pol.write, "/tmp");
 
 	if (shell) {
 		const char *sh = getenv("SHELL");
@@ -322,8 +380,13 @@ static int cmd_run(int argc, char **argv, bool shell)
 	optind = 1;
 	opterr = 0;
 	/* Leading ':' so a missing argument is told apart from an unknown option. */
-	while ((c = getopt_long(argc, argv, "+:C:w:p:rn:hV", run_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:P:C:w:p:rn:hV", run_opts, NULL)) != -1) {
 		switch (c) {
+		case 'P':
+			if (!optarg[0])
+				die("--policy: empty name");
+			cli.policy = optarg;
+			break;
 		case 'C':
 			cli.workspace = optarg;
 			break;
@@ -337,12 +400,15 @@ static int cmd_run(int argc, char **argv, bool shell)
 			cli.read_only = true;
 			break;
 		case 'n':
+			cli.net_set = true;
 			if (strcmp(optarg, "none") == 0)
 				cli.net = NET_NONE;
 			else if (strcmp(optarg, "full") == 0)
 				cli.net = NET_FULL;
+			else if (strcmp(optarg, "ports") == 0)
+				cli.net = NET_PORTS;
 			else
-				die("--net: unknown mode '%s' (none or full)", optarg);
+				die("--net: unknown mode '%s' (none, full or ports)", optarg);
 			break;
 		case OPT_BEST_EFFORT:
 			cli.best_effort = true;
@@ -365,7 +431,8 @@ static int cmd_run(int argc, char **argv, bool shell)
 	if (shell) {
 		if (optind < argc && (strcmp(argv[optind], "run") == 0 ||
 				      strcmp(argv[optind], "shell") == 0 ||
-				      strcmp(argv[optind], "doctor") == 0))
+				      strcmp(argv[optind], "doctor") == 0 ||
+				      strcmp(argv[optind], "policy") == 0))
 			die("options go after the command: 'wicket %s [OPTIONS] ...'", argv[optind]);
 		if (optind < argc)
 			die("shell takes no command; use 'wicket run -- %s'", argv[optind]);
@@ -389,6 +456,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1, true);
 	if (strcmp(sub, "doctor") == 0)
 		return cmd_doctor(argc - 1, argv + 1);
+	if (strcmp(sub, "policy") == 0)
+		return cmd_policy(argc - 1, argv + 1);
 	if (strcmp(sub, "help") == 0 || strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
 		usage_main(stdout);
 		return 0;

@@ -7,7 +7,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "policy.h"
 #include "util.h"
+
+/* The policy a session gets when none is named. */
+#define DEFAULT_POLICY "workspace-write"
 
 enum net_mode { NET_NONE, NET_FULL, NET_PORTS };
 
@@ -86,7 +90,8 @@ struct stdio_fix {
 };
 
 struct session {
-	struct policy pol;
+	struct wk_policy wpol;    /* the policy as loaded (rules, where they came from) */
+	struct policy pol;        /* resolved for this session */
 	struct mount_plan plan;
 	struct layers layers;
 	struct kernel_info kinfo;
@@ -115,6 +120,13 @@ int cmd_doctor(int argc, char **argv);
 /* layers.c: which layers, and every way the session would be weaker. */
 void layers_gaps(const struct kernel_info *k, bool ns_ok, enum net_mode net, struct strv *out);
 void layers_decide(struct session *s);
+
+/* policycmd.c: loading JSON policies into the session's policy, and
+ * `wicket policy`. */
+void policy_ctx_init(struct wk_policy_ctx *ctx, const char *workspace, const char *home);
+void policy_load_or_die(struct wk_policy_ctx *ctx, const char *name, struct wk_policy *wp);
+void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv *notes);
+int cmd_policy(int argc, char **argv);
 
 /* plan.c: policy resolution and the mount plan (no mounting). */
 void policy_default(struct policy *pol, const char *workspace, const char *home,

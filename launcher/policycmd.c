@@ -1,0 +1,586 @@
+/* From JSON policies (lib/policy.c) to the launcher's resolved policy, and
+ * the `wicket policy list|show|check` commands. */
+#include "config.h"
+#include "sandbox.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "path.h"
+#include "policy.h"
+
+static char *search_dirs[3];
+
+void policy_ctx_init(struct wk_policy_ctx *ctx, const char *workspace, const char *home)
+{
+	memset(ctx, 0, sizeof *ctx);
+	const char *tmp = getenv("TMPDIR");
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	ctx->vars.cwd = workspace;
+	ctx->vars.home = home && home[0] == '/' ? home : NULL;
+	ctx->vars.tmpdir = tmp && tmp[0] == '/' ? tmp : "/tmp";
+	static char rtbuf[64];
+	if (rt && rt[0] == '/') {
+		ctx->vars.runtime_dir = rt;
+	} else {
+		snprintf(rtbuf, sizeof rtbuf, "/run/user/%u", (unsigned)getuid());
+		ctx->vars.runtime_dir = rtbuf;
+	}
+	if (!search_dirs[0]) {
+		const char *xdg = getenv("XDG_CONFIG_HOME");
+		size_t n = 0;
+		if (xdg && xdg[0] == '/')
+			search_dirs[n++] = xasprintf("%s/wicket/policies", xdg);
+		else if (ctx->vars.home)
+			search_dirs[n++] = xasprintf("%s/.config/wicket/policies", ctx->vars.home);
+		search_dirs[n++] = xstrdup(SYSCONFDIR "/wicket/policies");
+		search_dirs[n] = NULL;
+	}
+	ctx->search = (const char *const *)search_dirs;
+	ctx->check_owner = true;
+	ctx->follow_files = true;
+}
+
+static void print_errors(const struct wk_policy_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->errors.n; i++)
+		fprintf(stderr, "%s: %s\n", wicket_progname, ctx->errors.v[i]);
+}
+
+void policy_load_or_die(struct wk_policy_ctx *ctx, const char *name, struct wk_policy *wp)
+{
+	if (wk_policy_load(ctx, name, wp) < 0) {
+		print_errors(ctx);
+		die("policy %s: %zu error%s; nothing started", name, ctx->errors.n,
+		    ctx->errors.n == 1 ? "" : "s");
+	}
+}
+
+/* Canonical path of an existing object, or NULL and a note. */
+static char *canon_or_note(const struct wk_rule *r, const char *kind, struct strv *notes)
+{
+	char *real = realpath(r->path, NULL);
+	if (!real && notes)
+		strv_push(notes, xasprintf("%s %s skipped: %s (%s)", kind, r->path,
+					   errno == ENOENT ? "does not exist" : strerror(errno),
+					   r->where));
+	return real;
+}
+
+void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv *notes)
+{
+	memset(pol, 0, sizeof *pol);
+	pol->name = wp->name;
+	pol->sandbox = wp->sandbox;
+	for (size_t i = 0; i < wp->read.n; i++) {
+		char *r = canon_or_note(&wp->read.v[i], "read", notes);
+		if (r && !strv_contains(&pol->read, r))
+			strv_push(&pol->read, r);
+		else
+			free(r);
+	}
+	for (size_t i = 0; i < wp->write.n; i++) {
+		char *r = canon_or_note(&wp->write.v[i], "write", notes);
+		if (r && !strv_contains(&pol->write, r))
+			strv_push(&pol->write, r);
+		else
+			free(r);
+	}
+	/* Protected and hidden paths stay lexical here: the plan resolves
+	 * them (and watches the ones that do not exist yet). */
+	for (size_t i = 0; i < wp->protect.n; i++)
+		strv_add(&pol->protect, wp->protect.v[i].path);
+	for (size_t i = 0; i < wp->hide.n; i++)
+		strv_add(&pol->hide, wp->hide.v[i].path);
+	pol->net = wp->net == WK_NET_FULL ? NET_FULL : wp->net == WK_NET_PORTS ? NET_PORTS : NET_NONE;
+	pol->connect.n = wp->connect.n;
+	pol->connect.v = xcalloc(wp->connect.n + 1, sizeof *pol->connect.v);
+	for (size_t i = 0; i < wp->connect.n; i++)
+		pol->connect.v[i] = wp->connect.v[i];
+	pol->bind.n = wp->bind.n;
+	pol->bind.v = xcalloc(wp->bind.n + 1, sizeof *pol->bind.v);
+	for (size_t i = 0; i < wp->bind.n; i++)
+		pol->bind.v[i] = wp->bind.v[i];
+	pol->udp = wp->udp;
+	/* A policy that makes the host's /tmp itself writable shares it. */
+	pol->private_tmp = !strv_contains(&pol->write, "/tmp");
+	for (size_t i = 0; i < wp->env_unset.n; i++)
+		strv_add(&pol->env_unset, wp->env_unset.v[i]);
+	for (size_t i = 0; i < wp->env_set.n; i++)
+		strv_add(&pol->env_set, wp->env_set.v[i]);
+}
+
+/* --- wicket policy ----------------------------------------------------- */
+
+static void usage_policy(FILE *f)
+{
+	fprintf(f, "Usage: wicket policy list\n"
+		   "       wicket policy show [NAME|FILE] [--json]\n"
+		   "       wicket policy check FILE...\n"
+		   "\n"
+		   "A NAME is looked up as NAME.json in the search directories, then among\n"
+		   "the built-ins; anything with a '/' or ending in .json is a file.\n"
+		   "See wicket-policy(5).\n");
+}
+
+static const char *home_dir(void)
+{
+	const char *h = getenv("HOME");
+	return h && h[0] == '/' ? h : NULL;
+}
+
+static char *workspace_dir(void)
+{
+	char *cwd = getcwd(NULL, 0);
+	if (!cwd)
+		die("cannot find the current directory (%s): was it deleted?", strerror(errno));
+	char *r = realpath(cwd, NULL);
+	free(cwd);
+	if (!r)
+		die_errno("realpath");
+	return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One line of `policy list`. */
+static void list_one(const char *name, const char *shown_source, const char *load_as,
+		     bool builtin_only, bool shadowed, const char *ws)
+{
+	struct wk_policy wp;
+	struct wk_policy_ctx ctx;
+	policy_ctx_init(&ctx, ws, home_dir());
+	ctx.follow_files = !builtin_only;
+	bool ok = wk_policy_load(&ctx, load_as, &wp) == 0;
+	printf("%-24s %-48s %s%s%s\n", name, shown_source, shadowed ? "(shadowed) " : "",
+	       ok ? "" : "INVALID: ",
+	       ok ? (wp.description ? wp.description : "") : (ctx.errors.n ? ctx.errors.v[0] : ""));
+	if (ok)
+		wk_policy_free(&wp);
+	wk_policy_ctx_free(&ctx);
+}
+
+static int policy_list(void)
+{
+	char *ws = workspace_dir();
+	struct wk_policy_ctx ctx;
+	policy_ctx_init(&ctx, ws, home_dir());
+	struct strv seen = {0};
+	printf("%-24s %-48s %s\n", "NAME", "SOURCE", "DESCRIPTION");
+	for (size_t d = 0; ctx.search[d]; d++) {
+		DIR *dir = opendir(ctx.search[d]);
+		if (!dir)
+			continue;
+		struct strv names = {0};
+		struct dirent *e;
+		while ((e = readdir(dir))) {
+			size_t n = strlen(e->d_name);
+			if (n > 5 && strcmp(e->d_name + n - 5, ".json") == 0) {
+				char *name = xasprintf("%.*s", (int)(n - 5), e->d_name);
+				if (wk_policy_is_name(name))
+					strv_push(&names, name);
+				else
+					free(name);
+			}
+		}
+		closedir(dir);
+		if (names.n)
+			qsort(names.v, names.n, sizeof *names.v, cmp_str);
+		for (size_t i = 0; i < names.n; i++) {
+			char *file = xasprintf("%s/%s.json", ctx.search[d], names.v[i]);
+			list_one(names.v[i], file, file, false, strv_contains(&seen, names.v[i]), ws);
+			strv_add(&seen, names.v[i]);
+			free(file);
+		}
+		strv_free(&names);
+	}
+	for (size_t i = 0; wk_builtins[i].name; i++)
+		list_one(wk_builtins[i].name, "(built-in)", wk_builtins[i].name, true,
+			 strv_contains(&seen, wk_builtins[i].name), ws);
+	strv_free(&seen);
+	wk_policy_ctx_free(&ctx);
+	free(ws);
+	return 0;
+}
+
+static int policy_check(int argc, char **argv)
+{
+	if (argc < 1)
+		die("policy check: which file? (usage: wicket policy check FILE...)");
+	char *ws = workspace_dir();
+	int bad = 0;
+	for (int i = 0; i < argc; i++) {
+		struct wk_policy_ctx ctx;
+		policy_ctx_init(&ctx, ws, home_dir());
+		struct wk_policy wp;
+		if (wk_policy_load(&ctx, argv[i], &wp) < 0) {
+			print_errors(&ctx);
+			bad++;
+		} else {
+			printf("%s: ok (%s", argv[i], wp.chain.v[0]);
+			for (size_t k = 1; k < wp.chain.n; k++)
+				printf(" -> %s", wp.chain.v[k]);
+			printf(")\n");
+			wk_policy_free(&wp);
+		}
+		wk_policy_ctx_free(&ctx);
+	}
+	free(ws);
+	return bad ? EXIT_WICKET : 0;
+}
+
+/* What the kernel here gives each kind of rule (the same layer decision
+ * a session makes; nothing is started). */
+struct enforce {
+	struct kernel_info k;
+	bool ns_ok;
+	struct strv gaps;
+};
+
+static const char *enf_read(const struct enforce *e, bool all)
+{
+	if (e->k.landlock_abi)
+		return all ? "readable (mounts read-only)" : "readable (Landlock read rule)";
+	return all ? "readable (mounts read-only)" : "NOT ENFORCED: needs Landlock";
+}
+
+static char *enf_write(const struct enforce *e)
+{
+	if (e->ns_ok && e->k.landlock_abi)
+		return xasprintf("read-write mount + Landlock write rule (ABI %d)", e->k.landlock_abi);
+	if (e->ns_ok)
+		return xstrdup("read-write mount (no Landlock here)");
+	if (e->k.landlock_abi)
+		return xasprintf("Landlock write rule (ABI %d; no mount namespace here)",
+				 e->k.landlock_abi);
+	return xstrdup("NOT ENFORCED: no mount namespace, no Landlock");
+}
+
+static const char *enf_protect(const struct enforce *e, const char *path, bool *exists)
+{
+	struct stat st;
+	*exists = lstat(path, &st) == 0;
+	if (!e->ns_ok)
+		return "NOT ENFORCED: needs a mount namespace";
+	return *exists ? "read-only bind over itself, ancestors pinned"
+		       : "does not exist: if the session creates it, it is moved aside after";
+}
+
+static const char *enf_hide(const struct enforce *e, const char *path, bool *exists)
+{
+	struct stat st;
+	*exists = lstat(path, &st) == 0;
+	if (!e->ns_ok)
+		return "NOT ENFORCED: needs a mount namespace";
+	return *exists ? "covered by an empty, unreadable stand-in"
+		       : "does not exist: nothing to hide now";
+}
+
+static char *enf_net(const struct enforce *e, const struct wk_policy *wp)
+{
+	switch (wp->net) {
+	case WK_NET_FULL:
+		return xstrdup("host network");
+	case WK_NET_PORTS:
+		if (e->k.landlock_abi < 4)
+			return xasprintf("NOT ENFORCEABLE: ports need Landlock ABI 4 (Linux 6.7); "
+					 "this kernel has %d: a session is refused",
+					 e->k.landlock_abi);
+		return xasprintf("host network; Landlock TCP rules (ABI %d): connect and bind "
+				 "only to the listed ports; seccomp: TCP%s and unix sockets only",
+				 e->k.landlock_abi, wp->udp ? ", UDP (any port)" : "");
+	case WK_NET_NONE:
+	default:
+		return xasprintf("%s; seccomp: unix sockets only%s",
+				 e->ns_ok ? "own empty network namespace" : "NO network namespace",
+				 e->k.landlock_abi >= 4 ? "; Landlock: no TCP bind or connect" : "");
+	}
+}
+
+static void enforce_probe(struct enforce *e, const struct wk_policy *wp)
+{
+	memset(e, 0, sizeof *e);
+	probe_kernel(&e->k);
+	e->ns_ok = e->k.mount_api && (e->k.root_admin || e->k.userns);
+	enum net_mode nm = wp->net == WK_NET_FULL ? NET_FULL : wp->net == WK_NET_PORTS ? NET_PORTS
+										      : NET_NONE;
+	if (wp->sandbox)
+		layers_gaps(&e->k, e->ns_ok, nm, &e->gaps);
+}
+
+static json_t *jstrv(const struct strv *sv)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < sv->n; i++)
+		json_array_append_new(a, json_string(sv->v[i]));
+	return a;
+}
+
+static json_t *jports(const struct wk_ports *p)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < p->n; i++)
+		json_array_append_new(a, json_integer(p->v[i]));
+	return a;
+}
+
+static json_t *jargvs(const struct wk_argvs *a)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < a->n; i++)
+		json_array_append_new(arr, jstrv(&a->v[i]));
+	return arr;
+}
+
+/* One filesystem rule: as written, canonical, and what the kernel gives it. */
+static json_t *jrule(const struct wk_rule *r, const char *canon, const char *enforced)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "path", canon ? json_string(canon) : json_null());
+	json_object_set_new(o, "rule", json_string(r->text));
+	json_object_set_new(o, "from", json_string(r->where));
+	json_object_set_new(o, "enforced", json_string(enforced));
+	return o;
+}
+
+static void print_argvs(const char *label, const struct wk_argvs *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		printf("  %-8s", label);
+		for (size_t k = 0; k < a->v[i].n; k++)
+			printf(" %s", a->v[i].v[k]);
+		printf("\n");
+	}
+}
+
+static int policy_show(int argc, char **argv)
+{
+	bool json = false;
+	const char *name = NULL;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = true;
+		else if (argv[i][0] == '-' && argv[i][1])
+			die("policy show: unknown option '%s'", argv[i]);
+		else if (name)
+			die("policy show: one policy at a time ('%s' and '%s')", name, argv[i]);
+		else
+			name = argv[i];
+	}
+	if (!name)
+		name = DEFAULT_POLICY;
+	char *ws = workspace_dir();
+	struct wk_policy_ctx ctx;
+	policy_ctx_init(&ctx, ws, home_dir());
+	struct wk_policy wp;
+	policy_load_or_die(&ctx, name, &wp);
+	struct enforce e;
+	enforce_probe(&e, &wp);
+	struct strv notes = {0};
+
+	json_t *o = json_object(), *fs = json_object();
+	json_t *jr = json_array(), *jw = json_array(), *jp = json_array(), *jh = json_array();
+	if (!json) {
+		printf("policy:      %s\n", wp.name);
+		printf("source:      %s\n", wp.source);
+		printf("extends:     ");
+		for (size_t i = 0; i < wp.chain.n; i++)
+			printf("%s%s", i ? " -> " : "", wp.chain.v[i]);
+		printf("\n");
+		if (wp.description)
+			printf("description: %s\n", wp.description);
+		printf("workspace:   %s\n", ws);
+	}
+	if (!wp.sandbox) {
+		if (!json)
+			printf("\nNO SANDBOX: the command runs with all your rights and the network;\n"
+			       "nothing is hidden, scrubbed or denied.\n");
+	} else {
+		if (!json)
+			printf("\nfilesystem (canonical paths; what this kernel enforces):\n");
+		for (size_t i = 0; i < wp.read.n; i++) {
+			char *c = canon_or_note(&wp.read.v[i], "read", &notes);
+			const char *enf = c ? enf_read(&e, strcmp(c, "/") == 0) : "skipped: does not exist";
+			if (json)
+				json_array_append_new(jr, jrule(&wp.read.v[i], c, enf));
+			else if (c)
+				printf("  read     %-40s %s\n", c, enf);
+			free(c);
+		}
+		for (size_t i = 0; i < wp.write.n; i++) {
+			char *c = canon_or_note(&wp.write.v[i], "write", &notes);
+			char *enf = c ? enf_write(&e) : xstrdup("skipped: does not exist");
+			if (json)
+				json_array_append_new(jw, jrule(&wp.write.v[i], c, enf));
+			else if (c)
+				printf("  write    %-40s %s\n", c, enf);
+			free(enf);
+			free(c);
+		}
+		bool shared_tmp = false;
+		for (size_t i = 0; i < wp.write.n; i++)
+			shared_tmp |= strcmp(wp.write.v[i].path, "/tmp") == 0;
+		if (!json)
+			printf("  write    %-40s %s\n", "/tmp",
+			       shared_tmp ? "the host's /tmp, shared (listed in write)"
+					  : e.ns_ok ? "private to the session (empty tmpfs)"
+						    : "NOT private here: a per-session directory in $TMPDIR");
+		for (size_t i = 0; i < wp.protect.n; i++) {
+			bool ex;
+			const char *enf = enf_protect(&e, wp.protect.v[i].path, &ex);
+			char *c = ex ? realpath(wp.protect.v[i].path, NULL) : NULL;
+			const char *shown = c ? c : wp.protect.v[i].path;
+			if (json)
+				json_array_append_new(jp, jrule(&wp.protect.v[i], shown, enf));
+			else
+				printf("  protect  %-40s %s\n", shown, enf);
+			free(c);
+		}
+		for (size_t i = 0; i < wp.hide.n; i++) {
+			bool ex;
+			const char *enf = enf_hide(&e, wp.hide.v[i].path, &ex);
+			char *c = ex ? realpath(wp.hide.v[i].path, NULL) : NULL;
+			const char *shown = c ? c : wp.hide.v[i].path;
+			if (json)
+				json_array_append_new(jh, jrule(&wp.hide.v[i], shown, enf));
+			else
+				printf("  hide     %-40s %s\n", shown, enf);
+			free(c);
+		}
+		if (!json && !wp.write.n)
+			printf("  (nothing else is writable)\n");
+	}
+	char *net = wp.sandbox ? enf_net(&e, &wp) : xstrdup("host network (no sandbox)");
+	if (!json) {
+		printf("\nnetwork:     %s\n", wk_net_name(wp.net));
+		if (wp.net == WK_NET_PORTS) {
+			printf("  connect  TCP");
+			for (size_t i = 0; i < wp.connect.n; i++)
+				printf(" %u", wp.connect.v[i]);
+			printf("%s\n  bind     TCP", wp.connect.n ? "" : " (none)");
+			for (size_t i = 0; i < wp.bind.n; i++)
+				printf(" %u", wp.bind.v[i]);
+			printf("%s\n  udp      %s\n", wp.bind.n ? "" : " (none)",
+			       wp.udp ? "yes, any port (UDP cannot be limited by port)"
+				      : "no (DNS through a server does not work; /etc/hosts does)");
+		}
+		printf("  enforced %s\n", net);
+		printf("\nenvironment:\n");
+		if (wp.env_unset.n) {
+			printf("  unset   ");
+			for (size_t i = 0; i < wp.env_unset.n; i++)
+				printf(" %s", wp.env_unset.v[i]);
+			printf("\n");
+		}
+		for (size_t i = 0; i < wp.env_set.n; i++)
+			printf("  set      %s\n", wp.env_set.v[i]);
+		if (!wp.env_unset.n && !wp.env_set.n)
+			printf("  (passed through unchanged)\n");
+		printf("\nescalation:  %s, timeout %d s%s%s\n", wk_esc_name(wp.esc_mode), wp.esc_timeout,
+		       wp.esc_approver ? ", approver " : "", wp.esc_approver ? wp.esc_approver : "");
+		print_argvs("allow", &wp.esc_allow);
+		print_argvs("deny", &wp.esc_deny);
+		if (e.gaps.n) {
+			printf("\nNOT ENFORCEABLE on this machine (a session is refused unless "
+			       "--best-effort):\n");
+			for (size_t i = 0; i < e.gaps.n; i++)
+				printf("  - %s\n", e.gaps.v[i]);
+		}
+		if (notes.n) {
+			printf("\nnotes:\n");
+			for (size_t i = 0; i < notes.n; i++)
+				printf("  - %s\n", notes.v[i]);
+		}
+		json_decref(jr);
+		json_decref(jw);
+		json_decref(jp);
+		json_decref(jh);
+		json_decref(fs);
+		json_decref(o);
+	} else {
+		json_object_set_new(o, "name", json_string(wp.name));
+		json_object_set_new(o, "source", json_string(wp.source));
+		json_object_set_new(o, "chain", jstrv(&wp.chain));
+		json_object_set_new(o, "description",
+				    wp.description ? json_string(wp.description) : json_null());
+		json_object_set_new(o, "workspace", json_string(ws));
+		json_object_set_new(o, "sandbox", json_boolean(wp.sandbox));
+		json_object_set_new(fs, "read", jr);
+		json_object_set_new(fs, "write", jw);
+		json_object_set_new(fs, "protect", jp);
+		json_object_set_new(fs, "hide", jh);
+		bool shared_tmp = false;
+		for (size_t i = 0; i < wp.write.n; i++)
+			shared_tmp |= strcmp(wp.write.v[i].path, "/tmp") == 0;
+		json_object_set_new(fs, "private_tmp", json_boolean(wp.sandbox && !shared_tmp));
+		json_object_set_new(o, "filesystem", fs);
+		json_t *n = json_object();
+		json_object_set_new(n, "mode", json_string(wk_net_name(wp.net)));
+		json_object_set_new(n, "connect", jports(&wp.connect));
+		json_object_set_new(n, "bind", jports(&wp.bind));
+		json_object_set_new(n, "udp", json_boolean(wp.udp));
+		json_object_set_new(n, "enforced", json_string(net));
+		json_object_set_new(o, "network", n);
+		json_t *env = json_object(), *set = json_object();
+		json_object_set_new(env, "unset", jstrv(&wp.env_unset));
+		for (size_t i = 0; i < wp.env_set.n; i++) {
+			char *eq = strchr(wp.env_set.v[i], '=');
+			char *k = xasprintf("%.*s", (int)(eq - wp.env_set.v[i]), wp.env_set.v[i]);
+			json_object_set_new(set, k, json_string(eq + 1));
+			free(k);
+		}
+		json_object_set_new(env, "set", set);
+		json_object_set_new(o, "env", env);
+		json_t *esc = json_object();
+		json_object_set_new(esc, "mode", json_string(wk_esc_name(wp.esc_mode)));
+		json_object_set_new(esc, "approver",
+				    wp.esc_approver ? json_string(wp.esc_approver) : json_null());
+		json_object_set_new(esc, "timeout", json_integer(wp.esc_timeout));
+		json_object_set_new(esc, "allow", jargvs(&wp.esc_allow));
+		json_object_set_new(esc, "deny", jargvs(&wp.esc_deny));
+		json_object_set_new(o, "escalation", esc);
+		json_object_set_new(o, "not_enforceable", jstrv(&e.gaps));
+		json_object_set_new(o, "notes", jstrv(&notes));
+		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s);
+		free(s);
+		json_decref(o);
+	}
+	free(net);
+	strv_free(&notes);
+	strv_free(&e.gaps);
+	wk_policy_free(&wp);
+	wk_policy_ctx_free(&ctx);
+	free(ws);
+	return 0;
+}
+
+int cmd_policy(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage_policy(argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_WICKET : 0;
+	}
+	if (strcmp(argv[1], "list") == 0) {
+		if (argc > 2)
+			die("policy list: unexpected argument '%s'", argv[2]);
+		return policy_list();
+	}
+	if (strcmp(argv[1], "show") == 0)
+		return policy_show(argc - 2, argv + 2);
+	if (strcmp(argv[1], "check") == 0)
+		return policy_check(argc - 2, argv + 2);
+	die("policy: unknown command '%s' (list, show or check; see 'wicket policy --help')",
+	    argv[1]);
+}
