@@ -10,42 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "envscrub.h"
 #include "path.h"
-
-/* The secret stores of common tools, relative to $HOME. */
-static const char *const default_hide[] = {
-	"~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube",
-	"~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.config/gh",
-	"~/.password-store", "~/.local/share/keyrings", "~/.pgpass", "~/.vault-token",
-	"~/.config/hub", "~/.npmrc", "~/.pypirc", "~/.cargo/credentials.toml",
-	"~/.cargo/credentials", "~/.terraform.d/credentials.tfrc.json", NULL,
-};
-
-void policy_default(struct policy *pol, const char *workspace, const char *home, bool read_only)
-{
-	memset(pol, 0, sizeof *pol);
-	pol->name = read_only ? "read-only" : "workspace-write";
-	pol->net = NET_NONE;
-	pol->private_tmp = true;
-	pol->sandbox = true;
-	strv_add(&pol->read, "/");
-	for (size_t i = 0; envscrub_default_patterns[i]; i++)
-		strv_add(&pol->env_unset, envscrub_default_patterns[i]);
-	if (!read_only)
-		strv_add(&pol->write, workspace);
-	/* git still works (objects, index, refs) but no hook or config that
-	 * would run code outside the sandbox later can be planted, nor a
-	 * commondir or worktree config that points git at planted ones. */
-	static const char *const git_protect[] = {
-		".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree", NULL,
-	};
-	for (size_t i = 0; git_protect[i]; i++)
-		strv_push(&pol->protect, path_join(workspace, git_protect[i]));
-	if (home && home[0] == '/')
-		for (size_t i = 0; default_hide[i]; i++)
-			strv_push(&pol->hide, path_expand_home(default_hide[i], home));
-}
 
 void plan_pins(const char *root, const char *path, struct strv *out)
 {

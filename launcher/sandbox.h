@@ -129,8 +129,6 @@ void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv 
 int cmd_policy(int argc, char **argv);
 
 /* plan.c: policy resolution and the mount plan (no mounting). */
-void policy_default(struct policy *pol, const char *workspace, const char *home,
-		    bool read_only);
 void plan_build_base(struct session *s);
 void plan_build_late(struct session *s);
 void plan_pins(const char *root, const char *path, struct strv *out);

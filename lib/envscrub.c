@@ -3,20 +3,6 @@
 
 #include <string.h>
 
-/* Names that carry credentials in common tools, and the sockets of agents
- * that would let a sandboxed program use the user's keys or reach a
- * session bus (from which it could start programs outside the sandbox). */
-const char *const envscrub_default_patterns[] = {
-	"*_TOKEN", "*_TOKEN_*", "*TOKEN", "*_SECRET*", "*SECRET", "*_PASSWORD*", "*PASSWD*",
-	"*_API_KEY", "*_APIKEY", "*API_KEY*", "*_ACCESS_KEY*", "*_PRIVATE_KEY*",
-	"*_CREDENTIALS*", "*_AUTH",
-	"AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS", "GITHUB_TOKEN",
-	"GH_TOKEN", "GITLAB_TOKEN", "NPM_TOKEN", "DOCKER_AUTH_CONFIG",
-	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO",
-	"DBUS_SESSION_BUS_ADDRESS", "KRB5CCNAME", "VAULT_*",
-	NULL,
-};
-
 /* ASCII case folding without a locale lookup per character: variable
  * names are ASCII, and this runs for every pattern against every name. */
 static inline unsigned char fold(unsigned char c)

@@ -1,11 +1,10 @@
-/* Which environment variables look like secrets. Pure, unit-tested. */
+/* Removing environment variables by name pattern (the patterns are the
+ * policy's env.unset; the built-in ones live in policies/read-only.json).
+ * Pure, unit-tested. */
 #ifndef WICKET_ENVSCRUB_H
 #define WICKET_ENVSCRUB_H
 
 #include <stdbool.h>
-
-/* The built-in list of glob patterns (case-insensitive), NULL-terminated. */
-extern const char *const envscrub_default_patterns[];
 
 /* Case-insensitive glob match supporting '*' and '?'. */
 bool glob_match_ci(const char *pattern, const char *s);

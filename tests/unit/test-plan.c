@@ -28,27 +28,61 @@ int main(void)
 	pins("/w", "/other/x", "");
 	pins("/", "/a/b", "/a");
 
-	struct policy p;
-	policy_default(&p, "/work/ws", "/home/u", false);
-	is_str(p.name, "workspace-write", "default policy name");
-	ok(p.write.n == 1 && strcmp(p.write.v[0], "/work/ws") == 0, "workspace is the writable root");
-	ok(p.net == NET_NONE, "network off by default");
-	ok(p.private_tmp, "private /tmp by default");
-	ok(strv_contains(&p.protect, "/work/ws/.git/hooks"), ".git/hooks protected");
-	ok(strv_contains(&p.protect, "/work/ws/.git/config"), ".git/config protected");
-	ok(strv_contains(&p.protect, "/work/ws/.git/commondir"), ".git/commondir protected");
-	ok(strv_contains(&p.protect, "/work/ws/.git/config.worktree"), ".git/config.worktree protected");
+	/* The default policy is the built-in JSON (policies/NAME.json). */
+	struct wk_policy_ctx ctx = {
+		.vars = {.cwd = "/work/ws", .home = "/home/u", .tmpdir = "/tmp", .runtime_dir = "/run/u"},
+	};
+	struct wk_policy wp;
+	ok(wk_policy_load(&ctx, DEFAULT_POLICY, &wp) == 0, "the default policy loads");
+	struct strv write = {0}, protect = {0}, hide = {0};
+	for (size_t i = 0; i < wp.write.n; i++)
+		strv_add(&write, wp.write.v[i].path);
+	for (size_t i = 0; i < wp.protect.n; i++)
+		strv_add(&protect, wp.protect.v[i].path);
+	for (size_t i = 0; i < wp.hide.n; i++)
+		strv_add(&hide, wp.hide.v[i].path);
+	is_str(wp.name, "workspace-write", "default policy name");
+	ok(write.n == 1 && strcmp(write.v[0], "/work/ws") == 0, "workspace is the writable root");
+	ok(wp.net == WK_NET_NONE, "network off by default");
+	ok(strv_contains(&protect, "/work/ws/.git/hooks"), ".git/hooks protected");
+	ok(strv_contains(&protect, "/work/ws/.git/config"), ".git/config protected");
+	ok(strv_contains(&protect, "/work/ws/.git/commondir"), ".git/commondir protected");
+	ok(strv_contains(&protect, "/work/ws/.git/config.worktree"), ".git/config.worktree protected");
 	const char *hidden[] = {"/home/u/.ssh", "/home/u/.gnupg", "/home/u/.aws", "/home/u/.azure",
 				"/home/u/.config/gcloud", "/home/u/.kube",
 				"/home/u/.docker/config.json", "/home/u/.netrc",
 				"/home/u/.git-credentials", "/home/u/.config/gh",
 				"/home/u/.password-store", "/home/u/.local/share/keyrings", NULL};
 	for (int i = 0; hidden[i]; i++)
-		ok(strv_contains(&p.hide, hidden[i]), "%s hidden", hidden[i]);
+		ok(strv_contains(&hide, hidden[i]), "%s hidden", hidden[i]);
+	wk_policy_free(&wp);
 
-	struct policy r;
-	policy_default(&r, "/work/ws", "/home/u", true);
-	is_str(r.name, "read-only", "read-only policy name");
-	ok(r.write.n == 0, "read-only has no writable root");
+	ok(wk_policy_load(&ctx, "read-only", &wp) == 0 && wp.write.n == 0,
+	   "read-only has no writable root");
+	wk_policy_free(&wp);
+
+	/* Resolution: canonical paths, absent read/write skipped with a note,
+	 * a writable host /tmp turns the private one off. */
+	ctx.vars.cwd = "/tmp";
+	ok(wk_policy_load(&ctx, DEFAULT_POLICY, &wp) == 0, "loads with cwd /tmp");
+	struct policy pol;
+	struct strv notes = {0};
+	policy_resolve(&wp, &pol, &notes);
+	ok(pol.sandbox && strv_contains(&pol.write, "/tmp") && !pol.private_tmp,
+	   "/tmp writable: the host's, not a private one");
+	ok(strv_contains(&pol.read, "/"), "read / resolved");
+	ok(notes.n == 0, "nothing skipped");
+	wk_policy_free(&wp);
+	wk_policy_ctx_free(&ctx);
+	const char *absent = "{\"filesystem\": {\"write\": [\"/nonexistent-wk/x\"]}}";
+	ok(wk_policy_load_buffer(&ctx, "a.json", absent, strlen(absent), &wp) == 0, "loads");
+	struct policy pol2;
+	struct strv notes2 = {0};
+	policy_resolve(&wp, &pol2, &notes2);
+	ok(pol2.write.n == 0 && notes2.n == 1, "an absent write path is skipped");
+	is_str(notes2.n ? notes2.v[0] : NULL,
+	       "write /nonexistent-wk/x skipped: does not exist (a.json: /filesystem/write/0)",
+	       "and noted");
+	wk_policy_free(&wp);
 	return done_testing();
 }
