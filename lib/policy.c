@@ -690,10 +690,13 @@ static int load_ref(struct loader *l, const struct src *from, const char *ref, c
 		return -1;
 	}
 	char *path;
-	if (ref[0] == '/' || !from || !from->dir)
+	if (ref[0] == '/' || !from || !from->dir) {
 		path = xstrdup(ref);
-	else
-		path = path_join(from->dir, ref);
+	} else {
+		char *joined = path_join(from->dir, ref);
+		path = path_normalize(joined);
+		free(joined);
+	}
 	int r = load_file(l, path, NULL, -1, via, out);
 	free(path);
 	return r;
@@ -863,8 +866,30 @@ static int load_file(struct loader *l, const char *path, const char *as_name, in
 	char *ident = real ? real : xstrdup(path);
 	char *norm = real ? xstrdup(real) : NULL;
 	char *dir = norm ? path_dirname(norm) : NULL;
+	/* A file named by its path that lives in a search directory as
+	 * NAME.json is that NAME (so extending NAME refines the next one). */
+	char *found_name = NULL;
+	if (!as_name && dir && l->ctx->search) {
+		const char *base = norm + strlen(dir) + (strcmp(dir, "/") ? 1 : 0);
+		size_t bl = strlen(base);
+		for (int i = 0; l->ctx->search[i] && !found_name; i++) {
+			char *sd = realpath(l->ctx->search[i], NULL);
+			if (sd && strcmp(sd, dir) == 0 && bl > 5 && strcmp(base + bl - 5, ".json") == 0) {
+				found_name = xasprintf("%.*s", (int)(bl - 5), base);
+				pos = i;
+			}
+			free(sd);
+		}
+		if (found_name && !wk_policy_is_name(found_name)) {
+			free(found_name);
+			found_name = NULL;
+			pos = -1;
+		}
+		as_name = found_name;
+	}
 	struct src s = {.label = path, .dir = dir, .as_name = as_name, .search_pos = pos};
 	int r = load_data(l, &s, ident, buf, len, out);
+	free(found_name);
 	free(dir);
 	free(norm);
 	free(ident);

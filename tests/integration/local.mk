@@ -5,5 +5,6 @@ EXTRA_DIST += \
 	tests/integration/cli.bats \
 	tests/integration/exec.bats \
 	tests/integration/policy-default.bats \
+	tests/integration/policy.bats \
 	tests/integration/shell.bats \
 	tests/integration/doctor.bats
