@@ -83,6 +83,37 @@ static char *ptr_idx(const char *parent, size_t i)
 	return xasprintf("%s/%zu", parent, i);
 }
 
+/* A+B+C in one allocation: this runs for every rule of every policy on
+ * the start-up path, where printf-style formatting shows up. */
+static char *concat3(const char *a, const char *b, const char *c)
+{
+	size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+	char *r = xmalloc(la + lb + lc + 1);
+	memcpy(r, a, la);
+	memcpy(r + la, b, lb);
+	memcpy(r + la + lb, c, lc + 1);
+	return r;
+}
+
+/* PARENT/I into BUF (large enough: parent pointers are short constants). */
+static const char *ptr_idx_buf(char *buf, size_t cap, const char *parent, size_t i)
+{
+	char digits[24];
+	size_t nd = 0;
+	do
+		digits[nd++] = (char)('0' + i % 10);
+	while ((i /= 10) && nd < sizeof digits);
+	size_t lp = strlen(parent);
+	if (lp + 1 + nd + 1 > cap)
+		return parent;
+	memcpy(buf, parent, lp);
+	buf[lp] = '/';
+	for (size_t k = 0; k < nd; k++)
+		buf[lp + 1 + k] = digits[nd - 1 - k];
+	buf[lp + 1 + nd] = '\0';
+	return buf;
+}
+
 static const char *type_name(const json_t *j)
 {
 	switch (json_typeof(j)) {
@@ -268,7 +299,8 @@ static void apply_paths(struct loader *l, const struct src *s, const char *ptr, 
 	size_t i;
 	json_t *e;
 	json_array_foreach(arr, i, e) {
-		char *p = ptr_idx(ptr, i);
+		char pbuf[64];
+		const char *p = ptr_idx_buf(pbuf, sizeof pbuf, ptr, i);
 		const char *text = json_string_value(e);
 		char *why = NULL, *x = NULL, *norm = NULL;
 		if (!json_is_string(e)) {
@@ -289,17 +321,17 @@ static void apply_paths(struct loader *l, const struct src *s, const char *ptr, 
 				out->cap = out->cap ? out->cap * 2 : 8;
 				out->v = xrealloc(out->v, out->cap * sizeof *out->v);
 			}
+			char *where = concat3(s->label, ": ", p);
 			out->v[out->n++] = (struct wk_rule){
 				.text = xstrdup(text),
 				.path = norm,
-				.where = xasprintf("%s: %s", s->label, p),
+				.where = where,
 			};
 			norm = NULL;
 		}
 		free(why);
 		free(x);
 		free(norm);
-		free(p);
 	}
 }
 
@@ -313,7 +345,8 @@ static void apply_ports(struct loader *l, const struct src *s, const char *ptr, 
 	size_t i;
 	json_t *e;
 	json_array_foreach(arr, i, e) {
-		char *p = ptr_idx(ptr, i);
+		char pbuf[64];
+		const char *p = ptr_idx_buf(pbuf, sizeof pbuf, ptr, i);
 		if (!json_is_integer(e)) {
 			err(l, s->label, p, "expected a port number (an integer), got %s",
 			    type_name(e));
@@ -333,7 +366,6 @@ static void apply_ports(struct loader *l, const struct src *s, const char *ptr, 
 				out->v[out->n++] = port;
 			}
 		}
-		free(p);
 	}
 }
 
@@ -428,7 +460,8 @@ static void apply_env(struct loader *l, const struct src *s, json_t *env, struct
 			size_t i;
 			json_t *e;
 			json_array_foreach(v, i, e) {
-				char *p = ptr_idx("/env/unset", i);
+				char pbuf[64];
+				const char *p = ptr_idx_buf(pbuf, sizeof pbuf, "/env/unset", i);
 				const char *pat = json_string_value(e);
 				if (!pat)
 					err(l, s->label, p, "expected a name pattern (a string), got %s",
@@ -439,7 +472,6 @@ static void apply_env(struct loader *l, const struct src *s, json_t *env, struct
 					    pat);
 				else if (!strv_contains(&out->env_unset, pat))
 					strv_add(&out->env_unset, pat);
-				free(p);
 			}
 		}
 	}
