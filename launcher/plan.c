@@ -121,8 +121,15 @@ void plan_build_late(struct session *s)
 	for (size_t i = 0; i < pol->hide.n; i++) {
 		struct stat st;
 		char *real;
-		if (lstat(pol->hide.v[i], &st) < 0 || !(real = realpath(pol->hide.v[i], NULL)))
-			continue; /* nothing there to hide */
+		if (lstat(pol->hide.v[i], &st) < 0 || !(real = realpath(pol->hide.v[i], NULL))) {
+			/* Nothing there to hide. Inside a writable root the session
+			 * could create it (a ~/.ssh/authorized_keys when the
+			 * workspace is $HOME): watched like an absent protected path. */
+			if (errno == ENOENT && writable_root_of(pol, pol->hide.v[i]) &&
+			    !strv_contains(&plan->absent_protect, pol->hide.v[i]))
+				strv_add(&plan->absent_protect, pol->hide.v[i]);
+			continue;
+		}
 		for (size_t j = 0; j < plan->write.n; j++)
 			if (path_is_under(plan->write.v[j], real))
 				die("the writable path %s lies inside the hidden path %s", plan->write.v[j],
@@ -173,13 +180,13 @@ void plan_check_absent(const struct mount_plan *plan, const char *session_id)
 			continue;
 		char *q = xasprintf("%s.quarantined-by-wicket-%s", p, session_id);
 		if (rename(p, q) == 0)
-			warnmsg("the session created %s, a protected path that did not exist when it "
-				"started (git hooks and config can run code); moved it to %s for you "
-				"to review", p, q);
+			warnmsg("the session created %s, a protected or hidden path that did not exist "
+				"when it started (git hooks and config, ssh keys can run code or let "
+				"someone in); moved it to %s for you to review", p, q);
 		else
-			warnmsg("WARNING: the session created %s, a protected path that did not exist "
-				"when it started, and it could not be moved aside (%s); review it before "
-				"running git here", p, strerror(errno));
+			warnmsg("WARNING: the session created %s, a protected or hidden path that did "
+				"not exist when it started, and it could not be moved aside (%s); review "
+				"it before using it", p, strerror(errno));
 		free(q);
 	}
 }

@@ -374,3 +374,17 @@ $f"
 	assert_equal "$status" 125
 	assert_regex "$stderr" "lists no ports"
 }
+
+@test "hide: a hidden path that does not exist inside a writable root cannot be planted for later (moved aside at the end)" {
+	local ws
+	ws=$(mk_workspace)
+	track "$ws"
+	# The workspace is the home directory, which has no ~/.ssh yet.
+	run --separate-stderr bash -c 'cd "$1" && HOME="$1" timeout --kill-after=5 60 "$2" run -- sh -c "mkdir -p ~/.ssh && echo evil-key >~/.ssh/authorized_keys && echo planted"' _ "$ws" "$WICKET"
+	assert_equal "$status" 0
+	assert_output planted
+	[ ! -e "$ws/.ssh" ]
+	assert_regex "$stderr" "the session created $ws/.ssh, a protected or hidden path that did not exist when it started"
+	q=$(echo "$ws"/.ssh.quarantined-by-wicket-*)
+	[ -f "$q/authorized_keys" ]
+}
