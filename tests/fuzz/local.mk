@@ -1,0 +1,77 @@
+# libFuzzer target of the policy parser (tests/fuzz/policy-fuzz.c), built
+# with clang straight from the sources it needs, under AddressSanitizer,
+# LeakSanitizer and UBSan, every report fatal. Built by `make check` when
+# configure found a clang that can link -fsanitize=fuzzer; tests/run-tests
+# then runs it for WICKET_FUZZ_SECONDS (default 30). `make fuzz` runs it
+# for FUZZ_SECONDS (default 60; `make fuzz FUZZ_SECONDS=600`). Both run on
+# a copy of the seed corpus in a temporary directory (tests/fuzz/run-fuzz).
+FUZZ_SECONDS = 60
+FUZZ_CFLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-Wall -Wextra -Wno-unused-parameter
+FUZZ_SRCS = \
+	$(top_srcdir)/tests/fuzz/policy-fuzz.c \
+	$(top_srcdir)/lib/policy.c \
+	$(top_srcdir)/lib/path.c \
+	$(top_srcdir)/lib/util.c
+FUZZ_CORPUS = \
+	tests/fuzz/corpus/bad-env-set.json \
+	tests/fuzz/corpus/bad-env-unset-type.json \
+	tests/fuzz/corpus/bad-env-unset.json \
+	tests/fuzz/corpus/bad-escalation-approver.json \
+	tests/fuzz/corpus/bad-escalation-argv.json \
+	tests/fuzz/corpus/bad-escalation-mode.json \
+	tests/fuzz/corpus/bad-escalation-no-approver.json \
+	tests/fuzz/corpus/bad-extends-empty.json \
+	tests/fuzz/corpus/bad-extends-file.json \
+	tests/fuzz/corpus/bad-extends-type.json \
+	tests/fuzz/corpus/bad-extends-unknown.json \
+	tests/fuzz/corpus/bad-filesystem-type.json \
+	tests/fuzz/corpus/bad-many-errors.json \
+	tests/fuzz/corpus/bad-network-mode.json \
+	tests/fuzz/corpus/bad-network-ports.json \
+	tests/fuzz/corpus/bad-not-object.json \
+	tests/fuzz/corpus/bad-path-relative.json \
+	tests/fuzz/corpus/bad-path-types.json \
+	tests/fuzz/corpus/bad-ports-without-mode.json \
+	tests/fuzz/corpus/bad-sandbox-false-rules.json \
+	tests/fuzz/corpus/bad-sandbox-type.json \
+	tests/fuzz/corpus/bad-syntax-duplicate-key.json \
+	tests/fuzz/corpus/bad-syntax-trailing-comma.json \
+	tests/fuzz/corpus/bad-syntax-truncated.json \
+	tests/fuzz/corpus/bad-udp-type.json \
+	tests/fuzz/corpus/bad-unknown-key-suggestion.json \
+	tests/fuzz/corpus/bad-unknown-key.json \
+	tests/fuzz/corpus/bad-variables.json \
+	tests/fuzz/corpus/bad-write-hidden.json \
+	tests/fuzz/corpus/builtin-full-access.json \
+	tests/fuzz/corpus/builtin-read-only.json \
+	tests/fuzz/corpus/builtin-workspace-write-strict.json \
+	tests/fuzz/corpus/builtin-workspace-write.json \
+	tests/fuzz/corpus/example-audit.json \
+	tests/fuzz/corpus/example-node.json \
+	tests/fuzz/corpus/example-postgres.json \
+	tests/fuzz/corpus/ok-empty.json \
+	tests/fuzz/corpus/ok-extends-chain.json \
+	tests/fuzz/corpus/ok-sandbox-false.json \
+	tests/fuzz/corpus/ok-unicode.json
+EXTRA_DIST += tests/fuzz/policy-fuzz.c tests/fuzz/run-fuzz tests/fuzz/policy.dict \
+	$(FUZZ_CORPUS)
+CLEANFILES += tests/fuzz/policy-fuzz
+
+.PHONY: fuzz
+if HAVE_FUZZER
+check_SCRIPTS = tests/fuzz/policy-fuzz
+tests/fuzz/policy-fuzz: $(FUZZ_SRCS) lib/policy-builtins.c $(top_srcdir)/lib/policy.h \
+		$(top_srcdir)/lib/path.h $(top_srcdir)/lib/util.h config.h
+	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib $(JANSSON_CFLAGS) \
+		-o $@ $(FUZZ_SRCS) lib/policy-builtins.c $(JANSSON_LIBS)
+fuzz: tests/fuzz/policy-fuzz
+	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/policy-fuzz \
+		$(top_srcdir)/tests/fuzz/corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/policy.dict
+else
+fuzz:
+	@echo "make fuzz: skipped: configure found no clang that can link -fsanitize=fuzzer" \
+		"(Debian: apt-get install clang libclang-rt-dev, then run configure again)"
+endif
