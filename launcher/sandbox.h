@@ -156,7 +156,7 @@ int landlock_build(const struct session *s);   /* returns ruleset fd or -1 */
 int landlock_enforce(int ruleset_fd);
 
 /* seccomp.c */
-int seccomp_apply(enum net_mode net);
+int seccomp_apply(const struct policy *pol);
 
 /* caps.c */
 int caps_drop_bounding(void);

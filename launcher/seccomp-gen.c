@@ -12,7 +12,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static const char *const names[SECCOMP_NET_COUNT] = {"net_none", "net_full"};
+static const char *const names[SECCOMP_NET_COUNT] = {"net_none", "net_full", "net_ports",
+						       "net_ports_udp"};
 
 int main(void)
 {

@@ -9,12 +9,18 @@
 #include "seccomp-rules.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
+#endif
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
 #endif
 
 /* Always denied, whatever the policy. */
@@ -41,6 +47,102 @@ static const unsigned long ns_flags[] = {
 	CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWIPC,
 	CLONE_NEWUTS, CLONE_NEWCGROUP, 0x00000080 /* CLONE_NEWTIME */,
 };
+
+/* Deny the system call NR with EPERM whenever argument ARG is none of ALLOWED (n
+ * values, ascending), in conjunction with the comparisons in PRE (on other
+ * arguments). libseccomp takes one comparison per argument in a rule, so
+ * the complement is covered by aligned blocks, one masked compare each,
+ * within DOMAIN (the bits the kernel reads: ~0 for a whole register, 0xf
+ * for a socket type's SOCK_TYPE_MASK). Over a whole register one
+ * "greater than" covers what lies above the largest allowed value,
+ * including anything in the upper half that the kernel would truncate
+ * away: such a call is refused, never reinterpreted. */
+static int deny_unless_in(scmp_filter_ctx ctx, int nr, unsigned arg, const uint64_t *allowed,
+			  size_t n, uint64_t domain, const struct scmp_arg_cmp *pre, unsigned npre)
+{
+	struct scmp_arg_cmp cmp[6];
+	int rc;
+	for (unsigned i = 0; i < npre; i++)
+		cmp[i] = pre[i];
+	uint64_t lo = 0;
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t hi; /* the gap is [lo, hi] */
+		if (i < n) {
+			if (allowed[i] == 0) {
+				lo = 1;
+				continue;
+			}
+			hi = allowed[i] - 1;
+		} else if (domain == UINT64_MAX) {
+			cmp[npre] = SCMP_CMP((unsigned)arg, SCMP_CMP_GT, allowed[n - 1]);
+			return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, npre + 1, cmp);
+		} else {
+			hi = domain;
+		}
+		while (lo <= hi && lo <= domain) {
+			/* The largest block that starts at lo and ends by hi. */
+			uint64_t size = 1;
+			while ((lo & (size * 2 - 1)) == 0 && lo + size * 2 - 1 <= hi && size * 2 - 1 < domain)
+				size *= 2;
+			cmp[npre] = SCMP_CMP((unsigned)arg, SCMP_CMP_MASKED_EQ, domain & ~(size - 1), lo);
+			if ((rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, npre + 1, cmp)) < 0)
+				return rc;
+			if (lo + size - 1 == hi)
+				break;
+			lo += size;
+		}
+		if (i < n)
+			lo = allowed[i] + 1;
+	}
+	return 0;
+}
+
+/* Network mode "ports": the host's network, where Landlock allows TCP
+ * connect() and bind() on the listed ports only. Landlock mediates TCP
+ * and nothing else, so every other way onto the network goes: a socket is
+ * AF_UNIX, or AF_INET/AF_INET6 TCP (SOCK_STREAM with protocol 0 or
+ * IPPROTO_TCP; not MPTCP or SCTP, which Landlock's TCP rules do not
+ * cover, nor raw, packet or netlink sockets), or, with UDP, SOCK_DGRAM
+ * with protocol 0 or IPPROTO_UDP (not ICMP or UDP-Lite). */
+static int add_ports_rules(scmp_filter_ctx ctx, bool udp)
+{
+	static const uint64_t families[] = {AF_UNIX, AF_INET, AF_INET6};
+	static const uint64_t tcp_protos[] = {0, IPPROTO_TCP};
+	static const uint64_t udp_protos[] = {0, IPPROTO_UDP};
+	const uint64_t types[] = {SOCK_STREAM, SOCK_DGRAM};
+	const uint64_t type_mask = 0xf; /* the kernel's SOCK_TYPE_MASK */
+	int rc;
+	if ((rc = deny_unless_in(ctx, SCMP_SYS(socket), 0, families, 3, UINT64_MAX, NULL, 0)) < 0)
+		return rc;
+	for (size_t f = 1; f < 3; f++) {
+		struct scmp_arg_cmp pre[2] = {SCMP_A0(SCMP_CMP_EQ, families[f])};
+		if ((rc = deny_unless_in(ctx, SCMP_SYS(socket), 1, types, udp ? 2 : 1, type_mask,
+					 pre, 1)) < 0)
+			return rc;
+		pre[1] = SCMP_A1(SCMP_CMP_MASKED_EQ, type_mask, SOCK_STREAM);
+		if ((rc = deny_unless_in(ctx, SCMP_SYS(socket), 2, tcp_protos, 2, UINT64_MAX, pre, 2)) < 0)
+			return rc;
+		pre[1] = SCMP_A1(SCMP_CMP_MASKED_EQ, type_mask, SOCK_DGRAM);
+		if (udp && (rc = deny_unless_in(ctx, SCMP_SYS(socket), 2, udp_protos, 2, UINT64_MAX,
+						pre, 2)) < 0)
+			return rc;
+	}
+	/* The kernel makes socket pairs of AF_UNIX only. */
+	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
+				   SCMP_A0(SCMP_CMP_NE, AF_UNIX))) < 0)
+		return rc;
+	/* TCP Fast Open connects inside sendto()/sendmsg(), where no LSM hook
+	 * (so no Landlock rule) sees the connection: refused, whatever the
+	 * port. TCP_FASTOPEN_CONNECT still goes through connect(). */
+	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sendto), 1,
+				   SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN))) < 0 ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sendmsg), 1,
+				   SCMP_A2(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN))) < 0 ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sendmmsg), 1,
+				   SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN))) < 0)
+		return rc;
+	return 0;
+}
 
 scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, int *err)
 {
@@ -84,6 +186,9 @@ scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, int *err)
 					   SCMP_A0(SCMP_CMP_NE, AF_UNIX))) < 0 ||
 		    (rc = seccomp_rule_add(ctx, eperm, SCMP_SYS(socketpair), 1,
 					   SCMP_A0(SCMP_CMP_NE, AF_UNIX))) < 0)
+			goto fail;
+	} else if (net == SECCOMP_NET_PORTS || net == SECCOMP_NET_PORTS_UDP) {
+		if ((rc = add_ports_rules(ctx, net == SECCOMP_NET_PORTS_UDP)) < 0)
 			goto fail;
 	}
 	return ctx;

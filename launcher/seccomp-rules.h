@@ -3,7 +3,14 @@
 
 #include <seccomp.h>
 
-enum seccomp_net { SECCOMP_NET_NONE, SECCOMP_NET_FULL, SECCOMP_NET_COUNT };
+/* One prebuilt program per network mode of the policy. */
+enum seccomp_net {
+	SECCOMP_NET_NONE,      /* AF_UNIX only */
+	SECCOMP_NET_FULL,      /* any socket */
+	SECCOMP_NET_PORTS,     /* AF_UNIX, and TCP for Landlock's port rules */
+	SECCOMP_NET_PORTS_UDP, /* the same, and UDP */
+	SECCOMP_NET_COUNT
+};
 
 /* The filter for one network mode, as a libseccomp context (caller
  * releases). NULL and *err set on failure. */

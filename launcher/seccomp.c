@@ -11,18 +11,28 @@
 
 #include "seccomp-bpf.h"
 
-int seccomp_apply(enum net_mode net)
+#define PROG(a) {.filter = (struct sock_filter *)(a), .len = sizeof(a) / sizeof((a)[0])}
+
+int seccomp_apply(const struct policy *pol)
 {
-	struct sock_fprog prog;
-	if (net == NET_FULL) {
-		prog.filter = (struct sock_filter *)wk_bpf_net_full;
-		prog.len = sizeof wk_bpf_net_full / sizeof wk_bpf_net_full[0];
-	} else {
-		prog.filter = (struct sock_filter *)wk_bpf_net_none;
-		prog.len = sizeof wk_bpf_net_none / sizeof wk_bpf_net_none[0];
+	struct sock_fprog none = PROG(wk_bpf_net_none), full = PROG(wk_bpf_net_full),
+			  ports = PROG(wk_bpf_net_ports), ports_udp = PROG(wk_bpf_net_ports_udp);
+	struct sock_fprog *prog;
+	switch (pol->net) {
+	case NET_FULL:
+		prog = &full;
+		break;
+	case NET_PORTS:
+		prog = pol->udp ? &ports_udp : &ports;
+		break;
+	case NET_NONE:
+	default:
+		/* Anything unknown gets the strictest program. */
+		prog = &none;
+		break;
 	}
 	/* no_new_privs is already set by the caller. */
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog, 0, 0) < 0)
 		return setup_fail(STAGE_SECCOMP, errno, "load filter");
 	return 0;
 }

@@ -128,7 +128,7 @@ static noreturn void exec_command(struct session *s, int ruleset, int errfd, con
 		for (int fd = 3; fd < 65536; fd++)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
 	}
-	if (s->layers.seccomp && seccomp_apply(s->pol.net) < 0)
+	if (s->layers.seccomp && seccomp_apply(&s->pol) < 0)
 		child_fail(errfd);
 	execve(s->exec_path, s->argv, s->envp);
 	int e = errno;
