@@ -11,6 +11,10 @@
  *  - The writable roots and the device nodes are cloned *before* the whole
  *    tree is made read-only: the clones keep their original flags, and are
  *    then attached on top of the read-only tree.
+ *  - Read roots under /tmp and /run, which the session's own tmpfs mounts
+ *    cover, are cloned before those covers too, made read-only explicitly
+ *    (a detached clone is not reached by the freeze of "/"), and attached
+ *    on top of the covers.
  *  - Protected paths and hidden paths go on after the writable roots, or
  *    they would be buried under the writable clone.
  */
@@ -307,6 +311,49 @@ static int hide_path(const char *path, int *empty_src, bool run_source)
 	return r;
 }
 
+/* A read-only, private copy of the file or tree at PATH (canonical:
+ * opened without following symlinks, so a component swapped for a link
+ * since the plan cannot bring some other tree into view). It is made
+ * before the freeze of step 3, which does not reach a detached copy, so
+ * its flags are set here: otherwise it would keep the host's (rw), and
+ * chmod, chown or utimes on it would reach the host. */
+static int clone_readonly(const char *path)
+{
+	int pfd = open_nofollow(path);
+	if (pfd < 0)
+		return -1;
+	int fd = (int)syscall(SYS_open_tree, pfd, "",
+			      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	int e = errno;
+	close(pfd);
+	if (fd < 0) {
+		errno = e;
+		return -1;
+	}
+	if (do_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
+		       MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, MS_PRIVATE) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* Attach the read-only copies of KEEP (FDS, -1 for none) where they were,
+ * over the session's own mounts. */
+static int attach_kept(const struct strv *keep, const int *fds)
+{
+	for (size_t i = 0; i < keep->n; i++) {
+		if (fds[i] < 0)
+			continue;
+		if (ensure_mountpoint(keep->v[i], clone_is_dir(fds[i])) < 0 ||
+		    attach(fds[i], keep->v[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static void close_all(int *fds, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -321,6 +368,7 @@ int mounts_base(const struct mount_plan *plan)
 	int node_fd[WK_N_DEV_NODES];
 	int *write_fd = xcalloc(plan->write.n + 1, sizeof(int));
 	int *keep_fd = xcalloc(plan->run_keep.n + 1, sizeof(int));
+	int *read_fd = xcalloc(plan->read_keep.n + 1, sizeof(int));
 	int ret = -1;
 	for (size_t i = 0; i < sizeof node_fd / sizeof node_fd[0]; i++)
 		node_fd[i] = -1;
@@ -328,6 +376,8 @@ int mounts_base(const struct mount_plan *plan)
 		write_fd[i] = -1;
 	for (size_t i = 0; i < plan->run_keep.n; i++)
 		keep_fd[i] = -1;
+	for (size_t i = 0; i < plan->read_keep.n; i++)
+		read_fd[i] = -1;
 
 	/* 1. Nothing done here may propagate to the host. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
@@ -348,9 +398,18 @@ int mounts_base(const struct mount_plan *plan)
 		 * fatal: the sandbox just lacks it too. */
 		node_fd[i] = open(path, O_PATH | O_CLOEXEC);
 	}
+	/* A file under /run the system keeps there (resolv.conf) is a
+	 * convenience: missing, the sandbox just lacks it. A read root the
+	 * policy names is not: the session does not start without it. */
 	for (size_t i = 0; i < plan->run_keep.n; i++)
-		keep_fd[i] = (int)syscall(SYS_open_tree, AT_FDCWD, plan->run_keep.v[i],
-					  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		keep_fd[i] = clone_readonly(plan->run_keep.v[i]);
+	for (size_t i = 0; i < plan->read_keep.n; i++) {
+		if ((read_fd[i] = clone_readonly(plan->read_keep.v[i])) < 0) {
+			setup_fail(STAGE_MOUNT, errno, "keep the read root %s (resolved without symlinks)",
+				   plan->read_keep.v[i]);
+			goto out;
+		}
+	}
 
 	/* 3. Everything read-only, nosuid, nodev: this is what stops chmod,
 	 *    chown, utimes, xattrs and inode flags outside the workspace,
@@ -377,14 +436,11 @@ int mounts_base(const struct mount_plan *plan)
 			setup_fail(STAGE_MOUNT, errno, "create %s", run_empty);
 			goto out;
 		}
-		for (size_t i = 0; i < plan->run_keep.n; i++) {
-			if (keep_fd[i] < 0)
-				continue;
-			if (ensure_mountpoint(plan->run_keep.v[i], false) < 0 ||
-			    attach(keep_fd[i], plan->run_keep.v[i]) < 0)
-				goto out;
-		}
+		if (attach_kept(&plan->run_keep, keep_fd) < 0)
+			goto out;
 	}
+	if (attach_kept(&plan->read_keep, read_fd) < 0)
+		goto out;
 
 	/* 5. Writable roots on top (mount points made where our own tmpfs
 	 *    mounts hide the original path). */
@@ -399,8 +455,10 @@ out:
 	close_all(node_fd, sizeof node_fd / sizeof node_fd[0]);
 	close_all(write_fd, plan->write.n);
 	close_all(keep_fd, plan->run_keep.n);
+	close_all(read_fd, plan->read_keep.n);
 	free(write_fd);
 	free(keep_fd);
+	free(read_fd);
 	return ret;
 }
 
@@ -484,4 +542,35 @@ int mounts_proc(void)
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) < 0)
 		return setup_fail(STAGE_PROC, errno, "mount /proc");
 	return 0;
+}
+
+/* Read roots that the session's own mounts would cover: under /tmp (when
+ * it is private) and under /run. Run by the supervisor, not the child.
+ * A root inside a writable root is visible through that; one inside
+ * another kept root comes with it (the copy is recursive). */
+void plan_read_keep(struct session *s)
+{
+	struct mount_plan *plan = &s->plan;
+	for (size_t i = 0; i < s->pol.read.n; i++) {
+		const char *r = s->pol.read.v[i];
+		bool covered = (plan->private_tmp && path_is_under(r, "/tmp") && strcmp(r, "/tmp") != 0) ||
+			       (plan->cover_run && path_is_under(r, "/run") && strcmp(r, "/run") != 0);
+		struct stat st;
+		if (!covered || writable_root_of(&s->pol, r) || lstat(r, &st) < 0 ||
+		    strv_contains(&plan->read_keep, r))
+			continue;
+		strv_add(&plan->read_keep, r);
+	}
+	/* Drop roots inside other kept roots (so the order of attaching
+	 * does not matter). */
+	struct strv outer = {0};
+	for (size_t i = 0; i < plan->read_keep.n; i++) {
+		bool inside = false;
+		for (size_t j = 0; j < plan->read_keep.n && !inside; j++)
+			inside = j != i && path_is_under(plan->read_keep.v[i], plan->read_keep.v[j]);
+		if (!inside)
+			strv_add(&outer, plan->read_keep.v[i]);
+	}
+	strv_free(&plan->read_keep);
+	plan->read_keep = outer;
 }

@@ -70,6 +70,7 @@ struct mount_plan {
 	struct strv protect;      /* bound read-only over themselves (existing) */
 	struct strv hide;         /* existing paths to cover */
 	struct strv run_keep;     /* regular files under /run kept visible */
+	struct strv read_keep;    /* read roots under /tmp or /run, kept visible read-only */
 	struct strv absent_protect; /* protected paths that did not exist at start */
 	bool private_tmp;
 	bool cover_run;
@@ -144,6 +145,10 @@ struct dev_node {
 };
 extern const struct dev_node wk_dev_nodes[];
 #define WK_N_DEV_NODES 6
+
+/* mounts.c, run by the supervisor: plan->read_keep from pol.read (after
+ * plan_build_base, which sets private_tmp and cover_run; idempotent). */
+void plan_read_keep(struct session *s);
 
 /* mounts.c: executed by the child in its new namespaces. */
 int ns_write_id_maps(uid_t uid, gid_t gid);

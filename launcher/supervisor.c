@@ -546,6 +546,10 @@ static const char *clone_hint(const struct session *s, int err)
 
 int session_run(struct session *s)
 {
+	/* Read roots the session's own /tmp and /run would cover. */
+	if (s->layers.mntns)
+		plan_read_keep(s);
+
 	int errp[2], alive[2];
 	if (pipe2(errp, O_CLOEXEC) < 0 || pipe2(alive, O_CLOEXEC) < 0)
 		die_errno("pipe");
