@@ -109,6 +109,23 @@ static int add_stdio(int ruleset, int fd, __u64 handled)
 	return landlock_add_fd(ruleset, pfd, access & handled, link);
 }
 
+/* TCP ports the policy opens for connect() or bind(). Not covered: a
+ * listen() on a socket never bound takes an ephemeral port, which
+ * Landlock cannot mediate yet (landlock-lsm/linux#15). */
+static int add_ports(int ruleset, const struct port_list *ports, __u64 access)
+{
+	for (size_t i = 0; i < ports->n; i++) {
+		struct wk_landlock_net_port_attr np = {
+			.allowed_access = access,
+			.port = ports->v[i],
+		};
+		if (syscall(SYS_landlock_add_rule, ruleset, WK_LL_RULE_NET_PORT, &np, 0) < 0)
+			return setup_fail(STAGE_LANDLOCK, errno, "add rule for TCP port %u",
+					  (unsigned)ports->v[i]);
+	}
+	return 0;
+}
+
 int landlock_build(const struct session *s)
 {
 	int abi = s->layers.landlock_abi;
@@ -116,7 +133,11 @@ int landlock_build(const struct session *s)
 	size_t attr_size = sizeof attr;
 
 	attr.handled_access_fs = fs_rights_for_abi(abi);
-	if (abi >= 4 && s->pol.net == NET_NONE)
+	/* "none": a second wall behind the network namespace. "ports": the
+	 * only wall between TCP and the host's network, with a rule per
+	 * port below (and seccomp keeping every other protocol out, since
+	 * these rights cover TCP alone). */
+	if (abi >= 4 && (s->pol.net == NET_NONE || s->pol.net == NET_PORTS))
 		attr.handled_access_net = WK_LL_NET_BIND_TCP | WK_LL_NET_CONNECT_TCP;
 	if (abi >= 6)
 		attr.scoped = WK_LL_SCOPE_ABSTRACT_UNIX | WK_LL_SCOPE_SIGNAL;
@@ -131,14 +152,24 @@ int landlock_build(const struct session *s)
 		return setup_fail(STAGE_LANDLOCK, errno, "create ruleset (ABI %d)", abi);
 	__u64 h = attr.handled_access_fs;
 
-	/* Read and execute everywhere: what is secret is hidden by the mount
-	 * namespace, which Landlock cannot express beneath an allowed "/". */
-	if (add_path(rs, "/", FS_READ, h) < 0)
-		goto fail;
+	/* Read and execute everywhere, or beneath the policy's read roots
+	 * only: what is secret is hidden by the mount namespace, which
+	 * Landlock cannot express beneath an allowed root. */
+	if (policy_reads_all(&s->pol)) {
+		if (add_path(rs, "/", FS_READ, h) < 0)
+			goto fail;
+	} else {
+		for (size_t i = 0; i < s->pol.read.n; i++)
+			if (add_path(rs, s->pol.read.v[i], FS_READ, h) < 0)
+				goto fail;
+	}
 	for (size_t i = 0; i < s->pol.write.n; i++)
 		if (add_path(rs, s->pol.write.v[i], FS_READ | FS_WRITE_TREE, h) < 0)
 			goto fail;
-	const char *tmp = s->layers.mntns ? "/tmp" : s->fallback_tmp;
+	/* The session's own /tmp, or the per-session directory that stands
+	 * in for it; the host's /tmp only when the policy makes it a
+	 * writable root (above). */
+	const char *tmp = !s->layers.mntns ? s->fallback_tmp : s->plan.private_tmp ? "/tmp" : NULL;
 	if (tmp && add_path(rs, tmp, FS_READ | FS_WRITE_TREE, h) < 0)
 		goto fail;
 	if (s->layers.mntns && add_path(rs, "/dev/shm", FS_READ | FS_WRITE_TREE, h) < 0)
@@ -161,6 +192,11 @@ int landlock_build(const struct session *s)
 	for (int fd = 0; fd < 3; fd++)
 		if (add_stdio(rs, fd, h) < 0)
 			goto fail;
+	if (attr.handled_access_net && s->pol.net == NET_PORTS) {
+		if (add_ports(rs, &s->pol.connect, WK_LL_NET_CONNECT_TCP) < 0 ||
+		    add_ports(rs, &s->pol.bind, WK_LL_NET_BIND_TCP) < 0)
+			goto fail;
+	}
 	return rs;
 fail:
 	close(rs);

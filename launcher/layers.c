@@ -4,10 +4,27 @@
 #include "config.h"
 #include "sandbox.h"
 
+#include <stdio.h>
 #include <string.h>
 
-void layers_gaps(const struct kernel_info *k, bool ns_ok, enum net_mode net, struct strv *out)
+/* main.c may decide the layers before it has filled in the policy (only
+ * pol.net set, no name yet). Such a policy counts as the default one,
+ * reading everything: deciding early can make a session stricter than
+ * asked, never looser. */
+static bool resolved(const struct policy *pol)
 {
+	return pol->name != NULL;
+}
+
+bool policy_reads_all(const struct policy *pol)
+{
+	return !resolved(pol) || strv_contains(&pol->read, "/");
+}
+
+void layers_gaps_policy(const struct kernel_info *k, bool ns_ok, const struct policy *pol,
+			struct strv *out)
+{
+	enum net_mode net = pol->net;
 	if (!ns_ok) {
 		const char *why = !k->mount_api ? "the kernel lacks the new mount API (Linux 5.12+)"
 				  : k->userns_why ? k->userns_why
@@ -33,15 +50,47 @@ void layers_gaps(const struct kernel_info *k, bool ns_ok, enum net_mode net, str
 					 ns_ok ? "writes are held by the read-only mounts alone"
 					       : "nothing but file permissions stops writes outside "
 						 "the workspace"));
-	} else if (k->landlock_abi < 6 && net == NET_FULL) {
+		if (!policy_reads_all(pol))
+			strv_push(out, xstrdup("no Landlock: reads are not limited to the policy's read "
+					       "list; everything that is not hidden is readable (fix: "
+					       "Linux 5.13 or newer with landlock in the lsm= boot "
+					       "parameter)"));
+	} else if (k->landlock_abi < 6 && net != NET_NONE) {
 		strv_push(out, xasprintf("Landlock ABI %d < 6: abstract unix sockets outside the "
 					 "sandbox (X11, D-Bus) are reachable (fix: Linux 6.12 or newer)",
 					 k->landlock_abi));
 	}
-	if (!k->seccomp)
+	/* "ports" runs on the host's network: Landlock's TCP rules are the
+	 * whole of the restriction, not a second wall. */
+	if (net == NET_PORTS && k->landlock_abi < 4) {
+		char have[32];
+		if (k->landlock_abi)
+			snprintf(have, sizeof have, "ABI %d", k->landlock_abi);
+		else
+			snprintf(have, sizeof have, "no Landlock");
+		strv_push(out, xasprintf("network mode \"ports\" needs Landlock ABI 4 (TCP bind and "
+					 "connect rules; this kernel has %s): every TCP port on the "
+					 "host's network can be reached and bound, not just the listed "
+					 "ones (fix: Linux 6.7 or newer)", have));
+	}
+	if (!k->seccomp) {
 		strv_push(out, xstrdup("no seccomp filter: ptrace, io_uring, bpf, keyctl and socket "
 				       "families are not restricted (fix: a kernel with "
 				       "CONFIG_SECCOMP_FILTER)"));
+		if (net == NET_PORTS)
+			strv_push(out, xstrdup("no seccomp filter: in network mode \"ports\" UDP, raw, "
+					       "SCTP, MPTCP and netlink sockets and TCP Fast Open "
+					       "reach the host's network around the TCP port rules "
+					       "(fix: a kernel with CONFIG_SECCOMP_FILTER)"));
+	}
+}
+
+void layers_gaps(const struct kernel_info *k, bool ns_ok, enum net_mode net, struct strv *out)
+{
+	struct policy pol;
+	memset(&pol, 0, sizeof pol);
+	pol.net = net; /* unresolved: reading everything */
+	layers_gaps_policy(k, ns_ok, &pol, out);
 }
 
 void layers_decide(struct session *s)
@@ -57,7 +106,7 @@ void layers_decide(struct session *s)
 	l->seccomp = k->seccomp;
 
 	struct strv gaps = {0};
-	layers_gaps(k, ns_ok, s->pol.net, &gaps);
+	layers_gaps_policy(k, ns_ok, &s->pol, &gaps);
 	if (gaps.n) {
 		for (size_t i = 0; i < gaps.n; i++)
 			warnmsg("%s %s", s->best_effort ? "weaker sandbox:" : "cannot enforce:",

@@ -64,26 +64,42 @@ static bool confined_by_wicket_profile(void)
 	return strncmp(buf, "wicket", 6) == 0;
 }
 
-/* WICKET_PRETEND_MISSING=namespaces,landlock,seccomp makes the probe report
- * those features as absent, so the fail-closed refusal and --best-effort
- * can be tested on a capable machine. It can only take capability away:
- * the refusal logic still runs on the result. */
+/* True when the comma-separated LIST holds the word W. */
+static bool list_has(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		if (strncmp(p, w, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+/* WICKET_PRETEND_MISSING=namespaces,landlock,landlock-net,seccomp makes the
+ * probe report those features as absent (landlock-net: Landlock without
+ * its TCP rules, as before ABI 4), so the fail-closed refusal and
+ * --best-effort can be tested on a capable machine. It can only take
+ * capability away: the refusal logic still runs on the result. */
 static void pretend_missing(struct kernel_info *k)
 {
 	const char *p = getenv("WICKET_PRETEND_MISSING");
 	if (!p || !*p)
 		return;
-	if (strstr(p, "namespaces")) {
+	if (list_has(p, "namespaces")) {
 		k->userns = false;
 		k->root_admin = false;
 		k->userns_why = "namespaces pretended missing (WICKET_PRETEND_MISSING)";
 		k->userns_fix = "unset WICKET_PRETEND_MISSING";
 	}
-	if (strstr(p, "landlock")) {
+	if (list_has(p, "landlock")) {
 		k->landlock_abi = 0;
 		k->landlock_errno = EOPNOTSUPP;
 	}
-	if (strstr(p, "seccomp"))
+	if (list_has(p, "landlock-net") && k->landlock_abi > 3)
+		k->landlock_abi = 3;
+	if (list_has(p, "seccomp"))
 		k->seccomp = false;
 }
 
@@ -203,17 +219,30 @@ int cmd_doctor(int argc, char **argv)
 		ns_err[i] = trial_ns(base | ns_kinds[i].flag, ns_kinds[i].mount);
 	bool ns_ok = ns_err[1] == 0 && ns_err[2] == 0;
 
-	/* What each mode gets: the same gap analysis the launcher uses. */
+	/* What each mode gets: the same gap analysis the launcher uses. Then
+	 * what a policy gets that uses a feature the built-in modes do not:
+	 * network "ports" (Landlock TCP rules) or a "read" list. */
 	struct {
-		const char *mode;
+		const char *mode, *key; /* in the text, in the JSON */
 		enum net_mode net;
-		bool ro;
+		bool read_all;
+		struct policy pol;
 	} modes[] = {
-		{"workspace-write", NET_NONE, false},
-		{"read-only", NET_NONE, true},
-		{"workspace-write --net full", NET_FULL, false},
+		{"workspace-write", "workspace-write", NET_NONE, true, {0}},
+		{"read-only", "read-only", NET_NONE, true, {0}},
+		{"workspace-write --net full", "workspace-write --net full", NET_FULL, true, {0}},
+		{"network \"ports\"", "network_ports", NET_PORTS, true, {0}},
+		{"a \"read\" list", "read_list", NET_NONE, false, {0}},
 	};
-	const size_t nmodes = sizeof modes / sizeof modes[0];
+	const size_t nmodes = 3, nall = sizeof modes / sizeof modes[0];
+	for (size_t i = 0; i < nall; i++) {
+		struct policy *p = &modes[i].pol;
+		p->name = modes[i].mode;
+		p->sandbox = true;
+		p->net = modes[i].net;
+		p->private_tmp = true;
+		strv_add(&p->read, modes[i].read_all ? "/" : "/usr");
+	}
 
 	if (json) {
 		json_t *o = json_object();
@@ -235,20 +264,21 @@ int cmd_doctor(int argc, char **argv)
 			json_object_set_new(o, "userns_problem", json_string(k.userns_why));
 			json_object_set_new(o, "userns_fix", json_string(k.userns_fix));
 		}
-		json_t *m = json_object();
-		for (size_t i = 0; i < nmodes; i++) {
+		json_t *m = json_object(), *pf = json_object();
+		for (size_t i = 0; i < nall; i++) {
 			struct strv gaps = {0};
-			layers_gaps(&k, ns_ok, modes[i].net, &gaps);
+			layers_gaps_policy(&k, ns_ok, &modes[i].pol, &gaps);
 			json_t *arr = json_array();
 			for (size_t g = 0; g < gaps.n; g++)
 				json_array_append_new(arr, json_string(gaps.v[g]));
 			json_t *one = json_object();
 			json_object_set_new(one, "enforced", json_boolean(gaps.n == 0));
 			json_object_set_new(one, "weaker", arr);
-			json_object_set_new(m, modes[i].mode, one);
+			json_object_set_new(i < nmodes ? m : pf, modes[i].key, one);
 			strv_free(&gaps);
 		}
 		json_object_set_new(o, "modes", m);
+		json_object_set_new(o, "policies_with", pf);
 		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		puts(s);
 		free(s);
@@ -270,10 +300,10 @@ int cmd_doctor(int argc, char **argv)
 		       ns_err[i] ? strerror(ns_err[i]) : "yes");
 	if (!k.userns && !k.root_admin)
 		printf("problem:       %s\nfix:           %s\n", k.userns_why, k.userns_fix);
-	for (size_t i = 0; i < nmodes; i++) {
+	for (size_t i = 0; i < nall; i++) {
 		struct strv gaps = {0};
-		layers_gaps(&k, ns_ok, modes[i].net, &gaps);
-		printf("mode %s: %s\n", modes[i].mode,
+		layers_gaps_policy(&k, ns_ok, &modes[i].pol, &gaps);
+		printf("%s %s: %s\n", i < nmodes ? "mode" : "policy with", modes[i].mode,
 		       gaps.n ? "weaker here (refused unless --best-effort):" : "fully enforced");
 		for (size_t g = 0; g < gaps.n; g++)
 			printf("  - %s\n", gaps.v[g]);

@@ -13,6 +13,19 @@ static int count_containing(const struct strv *sv, const char *needle)
 	return n;
 }
 
+/* A resolved policy: sandboxed, reading everything, network NET. */
+static struct policy pol_of(enum net_mode net)
+{
+	struct policy p;
+	memset(&p, 0, sizeof p);
+	p.name = "test";
+	p.sandbox = true;
+	p.net = net;
+	p.private_tmp = true;
+	strv_add(&p.read, "/");
+	return p;
+}
+
 int main(void)
 {
 	struct kernel_info k;
@@ -21,16 +34,20 @@ int main(void)
 	k.seccomp = true;
 	k.mount_api = true;
 	k.userns = true;
+	struct policy none = pol_of(NET_NONE), full = pol_of(NET_FULL), ports = pol_of(NET_PORTS);
 
 	struct strv g = {0};
-	layers_gaps(&k, true, NET_NONE, &g);
+	layers_gaps_policy(&k, true, &none, &g);
 	ok(g.n == 0, "full kernel: no gaps (%zu)", g.n);
+	strv_free(&g);
+	layers_gaps_policy(&k, true, &ports, &g);
+	ok(g.n == 0, "full kernel: ports mode has no gaps (%zu)", g.n);
 	strv_free(&g);
 
 	k.userns = false;
 	k.userns_why = "AppArmor restricts unprivileged user namespaces";
 	k.userns_fix = "install contrib/apparmor";
-	layers_gaps(&k, false, NET_NONE, &g);
+	layers_gaps_policy(&k, false, &none, &g);
 	ok(count_containing(&g, "no mount namespace") == 1, "missing mntns named");
 	ok(count_containing(&g, "AppArmor") >= 1, "the reason is named");
 	ok(count_containing(&g, "contrib/apparmor") >= 1, "the fix is named");
@@ -40,23 +57,82 @@ int main(void)
 	k.userns = true;
 	k.landlock_abi = 0;
 	k.landlock_errno = EOPNOTSUPP;
-	layers_gaps(&k, true, NET_NONE, &g);
+	layers_gaps_policy(&k, true, &none, &g);
 	ok(g.n == 1 && count_containing(&g, "no Landlock") == 1, "missing Landlock named");
 	ok(count_containing(&g, "lsm=") == 1, "Landlock fix names the boot parameter");
 	strv_free(&g);
 
 	k.landlock_abi = 5;
-	layers_gaps(&k, true, NET_FULL, &g);
+	layers_gaps_policy(&k, true, &full, &g);
 	ok(count_containing(&g, "abstract unix") == 1, "old ABI with network: abstract sockets");
 	strv_free(&g);
-	layers_gaps(&k, true, NET_NONE, &g);
+	layers_gaps_policy(&k, true, &none, &g);
 	ok(g.n == 0, "old ABI without network: the netns isolates abstract sockets");
+	strv_free(&g);
+
+	/* Ports mode: Landlock's TCP rules are the whole restriction. */
+	layers_gaps_policy(&k, true, &ports, &g);
+	ok(g.n == 1 && count_containing(&g, "abstract unix") == 1,
+	   "ABI 5 with ports: abstract sockets only (%zu)", g.n);
+	strv_free(&g);
+	k.landlock_abi = 4;
+	layers_gaps_policy(&k, true, &ports, &g);
+	ok(count_containing(&g, "\"ports\"") == 0, "ABI 4 has the TCP rules ports mode needs");
+	strv_free(&g);
+	k.landlock_abi = 3;
+	layers_gaps_policy(&k, true, &ports, &g);
+	ok(count_containing(&g, "Landlock ABI 4") == 1, "ABI 3 with ports: ABI 4 named");
+	ok(count_containing(&g, "Linux 6.7") == 1, "ABI 3 with ports: the kernel needed named");
+	ok(count_containing(&g, "this kernel has ABI 3") == 1, "ABI 3 with ports: what there is named");
+	ok(count_containing(&g, "every TCP port") == 1, "ABI 3 with ports: what is weaker said");
+	strv_free(&g);
+	layers_gaps_policy(&k, true, &none, &g);
+	ok(g.n == 0, "ABI 3 without ports: no gap (the netns holds the network)");
+	strv_free(&g);
+	k.landlock_abi = 0;
+	layers_gaps_policy(&k, true, &ports, &g);
+	ok(count_containing(&g, "no Landlock") == 2 && count_containing(&g, "Landlock ABI 4") == 1,
+	   "no Landlock with ports: both named");
+	strv_free(&g);
+
+	/* A read list is Landlock's alone. */
+	struct policy rd = pol_of(NET_NONE);
+	strv_free(&rd.read);
+	strv_add(&rd.read, "/usr");
+	ok(!policy_reads_all(&rd) && policy_reads_all(&none), "policy_reads_all");
+	layers_gaps_policy(&k, true, &rd, &g);
+	ok(count_containing(&g, "read list") == 1, "no Landlock with a read list: named");
+	strv_free(&g);
+	k.landlock_abi = 1;
+	layers_gaps_policy(&k, true, &rd, &g);
+	ok(g.n == 0, "any Landlock holds a read list");
 	strv_free(&g);
 
 	k.landlock_abi = 7;
 	k.seccomp = false;
-	layers_gaps(&k, true, NET_NONE, &g);
+	layers_gaps_policy(&k, true, &none, &g);
 	ok(count_containing(&g, "no seccomp") == 1, "missing seccomp named");
 	strv_free(&g);
+	layers_gaps_policy(&k, true, &ports, &g);
+	ok(count_containing(&g, "no seccomp") == 2 && count_containing(&g, "Fast Open") == 1,
+	   "missing seccomp with ports: the sockets around the TCP rules named");
+	strv_free(&g);
+
+	/* The mode-only form is a sandboxed policy reading everything. */
+	layers_gaps(&k, true, NET_PORTS, &g);
+	ok(count_containing(&g, "Fast Open") == 1 && count_containing(&g, "read list") == 0,
+	   "layers_gaps by network mode");
+	strv_free(&g);
+
+	/* A policy not resolved yet (main.c deciding early) reads everything. */
+	struct session e;
+	memset(&e, 0, sizeof e);
+	e.pol.net = NET_NONE;
+	e.kinfo = k;
+	e.kinfo.seccomp = true;
+	e.kinfo.root_admin = true;
+	layers_decide(&e);
+	ok(e.layers.mntns && e.layers.netns && e.layers.seccomp, "an unresolved policy gets the sandbox");
+	ok(policy_reads_all(&e.pol), "an unresolved policy reads all");
 	return done_testing();
 }
