@@ -9,8 +9,8 @@
 
 /* main.c may decide the layers before it has filled in the policy (only
  * pol.net set, no name yet). Such a policy counts as the default one,
- * reading everything: deciding early can make a session stricter than
- * asked, never looser. */
+ * sandboxed and reading everything: deciding early can make a session
+ * stricter than asked, never looser. */
 static bool resolved(const struct policy *pol)
 {
 	return pol->name != NULL;
@@ -21,9 +21,16 @@ bool policy_reads_all(const struct policy *pol)
 	return !resolved(pol) || strv_contains(&pol->read, "/");
 }
 
+bool policy_full_access(const struct policy *pol)
+{
+	return resolved(pol) && !pol->sandbox;
+}
+
 void layers_gaps_policy(const struct kernel_info *k, bool ns_ok, const struct policy *pol,
 			struct strv *out)
 {
+	if (policy_full_access(pol))
+		return; /* nothing is asked of the kernel, so nothing is missing */
 	enum net_mode net = pol->net;
 	if (!ns_ok) {
 		const char *why = !k->mount_api ? "the kernel lacks the new mount API (Linux 5.12+)"
@@ -89,7 +96,7 @@ void layers_gaps(const struct kernel_info *k, bool ns_ok, enum net_mode net, str
 {
 	struct policy pol;
 	memset(&pol, 0, sizeof pol);
-	pol.net = net; /* unresolved: reading everything */
+	pol.net = net; /* unresolved: sandboxed, reading everything */
 	layers_gaps_policy(k, ns_ok, &pol, out);
 }
 
@@ -99,6 +106,12 @@ void layers_decide(struct session *s)
 	bool ns_ok = k->mount_api && (k->root_admin || k->userns);
 	struct layers *l = &s->layers;
 	memset(l, 0, sizeof *l);
+	if (policy_full_access(&s->pol)) {
+		/* Nothing to enforce, so nothing to refuse; the supervisor says
+		 * so out loud before it starts the command. */
+		l->unsandboxed = true;
+		return;
+	}
 	l->userns = ns_ok && !k->root_admin;
 	l->mntns = l->pidns = l->ipcns = ns_ok;
 	l->netns = ns_ok && s->pol.net == NET_NONE;

@@ -60,6 +60,7 @@ struct layers {
 	bool ipcns;
 	int landlock_abi;
 	bool seccomp;
+	bool unsandboxed; /* full access: no layer at all, said out loud */
 };
 
 /* Mount plan, computed in the supervisor (plan.c) and executed in the child
@@ -122,11 +123,13 @@ int cmd_doctor(int argc, char **argv);
 void layers_gaps(const struct kernel_info *k, bool ns_ok, enum net_mode net, struct strv *out);
 void layers_decide(struct session *s);
 /* The gaps for a whole policy (layers_gaps: a sandboxed one reading "/");
- * layers_decide() uses this, reading pol.net and pol.read. */
+ * layers_decide() uses this, reading pol.sandbox, pol.net and pol.read. */
 void layers_gaps_policy(const struct kernel_info *k, bool ns_ok, const struct policy *pol,
 			struct strv *out);
 /* pol.read holds "/" (or pol is not resolved yet: no name). */
 bool policy_reads_all(const struct policy *pol);
+/* A resolved policy with "sandbox": false. */
+bool policy_full_access(const struct policy *pol);
 
 /* policycmd.c: loading JSON policies into the session's policy, and
  * `wicket policy`. */

@@ -544,8 +544,82 @@ static const char *clone_hint(const struct session *s, int err)
 	return "see 'wicket doctor'";
 }
 
+/* An interactive shell the session ran may have taken the terminal's
+ * foreground; give it back to our process group. */
+static void reclaim_terminal(bool tty_fg)
+{
+	if (tty_fg && tcgetpgrp(STDIN_FILENO) != getpgrp()) {
+		sigset_t ttou, old;
+		sigemptyset(&ttou);
+		sigaddset(&ttou, SIGTTOU);
+		sigprocmask(SIG_BLOCK, &ttou, &old);
+		tcsetpgrp(STDIN_FILENO, getpgrp());
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
+}
+
+/* Full access (a policy with "sandbox": false): no namespace, no
+ * Landlock, no seccomp, capabilities and descriptors as they are. The
+ * supervisor still runs the command as its child: signals are forwarded,
+ * the status comes back as DESIGN §8 says, and the command dies with
+ * wicket as a sandboxed one would. */
+static int run_unsandboxed(struct session *s)
+{
+	warnmsg("WARNING: policy %s: NO SANDBOX; the command can read and write everything you "
+		"can, and use the network", s->pol.name);
+	int alive[2];
+	if (pipe2(alive, O_CLOEXEC) < 0)
+		die_errno("pipe");
+	sigset_t orig_mask;
+	block_forwarded(&orig_mask);
+	bool tty_fg = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	pid_t pid = fork();
+	if (pid < 0)
+		die_errno("fork");
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		close(alive[1]);
+		struct pollfd pfd = {.fd = alive[0], .events = POLLIN};
+		if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
+			_exit(EXIT_WICKET);
+		close(alive[0]);
+		sigprocmask(SIG_SETMASK, &orig_mask, NULL);
+		if (chdir(s->workspace) < 0) {
+			warnmsg("cannot enter %s: %s", s->workspace, strerror(errno));
+			_exit(EXIT_WICKET);
+		}
+		execve(s->exec_path, s->argv, s->envp);
+		int e = errno;
+		warnmsg("%s: %s", s->argv[0], strerror(e));
+		_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+	}
+	close(alive[0]);
+	fwd_target = pid;
+	setup_done = 1; /* nothing half-built to abandon: signals go to the command */
+	install_forwarders();
+	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			die_errno("waitpid");
+	fwd_target = 0;
+	close(alive[1]);
+	reclaim_terminal(tty_fg);
+	return status_to_code(st);
+}
+
 int session_run(struct session *s)
 {
+	/* Running without any layer takes two agreeing signals: the policy
+	 * says so and the layers were decided for it. Anything else (layers
+	 * decided before the policy was resolved) is a bug, and refused. */
+	if (s->layers.unsandboxed != !s->pol.sandbox)
+		die("internal error: the layers were decided for a %s policy, but policy %s %s",
+		    s->layers.unsandboxed ? "full-access" : "sandboxed",
+		    s->pol.name ? s->pol.name : "(unnamed)",
+		    s->pol.sandbox ? "asks for a sandbox" : "asks for none");
+	if (s->layers.unsandboxed)
+		return run_unsandboxed(s);
 	/* Read roots the session's own /tmp and /run would cover. */
 	if (s->layers.mntns)
 		plan_read_keep(s);
@@ -615,16 +689,7 @@ int session_run(struct session *s)
 	fwd_target = 0;
 	close(alive[1]);
 
-	/* An interactive shell inside may have taken the terminal's
-	 * foreground; give it back to our process group. */
-	if (tty_fg && tcgetpgrp(STDIN_FILENO) != getpgrp()) {
-		sigset_t ttou, old;
-		sigemptyset(&ttou);
-		sigaddset(&ttou, SIGTTOU);
-		sigprocmask(SIG_BLOCK, &ttou, &old);
-		tcsetpgrp(STDIN_FILENO, getpgrp());
-		sigprocmask(SIG_SETMASK, &old, NULL);
-	}
+	reclaim_terminal(tty_fg);
 
 	if (setup_abort_sig) {
 		warnmsg("interrupted while setting up the sandbox");

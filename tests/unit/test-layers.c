@@ -124,7 +124,22 @@ int main(void)
 	   "layers_gaps by network mode");
 	strv_free(&g);
 
-	/* A policy not resolved yet (main.c deciding early) reads everything. */
+	/* Full access asks nothing of the kernel: no gap, no refusal. */
+	struct session s;
+	memset(&s, 0, sizeof s);
+	s.pol = pol_of(NET_FULL);
+	s.pol.sandbox = false;
+	memset(&s.kinfo, 0, sizeof s.kinfo);
+	s.kinfo.landlock_errno = EOPNOTSUPP;
+	layers_gaps_policy(&s.kinfo, false, &s.pol, &g);
+	ok(g.n == 0, "full access on a kernel with nothing: no gaps");
+	strv_free(&g);
+	layers_decide(&s); /* would exit 125 on a gap */
+	ok(s.layers.unsandboxed && !s.layers.mntns && !s.layers.userns && !s.layers.netns &&
+	   !s.layers.landlock_abi && !s.layers.seccomp, "full access: no layer at all");
+
+	/* A policy not resolved yet (main.c deciding early) is never full
+	 * access, and reads everything. */
 	struct session e;
 	memset(&e, 0, sizeof e);
 	e.pol.net = NET_NONE;
@@ -132,7 +147,8 @@ int main(void)
 	e.kinfo.seccomp = true;
 	e.kinfo.root_admin = true;
 	layers_decide(&e);
-	ok(e.layers.mntns && e.layers.netns && e.layers.seccomp, "an unresolved policy gets the sandbox");
-	ok(policy_reads_all(&e.pol), "an unresolved policy reads all");
+	ok(!e.layers.unsandboxed && e.layers.mntns && e.layers.netns && e.layers.seccomp,
+	   "an unresolved policy gets the sandbox");
+	ok(policy_reads_all(&e.pol) && !policy_full_access(&e.pol), "an unresolved policy reads all");
 	return done_testing();
 }
