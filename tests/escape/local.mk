@@ -25,6 +25,7 @@ EXTRA_DIST += \
 	tests/escape/kernel.bats \
 	tests/escape/mounts.bats \
 	tests/escape/net.bats \
+	tests/escape/policy-enforce.bats \
 	tests/escape/procs.bats \
 	tests/escape/secrets.bats \
 	tests/escape/tty.bats
