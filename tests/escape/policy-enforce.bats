@@ -226,7 +226,9 @@ except OSError as e:
 	[ "$(cat "$WS/ready")" = "$ok_port" ]
 }
 
-@test "policy ports: no port to bind means no server on any port (bind is not connect)" {
+# Not claimed: a listen() on a socket never bound takes an ephemeral port,
+# which Landlock cannot mediate yet (landlock-lsm/linux#15).
+@test "policy ports: bind is refused on a port listed for connect only, and on port 0" {
 	port=$(free_port)
 	ports_policy connect-only "[$port]" "[]" false
 	sbx_bg_opts --policy "$P" -- "$PY" -c "$SERVER" "$WS/ready" "served-$RND" "$port" 0
