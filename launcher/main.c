@@ -134,8 +134,10 @@ static char **build_env(const struct session *s, const char *session_id)
 	char **env = xcalloc(n + s->pol.env_set.n + 8, sizeof *env);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
-		/* Our own variables are set below, never inherited. */
-		if (strncmp(environ[i], "TMPDIR=", 7) == 0 || strncmp(environ[i], "WICKET=", 7) == 0 ||
+		/* Our own variables are set below, never inherited; without a
+		 * sandbox the caller's TMPDIR is the right one. */
+		if ((s->pol.sandbox && strncmp(environ[i], "TMPDIR=", 7) == 0) ||
+		    strncmp(environ[i], "WICKET=", 7) == 0 ||
 		    strncmp(environ[i], "WICKET_POLICY=", 14) == 0 ||
 		    strncmp(environ[i], "WICKET_SESSION=", 15) == 0)
 			continue;
@@ -160,7 +162,7 @@ static char **build_env(const struct session *s, const char *session_id)
 	bool tmpdir_set = false;
 	for (size_t i = 0; i < s->pol.env_set.n; i++)
 		tmpdir_set |= strncmp(s->pol.env_set.v[i], "TMPDIR=", 7) == 0;
-	if (!tmpdir_set)
+	if (!tmpdir_set && s->pol.sandbox)
 		env[w++] = xasprintf("TMPDIR=%s", s->layers.mntns ? "/tmp" : s->fallback_tmp);
 	env[w++] = xstrdup("WICKET=1");
 	env[w++] = xasprintf("WICKET_POLICY=%s", s->pol.name);
@@ -347,7 +349,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 
 	plan_build_base(&s);
 	stdio_plan(&s);
-	if (!s.layers.mntns) {
+	if (!s.layers.mntns && s.pol.sandbox) {
 		char tmpl[] = "/tmp/wicket-XXXXXX";
 		if (!mkdtemp(tmpl))
 			die_errno("mkdtemp");

@@ -312,10 +312,10 @@ static void enforce_probe(struct enforce *e, const struct wk_policy *wp)
 	memset(e, 0, sizeof *e);
 	probe_kernel(&e->k);
 	e->ns_ok = e->k.mount_api && (e->k.root_admin || e->k.userns);
-	enum net_mode nm = wp->net == WK_NET_FULL ? NET_FULL : wp->net == WK_NET_PORTS ? NET_PORTS
-										      : NET_NONE;
+	struct policy pol;
+	policy_resolve(wp, &pol, NULL);
 	if (wp->sandbox)
-		layers_gaps(&e->k, e->ns_ok, nm, &e->gaps);
+		layers_gaps_policy(&e->k, e->ns_ok, &pol, &e->gaps);
 }
 
 static json_t *jstrv(const struct strv *sv)

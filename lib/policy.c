@@ -281,6 +281,8 @@ static char *expand(const struct wk_vars *vars, const char *in, bool tilde, char
 
 /* --- appliers ---------------------------------------------------------- */
 
+static void rules_free(struct wk_rules *r);
+
 static bool rules_has(const struct wk_rules *r, const char *path)
 {
 	for (size_t i = 0; i < r->n; i++)
@@ -389,8 +391,13 @@ static void apply_filesystem(struct loader *l, const struct src *s, json_t *fs,
 	}
 	check_keys(l, s, "/filesystem", fs, known);
 	json_t *v;
-	if ((v = json_object_get(fs, "read")))
+	if ((v = json_object_get(fs, "read"))) {
+		/* The one list that replaces: everything is readable unless a
+		 * policy narrows it, and a narrower list appended to an
+		 * inherited "/" would narrow nothing. */
+		rules_free(&out->read);
 		apply_paths(l, s, "/filesystem/read", v, &out->read);
+	}
 	if ((v = json_object_get(fs, "write")))
 		apply_paths(l, s, "/filesystem/write", v, &out->write);
 	if ((v = json_object_get(fs, "protect")))

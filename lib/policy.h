@@ -9,8 +9,10 @@
  * column for syntax errors); all errors are collected, not just the first.
  *
  * Layering along "extends" (base first, then each child):
- *   - path lists, env.unset, network.connect/bind, escalation.allow/deny
- *     append (duplicates dropped);
+ *   - path lists (but filesystem.read), env.unset, network.connect/bind,
+ *     escalation.allow/deny append (duplicates dropped);
+ *   - filesystem.read is replaced by a child that sets it (reading is
+ *     allowed everywhere unless a policy narrows it);
  *   - env.set merges by name, the child winning;
  *   - scalars (description, sandbox, network.mode, network.udp,
  *     escalation.mode/approver/timeout) are replaced when the child sets

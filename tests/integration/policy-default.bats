@@ -73,7 +73,8 @@ tmp=/tmp"
 	track "$out"
 	echo orig >"$out/file"
 	mkdir "$out/dir"
-	before=$(ls -la --time-style=full-iso "$out")
+	# ".." is /var/tmp, which other tests change: compare the rest.
+	before=$(ls -la --time-style=full-iso "$out" | grep -v ' \.\.$')
 	run --separate-stderr wsrun "$ws" -- sh -c '
 		o=$1; r=""
 		{ echo x >"$o/file"; } 2>/dev/null && r="$r write"
@@ -94,7 +95,7 @@ tmp=/tmp"
 	assert_equal "$output" "escaped:"
 	assert_regex "$stderr" 'Read-only file system'
 	assert_equal "$(cat "$out/file")" orig
-	assert_equal "$(ls -la --time-style=full-iso "$out")" "$before"
+	assert_equal "$(ls -la --time-style=full-iso "$out" | grep -v ' \.\.$')" "$before"
 }
 
 @test "outside the workspace metadata is read-only: chmod, chown, touch -d, setxattr fail with EROFS" {

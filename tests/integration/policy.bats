@@ -388,3 +388,24 @@ $f"
 	q=$(echo "$ws"/.ssh.quarantined-by-wicket-*)
 	[ -f "$q/authorized_keys" ]
 }
+
+@test "read: a child's read list replaces the inherited \"/\": only the listed trees (and the writable ones) are readable" {
+	local ws out d f
+	ws=$(mk_workspace)
+	track "$ws"
+	out=$(mk_outside)
+	track "$out"
+	d=$(mk_outside)
+	track "$d"
+	echo outside-secret >"$out/s"
+	echo mine >"$ws/m"
+	f=$(pol "$d" narrow.json '{"extends": "workspace-write",
+		"filesystem": {"read": ["/usr", "/etc", "/lib", "/lib64", "/bin", "/proc", "${cwd}"]}}')
+	run --separate-stderr "$WICKET" policy show "$f"
+	refute_line --regexp '^  read +/ '
+	run --separate-stderr wsrun "$ws" --policy "$f" -- sh -c 'cat m; cat "$1/s" 2>/dev/null || echo outside-unreadable; echo w >new && echo ws-writable' _ "$out"
+	assert_equal "$status" 0
+	assert_output "mine
+outside-unreadable
+ws-writable"
+}

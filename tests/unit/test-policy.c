@@ -166,6 +166,21 @@ int main(void)
 	}
 	wk_policy_ctx_free(&c);
 
+	/* filesystem.read is the list that replaces. */
+	write_file("narrow.json",
+		   "{\"extends\": \"workspace-write\", \"filesystem\": {\"read\": [\"/usr\", \"${cwd}\"]}}",
+		   0644);
+	char narrow[256];
+	snprintf(narrow, sizeof narrow, "%s/narrow.json", tmpdir);
+	c = ctx_for();
+	r = wk_policy_load(&c, narrow, &p);
+	ok(r == 0 && p.read.n == 2 && !has_path(&p.read, "/") && has_path(&p.read, "/usr") &&
+		   has_path(&p.read, "/work/proj") && has_path(&p.write, "/work/proj"),
+	   "a child's read list replaces the inherited \"/\"; the rest still layers");
+	if (r == 0)
+		wk_policy_free(&p);
+	wk_policy_ctx_free(&c);
+
 	/* A user file that shadows a built-in and extends it by name. */
 	write_file("search/workspace-write.json",
 		   "{\"extends\": \"workspace-write\", \"filesystem\": {\"write\": [\"/srv/x\"]}}",
