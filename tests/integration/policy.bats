@@ -409,3 +409,15 @@ $f"
 outside-unreadable
 ws-writable"
 }
+
+@test "read-only: a workspace under /tmp stays visible (read-only) over the private /tmp" {
+	local ws
+	ws=$(mk_tmp_workspace)
+	echo here >"$ws/f"
+	run --separate-stderr wsrun "$ws" --policy read-only -- sh -c 'pwd; cat f; touch g 2>/dev/null || echo ro'
+	assert_equal "$status" 0
+	assert_output "$ws
+here
+ro"
+	[ ! -e "$ws/g" ]
+}
