@@ -180,28 +180,6 @@ static void make_session_id(char *buf, size_t len)
 		snprintf(buf + 2 * i, 3, "%02x", r[i]);
 }
 
-/* Our passwd entry: /etc/passwd read directly first (NSS start-up costs
- * more than the whole rest of the supervisor's preparation), NSS for
- * users that live elsewhere (LDAP, sssd). */
-static struct passwd *lookup_passwd(uid_t uid)
-{
-	FILE *f = fopen("/etc/passwd", "re");
-	if (f) {
-		struct passwd *pw;
-		while ((pw = fgetpwent(f)))
-			if (pw->pw_uid == uid)
-				break;
-		fclose(f);
-		if (pw)
-			return pw;
-	}
-#ifdef WICKET_STATIC
-	return NULL;
-#else
-	return getpwuid(uid);
-#endif
-}
-
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb, (void)flag, (void)ftw;
@@ -215,7 +193,7 @@ static bool pw_looked_up;
 static struct passwd *session_passwd(uid_t uid)
 {
 	if (!pw_looked_up) {
-		cached_pw = lookup_passwd(uid);
+		cached_pw = passwd_of(uid);
 		pw_looked_up = true;
 	}
 	return cached_pw;

@@ -450,6 +450,17 @@ static bool valid_env_name(const char *n)
 	return true;
 }
 
+static bool valid_env_pattern(const char *p)
+{
+	if (!*p)
+		return false;
+	for (; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '*' || *p == '?'))
+			return false;
+	return true;
+}
+
 static void apply_env(struct loader *l, const struct src *s, json_t *env, struct wk_policy *out)
 {
 	static const char *const known[] = {"unset", "set", NULL};
@@ -473,7 +484,7 @@ static void apply_env(struct loader *l, const struct src *s, json_t *env, struct
 				if (!pat)
 					err(l, s->label, p, "expected a name pattern (a string), got %s",
 					    type_name(e));
-				else if (!pat[0] || strchr(pat, '='))
+				else if (!valid_env_pattern(pat))
 					err(l, s->label, p,
 					    "\"%s\" is not a variable name pattern (letters, digits, _, * and ?)",
 					    pat);
@@ -954,10 +965,9 @@ static void check_whole(struct loader *l, const char *label, struct wk_policy *p
 		for (size_t j = 0; j < p->hide.n; j++)
 			if (path_is_under(p->write.v[i].path, p->hide.v[j].path))
 				err(l, p->write.v[i].where, NULL,
-				    "\"%s\" is writable but %s (%s) hides it; a path cannot be both",
-				    p->write.v[i].path,
-				    strcmp(p->write.v[i].path, p->hide.v[j].path) ? "a parent" : "also",
-				    p->hide.v[j].where);
+				    "\"%s\" is writable, but %s hides %s; a path cannot be both",
+				    p->write.v[i].path, p->hide.v[j].where,
+				    strcmp(p->write.v[i].path, p->hide.v[j].path) ? "a parent of it" : "it");
 	for (size_t i = 0; i < p->read.n; i++)
 		for (size_t j = 0; j < p->hide.n; j++)
 			if (strcmp(p->read.v[i].path, p->hide.v[j].path) == 0)

@@ -232,8 +232,8 @@ int main(void)
 		     "\"mode\": \"ports\"",
 		     "ports without ports mode");
 	expect_error("{\"filesystem\": {\"write\": [\"${home}/x\"], \"hide\": [\"~/x\"]}}",
-		     "t.json: /filesystem/write/0: \"/home/u/x\" is writable but also (t.json: "
-		     "/filesystem/hide/0) hides it; a path cannot be both",
+		     "t.json: /filesystem/write/0: \"/home/u/x\" is writable, but t.json: "
+		     "/filesystem/hide/0 hides it; a path cannot be both",
 		     "write and hide contradict");
 	expect_error("{\"filesystem\": {\"read\": [\"${nope}/x\"]}}",
 		     "t.json: /filesystem/read/0: unknown variable ${nope} in \"${nope}/x\" (known: "
@@ -282,6 +282,14 @@ int main(void)
 		     "t.json: /sandbox: \"sandbox\": false means no sandbox at all; it cannot be "
 		     "combined with filesystem rules or a network mode other than \"full\"",
 		     "full access with rules");
+	expect_error("{\"env\": {\"unset\": [\"A-B\"]}}",
+		     "t.json: /env/unset/0: \"A-B\" is not a variable name pattern (letters, digits, "
+		     "_, * and ?)",
+		     "bad env.unset pattern");
+	expect_error("{\"filesystem\": {\"write\": [\"/h/x/y\"], \"hide\": [\"/h/x\"]}}",
+		     "t.json: /filesystem/write/0: \"/h/x/y\" is writable, but t.json: "
+		     "/filesystem/hide/0 hides a parent of it; a path cannot be both",
+		     "write inside hide");
 	expect_error("{\"network\": {\"udp\": \"yes\"}}",
 		     "t.json: /network/udp: expected true or false, got a string", "udp type");
 	expect_error("{\"a~b/c\": 1}",
