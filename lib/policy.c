@@ -35,6 +35,7 @@ struct loader {
 	int errors;
 	/* Which scalar the policy set, and where, for contradictions. */
 	char *sandbox_where;
+	bool read_set; /* some policy along the chain set filesystem.read */
 };
 
 static void err(struct loader *l, const char *label, const char *ptr, const char *fmt, ...)
@@ -396,6 +397,7 @@ static void apply_filesystem(struct loader *l, const struct src *s, json_t *fs,
 		 * policy narrows it, and a narrower list appended to an
 		 * inherited "/" would narrow nothing. */
 		rules_free(&out->read);
+		l->read_set = true;
 		apply_paths(l, s, "/filesystem/read", v, &out->read);
 	}
 	if ((v = json_object_get(fs, "write")))
@@ -997,6 +999,16 @@ static int finish(struct loader *l, const char *label, struct wk_policy *out, in
 {
 	if (r == 0)
 		check_whole(l, label, out);
+	/* Reading is allowed everywhere unless some policy narrows it. */
+	if (!l->read_set && out->sandbox && !l->errors) {
+		out->read.v = xcalloc(1, sizeof *out->read.v);
+		out->read.cap = out->read.n = 1;
+		out->read.v[0] = (struct wk_rule){
+			.text = xstrdup("/"),
+			.path = xstrdup("/"),
+			.where = xstrdup("(default: no policy sets filesystem.read)"),
+		};
+	}
 	free(l->sandbox_where);
 	strv_free(&l->stack);
 	if (l->errors) {

@@ -166,6 +166,21 @@ int main(void)
 	}
 	wk_policy_ctx_free(&c);
 
+	/* Unset, read is everything; set, it is what it says. */
+	{
+		struct wk_policy_ctx c2 = ctx_for();
+		const char *j = "{\"filesystem\": {\"write\": [\"/w\"]}}";
+		ok(wk_policy_load_buffer(&c2, "s.json", j, strlen(j), &p) == 0 && p.read.n == 1 &&
+			   has_path(&p.read, "/"),
+		   "a policy that sets no read (and extends none) reads \"/\"");
+		wk_policy_free(&p);
+		j = "{\"filesystem\": {\"read\": []}}";
+		ok(wk_policy_load_buffer(&c2, "e.json", j, strlen(j), &p) == 0 && p.read.n == 0,
+		   "an explicit empty read list stays empty");
+		wk_policy_free(&p);
+		wk_policy_ctx_free(&c2);
+	}
+
 	/* filesystem.read is the list that replaces. */
 	write_file("narrow.json",
 		   "{\"extends\": \"workspace-write\", \"filesystem\": {\"read\": [\"/usr\", \"${cwd}\"]}}",
