@@ -1,0 +1,771 @@
+/* libwicket-preload, the reporting half: is this failure the sandbox's
+ * doing, and if so, one line to the session's diagnostics stream.
+ *
+ * The session's rules arrive in WICKET_RULES, one rule per line:
+ *   r PATH   readable root ("/" means everything)
+ *   w PATH   writable root
+ *   p PATH   protected: read-only inside a writable root
+ *   h PATH   hidden: covered, unreadable
+ *   n MODE   network: none | full | ports
+ *   c PORT   ports mode: TCP connect() allowed
+ *   b PORT   ports mode: TCP bind() allowed
+ *   u 1      ports mode: UDP allowed
+ * Paths are canonical and absolute. The variable is copied into a static
+ * arena on the first failure (not before: a process that never fails
+ * pays nothing) and read from there; without WICKET_RULES, or when it
+ * does not fit, the shim says nothing at all.
+ *
+ * Destination: WICKET_DIAG_FD (a pipe to the supervisor) when it is open
+ * and a FIFO, else fd 2; WICKET_DIAG=stderr forces fd 2, WICKET_DIAG=off
+ * silences. One write(2) per line, built on the stack.
+ *
+ * Nothing here allocates, uses stdio or takes a lock: a failing call can
+ * come from a signal handler, a vfork child or any thread. */
+#undef _FORTIFY_SOURCE
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "diag.h"
+
+/* ---- configuration, taken once ---------------------------------------- */
+
+#define ARENA_SIZE 65536
+
+enum { CFG_UNSET, CFG_BUSY, CFG_READY };
+enum { OUT_DEFAULT, OUT_STDERR, OUT_OFF };
+
+static char arena[ARENA_SIZE];
+static _Atomic int cfg_state = CFG_UNSET;
+static bool cfg_ok; /* rules present and fit in the arena */
+static int cfg_out;
+static int cfg_fd;
+
+struct cfg {
+	const char *rules; /* NULL: stay silent */
+	int out;
+	int fd; /* WICKET_DIAG_FD, -1 when unset or malformed */
+};
+
+static int parse_fd(const char *s)
+{
+	if (!s || !*s)
+		return -1;
+	long v = 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > 1000000)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	return (int)v;
+}
+
+static int parse_out(const char *s)
+{
+	if (s && strcmp(s, "off") == 0)
+		return OUT_OFF;
+	if (s && strcmp(s, "stderr") == 0)
+		return OUT_STDERR;
+	return OUT_DEFAULT;
+}
+
+/* The first failure copies the environment into static storage. A thread
+ * that finds another one copying (or a vfork child that died copying)
+ * reads the environment directly: the same text, just not kept. */
+static void get_cfg(struct cfg *c)
+{
+	int st = atomic_load_explicit(&cfg_state, memory_order_acquire);
+	int unset = CFG_UNSET;
+	if (st == CFG_UNSET &&
+	    atomic_compare_exchange_strong_explicit(&cfg_state, &unset, CFG_BUSY,
+						    memory_order_acq_rel, memory_order_acquire)) {
+		const char *r = getenv("WICKET_RULES");
+		size_t n = r ? strlen(r) : 0;
+		cfg_ok = r && n < sizeof arena;
+		if (cfg_ok)
+			memcpy(arena, r, n + 1);
+		cfg_out = parse_out(getenv("WICKET_DIAG"));
+		cfg_fd = parse_fd(getenv("WICKET_DIAG_FD"));
+		atomic_store_explicit(&cfg_state, CFG_READY, memory_order_release);
+		st = CFG_READY;
+	}
+	if (st == CFG_READY) {
+		c->rules = cfg_ok ? arena : NULL;
+		c->out = cfg_out;
+		c->fd = cfg_fd;
+		return;
+	}
+	const char *r = getenv("WICKET_RULES");
+	c->rules = r && strlen(r) < sizeof arena ? r : NULL;
+	c->out = parse_out(getenv("WICKET_DIAG"));
+	c->fd = parse_fd(getenv("WICKET_DIAG_FD"));
+}
+
+/* ---- the rules -------------------------------------------------------- */
+
+/* Calls F(kind, path, len, arg) for each rule line "K VALUE"; stops when
+ * F returns true and returns true then. */
+typedef bool (*rule_fn)(char kind, const char *v, size_t len, const void *arg);
+
+static bool each_rule(const char *rules, rule_fn f, const void *arg)
+{
+	for (const char *l = rules; l && *l;) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) : strlen(l);
+		if (n >= 3 && l[1] == ' ' && f(l[0], l + 2, n - 2, arg))
+			return true;
+		l = e ? e + 1 : l + n;
+	}
+	return false;
+}
+
+/* PATH is ROOT or beneath it. */
+static bool under(const char *path, const char *root, size_t rlen)
+{
+	if (rlen == 1 && root[0] == '/')
+		return true;
+	while (rlen > 1 && root[rlen - 1] == '/')
+		rlen--;
+	return strncmp(path, root, rlen) == 0 && (path[rlen] == '/' || path[rlen] == '\0');
+}
+
+struct match {
+	char kind;
+	const char *path;
+	char *root;    /* out: the matching rule's path (may be NULL) */
+	size_t rootsz;
+	bool exact;    /* only PATH == rule */
+};
+
+static bool match_fn(char kind, const char *v, size_t len, const void *arg)
+{
+	const struct match *m = arg;
+	if (kind != m->kind)
+		return false;
+	if (m->exact ? !(strncmp(m->path, v, len) == 0 && m->path[len] == '\0')
+		     : !under(m->path, v, len))
+		return false;
+	if (m->root && len < m->rootsz) {
+		memcpy(m->root, v, len);
+		m->root[len] = '\0';
+	}
+	return true;
+}
+
+static bool rule_has(const char *rules, char kind, const char *path, char *root, size_t rootsz)
+{
+	struct match m = {kind, path, root, rootsz, false};
+	return each_rule(rules, match_fn, &m);
+}
+
+static bool rule_is(const char *rules, char kind, const char *path)
+{
+	struct match m = {kind, path, NULL, 0, true};
+	return each_rule(rules, match_fn, &m);
+}
+
+struct portq {
+	char kind;
+	unsigned port;
+};
+
+static bool port_fn(char kind, const char *v, size_t len, const void *arg)
+{
+	const struct portq *q = arg;
+	if (kind != q->kind)
+		return false;
+	unsigned p = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (v[i] < '0' || v[i] > '9' || p > 65535)
+			return false;
+		p = p * 10 + (unsigned)(v[i] - '0');
+	}
+	return len > 0 && p == q->port;
+}
+
+static bool rule_port(const char *rules, char kind, unsigned port)
+{
+	struct portq q = {kind, port};
+	return each_rule(rules, port_fn, &q);
+}
+
+enum { NET_UNKNOWN, NET_NONE, NET_FULL, NET_PORTS };
+
+static bool mode_fn(char kind, const char *v, size_t len, const void *arg)
+{
+	int *mode = (int *)(uintptr_t)arg;
+	if (kind != 'n')
+		return false;
+	if (len == 4 && memcmp(v, "none", 4) == 0)
+		*mode = NET_NONE;
+	else if (len == 4 && memcmp(v, "full", 4) == 0)
+		*mode = NET_FULL;
+	else if (len == 5 && memcmp(v, "ports", 5) == 0)
+		*mode = NET_PORTS;
+	return true;
+}
+
+static int net_mode(const char *rules)
+{
+	int mode = NET_UNKNOWN;
+	each_rule(rules, mode_fn, (const void *)(uintptr_t)&mode);
+	return mode;
+}
+
+/* ---- paths, on the stack ---------------------------------------------- */
+
+#define PBUF 4096
+
+static size_t put_uint(char *buf, unsigned long v)
+{
+	char t[24];
+	size_t n = 0, i = 0;
+	do
+		t[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < sizeof t);
+	while (n)
+		buf[i++] = t[--n];
+	buf[i] = '\0';
+	return i;
+}
+
+/* The path an fd refers to, when it is a path (not "pipe:[...]"). */
+static bool fd_path(int fd, char *out, size_t outsz)
+{
+	char link[40] = "/proc/self/fd/";
+	put_uint(link + 14, (unsigned long)fd);
+	ssize_t n = readlink(link, out, outsz - 1);
+	if (n <= 0 || (size_t)n >= outsz - 1 || out[0] != '/')
+		return false;
+	out[n] = '\0';
+	return true;
+}
+
+/* Lexical normalisation of an absolute path, in place: "//", "." and
+ * ".." (against the text, not the file system). */
+static void normalize(char *p)
+{
+	char *w = p;
+	const char *r = p;
+	while (*r) {
+		while (*r == '/')
+			r++;
+		const char *s = r;
+		while (*r && *r != '/')
+			r++;
+		size_t n = (size_t)(r - s);
+		if (n == 0 || (n == 1 && s[0] == '.'))
+			continue;
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			while (w > p && *--w != '/')
+				;
+			continue;
+		}
+		*w++ = '/';
+		memmove(w, s, n);
+		w += n;
+	}
+	if (w == p)
+		*w++ = '/';
+	*w = '\0';
+}
+
+/* The absolute form of PATH relative to DIRFD, lexically normalised, with
+ * its parent directory resolved through the kernel when it can be opened
+ * (so a path through a symlinked directory matches the canonical rules). */
+static bool abs_path(int dirfd, const char *path, char *out, size_t outsz)
+{
+	size_t n;
+	if (!path || !*path) {
+		if (dirfd == AT_FDCWD)
+			return getcwd(out, outsz) != NULL;
+		return fd_path(dirfd, out, outsz);
+	}
+	if (path[0] == '/') {
+		n = 0;
+	} else {
+		if (dirfd == AT_FDCWD) {
+			if (!getcwd(out, outsz) || out[0] != '/')
+				return false;
+		} else if (!fd_path(dirfd, out, outsz)) {
+			return false;
+		}
+		n = strlen(out);
+		if (n + 1 >= outsz)
+			return false;
+		out[n++] = '/';
+	}
+	size_t pl = strlen(path);
+	if (n + pl >= outsz)
+		return false;
+	memcpy(out + n, path, pl + 1);
+	normalize(out);
+
+	/* The parent, canonical: an O_PATH open needs no permission on the
+	 * directory itself, and neither Landlock nor the shim sees it. */
+	char *slash = strrchr(out, '/');
+	if (slash == out || !slash)
+		return true;
+	*slash = '\0';
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, out, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	*slash = '/';
+	if (fd < 0)
+		return true;
+	char canon[PBUF];
+	bool ok = fd_path(fd, canon, sizeof canon);
+	close(fd);
+	if (!ok || strstr(canon, " (deleted)"))
+		return true;
+	size_t cl = strlen(canon), tl = strlen(slash);
+	if (cl == 1)
+		cl = 0; /* "/" + "/name" */
+	if (cl + tl >= outsz)
+		return true;
+	memmove(out + cl, slash, tl + 1);
+	memcpy(out, canon, cl);
+	return true;
+}
+
+/* The parent directory of the absolute PATH, into OUT. */
+static void parent_of(const char *path, char *out, size_t outsz)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash && slash != path ? (size_t)(slash - path) : 1;
+	if (n >= outsz)
+		n = outsz - 1;
+	memcpy(out, path, n);
+	out[n] = '\0';
+}
+
+/* ---- once per (kind, object) per process ------------------------------ */
+
+#define SEEN_SLOTS 1024
+static _Atomic uint64_t seen[SEEN_SLOTS];
+
+static uint64_t hash_obj(char kind, const char *obj, pid_t pid)
+{
+	uint64_t h = 1469598103934665603ULL;
+	h = (h ^ (unsigned char)kind) * 1099511628211ULL;
+	for (const unsigned char *p = (const unsigned char *)obj; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	/* The pid is part of the key: a forked child is another process,
+	 * which reports for itself, though it inherits the set. */
+	h ^= (uint64_t)(uint32_t)pid * 0x9e3779b97f4a7c15ULL;
+	return h ? h : 1;
+}
+
+/* True the first time H is seen; also true when the set is full (a
+ * process with more than SEEN_SLOTS distinct denials keeps reporting). */
+static bool first_time(uint64_t h)
+{
+	size_t i = (size_t)(h % SEEN_SLOTS);
+	for (size_t n = 0; n < SEEN_SLOTS; n++, i = (i + 1) % SEEN_SLOTS) {
+		uint64_t v = atomic_load_explicit(&seen[i], memory_order_relaxed);
+		if (v == h)
+			return false;
+		if (v != 0)
+			continue;
+		uint64_t expect = 0;
+		if (atomic_compare_exchange_strong_explicit(&seen[i], &expect, h,
+							    memory_order_relaxed,
+							    memory_order_relaxed))
+			return true;
+		if (expect == h)
+			return false;
+	}
+	return true;
+}
+
+/* ---- the line ---------------------------------------------------------- */
+
+#define LINE_MAX_LEN 4000 /* below PIPE_BUF: one atomic write to a pipe */
+#define OBJ_MAX 3600
+
+struct line {
+	char b[LINE_MAX_LEN + 8];
+	size_t n;
+};
+
+static void add(struct line *l, const char *s)
+{
+	for (; *s && l->n < LINE_MAX_LEN; s++)
+		l->b[l->n++] = *s;
+}
+
+/* An object (a path) with control characters made visible, cut at
+ * OBJ_MAX bytes with "..." so the line stays one line and one write. */
+static void add_obj(struct line *l, const char *s)
+{
+	size_t start = l->n;
+	for (; *s && l->n < LINE_MAX_LEN; s++) {
+		if (l->n - start >= OBJ_MAX) {
+			add(l, "...");
+			return;
+		}
+		unsigned char c = (unsigned char)*s;
+		l->b[l->n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+}
+
+static int out_fd(const struct cfg *c)
+{
+	if (c->out == OUT_OFF)
+		return -1;
+	if (c->out == OUT_DEFAULT && c->fd >= 0 && fcntl(c->fd, F_GETFD) >= 0) {
+		struct stat st;
+		if (fstat(c->fd, &st) == 0 && S_ISFIFO(st.st_mode))
+			return c->fd;
+	}
+	return fcntl(STDERR_FILENO, F_GETFD) >= 0 ? STDERR_FILENO : -1;
+}
+
+/* One write, never blocking the program on a full pipe and never killing
+ * it with SIGPIPE when the reader is gone. */
+static void emit(int fd, const char *b, size_t n)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+	if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLOUT))
+		return;
+	sigset_t pipe_set, old, pending;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	bool had_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+	bool masked = pthread_sigmask(SIG_BLOCK, &pipe_set, &old) == 0;
+	ssize_t w;
+	do
+		w = write(fd, b, n);
+	while (w < 0 && errno == EINTR);
+	if (masked) {
+		if (w < 0 && errno == EPIPE && !had_pending) {
+			struct timespec zero = {0, 0};
+			while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+				;
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+}
+
+/* "sandbox: KIND blocked: OBJ (WHAT by COMM[PID])", or for the network
+ * "sandbox: network blocked: OBJ (COMM[PID])". */
+static void report(const struct cfg *c, const char *kind, const char *obj, const char *what)
+{
+	pid_t pid = getpid();
+	if (!first_time(hash_obj(kind[0], obj, pid)))
+		return;
+	int fd = out_fd(c);
+	if (fd < 0)
+		return;
+	char comm[17] = {0};
+	if (prctl(PR_GET_NAME, comm, 0, 0, 0) < 0 || !comm[0])
+		memcpy(comm, "?", 2);
+	for (char *p = comm; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	char num[24];
+	put_uint(num, (unsigned long)pid);
+	struct line l;
+	l.n = 0;
+	add(&l, "sandbox: ");
+	add(&l, kind);
+	add(&l, " blocked: ");
+	add_obj(&l, obj);
+	add(&l, " (");
+	if (what) {
+		add(&l, what);
+		add(&l, " by ");
+	}
+	add(&l, comm);
+	add(&l, "[");
+	add(&l, num);
+	add(&l, "])");
+	l.b[l.n++] = '\n';
+	emit(fd, l.b, l.n);
+}
+
+/* ---- file system -------------------------------------------------------- */
+
+/* A hidden root that exists: an ENOENT beneath it may be the cover's
+ * doing. One that does not exist hides nothing, and ENOENT is the truth. */
+static bool exists_nofollow(const char *p)
+{
+	return faccessat(AT_FDCWD, p, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* Would the file's own mode, owner or a read-only file system refuse
+ * MODE on P anyway? Landlock does not mediate faccessat(2). */
+static bool dac_refuses(const char *p, int mode)
+{
+	return faccessat(AT_FDCWD, p, mode, AT_EACCESS) < 0 && errno == EACCES;
+}
+
+/* The verdict on one failed file system call: 0 not the sandbox, 'w'
+ * write denial, 'r' read denial. P is the absolute path. */
+static char classify(const char *rules, const char *p, int err, unsigned flags)
+{
+	char tmp[PBUF]; /* the hidden root, or the path checked with faccessat */
+	bool write = flags & DF_WRITE;
+	switch (err) {
+	case EACCES:
+	case EPERM:
+	case EROFS:
+	case ENOENT:
+		break;
+	case EXDEV:
+		if (!(flags & DF_XDEV))
+			return 0;
+		break;
+	case EBUSY:
+		if (!(flags & DF_BUSY) || !rule_is(rules, 'p', p))
+			return 0;
+		return 'w';
+	default:
+		return 0;
+	}
+	char kind = write ? 'w' : 'r';
+	if (rule_has(rules, 'h', p, tmp, sizeof tmp)) {
+		/* Under a hidden path: the cover answers EACCES (or EROFS) and
+		 * an empty directory answers ENOENT. */
+		if (err == ENOENT && (strcmp(tmp, p) == 0 || !exists_nofollow(tmp)))
+			return 0;
+		return kind;
+	}
+	if (err == ENOENT)
+		return 0;
+	if (write) {
+		if (flags & DF_META) {
+			/* Only read-only mounts refuse chmod, chown, times and
+			 * xattrs; EPERM and EACCES are the file's owner's. */
+			if (err != EROFS)
+				return 0;
+		}
+		bool prot = rule_has(rules, 'p', p, NULL, 0);
+		if (!prot && rule_has(rules, 'w', p, NULL, 0))
+			return 0; /* inside a writable root: an ordinary error */
+		if (err == EACCES) {
+			int mode = W_OK;
+			const char *target = p;
+			if ((flags & DF_PARENT) || !exists_nofollow(p)) {
+				parent_of(p, tmp, sizeof tmp);
+				target = tmp;
+				mode = W_OK | X_OK;
+			}
+			if (dac_refuses(target, mode))
+				return 0;
+		}
+		return 'w';
+	}
+	/* A read or an exec: only Landlock (a "read" list without "/") or
+	 * a hidden path refuses it. */
+	if (err != EACCES)
+		return 0;
+	if (rule_is(rules, 'r', "/"))
+		return 0;
+	if (rule_has(rules, 'r', p, NULL, 0) || rule_has(rules, 'w', p, NULL, 0))
+		return 0;
+	if (dac_refuses(p, flags & DF_EXEC ? X_OK : R_OK))
+		return 0;
+	return 'r';
+}
+
+static char fs_verdict(const struct cfg *c, int dirfd, const char *path, int err, unsigned flags,
+		       char *abs, size_t abssz)
+{
+	if (!c->rules || !abs_path(dirfd, path, abs, abssz))
+		return 0;
+	return classify(c->rules, abs, err, flags);
+}
+
+bool diag_fs_denied(int dirfd, const char *path, int err, unsigned flags)
+{
+	int saved = errno;
+	struct cfg c;
+	get_cfg(&c);
+	char abs[PBUF];
+	bool r = fs_verdict(&c, dirfd, path, err, flags, abs, sizeof abs) != 0;
+	errno = saved;
+	return r;
+}
+
+bool diag_fs(int dirfd, const char *path, int err, unsigned flags, const char *what)
+{
+	int saved = errno;
+	struct cfg c;
+	get_cfg(&c);
+	char abs[PBUF];
+	char k = 0;
+	if (c.rules && abs_path(dirfd, path, abs, sizeof abs)) {
+		if ((flags & DF_CREAT) && !exists_nofollow(abs) && errno == ENOENT) {
+			what = "create";
+			flags |= DF_PARENT;
+		}
+		k = classify(c.rules, abs, err, flags);
+	}
+	if (k)
+		report(&c, k == 'w' ? "write" : "read", abs, what);
+	errno = saved;
+	return k != 0;
+}
+
+/* ---- network ------------------------------------------------------------- */
+
+static const char hexd[] = "0123456789abcdef";
+
+static size_t fmt_v4(char *o, const unsigned char *a)
+{
+	size_t n = 0;
+	for (int i = 0; i < 4; i++) {
+		if (i)
+			o[n++] = '.';
+		n += put_uint(o + n, a[i]);
+	}
+	o[n] = '\0';
+	return n;
+}
+
+/* RFC 5952: lower case, no leading zeros, the longest run (two or more)
+ * of zero groups as "::", an IPv4-mapped address with its dotted tail. */
+static size_t fmt_v6(char *o, const unsigned char *a)
+{
+	unsigned g[8];
+	for (int i = 0; i < 8; i++)
+		g[i] = (unsigned)a[2 * i] << 8 | a[2 * i + 1];
+	int best = -1, blen = 0;
+	for (int i = 0; i < 8;) {
+		if (g[i]) {
+			i++;
+			continue;
+		}
+		int j = i;
+		while (j < 8 && !g[j])
+			j++;
+		if (j - i > blen && j - i >= 2)
+			best = i, blen = j - i;
+		i = j;
+	}
+	size_t n = 0;
+	bool mapped = best == 0 && blen == 5 && g[5] == 0xffff;
+	for (int i = 0; i < (mapped ? 6 : 8); i++) {
+		if (i == best) {
+			o[n++] = ':';
+			if (i == 0)
+				o[n++] = ':';
+			i += blen - 1;
+			continue;
+		}
+		bool lead = true;
+		for (int s = 12; s >= 0; s -= 4) {
+			unsigned d = g[i] >> s & 0xf;
+			if (d || !lead || s == 0) {
+				o[n++] = hexd[d];
+				lead = false;
+			}
+		}
+		if (i < 7)
+			o[n++] = ':';
+	}
+	if (mapped)
+		return n + fmt_v4(o + n, a + 12);
+	o[n] = '\0';
+	return n;
+}
+
+static const char *proto_of(int type)
+{
+	switch (type & 0xf) {
+	case SOCK_STREAM:
+		return "tcp";
+	case SOCK_DGRAM:
+		return "udp";
+	case SOCK_RAW:
+		return "raw";
+	default:
+		return "socket";
+	}
+}
+
+void diag_socket(int domain, int type, int err)
+{
+	int saved = errno;
+	struct cfg c;
+	get_cfg(&c);
+	if (!c.rules || (domain != AF_INET && domain != AF_INET6) || (err != EPERM && err != EACCES))
+		goto out;
+	int mode = net_mode(c.rules);
+	/* none: no inet socket at all; ports: seccomp lets through TCP (and
+	 * UDP when allowed) only, so whatever failed here was refused. */
+	if (mode != NET_NONE && mode != NET_PORTS)
+		goto out;
+	char obj[64] = "socket ";
+	strcat(obj, domain == AF_INET ? "ipv4/" : "ipv6/");
+	strcat(obj, proto_of(type));
+	report(&c, "network", obj, NULL);
+out:
+	errno = saved;
+}
+
+void diag_net(const char *op, int fd, const struct sockaddr *addr, socklen_t len, int flags,
+	      int err)
+{
+	int saved = errno;
+	struct cfg c;
+	get_cfg(&c);
+	if (!c.rules || !addr || (err != EPERM && err != EACCES && err != ENETUNREACH))
+		goto out;
+	unsigned port;
+	char obj[128];
+	size_t n = strlen(op);
+	memcpy(obj, op, n);
+	obj[n++] = ' ';
+	if (addr->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)addr;
+		n += fmt_v4(obj + n, (const unsigned char *)&s4->sin_addr);
+		port = ntohs(s4->sin_port);
+	} else if (addr->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)addr;
+		obj[n++] = '[';
+		n += fmt_v6(obj + n, s6->sin6_addr.s6_addr);
+		obj[n++] = ']';
+		port = ntohs(s6->sin6_port);
+	} else {
+		goto out;
+	}
+	int type = 0;
+	socklen_t tl = sizeof type;
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0)
+		type = 0;
+	int mode = net_mode(c.rules);
+	bool tcp = (type & 0xf) == SOCK_STREAM;
+	bool denied = false;
+	if (mode == NET_NONE) {
+		denied = true;
+	} else if (mode == NET_PORTS && tcp && err != ENETUNREACH) {
+		if (strcmp(op, "connect") == 0)
+			denied = !rule_port(c.rules, 'c', port);
+		else if (strcmp(op, "bind") == 0)
+			denied = !rule_port(c.rules, 'b', port);
+		else /* sendto/sendmsg: TCP Fast Open, refused on any port */
+			denied = (flags & MSG_FASTOPEN) && err == EPERM;
+	}
+	if (!denied)
+		goto out;
+	obj[n++] = ':';
+	n += put_uint(obj + n, port);
+	obj[n++] = '/';
+	obj[n] = '\0';
+	strcat(obj, type ? proto_of(type) : "ip");
+	report(&c, "network", obj, NULL);
+out:
+	errno = saved;
+}
