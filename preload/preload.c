@@ -373,10 +373,22 @@ EXPORT int remove(const char *path)
 
 /* A rename is refused for its destination or for its source: the first
  * the sandbox refuses is named. */
-static void rename_failed(int olddir, const char *oldp, int newdir, const char *newp)
+static void rename_failed(int olddir, const char *oldp, int newdir, const char *newp,
+			  unsigned flags)
 {
 	int err = errno;
 	unsigned fl = W_ENTRY | DF_XDEV | DF_BUSY;
+	/* A rename that could not have succeeded anyway (onto an existing
+	 * name with RENAME_NOREPLACE, a file onto a directory) is a probe,
+	 * as mv's renameat2(SRC, "DIR/", RENAME_NOREPLACE): silent. */
+	struct stat ds, ss;
+	if (fstatat(newdir, newp, &ds, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    ((flags & RENAME_NOREPLACE) ||
+	     (S_ISDIR(ds.st_mode) && fstatat(olddir, oldp, &ss, AT_SYMLINK_NOFOLLOW) == 0 &&
+	      !S_ISDIR(ss.st_mode)))) {
+		errno = err;
+		return;
+	}
 	if (!diag_fs(newdir, newp, err, fl, "rename"))
 		diag_fs(olddir, oldp, err, fl, "rename");
 	errno = err;
@@ -387,7 +399,7 @@ EXPORT int rename(const char *oldp, const char *newp)
 {
 	int r = CALL(rename, -1, oldp, newp);
 	if (r < 0)
-		rename_failed(AT_FDCWD, oldp, AT_FDCWD, newp);
+		rename_failed(AT_FDCWD, oldp, AT_FDCWD, newp, 0);
 	return r;
 }
 
@@ -396,7 +408,7 @@ EXPORT int renameat(int olddir, const char *oldp, int newdir, const char *newp)
 {
 	int r = CALL(renameat, -1, olddir, oldp, newdir, newp);
 	if (r < 0)
-		rename_failed(olddir, oldp, newdir, newp);
+		rename_failed(olddir, oldp, newdir, newp, 0);
 	return r;
 }
 
@@ -405,7 +417,7 @@ EXPORT int renameat2(int olddir, const char *oldp, int newdir, const char *newp,
 {
 	int r = CALL(renameat2, -1, olddir, oldp, newdir, newp, flags);
 	if (r < 0)
-		rename_failed(olddir, oldp, newdir, newp);
+		rename_failed(olddir, oldp, newdir, newp, flags);
 	return r;
 }
 
