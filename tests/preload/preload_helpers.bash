@@ -2,7 +2,7 @@
 # Helpers of the preload shim's suite. Load after ../lib/common.
 #
 # The launcher does not inject the shim yet: these tests start every
-# command as `wicket run --no-diagnostics -- env LD_PRELOAD=$SHIM
+# command as `wicket run [--no-diagnostics] -- env LD_PRELOAD=$SHIM
 # WICKET_RULES=... WICKET_DIAG=stderr CMD`, with WICKET_RULES written to
 # match the session's policy (the workspace and /tmp writable, "/"
 # readable, the test's own hidden directory, the network mode).
@@ -12,6 +12,14 @@ PROBE=$WICKET_TEST_BINDIR/preload/shimprobe
 if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=$(command -v python3); fi
 
 _SHIM_PIDS=()
+
+# Once the launcher injects the shim itself, these tests turn that off
+# (--no-diagnostics) and inject their own; a launcher without the option
+# injects nothing.
+NODIAG=()
+if "$WICKET" --help 2>&1 | grep -q -- '--no-diagnostics'; then
+	NODIAG=(--no-diagnostics)
+fi
 
 # need_shim: fail (never skip) when the shim or the probe was not built.
 need_shim() {
@@ -72,11 +80,11 @@ _shim_run() {
 	o=$BATS_TEST_TMPDIR/stdout e=$BATS_TEST_TMPDIR/stderr
 	status=0
 	if [ "$with" = 1 ]; then
-		(cd "$WS" && bounded 60 "$WICKET" run --no-diagnostics "${opts[@]}" -- \
+		(cd "$WS" && bounded 60 "$WICKET" run "${NODIAG[@]}" "${opts[@]}" -- \
 			env LD_PRELOAD="$SHIM" WICKET_RULES="$RULES" WICKET_DIAG="${SHIM_DIAG-stderr}" "$@") \
 			>"$o" 2>"$e" 3>&- || status=$?
 	else
-		(cd "$WS" && bounded 60 "$WICKET" run --no-diagnostics "${opts[@]}" -- "$@") \
+		(cd "$WS" && bounded 60 "$WICKET" run "${NODIAG[@]}" "${opts[@]}" -- "$@") \
 			>"$o" 2>"$e" 3>&- || status=$?
 	fi
 	out=$(cat "$o")
