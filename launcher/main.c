@@ -47,6 +47,7 @@ static void usage_main(FILE *f)
 		"                        replaces the policy's mode\n"
 		"      --best-effort     run even where the kernel cannot enforce everything,\n"
 		"                        saying up front what is weaker\n"
+		"      --no-diagnostics  do not explain denials (no preload library)\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		"\n"
@@ -55,7 +56,7 @@ static void usage_main(FILE *f)
 		"See wicket(1).\n");
 }
 
-enum { OPT_BEST_EFFORT = 256 };
+enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS };
 
 static const struct option run_opts[] = {
 	{"policy", required_argument, NULL, 'P'},
@@ -65,6 +66,7 @@ static const struct option run_opts[] = {
 	{"read-only", no_argument, NULL, 'r'},
 	{"net", required_argument, NULL, 'n'},
 	{"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
+	{"no-diagnostics", no_argument, NULL, OPT_NO_DIAGNOSTICS},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -74,7 +76,7 @@ struct cli {
 	const char *policy;
 	const char *workspace;
 	struct strv write, protect;
-	bool read_only, best_effort;
+	bool read_only, best_effort, no_diagnostics;
 	bool net_set;
 	enum net_mode net;
 };
@@ -131,7 +133,7 @@ static char **build_env(const struct session *s, const char *session_id)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + s->pol.env_set.n + 8, sizeof *env);
+	char **env = xcalloc(n + s->pol.env_set.n + 12, sizeof *env);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		/* Our own variables are set below, never inherited; without a
@@ -168,6 +170,7 @@ static char **build_env(const struct session *s, const char *session_id)
 	env[w++] = xasprintf("WICKET_POLICY=%s", s->pol.name);
 	env[w++] = xasprintf("WICKET_SESSION=%s", session_id);
 	env[w] = NULL;
+	diag_env(s, env, w);
 	return env;
 }
 
@@ -230,6 +233,8 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	struct session s;
 	memset(&s, 0, sizeof s);
 	s.best_effort = cli->best_effort;
+	s.diagnostics = !cli->no_diagnostics;
+	s.diag_rd = s.diag_wr = -1;
 	s.read_only = cli->read_only;
 	s.uid = getuid();
 	s.gid = getgid();
@@ -334,6 +339,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	     (s.plan.cover_run && path_is_under(s.workspace, "/run") &&
 	      strcmp(s.workspace, "/run") != 0)))
 		strv_add(&s.plan.read_keep, s.workspace);
+	diag_plan(&s);
 	stdio_plan(&s);
 	if (!s.layers.mntns && s.pol.sandbox) {
 		char tmpl[] = "/tmp/wicket-XXXXXX";
@@ -400,6 +406,9 @@ static int cmd_run(int argc, char **argv, bool shell)
 			break;
 		case OPT_BEST_EFFORT:
 			cli.best_effort = true;
+			break;
+		case OPT_NO_DIAGNOSTICS:
+			cli.no_diagnostics = true;
 			break;
 		case 'h':
 			usage_main(stdout);

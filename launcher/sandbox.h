@@ -111,6 +111,9 @@ struct session {
 	void (*late_prepare)(struct session *s);
 	int late_pipe[2];
 	char *session_id;
+	bool diagnostics;         /* inject the preload shim (not --no-diagnostics) */
+	int diag_rd, diag_wr;     /* shim -> supervisor: denial lines (diag.c) */
+	char *shim_path;
 	bool best_effort;
 	bool read_only;
 };
@@ -184,6 +187,12 @@ void stdio_parent_close(struct session *s);
 bool stdio_has_relay(const struct session *s);
 int stdio_relay_wait(struct session *s, pid_t child, int *status);
 void stdio_finish(struct session *s);
+
+/* diag.c: denial diagnostics, the launcher's side. */
+void diag_plan(struct session *s);
+size_t diag_env(const struct session *s, char **env, size_t w);
+void diag_drain(struct session *s);
+void diag_finish(struct session *s);
 
 /* supervisor.c */
 int session_run(struct session *s);

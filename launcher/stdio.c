@@ -193,22 +193,28 @@ bool stdio_has_relay(const struct session *s)
 }
 
 /* Copy relayed output into the real files until the child has exited and
- * every writer is gone (the pid namespace ends them all with init). */
+ * every writer is gone (the pid namespace ends them all with init); pass
+ * on denial lines meanwhile (diag.c). */
 int stdio_relay_wait(struct session *s, pid_t child, int *status)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, child, 0);
 	bool exited = false, broken[3] = {false, false, false};
 	static char buf[65536];
 	for (;;) {
-		struct pollfd p[3];
-		int map[3], np = 0;
+		struct pollfd p[4];
+		int map[4], np = 0;
+		if (s->diag_rd >= 0) {
+			p[np].fd = s->diag_rd;
+			p[np].events = POLLIN;
+			map[np++] = -2;
+		}
 		for (int fd = 1; fd < 3; fd++)
 			if (s->stdio[fd].relay_rd >= 0) {
 				p[np].fd = s->stdio[fd].relay_rd;
 				p[np].events = POLLIN;
 				map[np++] = fd;
 			}
-		if (np == 0 && exited)
+		if (np == (s->diag_rd >= 0 ? 1 : 0) && exited)
 			break;
 		if (!exited) {
 			p[np].fd = pfd;
@@ -227,6 +233,8 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 		}
 		for (int i = 0; i < np; i++) {
 			int fd = map[i];
+			if (fd == -2 && (p[i].revents & POLLIN))
+				diag_drain(s);
 			if (fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			ssize_t n = read(s->stdio[fd].relay_rd, buf, sizeof buf);

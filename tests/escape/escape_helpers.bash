@@ -13,6 +13,11 @@
 # says about itself. Where it is cheap, the same attack is first shown to
 # work without the sandbox, so a broken attack cannot pass as "blocked".
 
+# The denial explanations (the preload shim, loaded as in any session) are
+# silenced: attacks are judged by effects, and the lines would interleave
+# with what the probes print. tests/preload and tests/integration check them.
+export WICKET_DIAG=off
+
 # A python3 at the same path inside and outside the sandbox (a pyenv shim
 # under $HOME would not be).
 if [ -x /usr/bin/python3 ]; then

@@ -349,7 +349,13 @@ teardown() { it_teardown; }
 		head -c 4 /dev/zero | od -An -tx1 | tr -d " "
 		mkdir "/dev/shm/$1" && echo shm-ok' _ "$t"
 	assert_equal "$status" 0
-	assert_equal "$stderr" ""
+	# Each refusal is explained, once, and summed up.
+	assert_regex "$stderr" "^sandbox: write blocked: $ws/existing \(open for writing by sh\[[0-9]+\]\)
+sandbox: write blocked: $ws/new \(create by touch\[[0-9]+\]\)
+sandbox: write blocked: $ws/newdir \(mkdir by mkdir\[[0-9]+\]\)
+sandbox: write blocked: $ws/existing \(unlink by rm\[[0-9]+\]\)
+sandbox: write blocked: $ws/existing \(chmod by chmod\[[0-9]+\]\)
+wicket: the sandbox blocked 5 writes \(one line each above\)$"
 	assert_equal "$output" "policy=read-only cwd=$ws
 orig
 t
@@ -371,7 +377,9 @@ shm-ok"
 	track "$out"
 	run --separate-stderr wsrun "$ws" --best-effort -- sh -c 'echo "$WICKET_POLICY"; touch in-ws; touch "$1/outside" 2>/dev/null || echo outside-denied' _ "$out"
 	assert_equal "$status" 0
-	assert_equal "$stderr" ""
+	# No warning: only the explanation of the one refusal.
+	assert_regex "$stderr" "^sandbox: write blocked: $out/outside \(create by touch\[[0-9]+\]\)
+wicket: the sandbox blocked 1 write \(one line each above\)$"
 	assert_equal "$output" "workspace-write
 outside-denied"
 	[ -f "$ws/in-ws" ]

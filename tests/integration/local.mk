@@ -6,5 +6,6 @@ EXTRA_DIST += \
 	tests/integration/exec.bats \
 	tests/integration/policy-default.bats \
 	tests/integration/policy.bats \
+	tests/integration/diagnostics-launcher.bats \
 	tests/integration/shell.bats \
 	tests/integration/doctor.bats

@@ -129,8 +129,10 @@ print(" ".join(res))'
 	assert_equal "$(file_state "$out/file")" "$before"
 	# The shell tools say the same.
 	run --separate-stderr wsrun "$ws" -- sh -c 'chmod 600 "$1"; touch -d 2001-01-01 "$1"; chown "$(id -u)" "$1"; exit 0' _ "$out/file"
-	assert_equal "${#stderr_lines[@]}" 3
+	# Three refusals, each explained once, and the summary.
 	assert_equal "$(printf '%s\n' "$stderr" | grep -c 'Read-only file system')" 3
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c "^sandbox: write blocked: $out/file (")" 3
+	assert_equal "${#stderr_lines[@]}" 7
 	assert_equal "$(file_state "$out/file")" "$before"
 	# Control: the same operations in the workspace work.
 	run --separate-stderr wsrun "$ws" -- "$PY" -c "$script" "$ws/file"
