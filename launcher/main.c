@@ -309,6 +309,9 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	}
 	for (size_t i = 0; i < cli->protect.n; i++)
 		strv_push(&s.pol.protect, absolute(cli->protect.v[i], cwd, home));
+	/* A session must not be able to choose the policy of the next one. */
+	if (s.pol.sandbox)
+		policy_protect_sources(&wp, &s.pol.protect);
 	s.pol.private_tmp = !strv_contains(&s.pol.write, "/tmp");
 
 	if (shell) {

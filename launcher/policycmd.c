@@ -71,6 +71,30 @@ void policy_ctx_init(struct wk_policy_ctx *ctx, const char *workspace, const cha
 	ctx->follow_files = true;
 }
 
+/* What could change the policy of a later session: the user's policy
+ * directory (searched before the built-ins) and every file along this
+ * policy's chain. Protected like .git/hooks: read-only when they exist
+ * inside a writable root, moved aside after the session if it created
+ * them. Canonical when they exist (a symlinked ~/.config is fine). */
+void policy_protect_sources(const struct wk_policy *wp, struct strv *protect)
+{
+	if (search_dirs[0]) {
+		char *dir = path_dirname(search_dirs[0]); /* .../wicket */
+		char *real = realpath(dir, NULL);
+		strv_push(protect, real ? real : xstrdup(dir));
+		free(dir);
+	}
+	for (size_t i = 0; i < wp->chain.n; i++) {
+		if (strncmp(wp->chain.v[i], "built-in ", 9) == 0)
+			continue;
+		char *real = realpath(wp->chain.v[i], NULL);
+		if (real && !strv_contains(protect, real))
+			strv_push(protect, real);
+		else
+			free(real);
+	}
+}
+
 static void print_errors(const struct wk_policy_ctx *ctx)
 {
 	for (size_t i = 0; i < ctx->errors.n; i++)

@@ -140,6 +140,7 @@ void policy_ctx_init(struct wk_policy_ctx *ctx, const char *workspace, const cha
 void policy_load_or_die(struct wk_policy_ctx *ctx, const char *name, struct wk_policy *wp);
 void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv *notes);
 int cmd_policy(int argc, char **argv);
+void policy_protect_sources(const struct wk_policy *wp, struct strv *protect);
 struct passwd *passwd_of(uid_t uid);
 
 /* plan.c: policy resolution and the mount plan (no mounting). */

@@ -421,3 +421,28 @@ here
 ro"
 	[ ! -e "$ws/g" ]
 }
+
+@test "attack: a policy planted in the search path from inside does not unsandbox the next session" {
+	local home
+	home=$(mk_workspace)
+	track "$home"
+	# The workspace is the home directory: ~/.config/wicket/policies is
+	# inside the writable root. Plant a default policy that turns the
+	# sandbox off, and a change to the policy file of the session itself.
+	mkdir -p "$home/.config"
+	pol "$home" mine.json '{"extends": "workspace-write"}' >/dev/null
+	run --separate-stderr bash -c 'cd "$1" && HOME="$1" XDG_CONFIG_HOME= timeout --kill-after=5 60 "$2" run --policy ./mine.json -- sh -c "
+		mkdir -p ~/.config/wicket/policies 2>/dev/null
+		echo {\"extends\": \"full-access\"} >~/.config/wicket/policies/workspace-write.json 2>/dev/null
+		echo {\"extends\": \"full-access\"} >mine.json 2>/dev/null || echo mine-protected
+		true"' _ "$home" "$WICKET"
+	assert_equal "$status" 0
+	assert_output mine-protected
+	assert_equal "$(cat "$home/mine.json")" '{"extends": "workspace-write"}'
+	[ ! -e "$home/.config/wicket" ]
+	assert_regex "$stderr" "moved it to $home/.config/wicket.quarantined-by-wicket-"
+	# The next plain session is sandboxed.
+	run --separate-stderr bash -c 'cd "$1" && HOME="$1" XDG_CONFIG_HOME= timeout --kill-after=5 60 "$2" run -- sh -c "grep ^NoNewPrivs /proc/self/status"' _ "$home" "$WICKET"
+	assert_equal "$status" 0
+	assert_output $'NoNewPrivs:\t1'
+}
