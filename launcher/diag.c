@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "path.h"
@@ -167,7 +168,14 @@ size_t diag_env(const struct session *s, char **env, size_t w)
 		rules_add(&buf, &len, &cap, 'u', "1");
 	env[w++] = xasprintf("WICKET_RULES=%s", buf ? buf : "");
 	free(buf);
-	env[w++] = xasprintf("WICKET_DIAG_FD=%d", s->diag_wr);
+	/* With the pipe's identity: a process that closed the descriptor and
+	 * reused its number must not get our lines in its own pipe. */
+	struct stat st;
+	if (fstat(s->diag_wr, &st) == 0)
+		env[w++] = xasprintf("WICKET_DIAG_FD=%d:%llu:%llu", s->diag_wr,
+				     (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	else
+		env[w++] = xasprintf("WICKET_DIAG_FD=%d", s->diag_wr);
 	env[w] = NULL;
 	return w;
 }
@@ -179,11 +187,58 @@ static size_t line_len;
 static bool line_skip; /* the rest of an overlong line */
 static unsigned counts[3]; /* write, read, network */
 
+/* Length of the UTF-8 sequence at P (N bytes left) if it is a valid one
+ * that a terminal shows as text, else 0: no C1 controls (U+0080-U+009F),
+ * no bidirectional overrides or isolates, nothing overlong or invalid. */
+static size_t utf8_text(const unsigned char *p, size_t n)
+{
+	unsigned cp;
+	size_t len;
+	if (p[0] < 0x80)
+		return p[0] >= 0x20 && p[0] != 0x7f ? 1 : 0;
+	if ((p[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = p[0] & 0x1f;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = p[0] & 0x0f;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
+	if (cp < min[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	if (cp <= 0x9f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+	    cp == 0x200e || cp == 0x200f || cp == 0x061c)
+		return 0;
+	return len;
+}
+
 static void emit(void)
 {
 	static const char prefix[] = "sandbox: ";
 	if (line_len < sizeof prefix - 1 || memcmp(line, prefix, sizeof prefix - 1) != 0)
 		return;
+	/* No terminal control from inside the sandbox: printable text is
+	 * kept (file names may be UTF-8), anything else becomes '?'. */
+	for (size_t i = 0; i < line_len;) {
+		size_t k = utf8_text((const unsigned char *)line + i, line_len - i);
+		if (k) {
+			i += k;
+		} else {
+			line[i++] = '?';
+		}
+	}
 	const char *kinds[] = {"write blocked:", "read blocked:", "network blocked:"};
 	for (int k = 0; k < 3; k++)
 		if (strncmp(line + sizeof prefix - 1, kinds[k], strlen(kinds[k])) == 0)
@@ -199,6 +254,7 @@ void diag_drain(struct session *s)
 	if (s->diag_rd < 0)
 		return;
 	char buf[4096];
+	int reads = 0;
 	for (;;) {
 		ssize_t n = read(s->diag_rd, buf, sizeof buf);
 		if (n < 0 && errno == EINTR)
@@ -215,10 +271,11 @@ void diag_drain(struct session *s)
 			} else if (line_len >= DIAG_LINE_MAX) {
 				line_skip = true;
 			} else {
-				/* No terminal control from inside the sandbox. */
-				line[line_len++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+				line[line_len++] = (char)c;
 			}
 		}
+		if (++reads >= 16)
+			return; /* a flood must not starve the other relays */
 	}
 }
 

@@ -235,6 +235,8 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 			int fd = map[i];
 			if (fd == -2 && (p[i].revents & POLLIN))
 				diag_drain(s);
+			else if (fd == -2 && (p[i].revents & (POLLHUP | POLLERR)))
+				diag_finish(s); /* every writer gone: stop polling it */
 			if (fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			ssize_t n = read(s->stdio[fd].relay_rd, buf, sizeof buf);

@@ -52,23 +52,43 @@ static _Atomic int cfg_state = CFG_UNSET;
 static bool cfg_ok; /* rules present and fit in the arena */
 static int cfg_out;
 static int cfg_fd;
+static unsigned long long cfg_dev, cfg_ino;
 
 struct cfg {
 	const char *rules; /* NULL: stay silent */
 	int out;
 	int fd; /* WICKET_DIAG_FD, -1 when unset or malformed */
+	unsigned long long dev, ino; /* the pipe's identity; 0 0: unchecked */
 };
 
-static int parse_fd(const char *s)
+static const char *parse_num(const char *s, unsigned long long *v)
 {
-	if (!s || !*s)
-		return -1;
-	long v = 0;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > 1000000)
-			return -1;
-		v = v * 10 + (*s - '0');
+	*v = 0;
+	if (*s < '0' || *s > '9')
+		return NULL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (*v > (~0ULL - 9) / 10)
+			return NULL;
+		*v = *v * 10 + (unsigned long long)(*s - '0');
 	}
+	return s;
+}
+
+/* "FD:DEV:INO": the descriptor number and the identity of the pipe the
+ * launcher opened there. A process that closed it (Python's subprocess
+ * does) may have reused the number for a pipe of its own, which must
+ * never receive our lines. */
+static int parse_fd(const char *s, unsigned long long *dev, unsigned long long *ino)
+{
+	unsigned long long v;
+	*dev = *ino = 0;
+	if (!s || !(s = parse_num(s, &v)) || v > 1000000)
+		return -1;
+	if (*s == '\0')
+		return (int)v;
+	if (*s != ':' || !(s = parse_num(s + 1, dev)) || *s != ':' || !(s = parse_num(s + 1, ino)) ||
+	    *s != '\0')
+		return -1;
 	return (int)v;
 }
 
@@ -97,7 +117,7 @@ static void get_cfg(struct cfg *c)
 		if (cfg_ok)
 			memcpy(arena, r, n + 1);
 		cfg_out = parse_out(getenv("WICKET_DIAG"));
-		cfg_fd = parse_fd(getenv("WICKET_DIAG_FD"));
+		cfg_fd = parse_fd(getenv("WICKET_DIAG_FD"), &cfg_dev, &cfg_ino);
 		atomic_store_explicit(&cfg_state, CFG_READY, memory_order_release);
 		st = CFG_READY;
 	}
@@ -105,12 +125,14 @@ static void get_cfg(struct cfg *c)
 		c->rules = cfg_ok ? arena : NULL;
 		c->out = cfg_out;
 		c->fd = cfg_fd;
+		c->dev = cfg_dev;
+		c->ino = cfg_ino;
 		return;
 	}
 	const char *r = getenv("WICKET_RULES");
 	c->rules = r && strlen(r) < sizeof arena ? r : NULL;
 	c->out = parse_out(getenv("WICKET_DIAG"));
-	c->fd = parse_fd(getenv("WICKET_DIAG_FD"));
+	c->fd = parse_fd(getenv("WICKET_DIAG_FD"), &c->dev, &c->ino);
 }
 
 /* ---- the rules -------------------------------------------------------- */
@@ -425,7 +447,9 @@ static int out_fd(const struct cfg *c)
 		return -1;
 	if (c->out == OUT_DEFAULT && c->fd >= 0 && fcntl(c->fd, F_GETFD) >= 0) {
 		struct stat st;
-		if (fstat(c->fd, &st) == 0 && S_ISFIFO(st.st_mode))
+		if (fstat(c->fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
+		    ((c->dev == 0 && c->ino == 0) ||
+		     ((unsigned long long)st.st_dev == c->dev && (unsigned long long)st.st_ino == c->ino)))
 			return c->fd;
 	}
 	return fcntl(STDERR_FILENO, F_GETFD) >= 0 ? STDERR_FILENO : -1;

@@ -59,7 +59,7 @@ wicket: the sandbox blocked 2 writes \(one line each above\)$'
 	track "$ws"
 	run --separate-stderr wsrun "$ws" -- "$PY" -c '
 import os
-fd = int(os.environ["WICKET_DIAG_FD"])
+fd = int(os.environ["WICKET_DIAG_FD"].split(":")[0])
 def w(b):
     try:
         os.write(fd, b)
@@ -69,6 +69,7 @@ w(b"not a sandbox line\n")
 w(b"\x1b]0;pwned-title\x07sandbox: fake\n")
 w(b"sandbox: write blocked: /x \x1b[2J\x1b]52;c;cHduZWQ=\x07 (evil)\n")
 w(b"sandbox: " + b"A" * 5000 + b"\n")
+w(b"sandbox: c1 \x9b2J \xc2\x9b2J \xc2\x9d0;t\xc2\x9c bidi \xe2\x80\xae| utf8 \xc3\xa9t\xc3\xa9 bad \xc3\n")
 w(b"sandbox: partial without newline")
 print("wrote")'
 	assert_equal "$status" 0
@@ -80,6 +81,48 @@ print("wrote")'
 	refute_regex "$stderr" 'not a sandbox line|pwned-title|partial'
 	assert_regex "$stderr" '^sandbox: write blocked: /x \?\[2J\?\]52;c;cHduZWQ=\? \(evil\)'
 	refute_regex "$stderr" 'AAAAAAAAAA'
+	# C1 controls (raw or UTF-8 encoded) and bidi overrides become "?";
+	# ordinary UTF-8 text (a file name) is kept.
+	printf '%s\n' "$stderr" | grep -qxF 'sandbox: c1 ?2J ??2J ??0;t?? bidi ???| utf8 été bad ?'
+	refute_regex "$stderr" $'\xc2\x9b|\x9b|\xe2\x80\xae'
+}
+
+@test "attack: a process that closed the diagnostics fd and reused its number never gets our lines in its own pipe" {
+	local ws
+	ws=$(mk_workspace)
+	track "$ws"
+	run --separate-stderr wsrun "$ws" -- "$PY" -c '
+import os
+n = int(os.environ["WICKET_DIAG_FD"].split(":")[0])
+os.close(n)
+r, w = os.pipe()
+os.dup2(w, n)
+os.write(n, b"my-data\n")
+try:
+    open("/etc/hostname", "w")
+except OSError:
+    pass
+os.close(n); os.close(w)
+print(repr(os.read(r, 4096)))'
+	assert_equal "$status" 0
+	assert_equal "$output" "b'my-data\\n'"
+	# The line went to the program's stderr instead.
+	assert_regex "$stderr" 'sandbox: write blocked: /etc/hostname \(open for writing by python3\[[0-9]+\]\)'
+}
+
+@test "the supervisor does not spin when every writer has closed the diagnostics pipe (no pid namespace)" {
+	local ws
+	ws=$(mk_workspace)
+	track "$ws"
+	run --separate-stderr bash -c 'cd "$1" && WICKET_PRETEND_MISSING=namespaces timeout --kill-after=5 60 "$2" -c "
+import resource, subprocess, sys
+subprocess.run([sys.argv[1], \"run\", \"--best-effort\", \"--\", \"bash\", \"-c\",
+                \"eval \\\"exec \${WICKET_DIAG_FD%%:*}>&-\\\"; sleep 2\"])
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(\"cpu-ok\" if u.ru_utime + u.ru_stime < 1.0 else \"spun %.2f\" % (u.ru_utime + u.ru_stime))
+" "$3"' _ "$ws" "$PY" "$WICKET"
+	assert_equal "$status" 0
+	assert_output cpu-ok
 }
 
 @test "attack: a full diagnostics pipe never blocks the sandboxed program" {
@@ -90,7 +133,7 @@ print("wrote")'
 	# every write either goes through or fails with EAGAIN, in bounded time.
 	run --separate-stderr wsrun "$ws" -- "$PY" -c '
 import os, time
-fd = int(os.environ["WICKET_DIAG_FD"])
+fd = int(os.environ["WICKET_DIAG_FD"].split(":")[0])
 t = time.time(); again = 0
 for i in range(4096):
     try:
