@@ -317,26 +317,6 @@ static char *enf_write(const struct enforce *e)
 	return xstrdup("NOT ENFORCED: no mount namespace, no Landlock");
 }
 
-static const char *enf_protect(const struct enforce *e, const char *path, bool *exists)
-{
-	struct stat st;
-	*exists = lstat(path, &st) == 0;
-	if (!e->ns_ok)
-		return "NOT ENFORCED: needs a mount namespace";
-	return *exists ? "read-only bind over itself, ancestors pinned"
-		       : "does not exist: if the session creates it, it is moved aside after";
-}
-
-static const char *enf_hide(const struct enforce *e, const char *path, bool *exists)
-{
-	struct stat st;
-	*exists = lstat(path, &st) == 0;
-	if (!e->ns_ok)
-		return "NOT ENFORCED: needs a mount namespace";
-	return *exists ? "covered by an empty, unreadable stand-in"
-		       : "does not exist: nothing to hide now";
-}
-
 static char *enf_net(const struct enforce *e, const struct wk_policy *wp)
 {
 	switch (wp->net) {
@@ -404,6 +384,27 @@ static json_t *jrule(const struct wk_rule *r, const char *canon, const char *enf
 	return o;
 }
 
+/* Protected or hidden rules: shown canonical where they exist, as written
+ * where they do not, with what a mount does for them here. */
+static void show_covers(const char *kind, const struct wk_rules *r, const struct enforce *e,
+			const char *present, const char *absent, json_t *jarr)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct stat st;
+		bool exists = lstat(r->v[i].path, &st) == 0;
+		const char *enf = !e->ns_ok ? "NOT ENFORCED: needs a mount namespace"
+				  : exists  ? present
+					    : absent;
+		char *c = exists ? realpath(r->v[i].path, NULL) : NULL;
+		const char *shown = c ? c : r->v[i].path;
+		if (jarr)
+			json_array_append_new(jarr, jrule(&r->v[i], shown, enf));
+		else
+			printf("  %-8s %-40s %s\n", kind, shown, enf);
+		free(c);
+	}
+}
+
 static void print_argvs(const char *label, const struct wk_argvs *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
@@ -437,6 +438,10 @@ static int policy_show(int argc, char **argv)
 	policy_load_or_die(&ctx, name, &wp);
 	struct enforce e;
 	enforce_probe(&e, &wp);
+	/* Listing /tmp itself in write shares the host's (see policy_resolve). */
+	bool shared_tmp = false;
+	for (size_t i = 0; i < wp.write.n; i++)
+		shared_tmp |= strcmp(wp.write.v[i].path, "/tmp") == 0;
 	struct strv notes = {0};
 
 	json_t *o = json_object(), *fs = json_object();
@@ -478,36 +483,16 @@ static int policy_show(int argc, char **argv)
 			free(enf);
 			free(c);
 		}
-		bool shared_tmp = false;
-		for (size_t i = 0; i < wp.write.n; i++)
-			shared_tmp |= strcmp(wp.write.v[i].path, "/tmp") == 0;
 		if (!json)
 			printf("  write    %-40s %s\n", "/tmp",
 			       shared_tmp ? "the host's /tmp, shared (listed in write)"
 					  : e.ns_ok ? "private to the session (empty tmpfs)"
 						    : "NOT private here: a per-session directory in $TMPDIR");
-		for (size_t i = 0; i < wp.protect.n; i++) {
-			bool ex;
-			const char *enf = enf_protect(&e, wp.protect.v[i].path, &ex);
-			char *c = ex ? realpath(wp.protect.v[i].path, NULL) : NULL;
-			const char *shown = c ? c : wp.protect.v[i].path;
-			if (json)
-				json_array_append_new(jp, jrule(&wp.protect.v[i], shown, enf));
-			else
-				printf("  protect  %-40s %s\n", shown, enf);
-			free(c);
-		}
-		for (size_t i = 0; i < wp.hide.n; i++) {
-			bool ex;
-			const char *enf = enf_hide(&e, wp.hide.v[i].path, &ex);
-			char *c = ex ? realpath(wp.hide.v[i].path, NULL) : NULL;
-			const char *shown = c ? c : wp.hide.v[i].path;
-			if (json)
-				json_array_append_new(jh, jrule(&wp.hide.v[i], shown, enf));
-			else
-				printf("  hide     %-40s %s\n", shown, enf);
-			free(c);
-		}
+		show_covers("protect", &wp.protect, &e, "read-only bind over itself, ancestors pinned",
+			    "does not exist: if the session creates it, it is moved aside after",
+			    json ? jp : NULL);
+		show_covers("hide", &wp.hide, &e, "covered by an empty, unreadable stand-in",
+			    "does not exist: nothing to hide now", json ? jh : NULL);
 		if (!json && !wp.write.n)
 			printf("  (nothing else is writable)\n");
 	}
@@ -570,9 +555,6 @@ static int policy_show(int argc, char **argv)
 		json_object_set_new(fs, "write", jw);
 		json_object_set_new(fs, "protect", jp);
 		json_object_set_new(fs, "hide", jh);
-		bool shared_tmp = false;
-		for (size_t i = 0; i < wp.write.n; i++)
-			shared_tmp |= strcmp(wp.write.v[i].path, "/tmp") == 0;
 		json_object_set_new(fs, "private_tmp", json_boolean(wp.sandbox && !shared_tmp));
 		json_object_set_new(o, "filesystem", fs);
 		json_t *n = json_object();
