@@ -62,8 +62,7 @@ void diag_plan(struct session *s)
 	char *shim = find_shim();
 	/* A shim the sandbox cannot see (under the private /tmp or the
 	 * covered /run) would only make the dynamic loader complain. */
-	if (!shim || (s->plan.private_tmp && path_is_under(shim, "/tmp")) ||
-	    (s->plan.cover_run && path_is_under(shim, "/run"))) {
+	if (!shim || plan_covered(&s->plan, shim)) {
 		free(shim);
 		return;
 	}

@@ -334,14 +334,6 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		die_code(rc, "%s: permission denied (not an executable file)", s.argv[0]);
 
 	plan_build_base(&s);
-	/* A read-only workspace under /tmp (or /run) would vanish under the
-	 * session's own tmpfs: it stays visible, read-only. */
-	if (s.pol.sandbox && !writable_root_of(&s.pol, s.workspace) &&
-	    ((s.plan.private_tmp && path_is_under(s.workspace, "/tmp") &&
-	      strcmp(s.workspace, "/tmp") != 0) ||
-	     (s.plan.cover_run && path_is_under(s.workspace, "/run") &&
-	      strcmp(s.workspace, "/run") != 0)))
-		strv_add(&s.plan.read_keep, s.workspace);
 	diag_plan(&s);
 	stdio_plan(&s);
 	if (!s.layers.mntns && s.pol.sandbox) {

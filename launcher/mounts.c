@@ -553,14 +553,16 @@ void plan_read_keep(struct session *s)
 	struct mount_plan *plan = &s->plan;
 	for (size_t i = 0; i < s->pol.read.n; i++) {
 		const char *r = s->pol.read.v[i];
-		bool covered = (plan->private_tmp && path_is_under(r, "/tmp") && strcmp(r, "/tmp") != 0) ||
-			       (plan->cover_run && path_is_under(r, "/run") && strcmp(r, "/run") != 0);
 		struct stat st;
-		if (!covered || writable_root_of(&s->pol, r) || lstat(r, &st) < 0 ||
+		if (!plan_covered(plan, r) || writable_root_of(&s->pol, r) || lstat(r, &st) < 0 ||
 		    strv_contains(&plan->read_keep, r))
 			continue;
 		strv_add(&plan->read_keep, r);
 	}
+	/* So is a read-only workspace there: the command starts in it. */
+	if (plan_covered(plan, s->workspace) && !writable_root_of(&s->pol, s->workspace) &&
+	    !strv_contains(&plan->read_keep, s->workspace))
+		strv_add(&plan->read_keep, s->workspace);
 	/* Drop roots inside other kept roots (so the order of attaching
 	 * does not matter). */
 	struct strv outer = {0};

@@ -74,6 +74,14 @@ static int cmp_len(const void *a, const void *b)
 	return la < lb ? -1 : la > lb;
 }
 
+/* True when the session's own tmpfs mounts (the private /tmp, the cover
+ * of /run) would hide PATH, which lies beneath one of them. */
+bool plan_covered(const struct mount_plan *plan, const char *path)
+{
+	return (plan->private_tmp && path_is_under(path, "/tmp") && strcmp(path, "/tmp") != 0) ||
+	       (plan->cover_run && path_is_under(path, "/run") && strcmp(path, "/run") != 0);
+}
+
 /* The part of the plan init needs first (before its base mounts):
  * writable roots, /tmp, and what stays visible under /run. */
 void plan_build_base(struct session *s)

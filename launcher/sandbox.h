@@ -162,6 +162,7 @@ extern const struct dev_node wk_dev_nodes[];
 
 /* mounts.c, run by the supervisor: plan->read_keep from pol.read (after
  * plan_build_base, which sets private_tmp and cover_run; idempotent). */
+bool plan_covered(const struct mount_plan *plan, const char *path);
 void plan_read_keep(struct session *s);
 
 /* mounts.c: executed by the child in its new namespaces. */
