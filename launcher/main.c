@@ -29,6 +29,7 @@ static void usage_main(FILE *f)
 		"       wicket run [OPTIONS] -- CMD [ARGS...]\n"
 		"       wicket doctor [--json]            what this kernel can enforce\n"
 		"       wicket policy list|show|check     the policies (see wicket-policy(5))\n"
+		"       wicket why [--json] [-n N]        what the sandbox blocked, and how to allow it\n"
 		"\n"
 		"The default policy, workspace-write: the workspace (the current directory)\n"
 		"is writable; everything else is read-only, metadata included; /tmp is\n"
@@ -170,7 +171,8 @@ static char **build_env(const struct session *s, const char *session_id)
 	env[w++] = xasprintf("WICKET_POLICY=%s", s->pol.name);
 	env[w++] = xasprintf("WICKET_SESSION=%s", session_id);
 	env[w] = NULL;
-	diag_env(s, env, w);
+	w = diag_env(s, env, w);
+	control_env(s, env, w);
 	return env;
 }
 
@@ -234,7 +236,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	memset(&s, 0, sizeof s);
 	s.best_effort = cli->best_effort;
 	s.diagnostics = !cli->no_diagnostics;
-	s.diag_rd = s.diag_wr = -1;
+	s.ctl_child = -1;
 	s.read_only = cli->read_only;
 	s.uid = getuid();
 	s.gid = getgid();
@@ -312,6 +314,14 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	/* A session must not be able to choose the policy of the next one. */
 	if (s.pol.sandbox)
 		policy_protect_sources(&wp, &s.pol.protect);
+	/* Nor rewrite its own record (last-session.json, the audit log). */
+	char *state = s.pol.sandbox ? wicket_state_dir() : NULL;
+	char *rstate = state && wicket_state_dir_make(state) ? realpath(state, NULL) : NULL;
+	if (rstate && !strv_contains(&s.pol.protect, rstate))
+		strv_push(&s.pol.protect, rstate);
+	else
+		free(rstate);
+	free(state);
 	s.pol.private_tmp = !strv_contains(&s.pol.write, "/tmp");
 
 	if (shell) {
@@ -335,6 +345,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 
 	plan_build_base(&s);
 	diag_plan(&s);
+	control_plan(&s);
 	stdio_plan(&s);
 	if (!s.layers.mntns && s.pol.sandbox) {
 		char tmpl[] = "/tmp/wicket-XXXXXX";
@@ -424,7 +435,8 @@ static int cmd_run(int argc, char **argv, bool shell)
 		if (optind < argc && (strcmp(argv[optind], "run") == 0 ||
 				      strcmp(argv[optind], "shell") == 0 ||
 				      strcmp(argv[optind], "doctor") == 0 ||
-				      strcmp(argv[optind], "policy") == 0))
+				      strcmp(argv[optind], "policy") == 0 ||
+				      strcmp(argv[optind], "why") == 0))
 			die("options go after the command: 'wicket %s [OPTIONS] ...'", argv[optind]);
 		if (optind < argc)
 			die("shell takes no command; use 'wicket run -- %s'", argv[optind]);
@@ -450,6 +462,8 @@ int main(int argc, char **argv)
 		return cmd_doctor(argc - 1, argv + 1);
 	if (strcmp(sub, "policy") == 0)
 		return cmd_policy(argc - 1, argv + 1);
+	if (strcmp(sub, "why") == 0)
+		return cmd_why(argc - 1, argv + 1);
 	if (strcmp(sub, "help") == 0 || strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
 		usage_main(stdout);
 		return 0;

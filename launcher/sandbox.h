@@ -91,6 +91,17 @@ struct stdio_fix {
 	bool share;               /* stderr shares stdout's pipe (2>&1) */
 };
 
+/* A descriptor the supervisor's relay loop polls besides the command's
+ * output (stdio.c): READY runs when poll reports EVENTS (or an error). */
+struct session;
+struct watch {
+	int fd;
+	short events;
+	void (*ready)(struct session *s, struct watch *w, short revents);
+	void *data;
+};
+#define WK_MAX_WATCH 8
+
 struct session {
 	struct wk_policy wpol;    /* the policy as loaded (rules, where they came from) */
 	struct policy pol;        /* resolved for this session */
@@ -112,8 +123,9 @@ struct session {
 	int late_pipe[2];
 	char *session_id;
 	bool diagnostics;         /* inject the preload shim (not --no-diagnostics) */
-	int diag_rd, diag_wr;     /* shim -> supervisor: denial lines (diag.c) */
-	char *shim_path;
+	char *shim_path;          /* NULL: no shim this session (diag.c) */
+	int ctl_child;            /* the sandbox's end of the control socket (control.c) */
+	struct watch watch[WK_MAX_WATCH];
 	bool best_effort;
 	bool read_only;
 };
@@ -190,11 +202,35 @@ bool stdio_has_relay(const struct session *s);
 int stdio_relay_wait(struct session *s, pid_t child, int *status);
 void stdio_finish(struct session *s);
 
-/* diag.c: denial diagnostics, the launcher's side. */
+/* diag.c: the preload shim, the launcher's side: where it is, and the
+ * environment that injects it and tells it the rules. */
 void diag_plan(struct session *s);
 size_t diag_env(const struct session *s, char **env, size_t w);
-void diag_drain(struct session *s);
-void diag_finish(struct session *s);
+
+/* control.c: the control socket (DESIGN §6), the session's denials, the
+ * summary line and the state `wicket why` reads after the session. */
+struct denial {
+	const char *kind;    /* "write", "read", "network" */
+	const char *object;  /* path, or "connect 127.0.0.1:8080/tcp" */
+	const char *what;    /* "open for writing" (NULL for the network) */
+	const char *comm;
+	long pid;            /* as the sandbox sees it, shown */
+	long host_pid;       /* as the supervisor sees it (0: unknown) */
+};
+void control_plan(struct session *s);
+size_t control_env(const struct session *s, char **env, size_t w);
+/* Record a denial for `wicket why`; PRINT its line and count it in the
+ * summary, or count it only (SHOWN: printed by the shim), or neither. */
+enum denial_show { DENIAL_PRINT, DENIAL_SHOWN, DENIAL_QUIET };
+void control_denial(struct session *s, const struct denial *d, enum denial_show show);
+void control_finish(struct session *s);
+#define WK_MAX_DENIALS 100   /* distinct denials kept for `wicket why` */
+struct watch *session_watch(struct session *s, int fd, short events,
+			    void (*ready)(struct session *, struct watch *, short), void *data);
+void session_unwatch(struct watch *w);
+char *wicket_state_dir(void);
+bool wicket_state_dir_make(const char *dir);
+int cmd_why(int argc, char **argv);
 
 /* supervisor.c */
 int session_run(struct session *s);

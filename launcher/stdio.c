@@ -193,29 +193,31 @@ bool stdio_has_relay(const struct session *s)
 }
 
 /* Copy relayed output into the real files until the child has exited and
- * every writer is gone (the pid namespace ends them all with init); pass
- * on denial lines meanwhile (diag.c). */
+ * every writer is gone (the pid namespace ends them all with init); serve
+ * the watched descriptors (the control socket, ...) meanwhile. */
 int stdio_relay_wait(struct session *s, pid_t child, int *status)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, child, 0);
 	bool exited = false, broken[3] = {false, false, false};
 	static char buf[65536];
 	for (;;) {
-		struct pollfd p[4];
-		int map[4], np = 0;
-		if (s->diag_rd >= 0) {
-			p[np].fd = s->diag_rd;
-			p[np].events = POLLIN;
-			map[np++] = -2;
-		}
+		struct pollfd p[3 + WK_MAX_WATCH];
+		int map[3 + WK_MAX_WATCH], np = 0, nrelay = 0;
 		for (int fd = 1; fd < 3; fd++)
 			if (s->stdio[fd].relay_rd >= 0) {
 				p[np].fd = s->stdio[fd].relay_rd;
 				p[np].events = POLLIN;
 				map[np++] = fd;
+				nrelay++;
 			}
-		if (np == (s->diag_rd >= 0 ? 1 : 0) && exited)
+		if (nrelay == 0 && exited)
 			break;
+		for (int i = 0; i < WK_MAX_WATCH; i++)
+			if (s->watch[i].ready) {
+				p[np].fd = s->watch[i].fd;
+				p[np].events = s->watch[i].events;
+				map[np++] = -10 - i;
+			}
 		if (!exited) {
 			p[np].fd = pfd;
 			p[np].events = POLLIN;
@@ -233,10 +235,13 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 		}
 		for (int i = 0; i < np; i++) {
 			int fd = map[i];
-			if (fd == -2 && (p[i].revents & POLLIN))
-				diag_drain(s);
-			else if (fd == -2 && (p[i].revents & (POLLHUP | POLLERR)))
-				diag_finish(s); /* every writer gone: stop polling it */
+			if (fd <= -10) {
+				/* A handler may have removed or replaced the watch. */
+				struct watch *w = &s->watch[-10 - fd];
+				if (p[i].revents && w->ready && w->fd == p[i].fd)
+					w->ready(s, w, p[i].revents);
+				continue;
+			}
 			if (fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			ssize_t n = read(s->stdio[fd].relay_rd, buf, sizeof buf);

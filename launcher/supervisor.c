@@ -128,10 +128,10 @@ static noreturn void exec_command(struct session *s, int ruleset, int errfd, con
 		for (int fd = 3; fd < 65536; fd++)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
 	}
-	/* The one descriptor that does cross: the write end of the denial
-	 * pipe, a non-blocking pipe to the supervisor (diag.c). */
-	if (s->diag_wr >= 0)
-		fcntl(s->diag_wr, F_SETFD, 0);
+	/* The one descriptor that does cross: the sandbox's end of the
+	 * control socket (control.c). */
+	if (s->ctl_child >= 0)
+		fcntl(s->ctl_child, F_SETFD, 0);
 	if (s->layers.seccomp && seccomp_apply(&s->pol) < 0)
 		child_fail(errfd);
 	execve(s->exec_path, s->argv, s->envp);
@@ -680,12 +680,15 @@ int session_run(struct session *s)
 		setup_done = 1;
 	net_early_release();
 
-	if (s->diag_wr >= 0) {
-		close(s->diag_wr);
-		s->diag_wr = -1;
+	if (s->ctl_child >= 0) {
+		close(s->ctl_child);
+		s->ctl_child = -1;
 	}
+	bool watching = false;
+	for (int i = 0; i < WK_MAX_WATCH; i++)
+		watching |= s->watch[i].ready != NULL;
 	int st;
-	if (stdio_has_relay(s) || s->diag_rd >= 0) {
+	if (stdio_has_relay(s) || watching) {
 		if (stdio_relay_wait(s, pid, &st) < 0)
 			die_errno("relay");
 	} else {
@@ -694,7 +697,7 @@ int session_run(struct session *s)
 				die_errno("waitpid");
 	}
 	stdio_finish(s);
-	diag_finish(s);
+	control_finish(s);
 	fwd_target = 0;
 	close(alive[1]);
 

@@ -15,9 +15,12 @@
  * pays nothing) and read from there; without WICKET_RULES, or when it
  * does not fit, the shim says nothing at all.
  *
- * Destination: WICKET_DIAG_FD (a pipe to the supervisor) when it is open
- * and a FIFO, else fd 2; WICKET_DIAG=stderr forces fd 2, WICKET_DIAG=off
- * silences. One write(2) per line, built on the stack.
+ * Destination: the supervisor, over the control socket WICKET_FD (one
+ * JSON packet; the supervisor prints the line and keeps the denial for
+ * `wicket why`), else fd 2. WICKET_DIAG=stderr writes the line to fd 2
+ * itself (the supervisor still hears of it, quietly); WICKET_DIAG=off
+ * prints nothing (ditto). One send or write per denial, built on the
+ * stack.
  *
  * Nothing here allocates, uses stdio or takes a lock: a failing call can
  * come from a signal handler, a vfork child or any thread. */
@@ -57,8 +60,8 @@ static unsigned long long cfg_dev, cfg_ino;
 struct cfg {
 	const char *rules; /* NULL: stay silent */
 	int out;
-	int fd; /* WICKET_DIAG_FD, -1 when unset or malformed */
-	unsigned long long dev, ino; /* the pipe's identity; 0 0: unchecked */
+	int fd; /* WICKET_FD, -1 when unset or malformed */
+	unsigned long long dev, ino; /* the socket's identity; 0 0: unchecked */
 };
 
 static const char *parse_num(const char *s, unsigned long long *v)
@@ -74,8 +77,8 @@ static const char *parse_num(const char *s, unsigned long long *v)
 	return s;
 }
 
-/* "FD:DEV:INO": the descriptor number and the identity of the pipe the
- * launcher opened there. A process that closed it (Python's subprocess
+/* "FD:DEV:INO": the descriptor number and the identity of the socket the
+ * launcher put there. A process that closed it (Python's subprocess
  * does) may have reused the number for a pipe of its own, which must
  * never receive our lines. */
 static int parse_fd(const char *s, unsigned long long *dev, unsigned long long *ino)
@@ -117,7 +120,7 @@ static void get_cfg(struct cfg *c)
 		if (cfg_ok)
 			memcpy(arena, r, n + 1);
 		cfg_out = parse_out(getenv("WICKET_DIAG"));
-		cfg_fd = parse_fd(getenv("WICKET_DIAG_FD"), &cfg_dev, &cfg_ino);
+		cfg_fd = parse_fd(getenv("WICKET_FD"), &cfg_dev, &cfg_ino);
 		atomic_store_explicit(&cfg_state, CFG_READY, memory_order_release);
 		st = CFG_READY;
 	}
@@ -132,7 +135,7 @@ static void get_cfg(struct cfg *c)
 	const char *r = getenv("WICKET_RULES");
 	c->rules = r && strlen(r) < sizeof arena ? r : NULL;
 	c->out = parse_out(getenv("WICKET_DIAG"));
-	c->fd = parse_fd(getenv("WICKET_DIAG_FD"), &c->dev, &c->ino);
+	c->fd = parse_fd(getenv("WICKET_FD"), &c->dev, &c->ino);
 }
 
 /* ---- the rules -------------------------------------------------------- */
@@ -415,6 +418,13 @@ static bool first_time(uint64_t h)
 #define LINE_MAX_LEN 4000 /* below PIPE_BUF: one atomic write to a pipe */
 #define OBJ_MAX 3600
 
+#define JMSG_MAX 8000 /* the supervisor drops packets over 8192 bytes */
+
+struct jmsg {
+	char b[JMSG_MAX + 16];
+	size_t n;
+};
+
 struct line {
 	char b[LINE_MAX_LEN + 8];
 	size_t n;
@@ -441,24 +451,27 @@ static void add_obj(struct line *l, const char *s)
 	}
 }
 
-static int out_fd(const struct cfg *c)
+/* The control socket, when WICKET_FD still names the launcher's: a
+ * program that closed it may have reused the number for a socket of its
+ * own, which must never receive our reports. -1 otherwise. */
+static int ctl_fd(const struct cfg *c)
 {
-	if (c->out == OUT_OFF)
+	struct stat st;
+	if (c->fd < 0 || fstat(c->fd, &st) < 0 || !S_ISSOCK(st.st_mode))
 		return -1;
-	if (c->out == OUT_DEFAULT && c->fd >= 0 && fcntl(c->fd, F_GETFD) >= 0) {
-		struct stat st;
-		if (fstat(c->fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
-		    ((c->dev == 0 && c->ino == 0) ||
-		     ((unsigned long long)st.st_dev == c->dev && (unsigned long long)st.st_ino == c->ino)))
-			return c->fd;
-	}
-	return fcntl(STDERR_FILENO, F_GETFD) >= 0 ? STDERR_FILENO : -1;
+	if ((c->dev || c->ino) &&
+	    ((unsigned long long)st.st_dev != c->dev || (unsigned long long)st.st_ino != c->ino))
+		return -1;
+	return c->fd;
 }
 
-/* One write, never blocking the program on a full pipe and never killing
- * it with SIGPIPE when the reader is gone. */
-static void emit(int fd, const char *b, size_t n)
+/* One write to fd 2, when it is open, never killing the program with
+ * SIGPIPE when the reader is gone. */
+static void emit(const char *b, size_t n)
 {
+	int fd = STDERR_FILENO;
+	if (fcntl(fd, F_GETFD) < 0)
+		return;
 	struct pollfd pfd = {.fd = fd, .events = POLLOUT};
 	if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLOUT))
 		return;
@@ -481,24 +494,11 @@ static void emit(int fd, const char *b, size_t n)
 	}
 }
 
-/* "sandbox: KIND blocked: OBJ (WHAT by COMM[PID])", or for the network
- * "sandbox: network blocked: OBJ (COMM[PID])". */
-static void report(const struct cfg *c, const char *kind, const char *obj, const char *what)
+/* The line on fd 2: "sandbox: KIND blocked: OBJ (WHAT by COMM[PID])", or
+ * for the network "sandbox: network blocked: OBJ (COMM[PID])". */
+static __attribute__((noinline)) void write_line(const char *kind, const char *obj,
+						 const char *what, const char *comm, const char *num)
 {
-	pid_t pid = getpid();
-	if (!first_time(hash_obj(kind[0], obj, pid)))
-		return;
-	int fd = out_fd(c);
-	if (fd < 0)
-		return;
-	char comm[17] = {0};
-	if (prctl(PR_GET_NAME, comm, 0, 0, 0) < 0 || !comm[0])
-		memcpy(comm, "?", 2);
-	for (char *p = comm; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	char num[24];
-	put_uint(num, (unsigned long)pid);
 	struct line l;
 	l.n = 0;
 	add(&l, "sandbox: ");
@@ -515,7 +515,114 @@ static void report(const struct cfg *c, const char *kind, const char *obj, const
 	add(&l, num);
 	add(&l, "])");
 	l.b[l.n++] = '\n';
-	emit(fd, l.b, l.n);
+	emit(l.b, l.n);
+}
+
+/* A JSON string of S: valid UTF-8 is kept (the supervisor decides what it
+ * shows), invalid bytes and control characters become '?', quotes and
+ * backslashes are escaped; cut at OBJ_MAX bytes of S with "...". */
+static void add_json_str(struct jmsg *m, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t used = 0;
+	m->b[m->n++] = '"';
+	while (*p && m->n < JMSG_MAX - 16) {
+		if (used >= OBJ_MAX) {
+			memcpy(m->b + m->n, "...", 3);
+			m->n += 3;
+			break;
+		}
+		size_t len = 1;
+		if (*p >= 0x80) {
+			len = (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+			for (size_t i = 1; i < len; i++)
+				if ((p[i] & 0xc0) != 0x80)
+					len = 0;
+			/* Overlong forms and surrogates are refused by jansson. */
+			if (len == 2 && *p < 0xc2)
+				len = 0;
+			if (len == 3 && ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] >= 0xa0)))
+				len = 0;
+			if (len == 4 && ((*p == 0xf0 && p[1] < 0x90) || *p > 0xf4 ||
+					 (*p == 0xf4 && p[1] >= 0x90)))
+				len = 0;
+			if (!len) {
+				m->b[m->n++] = '?';
+				p++, used++;
+				continue;
+			}
+			memcpy(m->b + m->n, p, len);
+			m->n += len;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			m->b[m->n++] = '?';
+		} else {
+			if (*p == '"' || *p == '\\')
+				m->b[m->n++] = '\\';
+			m->b[m->n++] = (char)*p;
+		}
+		p += len, used += len;
+	}
+	m->b[m->n++] = '"';
+}
+
+static void add_raw(struct jmsg *m, const char *s)
+{
+	for (; *s && m->n < JMSG_MAX; s++)
+		m->b[m->n++] = *s;
+}
+
+/* The report to the supervisor over the control socket (DESIGN §6): one
+ * packet, never waiting for room. */
+static __attribute__((noinline)) void send_report(int fd, const char *kind, const char *obj,
+						  const char *what, const char *comm,
+						  const char *num, int out)
+{
+	struct jmsg m;
+	m.n = 0;
+	add_raw(&m, "{\"v\":1,\"type\":\"denial\",\"kind\":\"");
+	add_raw(&m, kind);
+	add_raw(&m, "\",\"object\":");
+	add_json_str(&m, obj);
+	if (what) {
+		add_raw(&m, ",\"what\":");
+		add_json_str(&m, what);
+	}
+	add_raw(&m, ",\"comm\":");
+	add_json_str(&m, comm);
+	add_raw(&m, ",\"pid\":");
+	add_raw(&m, num);
+	add_raw(&m, out == OUT_OFF ? ",\"quiet\":true}" : out == OUT_STDERR ? ",\"shown\":true}" : "}");
+	if (m.n >= JMSG_MAX)
+		return;
+	ssize_t w;
+	do
+		w = send(fd, m.b, m.n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (w < 0 && errno == EINTR);
+}
+
+/* A denial: to the supervisor, which prints the line (and remembers it
+ * for `wicket why`); on fd 2 instead when the control socket is gone, or
+ * as well with WICKET_DIAG=stderr. */
+static void report(const struct cfg *c, const char *kind, const char *obj, const char *what)
+{
+	pid_t pid = getpid();
+	if (!first_time(hash_obj(kind[0], obj, pid)))
+		return;
+	int fd = ctl_fd(c);
+	if (fd < 0 && (c->out == OUT_OFF || fcntl(STDERR_FILENO, F_GETFD) < 0))
+		return;
+	char comm[17] = {0};
+	if (prctl(PR_GET_NAME, comm, 0, 0, 0) < 0 || !comm[0])
+		memcpy(comm, "?", 2);
+	for (char *p = comm; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	char num[24];
+	put_uint(num, (unsigned long)pid);
+	if (fd >= 0)
+		send_report(fd, kind, obj, what, comm, num, c->out);
+	if (c->out == OUT_STDERR || (fd < 0 && c->out == OUT_DEFAULT))
+		write_line(kind, obj, what, comm, num);
 }
 
 /* ---- file system -------------------------------------------------------- */

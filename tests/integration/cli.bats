@@ -355,7 +355,7 @@ sandbox: write blocked: $ws/new \(create by touch\[[0-9]+\]\)
 sandbox: write blocked: $ws/newdir \(mkdir by mkdir\[[0-9]+\]\)
 sandbox: write blocked: $ws/existing \(unlink by rm\[[0-9]+\]\)
 sandbox: write blocked: $ws/existing \(chmod by chmod\[[0-9]+\]\)
-wicket: the sandbox blocked 5 writes \(one line each above\)$"
+wicket: the sandbox blocked 5 writes; run \`wicket why\` for details$"
 	assert_equal "$output" "policy=read-only cwd=$ws
 orig
 t
@@ -379,7 +379,7 @@ shm-ok"
 	assert_equal "$status" 0
 	# No warning: only the explanation of the one refusal.
 	assert_regex "$stderr" "^sandbox: write blocked: $out/outside \(create by touch\[[0-9]+\]\)
-wicket: the sandbox blocked 1 write \(one line each above\)$"
+wicket: the sandbox blocked 1 write; run \`wicket why\` for details$"
 	assert_equal "$output" "workspace-write
 outside-denied"
 	[ -f "$ws/in-ws" ]

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # The launcher's side of denial diagnostics: it injects the preload shim,
-# passes the rules and a pipe, relays the lines to its own stderr (never
-# the command's), and sums up at the end. Untrusted bytes on that pipe
-# never reach the terminal as they are.
+# passes the rules and the control socket, prints the lines the shim
+# reports there on its own stderr (never the command's), and sums up at
+# the end. Untrusted packets on that socket never reach the terminal as
+# they are, and never block or crash the supervisor.
 
 load ../lib/common
 load integration_helpers
@@ -19,7 +20,7 @@ teardown() { it_teardown; }
 	assert_equal "$output" out
 	assert_regex "$stderr" '^sandbox: write blocked: /usr/wk-denied \(create by touch\[[0-9]+\]\)
 sandbox: write blocked: /etc/hostname \(open for writing by sh\[[0-9]+\]\)
-wicket: the sandbox blocked 2 writes \(one line each above\)$'
+wicket: the sandbox blocked 2 writes; run `wicket why` for details$'
 }
 
 @test "--no-diagnostics: the same output and status, and no line at all" {
@@ -53,71 +54,105 @@ wicket: the sandbox blocked 2 writes \(one line each above\)$'
 	assert_line "n none"
 }
 
-@test "attack: bytes written to the diagnostics pipe from inside reach the terminal only as sanitised sandbox: lines" {
+@test "attack: packets sent to the control socket from inside reach the terminal only as sanitised sandbox: lines" {
 	local ws
 	ws=$(mk_workspace)
 	track "$ws"
 	run --separate-stderr wsrun "$ws" -- "$PY" -c '
-import os
-fd = int(os.environ["WICKET_DIAG_FD"].split(":")[0])
-def w(b):
+import json, os, socket
+fd = int(os.environ["WICKET_FD"].split(":")[0])
+s = socket.socket(fileno=os.dup(fd))
+def w(b, fds=()):
     try:
-        os.write(fd, b)
+        if fds:
+            s.sendmsg([b], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(memoryview(__import__("array").array("i", fds))))], socket.MSG_DONTWAIT)
+        else:
+            s.send(b, socket.MSG_DONTWAIT)
     except BlockingIOError:
         pass
-w(b"not a sandbox line\n")
-w(b"\x1b]0;pwned-title\x07sandbox: fake\n")
-w(b"sandbox: write blocked: /x \x1b[2J\x1b]52;c;cHduZWQ=\x07 (evil)\n")
-w(b"sandbox: " + b"A" * 5000 + b"\n")
-w(b"sandbox: c1 \x9b2J \xc2\x9b2J \xc2\x9d0;t\xc2\x9c bidi \xe2\x80\xae| utf8 \xc3\xa9t\xc3\xa9 bad \xc3\n")
-w(b"sandbox: partial without newline")
+def d(**k):
+    m = {"v": 1, "type": "denial", "kind": "write", "object": "/x", "comm": "evil", "pid": 7}
+    m.update(k)
+    w(json.dumps(m).encode())
+w(b"not json at all\n")
+w(b"sandbox: write blocked: /raw (raw line by x[1])\n")
+w(b"")
+w(b"{\"v\": 2, \"type\": \"denial\", \"kind\": \"write\", \"object\": \"/v2\", \"comm\": \"x\", \"pid\": 1}")
+w(b"{\"v\": 1, \"type\": \"denial\", \"kind\": \"write\", \"object\": \"/dup\", \"object\": \"/dup2\", \"comm\": \"x\", \"pid\": 1}")
+d(kind="exec")
+d(object=1)
+d(pid=-5)
+d(pid="7")
+d(quiet="no")
+d(object="/x \x1b[2J\x1b]52;c;cHduZWQ=\x07 title")
+d(object="/c1 \x9b2J \u009d0;t\u009c bidi \u202e| utf8 \u00e9t\u00e9")
+d(object="/nul\u0000hidden")
+d(object="/" + "A" * 9000)
+d(comm="\x1b[31mred", what="open\x1b[0m")
+w(b"{\"v\": 1, \"type\": \"denial\"" + b" " * 20000 + b"}")
+r, x = os.pipe()
+w(b"{\"v\": 1, \"type\": \"why\"}", [r, x])
+w(b"{\"v\": 1, \"type\": \"why\"}", [r])
+w(b"{\"v\": 1, \"type\": \"nonsense\"}", [r])
+d(object="/after-the-junk")
 print("wrote")'
 	assert_equal "$status" 0
 	assert_equal "$output" wrote
-	# Only lines that start with "sandbox: " pass; no escape byte survives;
-	# the overlong line is dropped; the unterminated one never printed.
+	# No escape or control byte reaches the terminal; only well-formed
+	# denials become lines; the overlong packet is dropped.
 	refute_regex "$stderr" $'\x1b'
 	refute_regex "$stderr" $'\x07'
-	refute_regex "$stderr" 'not a sandbox line|pwned-title|partial'
-	assert_regex "$stderr" '^sandbox: write blocked: /x \?\[2J\?\]52;c;cHduZWQ=\? \(evil\)'
-	refute_regex "$stderr" 'AAAAAAAAAA'
-	# C1 controls (raw or UTF-8 encoded) and bidi overrides become "?";
-	# ordinary UTF-8 text (a file name) is kept.
-	printf '%s\n' "$stderr" | grep -qxF 'sandbox: c1 ?2J ??2J ??0;t?? bidi ???| utf8 été bad ?'
+	refute_regex "$stderr" 'not json|/raw|/v2|/dup|AAAAAAAAAA|hidden'
+	assert_regex "$stderr" 'sandbox: write blocked: /x \?\[2J\?\]52;c;cHduZWQ=\? title \(evil\[7\]\)'
+	assert_regex "$stderr" 'sandbox: write blocked: /x \(open\?\[0m by \?\[31mred\[7\]\)'
+	# C1 controls and bidi overrides become "?"; ordinary UTF-8 is kept.
+	printf '%s\n' "$stderr" | grep -qxF 'sandbox: write blocked: /c1 ?2J ?0;t? bidi ?| utf8 été (evil[7])'
 	refute_regex "$stderr" $'\xc2\x9b|\x9b|\xe2\x80\xae'
+	# Bad fields drop the packet: none of these made a line.
+	[ "$(grep -c '^sandbox: write blocked: /x (evil\[7\])$' <<<"$stderr")" = 0 ]
+	# And the supervisor was still listening afterwards.
+	assert_regex "$stderr" 'sandbox: write blocked: /after-the-junk \(evil\[7\]\)'
 }
 
-@test "attack: a process that closed the diagnostics fd and reused its number never gets our lines in its own pipe" {
+@test "attack: a process that closed the control socket and reused its number never gets our reports in its own socket" {
 	local ws
 	ws=$(mk_workspace)
 	track "$ws"
+	# Raw system calls, past anything the shim does about close and dup2.
 	run --separate-stderr wsrun "$ws" -- "$PY" -c '
-import os
-n = int(os.environ["WICKET_DIAG_FD"].split(":")[0])
-os.close(n)
-r, w = os.pipe()
-os.dup2(w, n)
-os.write(n, b"my-data\n")
+import ctypes, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+n = int(os.environ["WICKET_FD"].split(":")[0])
+libc.syscall(3, n)                       # close
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+libc.syscall(33, a.fileno(), n)          # dup2
+os.write(n, b"my-data")
 try:
     open("/etc/hostname", "w")
 except OSError:
     pass
-os.close(n); os.close(w)
-print(repr(os.read(r, 4096)))'
+b.setblocking(False)
+got = []
+while True:
+    try:
+        got.append(b.recv(65536))
+    except BlockingIOError:
+        break
+print(repr(got))'
 	assert_equal "$status" 0
-	assert_equal "$output" "b'my-data\\n'"
+	assert_equal "$output" "[b'my-data']"
 	# The line went to the program's stderr instead.
 	assert_regex "$stderr" 'sandbox: write blocked: /etc/hostname \(open for writing by python3\[[0-9]+\]\)'
 }
 
-@test "the supervisor does not spin when every writer has closed the diagnostics pipe (no pid namespace)" {
+@test "the supervisor does not spin when every process has closed the control socket (no pid namespace)" {
 	local ws
 	ws=$(mk_workspace)
 	track "$ws"
 	run --separate-stderr bash -c 'cd "$1" && WICKET_PRETEND_MISSING=namespaces timeout --kill-after=5 60 "$2" -c "
 import resource, subprocess, sys
-subprocess.run([sys.argv[1], \"run\", \"--best-effort\", \"--\", \"bash\", \"-c\",
-                \"eval \\\"exec \${WICKET_DIAG_FD%%:*}>&-\\\"; sleep 2\"])
+subprocess.run([sys.argv[1], \"run\", \"--best-effort\", \"--\", sys.executable, \"-c\",
+                \"import ctypes, os, time; ctypes.CDLL(None).syscall(3, int(os.environ[\\\"WICKET_FD\\\"].split(\\\":\\\")[0])); time.sleep(2)\"])
 u = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(\"cpu-ok\" if u.ru_utime + u.ru_stime < 1.0 else \"spun %.2f\" % (u.ru_utime + u.ru_stime))
 " "$3"' _ "$ws" "$PY" "$WICKET"
@@ -125,24 +160,29 @@ print(\"cpu-ok\" if u.ru_utime + u.ru_stime < 1.0 else \"spun %.2f\" % (u.ru_uti
 	assert_output cpu-ok
 }
 
-@test "attack: a full diagnostics pipe never blocks the sandboxed program" {
+@test "attack: a flood on the control socket never blocks the sandboxed program, and the supervisor keeps up" {
 	local ws
 	ws=$(mk_workspace)
 	track "$ws"
-	# 4 MiB into a pipe of 64 KiB that the supervisor drains as it can:
-	# every write either goes through or fails with EAGAIN, in bounded time.
+	# 16384 packets of 8 KiB at a socket the supervisor drains as it can:
+	# every send goes through or fails with EAGAIN, in bounded time.
 	run --separate-stderr wsrun "$ws" -- "$PY" -c '
-import os, time
-fd = int(os.environ["WICKET_DIAG_FD"].split(":")[0])
+import os, socket, time
+s = socket.socket(fileno=os.dup(int(os.environ["WICKET_FD"].split(":")[0])))
 t = time.time(); again = 0
-for i in range(4096):
+for i in range(16384):
     try:
-        os.write(fd, b"x" * 1023 + b"\n")
+        s.send(b"{" + b" " * 8000 + b"}", socket.MSG_DONTWAIT)
     except BlockingIOError:
         again += 1
-print("done", time.time() - t < 20)'
+print("done", time.time() - t < 20)
+try:
+    open("/etc/hostname", "w")
+except OSError:
+    pass'
 	assert_equal "$status" 0
 	assert_equal "$output" "done True"
+	assert_regex "$stderr" 'sandbox: write blocked: /etc/hostname'
 }
 
 @test "a child that closed the diagnostics fd (Python subprocess) is still explained, on its own stderr" {

@@ -300,27 +300,74 @@ fexecve|$OUT/tool|$OUT/tool|exec"
 	grep -qxF "sandbox: write blocked: $OUT/y (create by bash[$out])" <<<"$err"
 }
 
-@test "WICKET_DIAG_FD: lines go to the pipe, not to the command's stderr" {
-	local script
-	# shellcheck disable=SC2016
-	script='exec 9> >(cat >"$1/diag"); p=$!; WICKET_DIAG_FD=9 "$2" mkdir "$3/d"; exec 9>&-; wait $p'
-	SHIM_DIAG= shim_run -- bash -c "$script" _ "$WS" "$PROBE" "$OUT"
+@test "WICKET_FD: the report goes to the supervisor, which prints the line; the command's stderr stays clean" {
+	SHIM_DIAG= shim_run -- bash -c "'$PROBE' mkdir '$OUT/d' 2>'$WS/cmd-err'"
 	[ "$out" = "mkdir: EROFS" ] || [ "$out" = "mkdir: EACCES" ]
-	expect_diag
-	[ "$(sed -E 's/\[[0-9]+\]\)$/[N])/' "$WS/diag")" = "sandbox: write blocked: $OUT/d (mkdir by shimprobe[N])" ]
+	expect_diag "sandbox: write blocked: $OUT/d (mkdir by shimprobe[N])"
+	[ ! -s "$WS/cmd-err" ]
 }
 
-@test "WICKET_DIAG_FD not a pipe, or closed: fd 2; WICKET_DIAG=off and no fd 2: quiet" {
-	SHIM_DIAG= shim_run -- bash -c "exec 9>'$WS/file'; WICKET_DIAG_FD=9 '$PROBE' mkdir '$OUT/d'"
+@test "WICKET_FD: one JSON packet per denial, fields escaped, the object cut, marked shown with WICKET_DIAG=stderr" {
+	# The probe reports to a socket pair of the test's own at fd 9.
+	local script
+	script='
+import os, socket, subprocess, sys
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+os.dup2(a.fileno(), 9); os.set_inheritable(9, True)
+st = os.fstat(9)
+env = dict(os.environ, WICKET_FD="9:%d:%d" % (st.st_dev, st.st_ino))
+for mode, path in (("", sys.argv[2] + "/q\"uo\\te\x01\udcff\u00e9"), ("stderr", sys.argv[3] + "/d")):
+    env["WICKET_DIAG"] = mode
+    subprocess.run([sys.argv[1], "mkdir", path], env=env, pass_fds=(9,), stdout=subprocess.DEVNULL)
+b.setblocking(False)
+while True:
+    try:
+        m = b.recv(65536)
+    except BlockingIOError:
+        break
+    print(m.decode("utf-8"))'
+	# A path longer than the shim's limit of 3600 bytes, which exists.
+	local deep=$OUT i long
+	for i in $(seq 18); do deep=$deep/$(printf 'L%.0s' $(seq 200)); done
+	mkdir -p "$deep"
+	SHIM_DIAG= shim_run -- "$PY" -c "$script" "$PROBE" "$OUT" "$deep"
+	[ "$status" = 0 ]
+	long=$deep/d
+	long=${long:0:3600}
+	[ "$(sed -n 1p <<<"$out" | sed -E 's/"pid":[0-9]+/"pid":N/')" = \
+		"{\"v\":1,\"type\":\"denial\",\"kind\":\"write\",\"object\":\"$OUT/q\\\"uo\\\\te??é\",\"what\":\"mkdir\",\"comm\":\"shimprobe\",\"pid\":N}" ]
+	[ "$(sed -n 2p <<<"$out" | sed -E 's/"pid":[0-9]+/"pid":N/')" = \
+		"{\"v\":1,\"type\":\"denial\",\"kind\":\"write\",\"object\":\"$long...\",\"what\":\"mkdir\",\"comm\":\"shimprobe\",\"pid\":N,\"shown\":true}" ]
+	[ "$(wc -l <<<"$out")" = 2 ]
+	# Each packet is valid JSON.
+	"$PY" -c 'import json, sys; [json.loads(l) for l in sys.stdin]' <<<"$out"
+}
+
+@test "WICKET_FD not a socket, closed, or not the launcher's: fd 2; WICKET_DIAG=off, or no socket and no fd 2: quiet" {
+	SHIM_DIAG= shim_run -- bash -c "exec 9>'$WS/file'; WICKET_FD=9 '$PROBE' mkdir '$OUT/d'"
 	expect_diag "sandbox: write blocked: $OUT/d (mkdir by shimprobe[N])"
 	[ ! -s "$WS/file" ]
-	SHIM_DIAG= shim_run -- env WICKET_DIAG_FD=77 "$PROBE" mkdir "$OUT/d"
+	SHIM_DIAG= shim_run -- env WICKET_FD=77 "$PROBE" mkdir "$OUT/d"
+	expect_diag "sandbox: write blocked: $OUT/d (mkdir by shimprobe[N])"
+	# A socket at the number, but another one than the launcher's.
+	SHIM_DIAG= shim_run -- "$PY" -c '
+import os, socket, subprocess, sys
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+n = int(os.environ["WICKET_FD"].split(":")[0])
+os.dup2(a.fileno(), n)
+subprocess.run(sys.argv[1:], pass_fds=(n,))
+b.setblocking(False)
+try:
+    print("got", b.recv(65536))
+except BlockingIOError:
+    print("nothing")' "$PROBE" mkdir "$OUT/d"
+	[[ $out = *nothing ]]
 	expect_diag "sandbox: write blocked: $OUT/d (mkdir by shimprobe[N])"
 	SHIM_DIAG=off shim_run -- "$PROBE" mkdir "$OUT/d"
 	[[ $out = "mkdir: E"* ]]
 	expect_diag
 	[ -z "$err" ]
-	shim_run -- sh -c "'$PROBE' mkdir '$OUT/d' 2>&-; echo status \$?"
+	shim_run -- env -u WICKET_FD sh -c "'$PROBE' mkdir '$OUT/d' 2>&-; echo status \$?"
 	[[ $out = "mkdir: E"*$'\n'"status 1" ]]
 	[ -z "$err" ]
 }

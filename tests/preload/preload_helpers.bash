@@ -90,7 +90,7 @@ _shim_run() {
 	out=$(cat "$o")
 	err=$(cat "$e")
 	diag=$(grep '^sandbox: ' "$e" | sed -E 's/\[[0-9]+\]\)$/[N])/')
-	rest=$(grep -v '^sandbox: ' "$e" || true)
+	rest=$(grep -v -e '^sandbox: ' -e '^wicket: the sandbox blocked ' "$e" || true)
 	if grep '^sandbox: ' "$e" | grep -qvE '\[[1-9][0-9]*\]\)$'; then
 		echo "a line without a pid: $(grep '^sandbox: ' "$e")"
 		return 1

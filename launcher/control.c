@@ -1,0 +1,873 @@
+/* The control socket, the supervisor's side (DESIGN §6).
+ *
+ * One SOCK_SEQPACKET socket pair per session. The child's end is inherited
+ * by every sandboxed process at a high descriptor number, named by
+ * WICKET_FD=FD:DEV:INO; the supervisor keeps the other end. Each packet is
+ * one JSON object with "v": 1 and a "type":
+ *
+ *   denial  the preload shim reports a sandbox denial (no reply):
+ *           {"v":1,"type":"denial","kind":"write"|"read"|"network",
+ *            "object":"/etc/hosts","what":"open for writing",
+ *            "comm":"sed","pid":4242,"quiet":false}
+ *           "pid" is the process's own view (inside the pid namespace),
+ *           shown to the user; "shown": true, the shim has printed the
+ *           line itself (WICKET_DIAG=stderr); "quiet": true, no line and
+ *           no summary (WICKET_DIAG=off). Either way `wicket why` has it.
+ *   why     `wicket why` asks for the session's denials; the packet
+ *           carries a reply socket (SCM_RIGHTS), on which one JSON
+ *           document is written and the socket closed: {"n": N}.
+ *
+ * Everything that arrives is written by code inside the sandbox: packets
+ * are size-limited, parsed by jansson, checked field by field, and dropped
+ * when anything is wrong; descriptors that come along uninvited are
+ * closed; the sender's pid is taken from SCM_CREDENTIALS, never from the
+ * message; no read or write on behalf of the sandbox ever blocks. Lines
+ * printed from a denial are rebuilt from its fields and keep only
+ * printable text. */
+#include "config.h"
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "path.h"
+
+#define PACKET_MAX 8192    /* larger packets are dropped */
+#define OBJECT_MAX 4096
+#define MAX_PRINTED 500    /* lines shown per session; the rest only counted */
+#define READS_PER_WAKE 32  /* a flood must not starve the other relays */
+#define PENDING_MAX 4      /* replies being written at once */
+
+/* --- the watch list: descriptors the supervisor's relay loop polls ------ */
+
+struct watch *session_watch(struct session *s, int fd, short events,
+			    void (*ready)(struct session *, struct watch *, short), void *data)
+{
+	for (size_t i = 0; i < WK_MAX_WATCH; i++)
+		if (!s->watch[i].ready) {
+			s->watch[i] = (struct watch){fd, events, ready, data};
+			return &s->watch[i];
+		}
+	return NULL;
+}
+
+void session_unwatch(struct watch *w)
+{
+	*w = (struct watch){-1, 0, NULL, NULL};
+}
+
+/* --- the denials of this session ---------------------------------------- */
+
+enum { K_WRITE, K_READ, K_NET, N_KINDS };
+static const char *const kind_names[N_KINDS] = {"write", "read", "network"};
+
+struct denial_entry {
+	int kind;
+	char *object, *what, *comm;
+	long pid;           /* as the sandbox sees it */
+	long host_pid;      /* from SCM_CREDENTIALS (0: reported by the supervisor) */
+	unsigned count;     /* reports of it (one per process) */
+	time_t first, last;
+	unsigned long seq;  /* order of the last report */
+	char *rule;         /* which rule blocked it */
+	struct strv allow;  /* ways to allow it */
+};
+
+static struct denial_entry entries[WK_MAX_DENIALS];
+static size_t n_entries;
+static unsigned long seq;
+static unsigned counts[N_KINDS];
+static unsigned printed;
+static bool said_more;
+
+static int kind_of(const char *k)
+{
+	for (int i = 0; i < N_KINDS; i++)
+		if (strcmp(k, kind_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* Length of the UTF-8 sequence at P (N bytes left) if it is one a terminal
+ * shows as text, else 0: no C0 or C1 controls, no bidirectional overrides
+ * or isolates, nothing overlong or invalid. */
+static size_t utf8_text(const unsigned char *p, size_t n)
+{
+	unsigned cp;
+	size_t len;
+	if (p[0] < 0x80)
+		return p[0] >= 0x20 && p[0] != 0x7f ? 1 : 0;
+	if ((p[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = p[0] & 0x1f;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = p[0] & 0x0f;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
+	if (cp < min[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	if (cp <= 0x9f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+	    cp == 0x200e || cp == 0x200f || cp == 0x061c)
+		return 0;
+	return len;
+}
+
+/* How many bytes the sequence at P (N left) spans as a lead byte and its
+ * continuation bytes, valid or not (at least 1). */
+static size_t utf8_span(const unsigned char *p, size_t n)
+{
+	size_t k = 1;
+	if (p[0] >= 0xc0)
+		while (k < n && k < 4 && (p[k] & 0xc0) == 0x80)
+			k++;
+	return k;
+}
+
+/* A copy of S (at most MAX bytes) with everything but printable text
+ * replaced: one '?' for each control character or invalid sequence. */
+static char *clean_text(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max), w = 0;
+	char *o = xmalloc(n + 1);
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_text((const unsigned char *)s + i, n - i);
+		if (k) {
+			memcpy(o + w, s + i, k);
+			w += k;
+			i += k;
+		} else {
+			o[w++] = '?';
+			i += utf8_span((const unsigned char *)s + i, n - i);
+		}
+	}
+	o[w] = '\0';
+	return o;
+}
+
+/* --- why it was blocked, and how to allow it ---------------------------- */
+
+static const char *rule_origin(const struct wk_rules *rules, const char *root)
+{
+	for (size_t i = 0; i < rules->n; i++)
+		if (rules->v[i].path && strcmp(rules->v[i].path, root) == 0)
+			return rules->v[i].where;
+	return NULL;
+}
+
+/* The longest rule in V that PATH lies beneath. */
+static const char *matching(const struct strv *v, const char *path)
+{
+	const char *best = NULL;
+	for (size_t i = 0; i < v->n; i++)
+		if (path_is_under(path, v->v[i]) && (!best || strlen(v->v[i]) > strlen(best)))
+			best = v->v[i];
+	return best;
+}
+
+static char *joined(const struct strv *v, const char *extra)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < v->n; i++)
+		len += strlen(v->v[i]) + 2;
+	if (extra)
+		len += strlen(extra) + 2;
+	char *o = xmalloc(len);
+	o[0] = '\0';
+	for (size_t i = 0; i < v->n; i++) {
+		if (i)
+			strcat(o, ", ");
+		strcat(o, v->v[i]);
+	}
+	if (extra) {
+		if (v->n)
+			strcat(o, ", ");
+		strcat(o, extra);
+	}
+	return o;
+}
+
+/* The directory to allow: PATH when it is one, else its nearest existing
+ * ancestor, as the supervisor sees it. */
+static char *dir_to_allow(const char *path)
+{
+	char *d = xstrdup(path);
+	struct stat st;
+	while (strcmp(d, "/") != 0 && (stat(d, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		char *up = path_dirname(d);
+		free(d);
+		d = up;
+	}
+	return d;
+}
+
+static char *json_str(const char *s)
+{
+	json_t *j = json_string(s);
+	char *o = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+	json_decref(j);
+	return o ? o : xstrdup("\"?\"");
+}
+
+static void explain_fs(const struct session *s, struct denial_entry *e)
+{
+	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
+	const char *obj = e->object;
+	const char *hid = matching(&s->pol.hide, obj);
+	const char *prot = e->kind == K_WRITE ? matching(&s->pol.protect, obj) : NULL;
+	char *ask = xasprintf("wicket ask -- %s ...   (run it once outside the sandbox, if approved)",
+			      e->comm);
+	if (hid) {
+		const char *from = rule_origin(&s->wpol.hide, hid);
+		e->rule = xasprintf("%s is hidden by the rule \"%s\"%s%s%s", obj, hid,
+				    from ? " (" : "", from ? from : "", from ? ")" : "");
+		strv_push(&e->allow, ask);
+		strv_push(&e->allow, xasprintf("a policy of your own that does not hide %s (a policy "
+					       "that extends %s keeps its hide rules)", hid, pname));
+		return;
+	}
+	if (prot) {
+		const char *from = rule_origin(&s->wpol.protect, prot);
+		e->rule = xasprintf("%s is protected (read-only inside a writable root) by the rule "
+				    "\"%s\"%s%s%s", obj, prot, from ? " (" : "", from ? from : "",
+				    from ? ")" : " (--protect, the workspace's .git file, or wicket's "
+					    "own policy and state files)");
+		strv_push(&e->allow, ask);
+		if (from)
+			strv_push(&e->allow, xasprintf("a policy of your own without this rule (a "
+						       "policy that extends %s keeps it)", pname));
+		return;
+	}
+	if (e->kind == K_READ) {
+		char *roots = joined(&s->pol.read, NULL);
+		e->rule = xasprintf("%s is not under a readable root (policy %s reads: %s)", obj,
+				    pname, roots);
+		free(roots);
+		char *dir = dir_to_allow(obj);
+		char *d = json_str(dir);
+		strv_push(&e->allow, xasprintf("in a policy: \"filesystem\": {\"read\": [..., %s]} "
+					       "(a child's read list replaces its parent's)", d));
+		free(d);
+		free(dir);
+		strv_push(&e->allow, ask);
+		return;
+	}
+	if (!writable_root_of(&s->pol, obj)) {
+		char *roots = joined(&s->pol.write, s->layers.mntns && s->pol.private_tmp ?
+					"/tmp (private)" : NULL);
+		e->rule = xasprintf("%s is not under a writable root (policy %s; writable: %s)", obj,
+				    pname, roots[0] ? roots : "nothing");
+		free(roots);
+		char *dir = dir_to_allow(obj);
+		char *d = json_str(dir), *p = json_str(pname);
+		strv_push(&e->allow, xasprintf("wicket run --write %s ...", dir));
+		strv_push(&e->allow, xasprintf("a policy: {\"extends\": %s, \"filesystem\": "
+					       "{\"write\": [%s]}}", p, d));
+		free(d);
+		free(p);
+		free(dir);
+		strv_push(&e->allow, ask);
+		return;
+	}
+	e->rule = xasprintf("%s is read-only in this session (policy %s%s)", obj, pname,
+			    s->read_only ? ", --read-only" : "");
+	strv_push(&e->allow, ask);
+}
+
+/* "connect 127.0.0.1:8080/tcp" -> 8080; 0 when there is no port. */
+static unsigned port_of(const char *obj)
+{
+	const char *colon = strrchr(obj, ':'), *slash = strrchr(obj, '/');
+	if (!colon || !slash || slash < colon)
+		return 0;
+	unsigned v = 0;
+	for (const char *p = colon + 1; p < slash; p++) {
+		if (*p < '0' || *p > '9' || v > 65535)
+			return 0;
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	return v <= 65535 ? v : 0;
+}
+
+static void explain_net(const struct session *s, struct denial_entry *e)
+{
+	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
+	char *p = json_str(pname);
+	unsigned port = port_of(e->object);
+	bool bind = strncmp(e->object, "bind ", 5) == 0 || strncmp(e->object, "listen", 6) == 0;
+	bool udp = strstr(e->object, "/udp") != NULL;
+	if (s->pol.net == NET_PORTS) {
+		if (port && !udp)
+			e->rule = xasprintf("TCP port %u is not in the policy's network.%s list (policy "
+					    "%s, network mode ports)", port, bind ? "bind" : "connect",
+					    pname);
+		else if (udp)
+			e->rule = xasprintf("UDP is off in policy %s (network mode ports, \"udp\": false)",
+					    pname);
+		else
+			e->rule = xasprintf("network mode ports allows TCP (and UDP when \"udp\" is true) "
+					    "only (policy %s)", pname);
+	} else {
+		e->rule = xasprintf("the network is off (policy %s, network mode none)", pname);
+	}
+	if (port && !udp)
+		strv_push(&e->allow, xasprintf("a policy: {\"extends\": %s, \"network\": {\"mode\": "
+					       "\"ports\", \"%s\": [%u]}}", p, bind ? "bind" : "connect",
+					       port));
+	else if (udp)
+		strv_push(&e->allow, xasprintf("a policy: {\"extends\": %s, \"network\": {\"mode\": "
+					       "\"ports\", \"udp\": true}}", p));
+	strv_push(&e->allow, xstrdup("wicket run --net full ...   (all of the host's network)"));
+	strv_push(&e->allow, xasprintf("wicket ask -- %s ...   (run it once outside the sandbox, "
+				       "if approved)", e->comm));
+	free(p);
+}
+
+static void entry_free(struct denial_entry *e)
+{
+	free(e->object);
+	free(e->what);
+	free(e->comm);
+	free(e->rule);
+	strv_free(&e->allow);
+	memset(e, 0, sizeof *e);
+}
+
+static void print_line(const struct denial_entry *e)
+{
+	if (printed >= MAX_PRINTED) {
+		if (!said_more)
+			warnmsg("more denials than shown; they are counted (run `wicket why`)");
+		said_more = true;
+		return;
+	}
+	printed++;
+	char *line;
+	if (e->kind == K_NET)
+		line = xasprintf("sandbox: network blocked: %s (%s[%ld])\n", e->object, e->comm, e->pid);
+	else if (e->what)
+		line = xasprintf("sandbox: %s blocked: %s (%s by %s[%ld])\n", kind_names[e->kind],
+				 e->object, e->what, e->comm, e->pid);
+	else
+		line = xasprintf("sandbox: %s blocked: %s (%s[%ld])\n", kind_names[e->kind], e->object,
+				 e->comm, e->pid);
+	ssize_t r = write(STDERR_FILENO, line, strlen(line));
+	(void)r;
+	free(line);
+}
+
+void control_denial(struct session *s, const struct denial *d, enum denial_show show)
+{
+	int k = kind_of(d->kind);
+	if (k < 0 || !d->object || !d->object[0])
+		return;
+	if (show != DENIAL_QUIET)
+		counts[k]++;
+	char *object = clean_text(d->object, OBJECT_MAX);
+	struct denial_entry *e = NULL;
+	for (size_t i = 0; i < n_entries; i++)
+		if (entries[i].kind == k && strcmp(entries[i].object, object) == 0) {
+			e = &entries[i];
+			break;
+		}
+	time_t now = time(NULL);
+	if (e) {
+		free(object);
+		free(e->what);
+		free(e->comm);
+	} else {
+		if (n_entries == WK_MAX_DENIALS) {
+			/* Full: the least recently reported one goes. */
+			size_t old = 0;
+			for (size_t i = 1; i < n_entries; i++)
+				if (entries[i].seq < entries[old].seq)
+					old = i;
+			entry_free(&entries[old]);
+			e = &entries[old];
+		} else {
+			e = &entries[n_entries++];
+		}
+		e->kind = k;
+		e->object = object;
+		e->first = now;
+	}
+	e->what = d->what && d->what[0] ? clean_text(d->what, 64) : NULL;
+	e->comm = clean_text(d->comm && d->comm[0] ? d->comm : "?", 64);
+	e->pid = d->pid;
+	e->host_pid = d->host_pid;
+	e->count++;
+	e->last = now;
+	e->seq = ++seq;
+	if (!e->rule) {
+		if (k == K_NET)
+			explain_net(s, e);
+		else
+			explain_fs(s, e);
+	}
+	if (show == DENIAL_PRINT)
+		print_line(e);
+}
+
+/* --- the socket ---------------------------------------------------------- */
+
+static int ctl_sup = -1;
+
+struct pending {
+	int fd;
+	char *buf;
+	size_t len, off;
+	struct watch *w;
+};
+static struct pending pending[PENDING_MAX];
+
+static json_t *entry_json(const struct denial_entry *e)
+{
+	json_t *allow = json_array();
+	for (size_t i = 0; i < e->allow.n; i++)
+		json_array_append_new(allow, json_string(e->allow.v[i]));
+	json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:o}", "kind",
+			      kind_names[e->kind], "object", e->object, "comm", e->comm, "pid",
+			      (json_int_t)e->pid, "count", (json_int_t)e->count, "first",
+			      (json_int_t)e->first, "last", (json_int_t)e->last, "rule",
+			      e->rule ? e->rule : "", "allow", allow);
+	if (o && e->what)
+		json_object_set_new(o, "what", json_string(e->what));
+	return o;
+}
+
+static int by_seq_desc(const void *a, const void *b)
+{
+	const struct denial_entry *const *x = a, *const *y = b;
+	return (*x)->seq < (*y)->seq ? 1 : (*x)->seq > (*y)->seq ? -1 : 0;
+}
+
+/* The session's denials, most recent first, at most N of them. */
+static json_t *denials_json(const struct session *s, size_t n, bool ended)
+{
+	const struct denial_entry *order[WK_MAX_DENIALS];
+	for (size_t i = 0; i < n_entries; i++)
+		order[i] = &entries[i];
+	qsort(order, n_entries, sizeof order[0], by_seq_desc);
+	json_t *list = json_array();
+	for (size_t i = 0; i < n_entries && i < n; i++)
+		json_array_append_new(list, entry_json(order[i]));
+	json_t *cnt = json_object();
+	for (int k = 0; k < N_KINDS; k++)
+		json_object_set_new(cnt, kind_names[k], json_integer(counts[k]));
+	json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:b, s:I, s:o, s:I, s:o}", "v", 1, "session",
+			      s->session_id ? s->session_id : "", "policy",
+			      s->pol.name ? s->pol.name : "", "workspace",
+			      s->workspace ? s->workspace : "", "ended", ended, "time",
+			      (json_int_t)time(NULL), "counts", cnt, "distinct", (json_int_t)n_entries,
+			      "denials", list);
+	if (o && s->argv && s->argv[0])
+		json_object_set_new(o, "command", json_string(s->argv[0]));
+	return o;
+}
+
+static void pending_close(struct session *s, struct pending *p)
+{
+	(void)s;
+	if (p->w)
+		session_unwatch(p->w);
+	close(p->fd);
+	free(p->buf);
+	*p = (struct pending){.fd = -1};
+}
+
+static void pending_write(struct session *s, struct pending *p)
+{
+	while (p->off < p->len) {
+		ssize_t w = send(p->fd, p->buf + p->off, p->len - p->off, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (w > 0) {
+			p->off += (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return; /* the loop calls again when there is room */
+		break;
+	}
+	pending_close(s, p);
+}
+
+static void pending_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)revents;
+	pending_write(s, w->data);
+}
+
+/* Write the reply on FD without ever waiting for the reader: what does
+ * not fit now is written when the socket has room. */
+static void reply(struct session *s, int fd, json_t *doc)
+{
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	struct pending *p = NULL;
+	for (size_t i = 0; i < PENDING_MAX; i++)
+		if (pending[i].fd < 0 && !pending[i].buf) {
+			p = &pending[i];
+			break;
+		}
+	if (!text || !p) {
+		free(text);
+		close(fd);
+		return;
+	}
+	*p = (struct pending){.fd = fd, .buf = text, .len = strlen(text)};
+	p->buf[p->len++] = '\n'; /* json_dumps leaves room: replace the NUL */
+	pending_write(s, p);
+	if (p->fd >= 0) {
+		p->w = session_watch(s, fd, POLLOUT, pending_ready, p);
+		if (!p->w)
+			pending_close(s, p);
+	}
+}
+
+static void reply_error(struct session *s, int fd, const char *msg)
+{
+	reply(s, fd, json_pack("{s:i, s:s, s:s}", "v", 1, "type", "error", "error", msg));
+}
+
+/* A descriptor that came with a request: a unix stream or packet socket,
+ * else it is refused. */
+static bool reply_socket_ok(int fd)
+{
+	struct stat st;
+	int type = 0;
+	socklen_t len = sizeof type;
+	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
+	       (type == SOCK_STREAM || type == SOCK_SEQPACKET);
+}
+
+static const char *str_field(json_t *o, const char *key, size_t max, bool *bad)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v)
+		return NULL;
+	if (!json_is_string(v) || json_string_length(v) > max || strlen(json_string_value(v)) !=
+	    json_string_length(v)) {
+		*bad = true;
+		return NULL;
+	}
+	return json_string_value(v);
+}
+
+static void handle(struct session *s, const char *buf, size_t len, pid_t sender, int fd)
+{
+	json_error_t err;
+	json_t *o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
+	json_t *v = o ? json_object_get(o, "v") : NULL;
+	const char *type = o ? json_string_value(json_object_get(o, "type")) : NULL;
+	if (!json_is_object(o) || !json_is_integer(v) || json_integer_value(v) != 1 || !type) {
+		if (fd >= 0)
+			reply_error(s, fd, "malformed request: a JSON object with \"v\": 1 and a "
+					   "\"type\" is expected");
+		json_decref(o);
+		return;
+	}
+	if (strcmp(type, "denial") == 0) {
+		bool bad = false;
+		struct denial d = {
+			.kind = str_field(o, "kind", 16, &bad),
+			.object = str_field(o, "object", OBJECT_MAX, &bad),
+			.what = str_field(o, "what", 64, &bad),
+			.comm = str_field(o, "comm", 64, &bad),
+			.host_pid = sender,
+		};
+		json_t *pid = json_object_get(o, "pid"), *quiet = json_object_get(o, "quiet"),
+		       *shown = json_object_get(o, "shown");
+		if (pid && json_is_integer(pid) && json_integer_value(pid) > 0 &&
+		    json_integer_value(pid) < 1L << 30)
+			d.pid = (long)json_integer_value(pid);
+		else
+			bad = true;
+		if ((quiet && !json_is_boolean(quiet)) || (shown && !json_is_boolean(shown)))
+			bad = true;
+		if (!bad && d.kind && d.object && kind_of(d.kind) >= 0)
+			control_denial(s, &d, json_is_true(quiet) ? DENIAL_QUIET :
+					      json_is_true(shown) ? DENIAL_SHOWN : DENIAL_PRINT);
+		if (fd >= 0)
+			close(fd);
+	} else if (strcmp(type, "why") == 0) {
+		json_t *n = json_object_get(o, "n");
+		json_int_t want = n && json_is_integer(n) ? json_integer_value(n) : 20;
+		if (fd < 0)
+			; /* nowhere to answer */
+		else if (want < 1 || (n && !json_is_integer(n)))
+			reply_error(s, fd, "\"n\" must be a positive integer");
+		else
+			reply(s, fd, denials_json(s, want > WK_MAX_DENIALS ? WK_MAX_DENIALS :
+						  (size_t)want, false));
+	} else if (fd >= 0) {
+		char msg[128];
+		snprintf(msg, sizeof msg, "unknown request type (this supervisor knows: denial, why)");
+		reply_error(s, fd, msg);
+	}
+	json_decref(o);
+}
+
+/* Take what is waiting on the socket now (non-blocking, bounded). False
+ * when it read an empty packet (the end, when every sender is gone). */
+static bool control_drain(struct session *s)
+{
+	static char buf[PACKET_MAX + 1];
+	for (int reads = 0; ctl_sup >= 0 && reads < READS_PER_WAKE; reads++) {
+		union {
+			char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(4 * sizeof(int))];
+			struct cmsghdr align;
+		} cbuf;
+		struct iovec iov = {buf, PACKET_MAX};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
+				   .msg_controllen = sizeof cbuf.b};
+		ssize_t n = recvmsg(ctl_sup, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return true;
+		pid_t sender = 0;
+		int fds[8], nfds = 0;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+			if (c->cmsg_level != SOL_SOCKET)
+				continue;
+			if (c->cmsg_type == SCM_CREDENTIALS &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+				struct ucred cr;
+				memcpy(&cr, CMSG_DATA(c), sizeof cr);
+				sender = cr.pid;
+			} else if (c->cmsg_type == SCM_RIGHTS) {
+				size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+				for (size_t i = 0; i < k && nfds < 8; i++)
+					memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			}
+		}
+		/* One reply socket at most; a truncated packet is not read. */
+		int fd = -1;
+		if (nfds == 1 && reply_socket_ok(fds[0]))
+			fd = fds[0];
+		else
+			for (int i = 0; i < nfds; i++)
+				close(fds[i]);
+		if (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+			if (fd >= 0)
+				reply_error(s, fd, "request too large");
+			continue;
+		}
+		if (n == 0) {
+			if (fd >= 0)
+				close(fd);
+			return false;
+		}
+		handle(s, buf, (size_t)n, sender, fd);
+	}
+	return true;
+}
+
+static void control_ready(struct session *s, struct watch *w, short revents)
+{
+	/* An empty read with POLLHUP: every process holding the other end is
+	 * gone (an empty packet alone is just dropped). */
+	bool more = !(revents & POLLIN) || control_drain(s);
+	if ((revents & (POLLHUP | POLLERR)) && (!more || !(revents & POLLIN)))
+		session_unwatch(w);
+}
+
+/* A descriptor number programs are unlikely to pick for themselves: high,
+ * but within the usual limit of 1024 (a larger table costs memory). */
+static int high_fd(int fd)
+{
+	struct rlimit rl;
+	int lo = 3;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rlim_t top = rl.rlim_cur < 1024 ? rl.rlim_cur : 1024;
+		if (top > 64)
+			lo = (int)top - 24;
+	}
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, lo);
+	if (hi < 0)
+		hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+void control_plan(struct session *s)
+{
+	s->ctl_child = -1;
+	for (size_t i = 0; i < PENDING_MAX; i++)
+		pending[i] = (struct pending){.fd = -1};
+	for (size_t i = 0; i < WK_MAX_WATCH; i++)
+		session_unwatch(&s->watch[i]);
+	if (!s->pol.sandbox)
+		return;
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		die_errno("control socket");
+	int one = 1;
+	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0)
+		die_errno("control socket: SO_PASSCRED");
+	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+	if (sv[0] <= 2)
+		sv[0] = high_fd(sv[0]);
+	ctl_sup = sv[0];
+	/* Room for bursts of reports (what does not fit is dropped: the
+	 * sandbox never waits); the kernel caps it at net.core.wmem_max. */
+	int room = 1 << 20;
+	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &room, sizeof room);
+	s->ctl_child = high_fd(sv[1]);
+	if (!session_watch(s, ctl_sup, POLLIN, control_ready, NULL))
+		die("internal error: no room to watch the control socket");
+}
+
+size_t control_env(const struct session *s, char **env, size_t w)
+{
+	size_t k = 0;
+	for (size_t r = 0; r < w; r++)
+		if (strncmp(env[r], "WICKET_FD=", 10) != 0)
+			env[k++] = env[r];
+	w = k;
+	if (s->ctl_child >= 0) {
+		struct stat st;
+		if (fstat(s->ctl_child, &st) == 0)
+			env[w++] = xasprintf("WICKET_FD=%d:%llu:%llu", s->ctl_child,
+					     (unsigned long long)st.st_dev,
+					     (unsigned long long)st.st_ino);
+		else
+			env[w++] = xasprintf("WICKET_FD=%d", s->ctl_child);
+	}
+	env[w] = NULL;
+	return w;
+}
+
+/* --- state kept after the session --------------------------------------- */
+
+char *wicket_state_dir(void)
+{
+	const char *x = getenv("XDG_STATE_HOME");
+	if (x && x[0] == '/')
+		return path_join(x, "wicket");
+	const char *home = getenv("HOME");
+	if (!home || home[0] != '/') {
+		struct passwd *pw = passwd_of(getuid());
+		home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+	}
+	return home ? path_join(home, ".local/state/wicket") : NULL;
+}
+
+/* mkdir -p DIR with mode 0700 for what it creates. */
+bool wicket_state_dir_make(const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode);
+	char *p = xstrdup(dir);
+	for (char *c = p + 1;; c++) {
+		if (*c != '/' && *c != '\0')
+			continue;
+		char saved = *c;
+		*c = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
+			free(p);
+			return false;
+		}
+		*c = saved;
+		if (!saved)
+			break;
+	}
+	free(p);
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The session's denials, for `wicket why` after it: written to a fresh
+ * file and renamed over last-session.json, never through a link. */
+static void save_state(const struct session *s)
+{
+	char *dir = wicket_state_dir();
+	if (!dir || !wicket_state_dir_make(dir)) {
+		free(dir);
+		return;
+	}
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	free(dir);
+	if (dfd < 0)
+		return;
+	json_t *doc = denials_json(s, WK_MAX_DENIALS, true);
+	char *text = doc ? json_dumps(doc, JSON_INDENT(1)) : NULL;
+	json_decref(doc);
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, ".last-session.%ld.tmp", (long)getpid());
+	int fd = text ? openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			       0600) : -1;
+	if (fd >= 0) {
+		size_t len = strlen(text), off = 0;
+		while (off < len) {
+			ssize_t w = write(fd, text + off, len - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		if (write(fd, "\n", 1) != 1)
+			off = 0;
+		if (close(fd) == 0 && off == len)
+			renameat(dfd, tmp, dfd, "last-session.json");
+		else
+			unlinkat(dfd, tmp, 0);
+	}
+	free(text);
+	close(dfd);
+}
+
+void control_finish(struct session *s)
+{
+	if (ctl_sup < 0)
+		return;
+	control_drain(s);
+	for (size_t i = 0; i < PENDING_MAX; i++)
+		if (pending[i].fd >= 0)
+			pending_close(s, &pending[i]);
+	close(ctl_sup);
+	ctl_sup = -1;
+	save_state(s);
+	unsigned total = counts[0] + counts[1] + counts[2];
+	if (!total)
+		return;
+	char msg[256];
+	size_t n = 0;
+	static const char *const what[N_KINDS] = {"write", "read", "network use"};
+	for (int k = 0; k < N_KINDS; k++) {
+		if (!counts[k])
+			continue;
+		n += (size_t)snprintf(msg + n, sizeof msg - n, "%s%u %s%s", n ? ", " : "", counts[k],
+				      what[k], counts[k] == 1 ? "" : "s");
+	}
+	warnmsg("the sandbox blocked %s; run `wicket why` for details", msg);
+}
