@@ -147,6 +147,18 @@ assert_victim_intact() {
 	[ -e "$d/shell" ]
 }
 
+# init_of PID: PID's child that is pid 1 in its own pid namespace.
+init_of() {
+	local p
+	for p in $(pgrep -P "$1"); do
+		if awk '$1 == "NSpid:" && $NF == 1 { found = 1 } END { exit !found }' "/proc/$p/status" 2>/dev/null; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
 @test "procs: the command cannot write, read or trace its unsandboxed pid-1 init" {
 	# init (pid 1 inside) is forked from the supervisor and runs without
 	# Landlock or seccomp: controlling it would undo both. The address
@@ -162,8 +174,10 @@ assert_victim_intact() {
 		sleep 1; echo >done; sleep 3; wait; exit 7' _ "$MP" >"$OUT/log" 2>&1 3>&-) &
 	wk=$!
 	track_pid "$wk"
-	wait_for pgrep -P "$wk" >/dev/null
-	init=$(pgrep -P "$wk")
+	# The supervisor's child that is pid 1 of its namespace (as root a
+	# short-lived helper that makes the network namespace is a child too).
+	wait_for init_of "$wk" >/dev/null
+	init=$(init_of "$wk")
 	addr=$(awk '$2 ~ /^rw/ && $6 ~ /wicket$/ { split($1, a, "-"); print a[1]; exit }' "/proc/$wk/maps")
 	[ -n "$addr" ]
 	# The host reads init's memory where it may (root; init is not
