@@ -233,12 +233,33 @@ static char *json_str(const char *s)
 	return o ? o : xstrdup("\"?\"");
 }
 
+/* Where a protect rule that no policy file wrote comes from. */
+static char *protect_origin(const struct session *s, const char *prot)
+{
+	char *state = wicket_state_dir();
+	char *rstate = state ? realpath(state, NULL) : NULL;
+	bool is_state = rstate && strcmp(rstate, prot) == 0;
+	free(state);
+	free(rstate);
+	if (is_state)
+		return xstrdup("wicket's own record of sessions, read-only in every session");
+	if (strv_contains(&s->cli_protect, prot))
+		return xstrdup("--protect on the command line");
+	char *git = s->workspace ? path_join(s->workspace, ".git") : NULL;
+	bool is_git = git && strcmp(git, prot) == 0;
+	free(git);
+	if (is_git)
+		return xstrdup("the worktree's .git file, which names the real git directory");
+	return xstrdup("the session's policy files, read-only in every session");
+}
+
 static void explain_fs(const struct session *s, struct denial_entry *e)
 {
 	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
 	const char *obj = e->object;
 	const char *hid = matching(&s->pol.hide, obj);
-	const char *prot = e->kind == K_WRITE ? matching(&s->pol.protect, obj) : NULL;
+	const char *prot = e->kind == K_WRITE && writable_root_of(&s->pol, obj) ?
+				   matching(&s->pol.protect, obj) : NULL;
 	char *ask = xasprintf("wicket ask -- %s ...   (run it once outside the sandbox, if approved)",
 			      e->comm);
 	if (hid) {
@@ -252,10 +273,12 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 	}
 	if (prot) {
 		const char *from = rule_origin(&s->wpol.protect, prot);
+		char *why = NULL;
+		if (!from)
+			why = protect_origin(s, prot);
 		e->rule = xasprintf("%s is protected (read-only inside a writable root) by the rule "
-				    "\"%s\"%s%s%s", obj, prot, from ? " (" : "", from ? from : "",
-				    from ? ")" : " (--protect, the workspace's .git file, or wicket's "
-					    "own policy and state files)");
+				    "\"%s\" (%s)", obj, prot, from ? from : why);
+		free(why);
 		strv_push(&e->allow, ask);
 		if (from)
 			strv_push(&e->allow, xasprintf("a policy of your own without this rule (a "

@@ -309,8 +309,10 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 			free(r);
 		free(a);
 	}
-	for (size_t i = 0; i < cli->protect.n; i++)
+	for (size_t i = 0; i < cli->protect.n; i++) {
 		strv_push(&s.pol.protect, absolute(cli->protect.v[i], cwd, home));
+		strv_add(&s.cli_protect, s.pol.protect.v[s.pol.protect.n - 1]);
+	}
 	/* A session must not be able to choose the policy of the next one. */
 	if (s.pol.sandbox)
 		policy_protect_sources(&wp, &s.pol.protect);

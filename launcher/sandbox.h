@@ -125,6 +125,7 @@ struct session {
 	bool diagnostics;         /* inject the preload shim (not --no-diagnostics) */
 	char *shim_path;          /* NULL: no shim this session (diag.c) */
 	int ctl_child;            /* the sandbox's end of the control socket (control.c) */
+	struct strv cli_protect;  /* --protect paths, absolute (for `wicket why`) */
 	struct watch watch[WK_MAX_WATCH];
 	bool best_effort;
 	bool read_only;

@@ -17,17 +17,20 @@ setup() {
 teardown() { it_teardown; }
 
 @test "inside a session: each denial with its rule and the ways to allow it, newest first" {
-	mkdir -p "$WS/.git/hooks"
-	run --separate-stderr wsrun "$WS" -- sh -c '
+	mkdir -p "$WS/.git/hooks" "$WS/keep"
+	run --separate-stderr wsrun "$WS" --protect keep -- sh -c '
+		touch keep/x 2>/dev/null
+		"$1" why | grep -F "rule: $PWD/keep/x"
 		touch /usr/wk-why 2>/dev/null
 		echo x 2>/dev/null >.git/hooks/pre-commit
 		"$1" why' _ "$WICKET"
 	assert_equal "$status" 0
-	assert_line --index 0 --regexp "^This session [0-9a-f]{16} \(policy workspace-write, sh\): 2 denials \(2 distinct\); newest first:$"
+	assert_line --index 0 "  rule: $WS/keep/x is protected (read-only inside a writable root) by the rule \"$WS/keep\" (--protect on the command line)"
+	assert_line --index 1 --regexp "^This session [0-9a-f]{16} \(policy workspace-write, sh\): 3 denials \(3 distinct\); newest first:$"
 	# The protected hook first (newest), then the write outside the workspace.
-	assert_line --index 1 "write blocked: $WS/.git/hooks/pre-commit"
-	assert_line --index 2 --regexp '^  by sh\[[0-9]+\] \(create\)$'
-	assert_line --index 3 --regexp "^  rule: $WS/.git/hooks/pre-commit is protected \(read-only inside a writable root\) by the rule \"$WS/.git/hooks\" \(built-in workspace-write: /filesystem/protect/[0-9]+\)$"
+	assert_line --index 2 "write blocked: $WS/.git/hooks/pre-commit"
+	assert_line --index 3 --regexp '^  by sh\[[0-9]+\] \(create\)$'
+	assert_line --index 4 --regexp "^  rule: $WS/.git/hooks/pre-commit is protected \(read-only inside a writable root\) by the rule \"$WS/.git/hooks\" \(built-in workspace-write: /filesystem/protect/[0-9]+\)$"
 	assert_line "write blocked: /usr/wk-why"
 	assert_line --regexp '^  by touch\[[0-9]+\] \(create\)$'
 	assert_line "  rule: /usr/wk-why is not under a writable root (policy workspace-write; writable: $WS, /tmp (private))"
@@ -158,7 +161,9 @@ except OSError:
 	assert_equal "$output" ""
 	run --separate-stderr bounded 60 "$WICKET" why --json
 	assert_equal "$status" 0
-	"$PY" -c 'import json, sys; d = json.loads(sys.argv[1]); assert [e["object"] for e in d["denials"]][0] == "/usr/wk-record", d' "$output"
+	"$PY" -c 'import json, sys; d = json.loads(sys.argv[1]); assert [e["object"] for e in d["denials"]][0] == "/usr/wk-record", d
+rec = [e for e in d["denials"] if e["object"].endswith("/last-session.json")]
+assert rec and "wicket\x27s own record of sessions" in rec[0]["rule"], d' "$output"
 	[ ! -e "$WS/state/moved" ] && [ ! -e "$WS/state/wicket/x" ]
 }
 
