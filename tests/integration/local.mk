@@ -7,5 +7,6 @@ EXTRA_DIST += \
 	tests/integration/policy-default.bats \
 	tests/integration/policy.bats \
 	tests/integration/diagnostics-launcher.bats \
+	tests/integration/why.bats \
 	tests/integration/shell.bats \
 	tests/integration/doctor.bats
