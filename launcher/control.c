@@ -398,7 +398,7 @@ static void print_line(const struct denial_entry *e)
 	else
 		line = xasprintf("sandbox: %s blocked: %s (%s[%ld])\n", kind_names[e->kind], e->object,
 				 e->comm, e->pid);
-	ssize_t r = write(STDERR_FILENO, line, strlen(line));
+	ssize_t r = write(control_out_fd, line, strlen(line));
 	(void)r;
 	free(line);
 }
@@ -602,7 +602,10 @@ static const char *str_field(json_t *o, const char *key, size_t max, bool *bad)
 	return json_string_value(v);
 }
 
-static void handle(struct session *s, const char *buf, size_t len, pid_t sender, int fd)
+/* Where denial lines go: the supervisor's stderr (a test hook). */
+int control_out_fd = STDERR_FILENO;
+
+void control_handle(struct session *s, const char *buf, size_t len, pid_t sender, int fd)
 {
 	json_error_t err;
 	json_t *o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
@@ -707,7 +710,7 @@ static bool control_drain(struct session *s)
 				close(fd);
 			return false;
 		}
-		handle(s, buf, (size_t)n, sender, fd);
+		control_handle(s, buf, (size_t)n, sender, fd);
 	}
 	return true;
 }

@@ -225,6 +225,10 @@ size_t control_env(const struct session *s, char **env, size_t w);
 enum denial_show { DENIAL_PRINT, DENIAL_SHOWN, DENIAL_QUIET };
 void control_denial(struct session *s, const struct denial *d, enum denial_show show);
 void control_finish(struct session *s);
+/* One packet from the sandbox (FD: the descriptor that came with it, or
+ * -1); for the fuzzer, which also points control_out_fd elsewhere. */
+void control_handle(struct session *s, const char *buf, size_t len, pid_t sender, int fd);
+extern int control_out_fd;
 #define WK_MAX_DENIALS 100   /* distinct denials kept for `wicket why` */
 struct watch *session_watch(struct session *s, int fd, short events,
 			    void (*ready)(struct session *, struct watch *, short), void *data);

@@ -1,4 +1,5 @@
-# libFuzzer target of the policy parser (tests/fuzz/policy-fuzz.c), built
+# libFuzzer targets of the policy parser (tests/fuzz/policy-fuzz.c) and of
+# the supervisor's control-socket packets (tests/fuzz/control-fuzz.c), built
 # with clang straight from the sources it needs, under AddressSanitizer,
 # LeakSanitizer and UBSan, every report fatal. Built by `make check` when
 # configure found a clang that can link -fsanitize=fuzzer; tests/run-tests
@@ -55,21 +56,43 @@ FUZZ_CORPUS = \
 	tests/fuzz/corpus/ok-extends-chain.json \
 	tests/fuzz/corpus/ok-sandbox-false.json \
 	tests/fuzz/corpus/ok-unicode.json
+# The supervisor's handling of control-socket packets (launcher/control.c).
+CONTROL_FUZZ_SRCS = \
+	$(top_srcdir)/tests/fuzz/control-fuzz.c \
+	$(top_srcdir)/launcher/control.c \
+	$(top_srcdir)/lib/path.c \
+	$(top_srcdir)/lib/util.c
+CONTROL_CORPUS = \
+	tests/fuzz/control-corpus/denial-net \
+	tests/fuzz/control-corpus/denial-protect \
+	tests/fuzz/control-corpus/denial-read \
+	tests/fuzz/control-corpus/denial-udp \
+	tests/fuzz/control-corpus/denial-write \
+	tests/fuzz/control-corpus/truncated \
+	tests/fuzz/control-corpus/unknown \
+	tests/fuzz/control-corpus/why
 EXTRA_DIST += tests/fuzz/policy-fuzz.c tests/fuzz/run-fuzz tests/fuzz/policy.dict \
-	$(FUZZ_CORPUS)
-CLEANFILES += tests/fuzz/policy-fuzz
+	$(FUZZ_CORPUS) tests/fuzz/control-fuzz.c tests/fuzz/control.dict $(CONTROL_CORPUS)
+CLEANFILES += tests/fuzz/policy-fuzz tests/fuzz/control-fuzz
 
 .PHONY: fuzz
 if HAVE_FUZZER
-check_SCRIPTS = tests/fuzz/policy-fuzz
+check_SCRIPTS = tests/fuzz/policy-fuzz tests/fuzz/control-fuzz
+tests/fuzz/control-fuzz: $(CONTROL_FUZZ_SRCS) $(top_srcdir)/launcher/sandbox.h \
+		$(top_srcdir)/lib/path.h $(top_srcdir)/lib/util.h config.h
+	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib -I$(top_srcdir)/launcher \
+		$(JANSSON_CFLAGS) -o $@ $(CONTROL_FUZZ_SRCS) $(JANSSON_LIBS)
 tests/fuzz/policy-fuzz: $(FUZZ_SRCS) lib/policy-builtins.c $(top_srcdir)/lib/policy.h \
 		$(top_srcdir)/lib/path.h $(top_srcdir)/lib/util.h config.h
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib $(JANSSON_CFLAGS) \
 		-o $@ $(FUZZ_SRCS) lib/policy-builtins.c $(JANSSON_LIBS)
-fuzz: tests/fuzz/policy-fuzz
+fuzz: tests/fuzz/policy-fuzz tests/fuzz/control-fuzz
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/policy-fuzz \
 		$(top_srcdir)/tests/fuzz/corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/policy.dict
+	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/control-fuzz \
+		$(top_srcdir)/tests/fuzz/control-corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/control.dict
 else
 fuzz:
 	@echo "make fuzz: skipped: configure found no clang that can link -fsanitize=fuzzer" \

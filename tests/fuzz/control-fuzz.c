@@ -1,0 +1,89 @@
+/* libFuzzer target: one packet on the control socket, as the supervisor
+ * handles it (launcher/control.c). Whatever the sandbox sends must give a
+ * clean refusal or a well-formed denial or answer: no crash, no leak, no
+ * undefined behaviour, no unbounded growth.
+ *
+ * The first byte of an input chooses whether a reply socket comes with
+ * the packet (bit 0); the rest is the packet. The denials kept between
+ * inputs are bounded by the supervisor itself. */
+#include "config.h"
+#include "sandbox.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "path.h"
+
+/* The launcher's functions control.c uses, reduced to what it needs. */
+const char *writable_root_of(const struct policy *pol, const char *path)
+{
+	for (size_t i = 0; i < pol->write.n; i++)
+		if (path_is_under(path, pol->write.v[i]))
+			return pol->write.v[i];
+	return NULL;
+}
+
+struct passwd *passwd_of(uid_t uid)
+{
+	(void)uid;
+	return NULL;
+}
+
+static struct session s;
+
+static void setup(void)
+{
+	s.pol.name = "fuzz";
+	s.pol.sandbox = true;
+	strv_add(&s.pol.read, "/");
+	strv_add(&s.pol.write, "/work");
+	strv_add(&s.pol.protect, "/work/.git/hooks");
+	strv_add(&s.pol.hide, "/home/u/.ssh");
+	s.pol.net = NET_PORTS;
+	s.workspace = "/work";
+	s.session_id = "0123456789abcdef";
+	for (size_t i = 0; i < WK_MAX_WATCH; i++)
+		session_unwatch(&s.watch[i]);
+	control_out_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	setenv("XDG_STATE_HOME", "/nonexistent", 1);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int ready;
+	if (!ready) {
+		setup();
+		ready = 1;
+	}
+	if (size < 1)
+		return 0;
+	int sv[2] = {-1, -1};
+	if ((data[0] & 1) && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return 0;
+	control_handle(&s, (const char *)data + 1, size - 1, 42, sv[1]);
+	if (sv[0] >= 0) {
+		/* Drain the answer as a client would, then let any answer still
+		 * pending finish: the watch is served until it goes. */
+		char buf[65536];
+		fcntl(sv[0], F_SETFL, O_NONBLOCK);
+		for (int round = 0; round < 64; round++) {
+			while (read(sv[0], buf, sizeof buf) > 0)
+				;
+			bool pending = false;
+			for (size_t i = 0; i < WK_MAX_WATCH; i++)
+				if (s.watch[i].ready) {
+					pending = true;
+					s.watch[i].ready(&s, &s.watch[i], POLLOUT);
+				}
+			if (!pending)
+				break;
+		}
+		close(sv[0]);
+	}
+	return 0;
+}
