@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -91,6 +92,11 @@ static unsigned long seq;
 static unsigned counts[N_KINDS];
 static unsigned printed;
 static bool said_more;
+static int status_fd = -1;
+/* The newest lines, for the shell's hooks (status_update). */
+#define STATUS_LINES 3
+static char *recent[STATUS_LINES];
+static unsigned n_recent;
 
 static int kind_of(const char *k)
 {
@@ -380,6 +386,43 @@ static void entry_free(struct denial_entry *e)
 	memset(e, 0, sizeof *e);
 }
 
+static char *line_of(const struct denial_entry *e)
+{
+	if (e->kind == K_NET)
+		return xasprintf("sandbox: network blocked: %s (%s[%ld])\n", e->object, e->comm, e->pid);
+	if (e->what)
+		return xasprintf("sandbox: %s blocked: %s (%s by %s[%ld])\n", kind_names[e->kind],
+				 e->object, e->what, e->comm, e->pid);
+	return xasprintf("sandbox: %s blocked: %s (%s[%ld])\n", kind_names[e->kind], e->object,
+			 e->comm, e->pid);
+}
+
+/* The shell's hooks read, before each prompt, how many denials there
+ * have been and the newest lines, from a memory file the supervisor
+ * rewrites: "COUNT\nLINE\n..." (WICKET_STATUS_FD). */
+static void status_update(const struct denial_entry *e)
+{
+	if (status_fd < 0)
+		return;
+	if (n_recent == STATUS_LINES) {
+		free(recent[0]);
+		memmove(recent, recent + 1, (STATUS_LINES - 1) * sizeof recent[0]);
+		n_recent--;
+	}
+	recent[n_recent++] = line_of(e);
+	char head[32];
+	int hl = snprintf(head, sizeof head, "%u\n", counts[0] + counts[1] + counts[2]);
+	struct iovec iov[1 + STATUS_LINES];
+	iov[0] = (struct iovec){head, (size_t)hl};
+	size_t len = (size_t)hl;
+	for (unsigned i = 0; i < n_recent; i++) {
+		iov[1 + i] = (struct iovec){recent[i], strlen(recent[i])};
+		len += iov[1 + i].iov_len;
+	}
+	if (pwritev(status_fd, iov, 1 + (int)n_recent, 0) == (ssize_t)len)
+		(void)!ftruncate(status_fd, (off_t)len);
+}
+
 static void print_line(const struct denial_entry *e)
 {
 	if (printed >= MAX_PRINTED) {
@@ -389,15 +432,7 @@ static void print_line(const struct denial_entry *e)
 		return;
 	}
 	printed++;
-	char *line;
-	if (e->kind == K_NET)
-		line = xasprintf("sandbox: network blocked: %s (%s[%ld])\n", e->object, e->comm, e->pid);
-	else if (e->what)
-		line = xasprintf("sandbox: %s blocked: %s (%s by %s[%ld])\n", kind_names[e->kind],
-				 e->object, e->what, e->comm, e->pid);
-	else
-		line = xasprintf("sandbox: %s blocked: %s (%s[%ld])\n", kind_names[e->kind], e->object,
-				 e->comm, e->pid);
+	char *line = line_of(e);
 	ssize_t r = write(control_out_fd, line, strlen(line));
 	(void)r;
 	free(line);
@@ -453,6 +488,8 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 	}
 	if (show == DENIAL_PRINT)
 		print_line(e);
+	if (show != DENIAL_QUIET)
+		status_update(e);
 }
 
 /* --- the socket ---------------------------------------------------------- */
@@ -747,6 +784,7 @@ static int high_fd(int fd)
 void control_plan(struct session *s)
 {
 	s->ctl_child = -1;
+	s->status_fd = -1;
 	for (size_t i = 0; i < PENDING_MAX; i++)
 		pending[i] = (struct pending){.fd = -1};
 	for (size_t i = 0; i < WK_MAX_WATCH; i++)
@@ -770,15 +808,27 @@ void control_plan(struct session *s)
 	s->ctl_child = high_fd(sv[1]);
 	if (!session_watch(s, ctl_sup, POLLIN, control_ready, NULL))
 		die("internal error: no room to watch the control socket");
+	/* The count the shell's hooks read (shell.c decided there are some). */
+	if (s->shell_hooks) {
+		int m = (int)memfd_create("wicket-status", MFD_CLOEXEC);
+		if (m >= 0 && write(m, "0\n", 2) == 2) {
+			status_fd = s->status_fd = high_fd(m);
+		} else if (m >= 0) {
+			close(m);
+		}
+	}
 }
 
 size_t control_env(const struct session *s, char **env, size_t w)
 {
 	size_t k = 0;
 	for (size_t r = 0; r < w; r++)
-		if (strncmp(env[r], "WICKET_FD=", 10) != 0)
+		if (strncmp(env[r], "WICKET_FD=", 10) != 0 &&
+		    strncmp(env[r], "WICKET_STATUS_FD=", 17) != 0)
 			env[k++] = env[r];
 	w = k;
+	if (s->status_fd >= 0)
+		env[w++] = xasprintf("WICKET_STATUS_FD=%d", s->status_fd);
 	if (s->ctl_child >= 0) {
 		struct stat st;
 		if (fstat(s->ctl_child, &st) == 0)

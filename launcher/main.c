@@ -49,6 +49,7 @@ static void usage_main(FILE *f)
 		"      --best-effort     run even where the kernel cannot enforce everything,\n"
 		"                        saying up front what is weaker\n"
 		"      --no-diagnostics  do not explain denials (no preload library)\n"
+		"      --shell bash|zsh  the shell to start (wicket, wicket shell; default $SHELL)\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		"\n"
@@ -57,7 +58,7 @@ static void usage_main(FILE *f)
 		"See wicket(1).\n");
 }
 
-enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS };
+enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL };
 
 static const struct option run_opts[] = {
 	{"policy", required_argument, NULL, 'P'},
@@ -68,6 +69,7 @@ static const struct option run_opts[] = {
 	{"net", required_argument, NULL, 'n'},
 	{"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
 	{"no-diagnostics", no_argument, NULL, OPT_NO_DIAGNOSTICS},
+	{"shell", required_argument, NULL, OPT_SHELL},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -78,6 +80,7 @@ struct cli {
 	const char *workspace;
 	struct strv write, protect;
 	bool read_only, best_effort, no_diagnostics;
+	const char *shell;   /* --shell bash|zsh (wicket shell only) */
 	bool net_set;
 	enum net_mode net;
 };
@@ -134,7 +137,7 @@ static char **build_env(const struct session *s, const char *session_id)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + s->pol.env_set.n + 12, sizeof *env);
+	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 14, sizeof *env);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		/* Our own variables are set below, never inherited; without a
@@ -171,6 +174,18 @@ static char **build_env(const struct session *s, const char *session_id)
 	env[w++] = xasprintf("WICKET_POLICY=%s", s->pol.name);
 	env[w++] = xasprintf("WICKET_SESSION=%s", session_id);
 	env[w] = NULL;
+	/* What the shell's hooks need (ZDOTDIR for zsh), replacing the
+	 * caller's values. */
+	for (size_t i = 0; i < s->shell_env.n; i++) {
+		const char *kv = s->shell_env.v[i];
+		size_t nl = (size_t)(strchr(kv, '=') - kv) + 1, k = 0;
+		for (size_t r = 0; env[r]; r++)
+			if (strncmp(env[r], kv, nl) != 0)
+				env[k++] = env[r];
+		env[k++] = (char *)kv;
+		env[k] = NULL;
+		w = k;
+	}
 	w = diag_env(s, env, w);
 	control_env(s, env, w);
 	return env;
@@ -237,6 +252,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	s.best_effort = cli->best_effort;
 	s.diagnostics = !cli->no_diagnostics;
 	s.ctl_child = -1;
+	s.status_fd = -1;
 	s.read_only = cli->read_only;
 	s.uid = getuid();
 	s.gid = getgid();
@@ -326,26 +342,17 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	free(state);
 	s.pol.private_tmp = !strv_contains(&s.pol.write, "/tmp");
 
-	if (shell) {
-		const char *sh = getenv("SHELL");
-		struct stat shst;
-		if (!sh || sh[0] != '/' || stat(sh, &shst) < 0 || !S_ISREG(shst.st_mode) ||
-		    access(sh, X_OK) < 0) {
-			struct passwd *pw = session_passwd(s.uid);
-			sh = pw && pw->pw_shell && pw->pw_shell[0] == '/' ? pw->pw_shell : "/bin/sh";
-		}
-		s.argv = xcalloc(2, sizeof *s.argv);
-		s.argv[0] = xstrdup(sh);
-	} else {
+	plan_build_base(&s);
+	if (shell)
+		shell_plan(&s, cli->shell, session_passwd(s.uid));
+	else
 		s.argv = argv;
-	}
 	int rc = resolve_command(s.argv[0], &s.exec_path);
 	if (rc == EXIT_NOTFOUND)
 		die_code(rc, "%s: command not found", s.argv[0]);
 	if (rc == EXIT_NOEXEC)
 		die_code(rc, "%s: permission denied (not an executable file)", s.argv[0]);
 
-	plan_build_base(&s);
 	diag_plan(&s);
 	control_plan(&s);
 	stdio_plan(&s);
@@ -415,6 +422,9 @@ static int cmd_run(int argc, char **argv, bool shell)
 		case OPT_BEST_EFFORT:
 			cli.best_effort = true;
 			break;
+		case OPT_SHELL:
+			cli.shell = optarg;
+			break;
 		case OPT_NO_DIAGNOSTICS:
 			cli.no_diagnostics = true;
 			break;
@@ -444,6 +454,9 @@ static int cmd_run(int argc, char **argv, bool shell)
 			die("shell takes no command; use 'wicket run -- %s'", argv[optind]);
 		return run_sandboxed(&cli, NULL, true);
 	}
+	if (cli.shell)
+		die("--shell is for the interactive shell (wicket shell --shell %s); run takes the "
+		    "command itself", cli.shell);
 	if (optind >= argc)
 		die("run: missing command (usage: wicket run [OPTIONS] -- CMD [ARGS...])");
 	return run_sandboxed(&cli, argv + optind, false);

@@ -126,6 +126,9 @@ struct session {
 	char *shim_path;          /* NULL: no shim this session (diag.c) */
 	int ctl_child;            /* the sandbox's end of the control socket (control.c) */
 	struct strv cli_protect;  /* --protect paths, absolute (for `wicket why`) */
+	struct strv shell_env;    /* NAME=value the shell's hooks need (shell.c) */
+	bool shell_hooks;         /* the shell loads wicket's hooks */
+	int status_fd;            /* denial count for the hooks, -1: none (control.c) */
 	struct watch watch[WK_MAX_WATCH];
 	bool best_effort;
 	bool read_only;
@@ -236,6 +239,10 @@ void session_unwatch(struct watch *w);
 char *wicket_state_dir(void);
 bool wicket_state_dir_make(const char *dir);
 int cmd_why(int argc, char **argv);
+
+/* shell.c: the interactive shell and its hooks (s->argv, s->shell_env). */
+struct passwd;
+void shell_plan(struct session *s, const char *want, const struct passwd *pw);
 
 /* supervisor.c */
 int session_run(struct session *s);

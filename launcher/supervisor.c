@@ -132,6 +132,10 @@ static noreturn void exec_command(struct session *s, int ruleset, int errfd, con
 	 * control socket (control.c). */
 	if (s->ctl_child >= 0)
 		fcntl(s->ctl_child, F_SETFD, 0);
+	/* And for an interactive shell with hooks, the denial count they
+	 * read (control.c). */
+	if (s->status_fd >= 0)
+		fcntl(s->status_fd, F_SETFD, 0);
 	if (s->layers.seccomp && seccomp_apply(&s->pol) < 0)
 		child_fail(errfd);
 	execve(s->exec_path, s->argv, s->envp);

@@ -8,5 +8,6 @@ EXTRA_DIST += \
 	tests/integration/policy.bats \
 	tests/integration/diagnostics-launcher.bats \
 	tests/integration/why.bats \
+	tests/integration/hooks.bats \
 	tests/integration/shell.bats \
 	tests/integration/doctor.bats

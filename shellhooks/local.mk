@@ -1,0 +1,20 @@
+# The interactive shell's hooks (DESIGN §7, shell.c): installed under
+# $(pkgdatadir)/shellhooks; the launcher finds them there, or in the build
+# tree at shellhooks/ (copied from the source tree in a separate build
+# directory, as for make distcheck).
+shellhooksdir = $(pkgdatadir)/shellhooks
+dist_shellhooks_DATA = shellhooks/wicket.bash shellhooks/wicket.zsh
+shellhooks_zdotdirdir = $(pkgdatadir)/shellhooks/zdotdir
+dist_shellhooks_zdotdir_DATA = shellhooks/zdotdir/.zshenv shellhooks/zdotdir/.zshrc
+
+SHELLHOOKS_BUILD_COPY = $(dist_shellhooks_DATA) $(dist_shellhooks_zdotdir_DATA)
+noinst_DATA += shellhooks/.build-copy
+shellhooks/.build-copy: $(SHELLHOOKS_BUILD_COPY)
+	$(AM_V_GEN)$(MKDIR_P) shellhooks/zdotdir && \
+	if test "$(srcdir)" != "."; then \
+		for f in $(SHELLHOOKS_BUILD_COPY); do cp -f "$(srcdir)/$$f" "$$f" || exit 1; done; \
+	fi && touch $@
+CLEANFILES += shellhooks/.build-copy
+clean-local: clean-shellhooks-copy
+clean-shellhooks-copy:
+	if test "$(srcdir)" != "."; then rm -f $(SHELLHOOKS_BUILD_COPY); fi

@@ -1,0 +1,116 @@
+# shellcheck shell=bash
+# wicket's hooks for an interactive bash in the sandbox, loaded by
+# `bash --rcfile .../wicket.bash -i` (see wicket(1)). Bash itself has read
+# /etc/bash.bashrc (where it is built to); this file reads ~/.bashrc as
+# bash would have, then adds, once:
+#   - a prompt marker, "(wicket)" or "(POLICY)" when the policy is not the
+#     default, unless WICKET_PROMPT=0;
+#   - after a command the sandbox blocked something for, a short block: up
+#     to three of the lines, a count, and what to do about it.
+# Nothing here changes $?, PIPESTATUS, an existing PROMPT_COMMAND (string
+# or array), a DEBUG trap or bash-preexec; it works under set -u and -e.
+
+if [ -r "$HOME/.bashrc" ]; then
+	# shellcheck source=/dev/null
+	. "$HOME/.bashrc"
+fi
+
+if [ -z "${__wicket_hooked-}" ]; then
+	__wicket_hooked=1
+	# The user's aliases (an alias named like a builtin) must not reach
+	# into the functions below: they are expanded as a definition is read.
+	__wicket_ea=0
+	if shopt -q expand_aliases; then __wicket_ea=1; fi
+	shopt -u expand_aliases
+	__wicket_seen=0
+
+	# The marker: the policy's name (a file's without directory and
+	# .json) unless it is the default.
+	__wicket_marker() {
+		local p=${WICKET_POLICY-}
+		p=${p##*/}
+		p=${p%.json}
+		if [ -z "$p" ] || [ "$p" = workspace-write ]; then
+			p=wicket
+		fi
+		__wicket_mark="($p) "
+	}
+	__wicket_marker
+
+	# Runs last in PROMPT_COMMAND: $? and PIPESTATUS as the user's prompt
+	# sees them are bash's own (it restores them around PROMPT_COMMAND);
+	# the status is kept for anything after us all the same.
+	__wicket_precmd() {
+		local __wk_st=$? __wk_n=0 __wk_l __wk_new __wk_cmd __wk_i=0
+		local -a __wk_lines=()
+		if [ "${WICKET_PROMPT-1}" != 0 ] && [ "${PS1#"$__wicket_mark"}" = "${PS1-}" ]; then
+			PS1=$__wicket_mark${PS1-}
+		fi
+		# The supervisor's count of denials and its latest lines (a
+		# memory file it rewrites; see WICKET_STATUS_FD in wicket(1)).
+		if [ -n "${WICKET_STATUS_FD-}" ] &&
+			{ IFS= read -r __wk_n && while IFS= read -r __wk_l; do __wk_lines+=("$__wk_l"); done; } \
+				<"/dev/fd/$WICKET_STATUS_FD" 2>/dev/null; then
+			case $__wk_n in '' | *[!0-9]*) __wk_n=$__wicket_seen ;; esac
+			if [ "$__wk_n" -gt "$__wicket_seen" ]; then
+				__wk_new=$((__wk_n - __wicket_seen))
+				__wk_cmd=$(HISTTIMEFORMAT='' builtin history 1 2>/dev/null)
+				__wk_cmd=${__wk_cmd#"${__wk_cmd%%[![:space:]]*}"}
+				__wk_cmd=${__wk_cmd#*[[:space:]]}
+				__wk_cmd=${__wk_cmd#"${__wk_cmd%%[![:space:]]*}"}
+				if [ "$__wk_new" -eq 1 ]; then
+					builtin printf '\nwicket: the sandbox blocked 1 thing in that command:\n' >&2
+				else
+					builtin printf '\nwicket: the sandbox blocked %d things in that command:\n' "$__wk_new" >&2
+				fi
+				# The newest lines, at most three, oldest first.
+				__wk_i=$((${#__wk_lines[@]} - __wk_new))
+				[ "$__wk_i" -ge 0 ] || __wk_i=0
+				for __wk_l in "${__wk_lines[@]:$__wk_i:3}"; do
+					builtin printf '  %s\n' "$__wk_l" >&2
+				done
+				if [ "$__wk_new" -gt 3 ]; then
+					builtin printf '  ... and %d more\n' "$((__wk_new - 3))" >&2
+				fi
+				builtin printf '  why, and how to allow it: wicket why\n' >&2
+				if [ -n "$__wk_cmd" ]; then
+					builtin printf '  to run it outside the sandbox once: wicket ask -- %s\n' "$__wk_cmd" >&2
+				fi
+			fi
+			__wicket_seen=$__wk_n
+		fi
+		return "$__wk_st"
+	}
+
+	# Our hook goes last, whichever form PROMPT_COMMAND has.
+	if [[ "$(builtin declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then
+		PROMPT_COMMAND+=(__wicket_precmd)
+	elif [ -n "${PROMPT_COMMAND-}" ]; then
+		PROMPT_COMMAND=$PROMPT_COMMAND$'\n'__wicket_precmd
+	else
+		PROMPT_COMMAND=__wicket_precmd
+	fi
+	# A history file the sandbox may not write (outside the workspace) is
+	# read as usual but not written at exit, rather than refused with a
+	# denial line every time the shell ends. An EXIT trap already set is
+	# kept and still runs.
+	__wicket_hf=${HISTFILE-$HOME/.bash_history}
+	if [ -n "$__wicket_hf" ] && { { [ -e "$__wicket_hf" ] && [ ! -w "$__wicket_hf" ]; } ||
+		{ [ ! -e "$__wicket_hf" ] && [ ! -w "${__wicket_hf%/*}" ]; }; }; then
+		__wicket_exit_prev=
+		__wicket_exit_trap=()
+		eval "__wicket_exit_trap=($(trap -p EXIT))"
+		if [ "${#__wicket_exit_trap[@]}" -ge 3 ]; then
+			__wicket_exit_prev=${__wicket_exit_trap[2]}
+		fi
+		unset __wicket_exit_trap
+		__wicket_exit() {
+			unset HISTFILE
+			eval "$__wicket_exit_prev"
+		}
+		trap __wicket_exit EXIT
+	fi
+	unset __wicket_hf
+	if [ "$__wicket_ea" = 1 ]; then shopt -s expand_aliases; fi
+	unset __wicket_ea
+fi
