@@ -91,10 +91,14 @@ print("wrote")'
 	local ws
 	ws=$(mk_workspace)
 	track "$ws"
+	# close(2) by number: the shim pretends to close it for close() (see
+	# tests/preload/fdguard.bats), and this is about the raw call it
+	# cannot see.
 	run --separate-stderr wsrun "$ws" -- "$PY" -c '
-import os
+import ctypes, os, platform
 n = int(os.environ["WICKET_DIAG_FD"].split(":")[0])
-os.close(n)
+SYS_close = {"x86_64": 3, "aarch64": 57}[platform.machine()]
+assert ctypes.CDLL(None).syscall(SYS_close, n) == 0
 r, w = os.pipe()
 os.dup2(w, n)
 os.write(n, b"my-data\n")
@@ -114,10 +118,14 @@ print(repr(os.read(r, 4096)))'
 	local ws
 	ws=$(mk_workspace)
 	track "$ws"
+	# The sandboxed program closes it with close(2) by number: the shim
+	# keeps it through close() (tests/preload/fdguard.bats).
 	run --separate-stderr bash -c 'cd "$1" && WICKET_PRETEND_MISSING=namespaces timeout --kill-after=5 60 "$2" -c "
 import resource, subprocess, sys
-subprocess.run([sys.argv[1], \"run\", \"--best-effort\", \"--\", \"bash\", \"-c\",
-                \"eval \\\"exec \${WICKET_DIAG_FD%%:*}>&-\\\"; sleep 2\"])
+subprocess.run([sys.argv[1], \"run\", \"--best-effort\", \"--\", sys.executable, \"-c\",
+                \"import ctypes, os, platform, time; \"
+                \"ctypes.CDLL(None).syscall({\\\"x86_64\\\": 3, \\\"aarch64\\\": 57}[platform.machine()], \"
+                \"int(os.environ[\\\"WICKET_DIAG_FD\\\"].split(\\\":\\\")[0])); time.sleep(2)\"])
 u = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(\"cpu-ok\" if u.ru_utime + u.ru_stime < 1.0 else \"spun %.2f\" % (u.ru_utime + u.ru_stime))
 " "$3"' _ "$ws" "$PY" "$WICKET"
@@ -145,7 +153,7 @@ print("done", time.time() - t < 20)'
 	assert_equal "$output" "done True"
 }
 
-@test "a child that closed the diagnostics fd (Python subprocess) is still explained, on its own stderr" {
+@test "a child of Python's subprocess (which closes inherited descriptors) is explained on wicket's stderr, not its own" {
 	local ws
 	ws=$(mk_workspace)
 	track "$ws"
@@ -156,5 +164,6 @@ print(r.returncode)
 print(r.stderr.decode(), end="")'
 	assert_equal "$status" 0
 	assert_line --index 0 1
-	assert_line --regexp '^sandbox: write blocked: /usr/wk-sub \(create by touch\[[0-9]+\]\)$'
+	refute_output --partial 'sandbox:'
+	printf '%s\n' "$stderr" | grep -qxE 'sandbox: write blocked: /usr/wk-sub \(create by touch\[[0-9]+\]\)'
 }
