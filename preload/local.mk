@@ -20,8 +20,11 @@ preload/libwicket-preload.so: preload/libwicket-preload.la
 CLEANFILES += preload/libwicket-preload.so
 
 # The shim's tests (tests/preload/*.bats, run by tests/run-tests): a probe
-# that calls each interposed function.
-check_PROGRAMS += tests/preload/shimprobe
+# that calls each interposed function, and one that does to inherited
+# descriptors what programs do (fdguard.bats).
+check_PROGRAMS += tests/preload/shimprobe tests/preload/fdprobe
 tests_preload_shimprobe_SOURCES = tests/preload/shimprobe.c
+tests_preload_fdprobe_SOURCES = tests/preload/fdprobe.c
+tests_preload_fdprobe_LDADD = -lpthread
 EXTRA_DIST += tests/preload/preload_helpers.bash tests/preload/diagnostics.bats \
-	tests/preload/programs.bats
+	tests/preload/programs.bats tests/preload/fdguard.bats
