@@ -22,6 +22,7 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@
 #include <utime.h>
 
 #include "diag.h"
+#include "fdguard.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -44,6 +46,10 @@ int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
 int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev);
 int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev);
+/* Public (GLIBC_2.2.5) aliases a program can call by name. */
+int __close(int fd);
+int __dup2(int old, int fd);
+int __fcntl(int fd, int cmd, ...);
 
 /* REAL(name): the next definition of NAME, as a pointer of NAME's type;
  * NULL (and the wrapper fails with ENOSYS) if there is none. */
@@ -952,4 +958,126 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		errno = err;
 	}
 	return r;
+}
+
+/* ---- the supervisor's descriptors (fdguard.c) ---------------------------- */
+
+/* close, close_range, closefrom, dup2/dup3 onto WICKET_FD or WICKET_DIAG_FD,
+ * and F_SETFD FD_CLOEXEC on them, pretend to succeed (returning 0, or FD
+ * for dup2/dup3) and leave them open, with errno untouched. Any other
+ * descriptor costs two compares. (__close_nocancel is GLIBC_PRIVATE: only
+ * libc's own libraries reach it, never on a descriptor they did not
+ * open.) */
+
+DEFINE_REAL(close)
+EXPORT int close(int fd)
+{
+	if (fdguard_held(fd))
+		return 0;
+	return CALL(close, -1, fd);
+}
+
+DEFINE_REAL(__close)
+EXPORT int __close(int fd)
+{
+	if (fdguard_held(fd))
+		return 0;
+	return CALL(__close, -1, fd);
+}
+
+DEFINE_REAL(dup2)
+EXPORT int dup2(int old, int fd)
+{
+	if (fdguard_held(fd) && fdguard_refuse_dup(old, fd))
+		return fd;
+	return CALL(dup2, -1, old, fd);
+}
+
+DEFINE_REAL(__dup2)
+EXPORT int __dup2(int old, int fd)
+{
+	if (fdguard_held(fd) && fdguard_refuse_dup(old, fd))
+		return fd;
+	return CALL(__dup2, -1, old, fd);
+}
+
+DEFINE_REAL(dup3)
+EXPORT int dup3(int old, int fd, int flags)
+{
+	/* Bad flags fail with EINVAL, FD untouched: let them. */
+	if (!(flags & ~O_CLOEXEC) && fdguard_held(fd) && fdguard_refuse_dup(old, fd))
+		return fd;
+	return CALL(dup3, -1, old, fd, flags);
+}
+
+/* fcntl's third argument is an int or a pointer (or absent); read as a
+ * pointer and passed on as one, the way libc's own fcntl reads it. Only
+ * F_SETFD with FD_CLOEXEC on a guarded descriptor is refused: glib and
+ * others mark every descriptor close-on-exec before exec, which loses
+ * ours as surely as closing it. */
+#define FCNTL_BODY(name)                                                             \
+	va_list ap;                                                                  \
+	va_start(ap, cmd);                                                           \
+	void *arg = va_arg(ap, void *);                                              \
+	va_end(ap);                                                                  \
+	if (cmd == F_SETFD && ((uintptr_t)arg & FD_CLOEXEC) && fdguard_held(fd)) \
+		return 0;                                                            \
+	return CALL(name, -1, fd, cmd, arg)
+
+DEFINE_REAL(fcntl)
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	FCNTL_BODY(fcntl);
+}
+
+DEFINE_REAL(fcntl64)
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	FCNTL_BODY(fcntl64);
+}
+
+DEFINE_REAL(__fcntl)
+EXPORT int __fcntl(int fd, int cmd, ...)
+{
+	FCNTL_BODY(__fcntl);
+}
+
+#if __GLIBC_PREREQ(2, 34)
+DEFINE_REAL(close_range)
+EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+{
+	if (!fdguard_in_range(lo, hi))
+		return CALL(close_range, -1, lo, hi, flags);
+	return fdguard_close_range(lo, hi, flags, real_close_range());
+}
+
+/* libc's closefrom calls close_range inside libc, where no wrapper sees
+ * it: the pieces below a guarded descriptor are closed here. */
+DEFINE_REAL(closefrom)
+EXPORT void closefrom(int lo)
+{
+	if (!fdguard_in_range(lo < 0 ? 0U : (unsigned)lo, ~0U)) {
+		__typeof__(&closefrom) fn = real_closefrom();
+		if (fn)
+			fn(lo);
+		return;
+	}
+	fdguard_closefrom(lo, real_closefrom(), real_close_range(), real_close());
+}
+#endif
+
+/* Resolved before main: close and close_range run in vfork children (as
+ * Python's subprocess makes them), where dlsym and its loader lock had
+ * better not. */
+__attribute__((constructor)) static void resolve_guards(void)
+{
+	real_close();
+	real_dup2();
+	real_dup3();
+	real_fcntl();
+	real_fcntl64();
+#if __GLIBC_PREREQ(2, 34)
+	real_close_range();
+	real_closefrom();
+#endif
 }

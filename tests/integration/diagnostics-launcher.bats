@@ -149,6 +149,8 @@ print(repr(got))'
 	local ws
 	ws=$(mk_workspace)
 	track "$ws"
+	# The sandboxed program closes it with close(2) by number: the shim
+	# keeps it through close() (tests/preload/fdguard.bats).
 	run --separate-stderr bash -c 'cd "$1" && WICKET_PRETEND_MISSING=namespaces timeout --kill-after=5 60 "$2" -c "
 import resource, subprocess, sys
 subprocess.run([sys.argv[1], \"run\", \"--best-effort\", \"--\", sys.executable, \"-c\",
@@ -185,7 +187,7 @@ except OSError:
 	assert_regex "$stderr" 'sandbox: write blocked: /etc/hostname'
 }
 
-@test "a child that closed the diagnostics fd (Python subprocess) is still explained, on its own stderr" {
+@test "a child of Python's subprocess (which closes inherited descriptors) is explained on wicket's stderr, not its own" {
 	local ws
 	ws=$(mk_workspace)
 	track "$ws"
@@ -196,5 +198,6 @@ print(r.returncode)
 print(r.stderr.decode(), end="")'
 	assert_equal "$status" 0
 	assert_line --index 0 1
-	assert_line --regexp '^sandbox: write blocked: /usr/wk-sub \(create by touch\[[0-9]+\]\)$'
+	refute_output --partial 'sandbox:'
+	printf '%s\n' "$stderr" | grep -qxE 'sandbox: write blocked: /usr/wk-sub \(create by touch\[[0-9]+\]\)'
 }

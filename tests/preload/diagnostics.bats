@@ -398,6 +398,6 @@ except BlockingIOError:
 	[ -n "$diag" ]
 	[ "$(grep -c 'rc=1' <<<"$out")" = 7 ]
 	# The shim exports only the interposed functions.
-	i=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | grep -vcE '^(_?_?open|__xmknod|open|creat|fopen|freopen|opendir|mk|rmdir|unlink|remove|rename|link|symlink|truncate|ftruncate|l?chmod|fchmod|l?chown|fchown|utime|lutimes|futime|setxattr|lsetxattr|fsetxattr|removexattr|lremovexattr|fremovexattr|exec|fexecve|posix_spawn|socket|connect|bind|sendto|sendmsg)' || true)
+	i=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | grep -vcE '^(_?_?open|__xmknod|open|creat|fopen|freopen|opendir|mk|rmdir|unlink|remove|rename|link|symlink|truncate|ftruncate|l?chmod|fchmod|l?chown|fchown|utime|lutimes|futime|setxattr|lsetxattr|fsetxattr|removexattr|lremovexattr|fremovexattr|exec|fexecve|posix_spawn|socket|connect|bind|sendto|sendmsg|_?_?close|closefrom|_?_?dup|_?_?fcntl)' || true)
 	[ "$i" = 0 ]
 }
