@@ -827,8 +827,10 @@ size_t control_env(const struct session *s, char **env, size_t w)
 		    strncmp(env[r], "WICKET_STATUS_FD=", 17) != 0)
 			env[k++] = env[r];
 	w = k;
-	if (s->status_fd >= 0)
-		env[w++] = xasprintf("WICKET_STATUS_FD=%d", s->status_fd);
+	struct stat sst;
+	if (s->status_fd >= 0 && fstat(s->status_fd, &sst) == 0)
+		env[w++] = xasprintf("WICKET_STATUS_FD=%d:%llu:%llu", s->status_fd,
+				     (unsigned long long)sst.st_dev, (unsigned long long)sst.st_ino);
 	if (s->ctl_child >= 0) {
 		struct stat st;
 		if (fstat(s->ctl_child, &st) == 0)

@@ -2,7 +2,7 @@
  * programs that close what they inherited (DESIGN §6).
  *
  * Every sandboxed process inherits WICKET_FD (the control socket) and,
- * while it exists, WICKET_DIAG_FD (the diagnostics pipe), each as
+ * while it exists, WICKET_STATUS_FD (the count the shell hooks read), each as
  * "N:DEV:INO" (or a bare "N", taken unchecked). Python's subprocess,
  * closefrom()-using daemons and `exec N>&-` would lose them, and with
  * them every denial line of their children. So close, close_range,
@@ -90,7 +90,7 @@ static void parse_guard(const char *s, struct guard *g)
 static void parse_env(struct guard g[FDGUARD_MAX])
 {
 	parse_guard(getenv("WICKET_FD"), &g[0]);
-	parse_guard(getenv("WICKET_DIAG_FD"), &g[1]);
+	parse_guard(getenv("WICKET_STATUS_FD"), &g[1]);
 }
 
 /* The guards, read once into static storage. A thread that finds another

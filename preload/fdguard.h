@@ -1,6 +1,6 @@
 /* The guard half of libwicket-preload: the descriptors the supervisor
  * hands every sandboxed process (WICKET_FD, the control socket; and
- * WICKET_DIAG_FD, the diagnostics pipe) survive programs that close what
+ * WICKET_STATUS_FD, the count the shell hooks read) survive programs that close what
  * they inherited (DESIGN §6).
  *
  * The wrappers in preload.c ask here before they close, overwrite or mark
@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#define FDGUARD_MAX 2 /* WICKET_FD and WICKET_DIAG_FD */
+#define FDGUARD_MAX 2 /* WICKET_FD and WICKET_STATUS_FD */
 
 /* Set once the environment has been read (the library's constructor,
  * or the first call); fdguard_fd then holds the guarded numbers, -1 for

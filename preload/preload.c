@@ -962,7 +962,7 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 
 /* ---- the supervisor's descriptors (fdguard.c) ---------------------------- */
 
-/* close, close_range, closefrom, dup2/dup3 onto WICKET_FD or WICKET_DIAG_FD,
+/* close, close_range, closefrom, dup2/dup3 onto WICKET_FD or WICKET_STATUS_FD,
  * and F_SETFD FD_CLOEXEC on them, pretend to succeed (returning 0, or FD
  * for dup2/dup3) and leave them open, with errno untouched. Any other
  * descriptor costs two compares. (__close_nocancel is GLIBC_PRIVATE: only

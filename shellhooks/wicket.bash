@@ -50,7 +50,7 @@ if [ -z "${__wicket_hooked-}" ]; then
 		# memory file it rewrites; see WICKET_STATUS_FD in wicket(1)).
 		if [ -n "${WICKET_STATUS_FD-}" ] &&
 			{ IFS= read -r __wk_n && while IFS= read -r __wk_l; do __wk_lines+=("$__wk_l"); done; } \
-				<"/dev/fd/$WICKET_STATUS_FD" 2>/dev/null; then
+				<"/dev/fd/${WICKET_STATUS_FD%%:*}" 2>/dev/null; then
 			case $__wk_n in '' | *[!0-9]*) __wk_n=$__wicket_seen ;; esac
 			if [ "$__wk_n" -gt "$__wicket_seen" ]; then
 				__wk_new=$((__wk_n - __wicket_seen))

@@ -25,7 +25,7 @@ if (( ! ${+__wicket_hooked} )); then
 		fi
 		if [[ -n ${WICKET_STATUS_FD-} ]] &&
 			{ IFS= read -r __wk_n && while IFS= read -r __wk_l; do __wk_lines+=("$__wk_l"); done } \
-				<"/dev/fd/$WICKET_STATUS_FD" 2>/dev/null; then
+				<"/dev/fd/${WICKET_STATUS_FD%%:*}" 2>/dev/null; then
 			[[ $__wk_n == <-> ]] || __wk_n=$__wicket_seen
 			if (( __wk_n > __wicket_seen )); then
 				__wk_new=$(( __wk_n - __wicket_seen ))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The supervisor's descriptors (WICKET_FD, WICKET_DIAG_FD) survive programs
+# The supervisor's descriptors (WICKET_FD, WICKET_STATUS_FD) survive programs
 # that close what they inherited (DESIGN §6, preload/README.md "Keeping
 # the supervisor's descriptors"). tests/preload/fdprobe.c makes the calls;
 # most tests run it under the shim without the launcher, a SOCK_SEQPACKET
@@ -131,7 +131,7 @@ lines() {
 @test "a bare N is guarded unchecked; 0..2 never; without the variable nothing is" {
 	guarded bare -- close 200 close_range 3 max 0 check WICKET_FD
 	lines "close 200: 0 EDOM" "close_range 3 max 0: 0 EDOM" "WICKET_FD: intact"
-	run --separate-stderr bounded 60 env WICKET_FD=0 WICKET_DIAG_FD=0 LD_PRELOAD="$SHIM" \
+	run --separate-stderr bounded 60 env WICKET_FD=0 WICKET_STATUS_FD=0 LD_PRELOAD="$SHIM" \
 		"$FDPROBE" close 0 state 0 </dev/null
 	lines "close 0: 0 EDOM" "0: closed"
 	run --separate-stderr bounded 60 "$FDPROBE" hold WICKET_FD 200 -- \
@@ -139,18 +139,18 @@ lines() {
 	lines "close 200: 0 EDOM" "200: closed"
 }
 
-@test "WICKET_DIAG_FD is guarded the same way, and both at once" {
-	run --separate-stderr bounded 60 "$FDPROBE" hold WICKET_DIAG_FD 190 -- \
-		env LD_PRELOAD="$SHIM" "$FDPROBE" close 190 dup2 1 190 cloexec 190 closefrom 3 check WICKET_DIAG_FD
+@test "WICKET_STATUS_FD is guarded the same way, and both at once" {
+	run --separate-stderr bounded 60 "$FDPROBE" hold WICKET_STATUS_FD 190 -- \
+		env LD_PRELOAD="$SHIM" "$FDPROBE" close 190 dup2 1 190 cloexec 190 closefrom 3 check WICKET_STATUS_FD
 	lines "close 190: 0 EDOM" "dup2 1 190: 190 EDOM" "cloexec 190: 0 EDOM" "closefrom 3: 0 EDOM" \
-		"WICKET_DIAG_FD: intact"
-	run --separate-stderr bounded 60 "$FDPROBE" hold WICKET_FD 200 -- "$FDPROBE" hold WICKET_DIAG_FD 190 -- \
+		"WICKET_STATUS_FD: intact"
+	run --separate-stderr bounded 60 "$FDPROBE" hold WICKET_FD 200 -- "$FDPROBE" hold WICKET_STATUS_FD 190 -- \
 		env LD_PRELOAD="$SHIM" "$FDPROBE" null 100 null 195 null 300 close_range 3 max 0 \
-		state 100 state 195 state 300 check WICKET_FD check WICKET_DIAG_FD \
-		null 195 null 300 closefrom 150 state 195 state 300 check WICKET_FD check WICKET_DIAG_FD
+		state 100 state 195 state 300 check WICKET_FD check WICKET_STATUS_FD \
+		null 195 null 300 closefrom 150 state 195 state 300 check WICKET_FD check WICKET_STATUS_FD
 	lines "close_range 3 max 0: 0 EDOM" "100: closed" "195: closed" "300: closed" \
-		"WICKET_FD: intact" "WICKET_DIAG_FD: intact" "closefrom 150: 0 EDOM" "195: closed" \
-		"300: closed" "WICKET_FD: intact" "WICKET_DIAG_FD: intact"
+		"WICKET_FD: intact" "WICKET_STATUS_FD: intact" "closefrom 150: 0 EDOM" "195: closed" \
+		"300: closed" "WICKET_FD: intact" "WICKET_STATUS_FD: intact"
 }
 
 @test "below 10, dup2 onto it goes through: a shell's redirection keeps its data" {
@@ -215,7 +215,7 @@ count_line() {
 	for step in "closefrom 3" "close_range 3 max 0" "close_range 3 max cloexec"; do
 		rm -f "$ws/cmd-err"
 		# shellcheck disable=SC2086
-		in_wicket "$ws" "$FDPROBE" $step exec "$FDPROBE" check WICKET_FD check WICKET_DIAG_FD \
+		in_wicket "$ws" "$FDPROBE" $step exec "$FDPROBE" check WICKET_FD check WICKET_STATUS_FD \
 			exec sh -c 'touch /usr/wk-fdguard 2>cmd-err'
 		assert_equal "$status" 1
 		refute_output --regexp 'closed|replaced'
@@ -225,7 +225,7 @@ count_line() {
 		run ! grep 'sandbox:' "$ws/cmd-err"
 	done
 	# bash, as `exec N>&-` for each of them.
-	in_wicket "$ws" bash -c 'for v in "${WICKET_FD%%:*}" "${WICKET_DIAG_FD%%:*}"; do [ -n "$v" ] && eval "exec $v>&-"; done; touch /usr/wk-fdguard 2>cmd-err'
+	in_wicket "$ws" bash -c 'for v in "${WICKET_FD%%:*}" "${WICKET_STATUS_FD%%:*}"; do [ -n "$v" ] && eval "exec $v>&-"; done; touch /usr/wk-fdguard 2>cmd-err'
 	assert_equal "$status" 1
 	assert_equal "$(count_line 'sandbox: write blocked: /usr/wk-fdguard (create by touch[N])' "$stderr")" 1
 	run ! grep 'sandbox:' "$ws/cmd-err"
