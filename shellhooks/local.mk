@@ -18,3 +18,17 @@ CLEANFILES += shellhooks/.build-copy
 clean-local: clean-shellhooks-copy
 clean-shellhooks-copy:
 	if test "$(srcdir)" != "."; then rm -f $(SHELLHOOKS_BUILD_COPY); fi
+
+# Completions: bash (installed as "wicket", the name bash-completion loads
+# on demand) and zsh (_wicket, found through fpath).
+bashcompletiondir = $(BASH_COMPLETION_DIR)
+zshcompletiondir = $(ZSH_COMPLETION_DIR)
+dist_zshcompletion_DATA = shellhooks/_wicket
+EXTRA_DIST += shellhooks/wicket.bash-completion
+install-data-local: install-bash-completion
+install-bash-completion:
+	$(MKDIR_P) "$(DESTDIR)$(bashcompletiondir)"
+	$(INSTALL_DATA) $(srcdir)/shellhooks/wicket.bash-completion "$(DESTDIR)$(bashcompletiondir)/wicket"
+uninstall-local: uninstall-bash-completion
+uninstall-bash-completion:
+	rm -f "$(DESTDIR)$(bashcompletiondir)/wicket"

@@ -200,3 +200,15 @@ RC
 	keys 'exit'
 	[ "$(wait_rc)" = wicket-exit=0 ]
 }
+
+@test "contrib/prompt/ps1.sh marks the prompt inside a session only, in bash and zsh" {
+	local f=$WICKET_SRCDIR/contrib/prompt/ps1.sh
+	run bash -c 'PS1="\$ "; WICKET=1 WICKET_POLICY=/etc/x/db.json; . "$1"; echo "$PS1"' _ "$f"
+	assert_output '[db] $ '
+	run bash -c 'PS1="\$ "; unset WICKET; . "$1"; echo "$PS1"' _ "$f"
+	assert_output '$ '
+	if command -v zsh >/dev/null; then
+		run zsh -fc 'PROMPT="%# "; WICKET=1 WICKET_POLICY=read-only; . "$1"; print -r -- "$PROMPT"' _ "$f"
+		assert_output '[read-only] %# '
+	fi
+}

@@ -9,5 +9,6 @@ EXTRA_DIST += \
 	tests/integration/diagnostics-launcher.bats \
 	tests/integration/why.bats \
 	tests/integration/hooks.bats \
+	tests/integration/completion.bats \
 	tests/integration/shell.bats \
 	tests/integration/doctor.bats

@@ -1,0 +1,103 @@
+#!/usr/bin/env bats
+# Shell completions (shellhooks/wicket.bash-completion, shellhooks/_wicket):
+# subcommands, options, option values, policy names from `wicket policy
+# list`, paths, and the wrapped command after `--`.
+
+load ../lib/common
+load integration_helpers
+bats_require_minimum_version 1.5.0
+
+BC=/usr/share/bash-completion/bash_completion
+
+setup() {
+	[ -r "$BC" ] || { echo "bash-completion is not installed (apt-get install bash-completion)" >&2; return 1; }
+	COMP=$WICKET_SRCDIR/shellhooks/wicket.bash-completion
+	# `wicket` in PATH, as the completion calls it for the policy names.
+	BIN=$(dirname "$WICKET")
+}
+
+teardown() { it_teardown; }
+
+# complete WORD...: what bash offers for the command line WORD... (the last
+# word is the one being completed), one per line, sorted.
+complete() {
+	run --separate-stderr bounded 60 env PATH="$BIN:/usr/bin:/bin" bash -c '
+		. "$1" && . "$2" || exit 1
+		shift 2
+		COMP_WORDS=("$@")
+		COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"
+		COMP_POINT=${#COMP_LINE}
+		_wicket
+		printf "%s\n" "${COMPREPLY[@]}" | sort -u' _ "$BC" "$COMP" "$@"
+	assert_equal "$status" 0
+}
+
+@test "bash: subcommands, and options of the shell" {
+	complete wicket ''
+	assert_output "doctor
+help
+policy
+run
+shell
+version
+why"
+	complete wicket --s
+	assert_output "--shell"
+}
+
+@test "bash: run's options and their values" {
+	complete wicket run --n
+	assert_output "--net
+--no-diagnostics"
+	complete wicket run --net ''
+	assert_output "full
+none
+ports"
+	complete wicket shell --shell ''
+	assert_output "bash
+zsh"
+	complete wicket why --
+	assert_output "--count
+--help
+--json"
+}
+
+@test "bash: policy names from wicket policy list, and policy subcommands" {
+	complete wicket run --policy work
+	assert_output "workspace-write
+workspace-write-strict"
+	complete wicket policy ''
+	assert_output "check
+list
+show"
+	complete wicket policy show read
+	assert_output "read-only"
+}
+
+@test "bash: paths for --write, and the wrapped command after -- or after run's options" {
+	complete wicket run --write /us
+	assert_output "/usr"
+	complete wicket run -- base
+	assert_line basename
+	complete wicket run --net full base
+	assert_line basename
+	# The command's own arguments are the command's business, not wicket's.
+	complete wicket run -- ls --hel
+	assert_line --help
+	refute_line --net
+}
+
+@test "zsh: the completion loads and is bound to wicket" {
+	command -v zsh >/dev/null || { echo "zsh is not installed (apt-get install zsh)" >&2; return 1; }
+	local d
+	d=$(mk_outside)
+	track "$d"
+	cp "$WICKET_SRCDIR/shellhooks/_wicket" "$d/"
+	run --separate-stderr bounded 60 env HOME="$d" zsh -fc '
+		fpath=("$1" $fpath)
+		autoload -Uz compinit && compinit -u -d "$1/.zcompdump"
+		print -r -- "${_comps[wicket]}"' _ "$d"
+	assert_equal "$status" 0
+	assert_output _wicket
+}
