@@ -8,4 +8,5 @@ EXTRA_DIST += \
 	tests/integration/policy.bats \
 	tests/integration/diagnostics-launcher.bats \
 	tests/integration/shell.bats \
+	tests/integration/terminal.bats \
 	tests/integration/doctor.bats
