@@ -374,3 +374,39 @@ def main():
 run(main)
 EOF
 }
+
+@test "terminal: vim edits a file; a large paste reaches the command complete" {
+	command -v vim >/dev/null || skip "vim is not installed"
+	drive <<'EOF'
+import os, time
+from ptydrive import Term, check, run
+
+def main():
+    ws = os.environ["WS"]
+    t = Term([os.environ["WICKET"], "run", "--", "vim", "-u", "NONE", "-i", "NONE", "-N", "note.txt"],
+             cwd=ws, env=dict(os.environ, TERM="xterm"), rows=24, cols=80)
+    t.expect(r"note\.txt")
+    time.sleep(0.3)
+    t.send("ihello from vim\x1b")
+    time.sleep(0.3)
+    t.send(":wq\r")
+    check(t.wait() == 0, "vim exits 0")
+    with open(os.path.join(ws, "note.txt")) as f:
+        check(f.read() == "hello from vim\n", "the file vim wrote")
+    # 300 kB typed at once, through every buffer on the way; raw on the
+    # pty so no line limit applies.
+    t = Term([os.environ["WICKET"], "run", "--", "sh", "-c",
+              "stty raw -echo; echo ready; head -c 300000 >paste; stty sane; echo got=$(wc -c <paste)"], cwd=ws)
+    t.expect("ready")
+    data = bytes((i * 7 + 13) % 26 + 97 for i in range(300000))
+    for i in range(0, len(data), 4096):
+        t.send(data[i:i + 4096])
+        t._read(0)
+    t.expect(r"got=300000")
+    check(t.wait() == 0, "exit 0")
+    with open(os.path.join(ws, "paste"), "rb") as f:
+        check(f.read() == data, "the paste arrived byte for byte")
+
+run(main)
+EOF
+}
