@@ -63,7 +63,7 @@ EOF
 @test "terminal: Ctrl-C interrupts the job, not the shell; Ctrl-Z stops it (not wicket), jobs lists it, fg resumes it" {
 	drive <<'EOF'
 import os, time
-from ptydrive import Term, check, run
+from ptydrive import Term, check, run, wait_running
 
 def state(pid):
     with open("/proc/%d/stat" % pid) as f:
@@ -72,30 +72,36 @@ def state(pid):
 def main():
     t = Term([os.environ["WICKET"], "run", "--", "bash", "--norc", "--noprofile", "-i"],
              cwd=os.environ["WS"], env=dict(os.environ, PS1="wk$ ", HISTFILE=""))
+    s1, s2 = "sleep 1%d" % t.pid, "sleep 2%d" % t.pid
     t.expect(r"wk\$ ")
-    t.line("echo begin-$((6*7)); sleep 100")
-    t.expect("begin-42")
-    time.sleep(0.5)
+    t.line(s1)
+    wait_running(s1)
     t.send("\x03")
     t.expect(r"wk\$ ")
     t.line("echo after-sleep=$?")
     t.expect("after-sleep=130")
-    t.line("echo zz-$((2+2)); sleep 101")
-    t.expect("zz-4")
-    time.sleep(0.5)
+    t.expect(r"wk\$ ")
+    t.line(s2)
+    wait_running(s2)
     t.send("\x1a")
-    t.expect(r"Stopped +sleep 101")
+    t.expect(r"Stopped +" + s2)
     t.expect(r"wk\$ ")
     check(state(t.pid) != "T", "wicket itself is not stopped")
+    check(state(wait_running(s2)) == "T", "the job is stopped")
     t.line("jobs")
-    t.expect(r"\[1\]\+ +Stopped +sleep 101")
+    t.expect(r"\[1\]\+ +Stopped +" + s2)
     t.line("fg")
-    t.expect(r"sleep 101\r\n")
-    time.sleep(0.5)
+    t.expect(s2 + r"\r\n")
+    pid = wait_running(s2)
+    for _ in range(100):
+        if state(pid) != "T":
+            break
+        time.sleep(0.05)
+    check(state(pid) != "T", "fg resumed the job")
     t.send("\x03")
     t.expect(r"wk\$ ")
-    t.line("echo still-$((3*3))")
-    t.expect("still-9")
+    t.line("echo still-$((3*3)) rc=$?")
+    t.expect("still-9 rc=130")
     t.line("exit")
     check(t.wait() == 0, "a clean exit")
 

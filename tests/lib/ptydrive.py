@@ -50,6 +50,26 @@ def check(cond, what):
         raise Failed(what)
 
 
+def wait_running(args, timeout=20):
+    """Wait until a process whose command line is exactly ARGS (a string)
+    exists, so that a keystroke meant for it does not reach the shell
+    first; returns its pid."""
+    end = time.time() + timeout
+    want = args.encode()
+    while time.time() < end:
+        for p in os.listdir("/proc"):
+            if not p.isdigit():
+                continue
+            try:
+                with open("/proc/%s/cmdline" % p, "rb") as f:
+                    if f.read().rstrip(b"\0").replace(b"\0", b" ") == want:
+                        return int(p)
+            except OSError:
+                pass
+        time.sleep(0.05)
+    raise Failed("no process runs %r" % args)
+
+
 class Term:
     def __init__(self, argv, env=None, cwd=None, rows=24, cols=80, stdout=None, stderr=None):
         self.m, self.s = os.openpty()
