@@ -78,7 +78,8 @@ struct mount_plan {
 };
 
 /* What happens to one of the command's fds 0..2 (stdio.c). */
-enum stdio_kind { STDIO_PASS, STDIO_REOPEN_FILE, STDIO_REOPEN_DEV, STDIO_RELAY };
+enum stdio_kind { STDIO_PASS, STDIO_REOPEN_FILE, STDIO_REOPEN_DEV, STDIO_RELAY,
+		  STDIO_PTY /* the session's own terminal (pty.c) */ };
 
 struct stdio_fix {
 	enum stdio_kind kind;
@@ -91,6 +92,12 @@ struct stdio_fix {
 	bool share;               /* stderr shares stdout's pipe (2>&1) */
 };
 
+/* When stdin is a terminal the command gets a pty of its own (pty.c). */
+struct pty_plan {
+	bool on;
+	int sock[2];              /* init -> supervisor: the master, once, before the exec */
+};
+
 /* A descriptor the supervisor's relay loop polls besides the command's
  * output (stdio.c): READY runs when poll reports EVENTS (or an error). */
 struct session;
@@ -100,7 +107,7 @@ struct watch {
 	void (*ready)(struct session *s, struct watch *w, short revents);
 	void *data;
 };
-#define WK_MAX_WATCH 8
+#define WK_MAX_WATCH 16
 
 struct session {
 	struct wk_policy wpol;    /* the policy as loaded (rules, where they came from) */
@@ -115,6 +122,7 @@ struct session {
 	char *fallback_tmp;       /* per-session tmp dir when there is no mntns */
 	struct stdio_fix stdio[3];
 	int offset_pipe[2];       /* init -> supervisor: final offset of a reopened stdin */
+	struct pty_plan pty;      /* the command's own terminal (pty.c) */
 	uid_t uid;                /* ids outside, taken before the user namespace */
 	gid_t gid;
 	/* Filled in by the supervisor after the clone, in parallel with the
@@ -205,6 +213,29 @@ void stdio_parent_close(struct session *s);
 bool stdio_has_relay(const struct session *s);
 int stdio_relay_wait(struct session *s, pid_t child, int *status);
 void stdio_finish(struct session *s);
+
+/* pty.c: the session's own terminal. pty_plan runs in stdio_plan (it
+ * marks the fds that become the pty STDIO_PTY); pty_child_open in init
+ * (stdio_apply), returning the slave; pty_child_ctty in the command;
+ * pty_start in the supervisor once the command runs (raw mode, relay
+ * watches); pty_drain in the relay loop after the command ended (ms to
+ * wait for more output, -1: done); pty_finish restores the terminal. */
+void pty_plan(struct session *s);
+int pty_child_open(struct session *s);
+int pty_child_ctty(const struct session *s);
+void pty_parent_close(struct session *s);
+void pty_start(struct session *s, bool started);
+int pty_drain(struct session *s);
+void pty_finish(struct session *s);
+/* Pure: which of fds 0..2 get the pty (a bit each; 0: no pty), and a
+ * copy of IN with each LF that has no CR before it turned into CR LF
+ * (OUT has room for 2*N). */
+struct pty_fdinfo {
+	bool tty;
+	dev_t rdev;
+};
+unsigned pty_choose(const struct pty_fdinfo fd[3], bool sandbox, bool background);
+size_t pty_crlf(char *out, const char *in, size_t n);
 
 /* diag.c: the preload shim, the launcher's side: where it is, and the
  * environment that injects it and tells it the rules. */

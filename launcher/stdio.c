@@ -5,8 +5,9 @@
  * /proc/self/fd/N) a sandboxed program could chmod, chown, utime or
  * setxattr the file, or, as root, turn a file it writes through stdout
  * into a setuid executable. So, before the command starts:
- *  - pipes, sockets and terminals pass as they are (the terminal gets its
- *    own pty with the interactive-shell work);
+ *  - stdin's terminal, and stdout and stderr when they are that terminal,
+ *    become the session's own pty (pty.c); pipes, sockets and other
+ *    terminals pass as they are;
  *  - files and directories inside a writable root pass (the sandbox may
  *    change them anyway);
  *  - a read-only file elsewhere, and the standard device nodes, are
@@ -115,12 +116,16 @@ void stdio_plan(struct session *s)
 	}
 	if (s->stdio[0].kind == STDIO_REOPEN_FILE && pipe2(s->offset_pipe, O_CLOEXEC) < 0)
 		die_errno("pipe");
+	pty_plan(s);
 }
 
 /* In the child, after the mount view is built. */
 int stdio_apply(struct session *s, int *keep_stdin)
 {
 	*keep_stdin = -1;
+	int slave = -1;
+	if (s->pty.on && (slave = pty_child_open(s)) < 0)
+		return -1;
 	for (int fd = 0; fd < 3; fd++) {
 		struct stdio_fix *f = &s->stdio[fd];
 		int nfd;
@@ -150,14 +155,19 @@ int stdio_apply(struct session *s, int *keep_stdin)
 		case STDIO_RELAY:
 			nfd = f->relay_wr;
 			break;
+		case STDIO_PTY:
+			nfd = slave;
+			break;
 		default:
 			continue;
 		}
 		if (dup2(nfd, fd) < 0)
 			return setup_fail(STAGE_STDIO, errno, "install %s", fd_names[fd]);
-		if (f->kind != STDIO_RELAY)
+		if (f->kind != STDIO_RELAY && f->kind != STDIO_PTY)
 			close(nfd);
 	}
+	if (slave >= 0)
+		close(slave);
 	return 0;
 }
 
@@ -170,6 +180,7 @@ void stdio_parent_close(struct session *s)
 		close(s->stdio[2].relay_wr);
 	if (s->offset_pipe[1] >= 0)
 		close(s->offset_pipe[1]);
+	pty_parent_close(s);
 }
 
 static void write_all(int fd, const char *buf, size_t len, bool *broken)
@@ -210,8 +221,15 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 				map[np++] = fd;
 				nrelay++;
 			}
-		if (nrelay == 0 && exited)
-			break;
+		int wait_ms = pfd < 0 && !exited ? 50 : -1;
+		if (exited) {
+			/* The pty's last output, still on its way (pty.c). */
+			int pty_ms = pty_drain(s);
+			if (nrelay == 0 && pty_ms < 0)
+				break;
+			if (pty_ms >= 0)
+				wait_ms = pty_ms;
+		}
 		for (int i = 0; i < WK_MAX_WATCH; i++)
 			if (s->watch[i].ready) {
 				p[np].fd = s->watch[i].fd;
@@ -223,7 +241,7 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 			p[np].events = POLLIN;
 			map[np++] = -1;
 		}
-		if (poll(p, (nfds_t)np, pfd < 0 && !exited ? 50 : -1) < 0) {
+		if (poll(p, (nfds_t)np, wait_ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;

@@ -6,8 +6,9 @@
  *        then vforks the command, forwards signals to it, reaps orphans
  *        and exits with its status. Its exit ends every process left in
  *        the namespace.
- *          └─ command: caps → no_new_privs → Landlock → fds > 2 closed →
- *             seccomp → exec
+ *          └─ command: session leader of its own pty when stdin is a
+ *             terminal (pty.c) → caps → no_new_privs → Landlock →
+ *             fds > 2 closed → seccomp → exec
  *
  * The command is not pid 1 because pid 1 of a namespace ignores every
  * signal it has no handler for: `kill -TERM` would not reach `sleep`.
@@ -48,8 +49,10 @@ int setup_fail(int stage, int err, const char *fmt, ...)
 }
 
 /* Signals passed on to the command. Terminal-generated SIGINT/SIGQUIT are
- * not: the command is in the same foreground process group and got them
- * from the kernel already. */
+ * not: without a pty of its own the command is in the same foreground
+ * process group and got them from the kernel already; with one (pty.c)
+ * the real terminal is raw and generates none, and Ctrl-C reaches the
+ * command's pty as a byte. */
 static const int fwd_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM};
 #define N_FWD (sizeof fwd_signals / sizeof fwd_signals[0])
 static volatile pid_t fwd_target;
@@ -113,6 +116,8 @@ static noreturn void exec_command(struct session *s, int ruleset, int errfd, con
 		for (size_t i = 0; i < N_FWD; i++)
 			sigaction(fwd_signals[i], &orig_action[i], NULL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
+	if (pty_child_ctty(s) < 0)
+		child_fail(errfd);
 	if (caps_drop_all() < 0)
 		child_fail(errfd);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
@@ -683,6 +688,8 @@ int session_run(struct session *s)
 	if (n == 0)
 		setup_done = 1;
 	net_early_release();
+	/* The command runs: its terminal's master is here (pty.c). */
+	pty_start(s, n == 0);
 
 	if (s->ctl_child >= 0) {
 		close(s->ctl_child);
@@ -700,6 +707,7 @@ int session_run(struct session *s)
 			if (errno != EINTR)
 				die_errno("waitpid");
 	}
+	pty_finish(s);
 	stdio_finish(s);
 	control_finish(s);
 	fwd_target = 0;

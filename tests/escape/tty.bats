@@ -61,6 +61,65 @@ inject_check() {
 "
 }
 
+@test "tty: without the seccomp filter (--best-effort), TIOCSTI lands on the sandbox's own pty, not on the terminal it was started from" {
+	# The filter refuses TIOCSTI outright; the second wall is that the
+	# command's terminal is a pty of its own. With the filter pretended
+	# missing the injection succeeds -- into that pty, which the outer
+	# shell never reads.
+	rm -f "$WS/result"
+	tty_inject_outcome "$OUT/outer" env WICKET_PRETEND_MISSING=seccomp "$WICKET" run --best-effort \
+		-C "$WS" -- sh -c '"$1" 0x5412 "$2" >result' sh "$TI" "wkinj$RND
+"
+	echo "inside: $(cat "$WS/result"); outer shell: $(cat "$OUT/outer")"
+	[ "$(cat "$WS/result")" = "tiocsti: OK" ]
+	[ "$(cat "$OUT/outer")" = "GOT=[]" ]
+}
+
+@test "tty: the terminal wicket runs on cannot be opened from inside: its /dev/pts/N, /proc/self/fd/0, /dev/tty lead to the sandbox's own pty" {
+	# A terminal is told by its devpts instance and device number, and by
+	# its window size: the sandbox gives its own pty a size of 7x33 first
+	# (the outer one is 24x80). /dev/tty is a node of its own, so only
+	# the size tells where it leads.
+	run pty_run 30 bash -c '
+		stty rows 24 cols 80
+		outer=$(tty)
+		echo "outer $outer $(stat -L -c %d:%t:%T "$outer")"
+		"$1" run -C "$2" -- sh -c "
+			stty rows 7 cols 33
+			for p in \"\$0\" /proc/self/fd/0 /dev/tty /dev/stdin; do
+				( exec 3>\"\$p\" &&
+				  echo \"opened \$p \$(stat -L -c %d:%t:%T /proc/self/fd/3) size \$(stty size <&3)\" ) 2>/dev/null ||
+					echo \"refused \$p\"
+			done" "$outer"
+		echo "outer size $(stty size)"' _ "$WICKET" "$WS"
+	echo "$output"
+	local out=$output outer_id
+	outer_id=$(awk '$1 == "outer" && $2 != "size" { print $3 }' <<<"$out" | tr -d '\r')
+	[ -n "$outer_id" ]
+	[ "$(grep -cE '^(opened|refused) ' <<<"$out")" = 4 ]
+	run grep -F " $outer_id " <<<"$(grep -E '^opened ' <<<"$out")"
+	[ "$status" = 1 ]
+	[ "$(grep -E '^opened ' <<<"$out" | grep -cv ' size 7 33')" = 0 ]
+	grep -q '^outer size 24 80' <<<"$out"
+}
+
+@test "tty: window size and modes set inside stay on the sandbox's pty (the real terminal keeps its own)" {
+	run pty_run 30 bash -c '
+		stty rows 24 cols 80
+		before="$(stty -g) $(stty size)"
+		"$1" run -C "$2" -- sh -c "stty rows 7 cols 33 intr ^X -echo; stty size"
+		after="$(stty -g) $(stty size)"
+		echo "before=$before"
+		echo "after=$after"' _ "$WICKET" "$WS"
+	echo "$output"
+	grep -q "^7 33" <<<"$output"
+	local before after
+	before=$(sed -n 's/^before=//p' <<<"$output" | tr -d '\r')
+	after=$(sed -n 's/^after=//p' <<<"$output" | tr -d '\r')
+	[ -n "$before" ]
+	[ "$before" = "$after" ]
+}
+
 @test "tty: TIOCLINUX (console games) is refused with EPERM, also with high bits" {
 	# The request is only meaningful on a virtual console; on a pty the
 	# kernel says ENOTTY/EINVAL. The filter's answer comes first: EPERM.

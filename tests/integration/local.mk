@@ -11,4 +11,5 @@ EXTRA_DIST += \
 	tests/integration/hooks.bats \
 	tests/integration/completion.bats \
 	tests/integration/shell.bats \
+	tests/integration/terminal.bats \
 	tests/integration/doctor.bats

@@ -1,7 +1,7 @@
 # C unit tests of the pure logic (TAP).
 UNIT_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 check_PROGRAMS += tests/unit/test-path tests/unit/test-envscrub tests/unit/test-plan \
-	tests/unit/test-layers tests/unit/test-policy
+	tests/unit/test-layers tests/unit/test-policy tests/unit/test-pty
 EXTRA_DIST += tests/unit/tap.h
 tests_unit_test_path_SOURCES = tests/unit/test-path.c
 tests_unit_test_path_CPPFLAGS = $(UNIT_CPPFLAGS)
@@ -18,3 +18,6 @@ tests_unit_test_layers_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 tests_unit_test_policy_SOURCES = tests/unit/test-policy.c
 tests_unit_test_policy_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_policy_LDADD = lib/libwicket.la $(JANSSON_LIBS)
+tests_unit_test_pty_SOURCES = tests/unit/test-pty.c
+tests_unit_test_pty_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_pty_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)

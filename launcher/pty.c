@@ -1,0 +1,636 @@
+/* The session's own terminal (DESIGN §2: the sudo use_pty model).
+ *
+ * When stdin is a terminal and wicket is not in its background, the
+ * command never gets that terminal. It gets a pty of its own, is the
+ * session leader there, and the supervisor copies bytes between the real
+ * terminal (in raw mode) and the pty's master. Whatever the sandbox does
+ * to its terminal (modes, window size, TIOCSTI, job control, a process
+ * that outlives the command and keeps reading) happens on its pty; the
+ * real terminal stays the supervisor's alone, which is what makes a
+ * prompt on it trustworthy.
+ *
+ * The pty comes from the sandbox's own /dev/ptmx. With a mount namespace
+ * that is the sandbox's private devpts instance (mounts.c), so `tty` and
+ * ttyname() inside name it and /dev/pts inside shows it and nothing of
+ * the host's (a pty of the host's instance would be "not a tty" there);
+ * without one it is the host's. init opens it once the mount view is
+ * built, sets it up like the real terminal (modes, window size), and
+ * sends the master to the supervisor over a socket pair made for that one
+ * descriptor, closed before the command runs. The slave becomes the
+ * command's stdin and whichever of stdout and stderr are the same
+ * terminal; a stdout or stderr sent elsewhere stays where it is (as with
+ * sudo), so `wicket run -- cmd >file` writes the file directly.
+ *
+ * The real terminal's mode is restored on every way out of the
+ * supervisor: the end of the session, exit() (die(): atexit), a fatal
+ * signal (the handler restores, then the signal is raised again), and a
+ * stop (SIGTSTP restores, SIGCONT in the foreground makes it raw again).
+ * SIGINT, SIGTERM and SIGHUP are forwarded to the command (supervisor.c)
+ * and end the session through the normal path. */
+#include "config.h"
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+/* --- pure ---------------------------------------------------------------- */
+
+unsigned pty_choose(const struct pty_fdinfo fd[3], bool sandbox, bool background)
+{
+	if (!sandbox || background || !fd[0].tty)
+		return 0;
+	unsigned m = 1;
+	for (int i = 1; i < 3; i++)
+		if (fd[i].tty && fd[i].rdev == fd[0].rdev)
+			m |= 1u << i;
+	return m;
+}
+
+size_t pty_crlf(char *out, const char *in, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (in[i] == '\n' && (i == 0 || in[i - 1] != '\r'))
+			out[w++] = '\r';
+		out[w++] = in[i];
+	}
+	return w;
+}
+
+/* --- the plan, and the child's side --------------------------------------- */
+
+static int above_stdio(int fd)
+{
+	if (fd < 0 || fd > 2)
+		return fd;
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	return hi;
+}
+
+void pty_plan(struct session *s)
+{
+	struct pty_plan *p = &s->pty;
+	p->on = false;
+	p->sock[0] = p->sock[1] = -1;
+	struct pty_fdinfo fi[3];
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st;
+		fi[fd].tty = isatty(fd) && fstat(fd, &st) == 0;
+		fi[fd].rdev = fi[fd].tty ? st.st_rdev : 0;
+	}
+	/* In the background of its terminal wicket could neither make it raw
+	 * nor read it: the session keeps the terminal as it is. */
+	pid_t fg = fi[0].tty ? tcgetpgrp(STDIN_FILENO) : -1;
+	unsigned m = pty_choose(fi, s->pol.sandbox, fg >= 0 && fg != getpgrp());
+	if (!m)
+		return;
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, p->sock) < 0)
+		die_errno("socketpair for the session's terminal");
+	p->sock[0] = above_stdio(p->sock[0]);
+	p->sock[1] = above_stdio(p->sock[1]);
+	if (p->sock[0] < 0 || p->sock[1] < 0)
+		die_errno("socketpair for the session's terminal");
+	p->on = true;
+	for (int fd = 0; fd < 3; fd++)
+		if (m & (1u << fd))
+			s->stdio[fd].kind = STDIO_PTY;
+}
+
+static int send_fd(int sock, int fd)
+{
+	char byte = 'm';
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	memset(&u, 0, sizeof u);
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof fd);
+	ssize_t n;
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : -1;
+}
+
+/* In init, before the command exists: the pty, set up like the real
+ * terminal; its master goes to the supervisor. Returns the slave. */
+int pty_child_open(struct session *s)
+{
+	close(s->pty.sock[0]);
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0)
+		return setup_fail(STAGE_STDIO, errno, "open /dev/ptmx for the session's terminal");
+	int sl = -1;
+	if (unlockpt(m) == 0) {
+		/* By the master, not by name: no path to look up. */
+		sl = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+		char name[64];
+		if (sl < 0 && ptsname_r(m, name, sizeof name) == 0)
+			sl = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	}
+	sl = above_stdio(sl);
+	if (sl < 0) {
+		int e = errno;
+		close(m);
+		return setup_fail(STAGE_STDIO, e, "open the session's terminal");
+	}
+	struct termios t;
+	struct winsize ws;
+	if (tcgetattr(STDIN_FILENO, &t) == 0)
+		tcsetattr(sl, TCSANOW, &t);
+	if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+		ioctl(sl, TIOCSWINSZ, &ws);
+	int r = send_fd(s->pty.sock[1], m);
+	int e = errno;
+	close(m);
+	close(s->pty.sock[1]);
+	if (r < 0) {
+		close(sl);
+		return setup_fail(STAGE_STDIO, e, "hand the session's terminal to the supervisor");
+	}
+	return sl;
+}
+
+/* In the command, before anything narrows it: the pty becomes its
+ * controlling terminal, with the command as session leader (so job
+ * control is the command's; init stays outside that session). */
+int pty_child_ctty(const struct session *s)
+{
+	if (!s->pty.on)
+		return 0;
+	if (setsid() < 0 || ioctl(STDIN_FILENO, TIOCSCTTY, 0) < 0)
+		return setup_fail(STAGE_STDIO, errno, "make the session's terminal the controlling one");
+	return 0;
+}
+
+void pty_parent_close(struct session *s)
+{
+	if (s->pty.sock[1] >= 0)
+		close(s->pty.sock[1]);
+	s->pty.sock[1] = -1;
+}
+
+/* --- the supervisor's side ------------------------------------------------- */
+
+#define PTY_BUF 16384
+/* After the command has gone, output still on its way is waited for until
+ * the pty reports that no one holds it any more, or nothing has moved for
+ * this long (something outside a pid namespace kept it open). */
+#define DRAIN_IDLE_MS 500
+
+struct buf {
+	char b[PTY_BUF];
+	size_t off, len;
+};
+
+static size_t buf_room(const struct buf *b) { return sizeof b->b - b->len; }
+
+static char *buf_tail(struct buf *b)
+{
+	if (b->off) {
+		memmove(b->b, b->b + b->off, b->len);
+		b->off = 0;
+	}
+	return b->b + b->len;
+}
+
+static void buf_take(struct buf *b, size_t n)
+{
+	b->off += n;
+	b->len -= n;
+	if (!b->len)
+		b->off = 0;
+}
+
+static struct {
+	int master;              /* -1: no pty this session */
+	int tty_rd, tty_wr;      /* the real terminal */
+	int tty_own;             /* our own non-blocking description of it, or -1 */
+	int err_rd, saved_err;   /* the supervisor's stderr while the terminal is raw */
+	struct watch *w_master, *w_in, *w_out, *w_err;
+	struct buf in, out;      /* keyboard -> pty, pty -> screen */
+	bool master_done;        /* EIO: no one holds the slave any more */
+	bool tty_gone;           /* the real terminal hung up */
+	bool child_gone;
+	struct timespec last;    /* the last byte moved after the command ended */
+} P = {.master = -1, .tty_own = -1, .err_rd = -1, .saved_err = -1};
+
+static struct termios saved;
+static volatile sig_atomic_t raw_on;
+static pid_t owner;
+
+/* Async-signal-safe, like everything the handlers below call. */
+static void raw_leave(void)
+{
+	if (!raw_on || getpid() != owner)
+		return;
+	sigset_t ttou, old;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	raw_on = 0;
+}
+
+static void raw_enter(void)
+{
+	struct termios raw = saved;
+	cfmakeraw(&raw);
+	raw.c_cc[VMIN] = 1;
+	raw.c_cc[VTIME] = 0;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0)
+		raw_on = 1;
+}
+
+static void sync_winsize(void)
+{
+	struct winsize ws;
+	if (P.master >= 0 && ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+		ioctl(P.master, TIOCSWINSZ, &ws);
+}
+
+static void on_winch(int sig)
+{
+	(void)sig;
+	int e = errno;
+	sync_winsize();
+	errno = e;
+}
+
+/* Stopped from outside (kill -TSTP): the terminal goes back to its mode
+ * while the shell that started wicket has it. */
+static void on_tstp(int sig)
+{
+	(void)sig;
+	int e = errno;
+	raw_leave();
+	kill(getpid(), SIGSTOP);
+	errno = e;
+}
+
+static void on_cont(int sig)
+{
+	(void)sig;
+	int e = errno;
+	if (!raw_on && P.master >= 0 && tcgetpgrp(STDIN_FILENO) == getpgrp())
+		raw_enter();
+	sync_winsize();
+	errno = e;
+}
+
+static void restore_stderr(void)
+{
+	if (P.saved_err < 0)
+		return;
+	dup2(P.saved_err, STDERR_FILENO);
+	close(P.saved_err);
+	P.saved_err = -1;
+}
+
+static void on_fatal(int sig)
+{
+	raw_leave();
+	restore_stderr();
+	/* SA_RESETHAND: the default action, as soon as the handler returns. */
+	raise(sig);
+}
+
+static const int fatal_signals[] = {SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGSYS,
+				    SIGTRAP, SIGXCPU, SIGXFSZ, SIGPIPE, SIGPROF, SIGVTALRM};
+#define N_FATAL (sizeof fatal_signals / sizeof fatal_signals[0])
+static struct sigaction fatal_old[N_FATAL];
+static bool fatal_set[N_FATAL];
+
+static void handle(int sig, void (*fn)(int), int flags)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fn;
+	sa.sa_flags = flags;
+	sigfillset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+static void install_handlers(void)
+{
+	handle(SIGWINCH, on_winch, SA_RESTART);
+	handle(SIGTSTP, on_tstp, SA_RESTART);
+	handle(SIGCONT, on_cont, SA_RESTART);
+	for (size_t i = 0; i < N_FATAL; i++) {
+		/* Only where the signal would end wicket: an ignored SIGPIPE
+		 * stays ignored. */
+		fatal_set[i] = sigaction(fatal_signals[i], NULL, &fatal_old[i]) == 0 &&
+			       fatal_old[i].sa_handler == SIG_DFL;
+		if (fatal_set[i])
+			handle(fatal_signals[i], on_fatal, SA_RESETHAND);
+	}
+}
+
+static void reset_handlers(void)
+{
+	signal(SIGWINCH, SIG_DFL);
+	signal(SIGTSTP, SIG_DFL);
+	signal(SIGCONT, SIG_DFL);
+	for (size_t i = 0; i < N_FATAL; i++)
+		if (fatal_set[i])
+			sigaction(fatal_signals[i], &fatal_old[i], NULL);
+}
+
+static void write_best_effort(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* What the supervisor wrote to its stderr while the terminal was raw and
+ * has not been shown yet, now on the real stderr. */
+static void err_flush(void)
+{
+	if (P.err_rd < 0)
+		return;
+	char b[4096];
+	ssize_t n;
+	while ((n = read(P.err_rd, b, sizeof b)) > 0)
+		write_best_effort(STDERR_FILENO, b, (size_t)n);
+	close(P.err_rd);
+	P.err_rd = -1;
+}
+
+/* exit() after raw mode was set (die(), ...): the terminal back first. */
+static void pty_atexit(void)
+{
+	if (getpid() != owner)
+		return;
+	if (P.out.len && !P.tty_gone)
+		write_best_effort(P.tty_wr, P.out.b + P.out.off, P.out.len);
+	P.out.len = 0;
+	raw_leave();
+	restore_stderr();
+	err_flush();
+}
+
+static void progress(void)
+{
+	if (P.child_gone)
+		clock_gettime(CLOCK_MONOTONIC, &P.last);
+}
+
+/* Which descriptors the relay loop polls, from the state of the buffers:
+ * a watch with nothing to do gets fd -1, which poll() skips (a hung-up
+ * descriptor would otherwise report POLLHUP on every round). */
+static void rearm(void)
+{
+	if (P.w_in) {
+		P.w_in->fd = !P.tty_gone && !P.child_gone && buf_room(&P.in) ? P.tty_rd : -1;
+	}
+	if (P.w_master) {
+		short ev = 0;
+		if (!P.master_done) {
+			if (buf_room(&P.out))
+				ev |= POLLIN;
+			if (P.in.len)
+				ev |= POLLOUT;
+		}
+		P.w_master->events = ev;
+		P.w_master->fd = ev ? P.master : -1;
+	}
+	if (P.w_out)
+		P.w_out->fd = P.out.len && !P.tty_gone ? P.tty_wr : -1;
+	if (P.w_err)
+		P.w_err->fd = buf_room(&P.out) >= 2 ? P.err_rd : -1;
+}
+
+static void terminal_gone(void)
+{
+	P.tty_gone = true;
+	P.out.len = P.out.off = 0;
+}
+
+static void in_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)s, (void)w, (void)revents;
+	ssize_t n = read(P.tty_rd, buf_tail(&P.in), buf_room(&P.in));
+	if (n > 0)
+		P.in.len += (size_t)n;
+	else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+		terminal_gone();
+	rearm();
+}
+
+static void out_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)s, (void)w, (void)revents;
+	ssize_t n = write(P.tty_wr, P.out.b + P.out.off, P.out.len);
+	if (n > 0) {
+		buf_take(&P.out, (size_t)n);
+		progress();
+	} else if (n < 0 && errno != EINTR && errno != EAGAIN) {
+		terminal_gone();
+	}
+	rearm();
+}
+
+static void master_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)s, (void)w;
+	if ((revents & POLLOUT) && P.in.len) {
+		ssize_t n = write(P.master, P.in.b + P.in.off, P.in.len);
+		if (n > 0)
+			buf_take(&P.in, (size_t)n);
+		else if (n < 0 && errno != EINTR && errno != EAGAIN)
+			P.in.len = P.in.off = 0;
+	}
+	if ((revents & (POLLIN | POLLHUP | POLLERR)) && buf_room(&P.out)) {
+		ssize_t n = read(P.master, buf_tail(&P.out), buf_room(&P.out));
+		if (n > 0) {
+			P.out.len += (size_t)n;
+			if (P.tty_gone)
+				P.out.len = P.out.off = 0; /* no one to show it to: the command never waits */
+			progress();
+		} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+			/* EIO: every descriptor of the slave is closed. */
+			P.master_done = true;
+		}
+	}
+	rearm();
+}
+
+static void err_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)s, (void)w, (void)revents;
+	char b[PTY_BUF / 2];
+	size_t want = buf_room(&P.out) / 2;
+	ssize_t n = read(P.err_rd, b, want < sizeof b ? want : sizeof b);
+	if (n > 0) {
+		/* The terminal is raw: a line ends with CR LF. */
+		P.out.len += pty_crlf(buf_tail(&P.out), b, (size_t)n);
+		if (P.tty_gone)
+			P.out.len = P.out.off = 0;
+	}
+	rearm();
+}
+
+/* The supervisor's own messages (denial lines, warnings) during the
+ * session go through a pipe into the relay, in raw mode with CR LF and
+ * never in the middle of a write of the command's output; its writes
+ * never block (a full pipe drops the message). */
+static void capture_stderr(void)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return;
+	P.saved_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (P.saved_err < 0 || dup2(p[1], STDERR_FILENO) < 0) {
+		if (P.saved_err >= 0)
+			close(P.saved_err);
+		P.saved_err = -1;
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	close(p[1]);
+	P.err_rd = p[0];
+}
+
+static int recv_fd(int sock)
+{
+	char byte;
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+	ssize_t n;
+	do
+		n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(sizeof(int)) || (msg.msg_flags & MSG_CTRUNC))
+		return -1;
+	int fd;
+	memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	/* A pty master answers TIOCGPTN; nothing else does. */
+	unsigned ptn;
+	if (ioctl(fd, TIOCGPTN, &ptn) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void pty_start(struct session *s, bool started)
+{
+	if (!s->pty.on)
+		return;
+	int m = started ? recv_fd(s->pty.sock[0]) : -1;
+	close(s->pty.sock[0]);
+	s->pty.sock[0] = -1;
+	if (m < 0) {
+		if (started)
+			warnmsg("internal error: the session's terminal did not arrive");
+		return;
+	}
+	fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK);
+	if (tcgetattr(STDIN_FILENO, &saved) < 0) {
+		close(m);
+		return;
+	}
+	P.master = m;
+	/* A description of our own, so that non-blocking I/O never changes
+	 * the one the calling shell shares; the shared one, written only when
+	 * poll() says so, where the terminal cannot be opened again. */
+	P.tty_own = open("/proc/self/fd/0", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	P.tty_rd = P.tty_own >= 0 ? P.tty_own : STDIN_FILENO;
+	P.tty_wr = P.tty_own >= 0 ? P.tty_own
+		 : s->stdio[1].kind == STDIO_PTY ? STDOUT_FILENO
+		 : s->stdio[2].kind == STDIO_PTY ? STDERR_FILENO : STDIN_FILENO;
+	owner = getpid();
+	static bool registered;
+	if (!registered)
+		registered = atexit(pty_atexit) == 0;
+	if (s->stdio[2].kind == STDIO_PTY)
+		capture_stderr();
+	install_handlers();
+	raw_enter();
+	/* The size may have changed since init copied it. */
+	sync_winsize();
+	P.w_master = session_watch(s, P.master, POLLIN, master_ready, NULL);
+	P.w_in = session_watch(s, P.tty_rd, POLLIN, in_ready, NULL);
+	P.w_out = session_watch(s, -1, POLLOUT, out_ready, NULL);
+	if (P.err_rd >= 0)
+		P.w_err = session_watch(s, P.err_rd, POLLIN, err_ready, NULL);
+	if (!P.w_master || !P.w_in || !P.w_out || (P.err_rd >= 0 && !P.w_err))
+		die("internal error: no room to watch the session's terminal");
+	rearm();
+}
+
+int pty_drain(struct session *s)
+{
+	(void)s;
+	if (P.master < 0)
+		return -1;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!P.child_gone) {
+		/* Keystrokes typed from now on are the calling shell's. */
+		P.child_gone = true;
+		P.in.len = P.in.off = 0;
+		P.last = now;
+		rearm();
+	}
+	if (P.master_done && (P.out.len == 0 || P.tty_gone))
+		return -1;
+	long idle = (now.tv_sec - P.last.tv_sec) * 1000 + (now.tv_nsec - P.last.tv_nsec) / 1000000;
+	return idle >= DRAIN_IDLE_MS ? -1 : (int)(DRAIN_IDLE_MS - idle);
+}
+
+void pty_finish(struct session *s)
+{
+	(void)s;
+	if (P.master < 0)
+		return;
+	struct watch **ws[] = {&P.w_master, &P.w_in, &P.w_out, &P.w_err};
+	for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
+		if (*ws[i]) {
+			session_unwatch(*ws[i]);
+			*ws[i] = NULL;
+		}
+	raw_leave();
+	restore_stderr();
+	err_flush();
+	reset_handlers();
+	close(P.master);
+	P.master = -1;
+	if (P.tty_own >= 0)
+		close(P.tty_own);
+	P.tty_own = -1;
+}
