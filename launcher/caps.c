@@ -6,6 +6,7 @@
 #include "sandbox.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <sys/prctl.h>
@@ -22,8 +23,23 @@ static int last_cap(void)
 	return last;
 }
 
+/* Whether this process may shrink its bounding set (CAP_SETPCAP). */
+static bool may_setpcap(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct data[2] = {{0}};
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return true; /* then try, and fail loudly */
+	return data[CAP_SETPCAP / 32].effective & (1u << (CAP_SETPCAP % 32));
+}
+
 int caps_drop_bounding(void)
 {
+	/* An unprivileged process outside any user namespace (no namespaces
+	 * here, --best-effort) holds no capability and may not touch its
+	 * bounding set; with no_new_privs, exec cannot raise anything. */
+	if (geteuid() != 0 && !may_setpcap())
+		return 0;
 	int last = last_cap();
 	for (int c = 0; c <= last; c++)
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)

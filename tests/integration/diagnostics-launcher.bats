@@ -153,13 +153,13 @@ print(repr(got))'
 	# keeps it through close() (tests/preload/fdguard.bats).
 	run --separate-stderr bash -c 'cd "$1" && WICKET_PRETEND_MISSING=namespaces timeout --kill-after=5 60 "$2" -c "
 import resource, subprocess, sys
-subprocess.run([sys.argv[1], \"run\", \"--best-effort\", \"--\", sys.executable, \"-c\",
+r = subprocess.run([sys.argv[1], \"run\", \"--best-effort\", \"--\", sys.executable, \"-c\",
                 \"import ctypes, os, time; ctypes.CDLL(None).syscall(3, int(os.environ[\\\"WICKET_FD\\\"].split(\\\":\\\")[0])); time.sleep(2)\"])
 u = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(\"cpu-ok\" if u.ru_utime + u.ru_stime < 1.0 else \"spun %.2f\" % (u.ru_utime + u.ru_stime))
+print(r.returncode, \"cpu-ok\" if u.ru_utime + u.ru_stime < 1.0 else \"spun %.2f\" % (u.ru_utime + u.ru_stime))
 " "$3"' _ "$ws" "$PY" "$WICKET"
 	assert_equal "$status" 0
-	assert_output cpu-ok
+	assert_output "0 cpu-ok"
 }
 
 @test "attack: a flood on the control socket never blocks the sandboxed program, and the supervisor keeps up" {
