@@ -3,7 +3,8 @@
 # build tree a copy sits at preload/libwicket-preload.so, so the launcher
 # and the tests can use it before `make install`.
 pkglib_LTLIBRARIES = preload/libwicket-preload.la
-preload_libwicket_preload_la_SOURCES = preload/preload.c preload/diag.c preload/diag.h
+preload_libwicket_preload_la_SOURCES = preload/preload.c preload/diag.c preload/diag.h \
+	lib/netfmt.c lib/netfmt.h
 # No fortified inline wrappers over the functions defined here; nothing
 # exported but the interposed entry points; bound at load time; libc only
 # (dlsym is in libc since glibc 2.34).
