@@ -10,6 +10,11 @@
  *   c PORT   ports mode: TCP connect() allowed
  *   b PORT   ports mode: TCP bind() allowed
  *   u 1      ports mode: UDP allowed
+ *   s 1      the supervisor reports seccomp's network refusals itself (it
+ *            receives them as seccomp user notifications): the EPERM of
+ *            socket() and of a Fast Open send is not reported here, or
+ *            it would be reported twice. Landlock's refusals (EACCES from
+ *            connect and bind) seccomp never sees: those still are.
  * Paths are canonical and absolute. The variable is copied into a static
  * arena on the first failure (not before: a process that never fails
  * pays nothing) and read from there; without WICKET_RULES, or when it
@@ -248,6 +253,12 @@ static int net_mode(const char *rules)
 	int mode = NET_UNKNOWN;
 	each_rule(rules, mode_fn, (const void *)(uintptr_t)&mode);
 	return mode;
+}
+
+/* "s 1": seccomp's network refusals are the supervisor's to report. */
+static bool supervisor_reports(const char *rules)
+{
+	return rule_is(rules, 's', "1");
 }
 
 /* ---- paths, on the stack ---------------------------------------------- */
@@ -773,6 +784,8 @@ void diag_socket(int domain, int type, int err)
 	get_cfg(&c);
 	if (!c.rules || (domain != AF_INET && domain != AF_INET6) || (err != EPERM && err != EACCES))
 		goto out;
+	if (err == EPERM && supervisor_reports(c.rules))
+		goto out;
 	int mode = net_mode(c.rules);
 	/* none: no inet socket at all; ports: seccomp lets through TCP (and
 	 * UDP when allowed) only, so whatever failed here was refused. */
@@ -827,7 +840,8 @@ void diag_net(const char *op, int fd, const struct sockaddr *addr, socklen_t len
 		else if (strcmp(op, "bind") == 0)
 			denied = !rule_port(c.rules, 'b', port);
 		else /* sendto/sendmsg: TCP Fast Open, refused on any port */
-			denied = (flags & MSG_FASTOPEN) && err == EPERM;
+			denied = (flags & MSG_FASTOPEN) && err == EPERM &&
+				 !supervisor_reports(c.rules);
 	}
 	if (!denied)
 		goto out;
