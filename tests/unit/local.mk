@@ -18,3 +18,9 @@ tests_unit_test_layers_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 tests_unit_test_policy_SOURCES = tests/unit/test-policy.c
 tests_unit_test_policy_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_policy_LDADD = lib/libwicket.la $(JANSSON_LIBS)
+# The notify programs against the plain ones, and what the supervisor says
+# of a refused network call (netnotify.c); seccomp-bpf.h is generated.
+check_PROGRAMS += tests/unit/test-netnotify
+tests_unit_test_netnotify_SOURCES = tests/unit/test-netnotify.c
+tests_unit_test_netnotify_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_builddir)/launcher
+tests_unit_test_netnotify_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
