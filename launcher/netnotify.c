@@ -222,8 +222,8 @@ bool netnotify_wanted(const struct session *s)
 		return false;
 	/* The supervisor's descriptors must be out of the sandbox's reach:
 	 * its /proc/PID/fd is hidden by the pid namespace's own /proc, and
-	 * refused by Landlock (no ptrace access out of a domain). Without
-	 * both, a process of the same user could open the listener there. */
+	 * refused by Landlock (no ptrace access out of a domain). With
+	 * neither, a process of the same user could open the listener there. */
 	if (!s->layers.pidns && !s->layers.landlock_abi)
 		return false;
 	return kernel_notifies();

@@ -96,6 +96,12 @@ sanity_nested() {
 	# wicket. Our listener is closed then, so the kernel would no longer
 	# refuse a second one (has_duplicate_listener): the filter itself must.
 	local d pid
+	# As a user without namespaces wicket cannot start here at all (it
+	# fails to empty the capability bounding set): nothing to attack.
+	if ! (cd "$WS" && WICKET_PRETEND_MISSING=namespaces bounded 30 "$WICKET" run --best-effort \
+		-- true 2>/dev/null); then
+		skip "wicket does not start without namespaces as $(id -un) (capability bounding set)"
+	fi
 	listen udp
 	sanity_nested
 	d=$WS/orphan
@@ -118,6 +124,9 @@ sanity_nested() {
 		cat "$LISTEN_LOG"
 		false
 	fi
+	# Our filter, its listener closed: the call fails (ENOSYS), and no
+	# listener of the process's own can let it through.
+	grep -qx "before: socket: ENOSYS" "$d/out"
 	grep -qx "listener: EPERM" "$d/out"
-	! grep -qx "socket: OK" "$d/out"
+	! grep -q "socket: OK" "$d/out"
 }

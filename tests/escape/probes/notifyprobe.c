@@ -17,8 +17,9 @@
  *       "socket: OK|ERR", "sendto: OK|ERR" (and "continued: N").
  *   notifyprobe orphan DIR HOST PORT MSG
  *       Leave the session (double fork, setsid, stdio on /dev/null),
- *       write DIR/pid, wait up to 20 s for DIR/go, then run "nested" with
- *       its output in DIR/out: the attack after the supervisor is gone.
+ *       write DIR/pid, wait up to 20 s for DIR/go, then try the datagram
+ *       as it is ("before: socket: ..."), then run "nested", with the
+ *       output in DIR/out: the attack after the supervisor is gone.
  *
  * Exit status: 0 on success of the last step, 1 otherwise, 2 on usage.
  * The tests judge by the UDP listener on the host, not by this output. */
@@ -79,6 +80,7 @@ static int try_send(const char *host, int port, const char *msg)
 {
 	int s = socket(AF_INET, SOCK_DGRAM, 0);
 	say("socket", s, errno);
+	fflush(stdout);
 	if (s < 0)
 		return 1;
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port)};
@@ -207,6 +209,8 @@ static int orphan(const char *dir, const char *host, int port, const char *msg)
 		dup2(o, 1);
 		close(o);
 	}
+	printf("before: ");
+	try_send(host, port, msg);
 	int r = nested(host, port, msg);
 	fflush(stdout);
 	rename(tmp, out);
