@@ -375,7 +375,11 @@ static ssize_t peek(pid_t tid, uint64_t addr, void *buf, size_t len)
 
 /* The destination of a refused Fast Open send, for the message only (it
  * decides nothing). A few dozen bytes of the caller's own memory; fails
- * quietly where ptrace access is refused. */
+ * quietly where ptrace access is refused. The one place the supervisor
+ * touches memory the sandbox chose: a page of a file mapping whose
+ * storage hangs (a stuck network or FUSE file system the sandbox can
+ * read) would hold the supervisor, and with it this session, until the
+ * read returns; no other session and no decision depends on it. */
 static size_t fastopen_addr(const struct seccomp_notif *n, struct sockaddr_in6 *out)
 {
 	uint64_t ptr = 0, len = 0;
