@@ -105,6 +105,9 @@ size_t diag_env(const struct session *s, char **env, size_t w)
 
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
+	/* First, where netnotify.c finds it if the kernel gives no listener. */
+	if (netnotify_wanted(s))
+		rules_add(&buf, &len, &cap, 's', "1");
 	for (size_t i = 0; i < s->pol.read.n; i++)
 		rules_add(&buf, &len, &cap, 'r', s->pol.read.v[i]);
 	for (size_t i = 0; i < s->pol.write.n; i++)

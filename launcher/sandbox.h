@@ -5,6 +5,8 @@
 #define WICKET_SANDBOX_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "policy.h"
@@ -199,8 +201,27 @@ int mounts_proc(void);
 int landlock_build(const struct session *s);   /* returns ruleset fd or -1 */
 int landlock_enforce(int ruleset_fd);
 
-/* seccomp.c */
-int seccomp_apply(const struct policy *pol);
+/* seccomp.c: load the filter. LISTENER non-NULL: the notify program
+ * (network refusals to a listener), *LISTENER its listener, or -1 when the
+ * kernel gave none and the plain program was loaded instead. */
+int seccomp_apply(const struct policy *pol, int *listener);
+
+/* netnotify.c: the supervisor reports the network refusals of programs
+ * the shim cannot see, received as seccomp user notifications. */
+bool netnotify_wanted(const struct session *s);  /* pure but for a cached probe */
+void netnotify_prepare(struct session *s);       /* supervisor, before the clone */
+void netnotify_child_close(void);                /* child, after the clone */
+/* The command, right before exec: seccomp_apply, the notify program when
+ * the session wants it, and its listener sent to the supervisor. */
+int netnotify_seccomp(struct session *s);
+void netnotify_init_close(void);                 /* init, once the command runs */
+void netnotify_start(struct session *s);         /* supervisor, once the command runs */
+void netnotify_finish(struct session *s);
+/* The object of a refused call NR with ARGS (ADDR: a Fast Open send's
+ * destination, ADDRLEN bytes, or NULL): "socket ipv4/tcp",
+ * "sendto 1.2.3.4:443/tcp". Pure. */
+size_t netnotify_object(char *o, size_t osz, long nr, const uint64_t *args, const void *addr,
+			size_t addrlen);
 
 /* caps.c */
 int caps_drop_bounding(void);

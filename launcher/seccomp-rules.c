@@ -4,11 +4,20 @@
  * child. Denied calls return EPERM (clone3 returns ENOSYS so libc falls
  * back to clone, whose flags a filter can inspect). Only the native
  * architecture is allowed: i386 (int 0x80) and x32 calls kill the
- * process. */
+ * process.
+ *
+ * Each mode that refuses network calls also comes as a "notify" program:
+ * the same rules, but the network refusals go to the supervisor as user
+ * notifications (SECCOMP_RET_USER_NOTIF), which it answers with EPERM
+ * after printing the denial (netnotify.c). Whoever holds a listener can
+ * answer "continue" instead, and for two filters returning USER_NOTIF the
+ * kernel asks the listener of the newest one: so the notify programs also
+ * refuse the sandbox a listener of its own (see deny_listeners). */
 #include "config.h"
 #include "seccomp-rules.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -21,6 +30,9 @@
 #endif
 #ifndef MSG_FASTOPEN
 #define MSG_FASTOPEN 0x20000000
+#endif
+#ifndef SECCOMP_FILTER_FLAG_TSYNC_ESRCH
+#define SECCOMP_FILTER_FLAG_TSYNC_ESRCH (1UL << 4)
 #endif
 
 /* Always denied, whatever the policy. */
@@ -48,8 +60,8 @@ static const unsigned long ns_flags[] = {
 	CLONE_NEWUTS, CLONE_NEWCGROUP, 0x00000080 /* CLONE_NEWTIME */,
 };
 
-/* Deny the system call NR with EPERM whenever argument ARG is none of ALLOWED (n
- * values, ascending), in conjunction with the comparisons in PRE (on other
+/* Refuse the system call NR with ACTION whenever argument ARG is none of
+ * ALLOWED (n values, ascending), in conjunction with the comparisons in PRE (on other
  * arguments). libseccomp takes one comparison per argument in a rule, so
  * the complement is covered by aligned blocks, one masked compare each,
  * within DOMAIN (the bits the kernel reads: ~0 for a whole register, 0xf
@@ -57,8 +69,9 @@ static const unsigned long ns_flags[] = {
  * "greater than" covers what lies above the largest allowed value,
  * including anything in the upper half that the kernel would truncate
  * away: such a call is refused, never reinterpreted. */
-static int deny_unless_in(scmp_filter_ctx ctx, int nr, unsigned arg, const uint64_t *allowed,
-			  size_t n, uint64_t domain, const struct scmp_arg_cmp *pre, unsigned npre)
+static int deny_unless_in(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned arg,
+			  const uint64_t *allowed, size_t n, uint64_t domain,
+			  const struct scmp_arg_cmp *pre, unsigned npre)
 {
 	struct scmp_arg_cmp cmp[6];
 	int rc;
@@ -75,7 +88,7 @@ static int deny_unless_in(scmp_filter_ctx ctx, int nr, unsigned arg, const uint6
 			hi = allowed[i] - 1;
 		} else if (domain == UINT64_MAX) {
 			cmp[npre] = SCMP_CMP((unsigned)arg, SCMP_CMP_GT, allowed[n - 1]);
-			return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, npre + 1, cmp);
+			return seccomp_rule_add_array(ctx, action, nr, npre + 1, cmp);
 		} else {
 			hi = domain;
 		}
@@ -85,7 +98,7 @@ static int deny_unless_in(scmp_filter_ctx ctx, int nr, unsigned arg, const uint6
 			while ((lo & (size * 2 - 1)) == 0 && lo + size * 2 - 1 <= hi && size * 2 - 1 < domain)
 				size *= 2;
 			cmp[npre] = SCMP_CMP((unsigned)arg, SCMP_CMP_MASKED_EQ, domain & ~(size - 1), lo);
-			if ((rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, npre + 1, cmp)) < 0)
+			if ((rc = seccomp_rule_add_array(ctx, action, nr, npre + 1, cmp)) < 0)
 				return rc;
 			if (lo + size - 1 == hi)
 				break;
@@ -104,7 +117,7 @@ static int deny_unless_in(scmp_filter_ctx ctx, int nr, unsigned arg, const uint6
  * IPPROTO_TCP; not MPTCP or SCTP, which Landlock's TCP rules do not
  * cover, nor raw, packet or netlink sockets), or, with UDP, SOCK_DGRAM
  * with protocol 0 or IPPROTO_UDP (not ICMP or UDP-Lite). */
-static int add_ports_rules(scmp_filter_ctx ctx, bool udp)
+static int add_ports_rules(scmp_filter_ctx ctx, uint32_t refuse, bool udp)
 {
 	static const uint64_t families[] = {AF_UNIX, AF_INET, AF_INET6};
 	static const uint64_t tcp_protos[] = {0, IPPROTO_TCP};
@@ -112,41 +125,73 @@ static int add_ports_rules(scmp_filter_ctx ctx, bool udp)
 	const uint64_t types[] = {SOCK_STREAM, SOCK_DGRAM};
 	const uint64_t type_mask = 0xf; /* the kernel's SOCK_TYPE_MASK */
 	int rc;
-	if ((rc = deny_unless_in(ctx, SCMP_SYS(socket), 0, families, 3, UINT64_MAX, NULL, 0)) < 0)
+	if ((rc = deny_unless_in(ctx, refuse, SCMP_SYS(socket), 0, families, 3, UINT64_MAX, NULL,
+				 0)) < 0)
 		return rc;
 	for (size_t f = 1; f < 3; f++) {
 		struct scmp_arg_cmp pre[2] = {SCMP_A0(SCMP_CMP_EQ, families[f])};
-		if ((rc = deny_unless_in(ctx, SCMP_SYS(socket), 1, types, udp ? 2 : 1, type_mask,
-					 pre, 1)) < 0)
+		if ((rc = deny_unless_in(ctx, refuse, SCMP_SYS(socket), 1, types, udp ? 2 : 1,
+					 type_mask, pre, 1)) < 0)
 			return rc;
 		pre[1] = SCMP_A1(SCMP_CMP_MASKED_EQ, type_mask, SOCK_STREAM);
-		if ((rc = deny_unless_in(ctx, SCMP_SYS(socket), 2, tcp_protos, 2, UINT64_MAX, pre, 2)) < 0)
+		if ((rc = deny_unless_in(ctx, refuse, SCMP_SYS(socket), 2, tcp_protos, 2, UINT64_MAX,
+					 pre, 2)) < 0)
 			return rc;
 		pre[1] = SCMP_A1(SCMP_CMP_MASKED_EQ, type_mask, SOCK_DGRAM);
-		if (udp && (rc = deny_unless_in(ctx, SCMP_SYS(socket), 2, udp_protos, 2, UINT64_MAX,
-						pre, 2)) < 0)
+		if (udp && (rc = deny_unless_in(ctx, refuse, SCMP_SYS(socket), 2, udp_protos, 2,
+						UINT64_MAX, pre, 2)) < 0)
 			return rc;
 	}
 	/* The kernel makes socket pairs of AF_UNIX only. */
-	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
+	if ((rc = seccomp_rule_add(ctx, refuse, SCMP_SYS(socketpair), 1,
 				   SCMP_A0(SCMP_CMP_NE, AF_UNIX))) < 0)
 		return rc;
 	/* TCP Fast Open connects inside sendto()/sendmsg(), where no LSM hook
 	 * (so no Landlock rule) sees the connection: refused, whatever the
 	 * port. TCP_FASTOPEN_CONNECT still goes through connect(). */
-	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sendto), 1,
+	if ((rc = seccomp_rule_add(ctx, refuse, SCMP_SYS(sendto), 1,
 				   SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN))) < 0 ||
-	    (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sendmsg), 1,
+	    (rc = seccomp_rule_add(ctx, refuse, SCMP_SYS(sendmsg), 1,
 				   SCMP_A2(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN))) < 0 ||
-	    (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sendmmsg), 1,
+	    (rc = seccomp_rule_add(ctx, refuse, SCMP_SYS(sendmmsg), 1,
 				   SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN))) < 0)
 		return rc;
 	return 0;
 }
 
-scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, int *err)
+/* The notify programs: no seccomp listener for the sandbox. A filter of
+ * its own returning USER_NOTIF for socket() would win the tie with ours
+ * (seccomp_run_filters keeps the first of equal actions, walking from the
+ * newest filter), and its listener could answer "continue". The kernel
+ * refuses a second listener in a filter tree while ours is open
+ * (has_duplicate_listener: EBUSY), but not once it is closed: after the
+ * supervisor is gone, a process that outlived the session (there is no
+ * pid namespace to end it) could take its turn. So every
+ * SECCOMP_SET_MODE_FILTER flag but the four that make no listener is
+ * refused here, whatever comes later (a listener needs
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER; prctl(PR_SET_SECCOMP) passes no
+ * flags). The kernel reads the flags as 32 bits; one rule per bit. */
+static int deny_listeners(scmp_filter_ctx ctx)
+{
+	const uint64_t harmless = SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_LOG |
+				  SECCOMP_FILTER_FLAG_SPEC_ALLOW | SECCOMP_FILTER_FLAG_TSYNC_ESRCH;
+	int rc;
+	for (unsigned bit = 0; bit < 32; bit++) {
+		uint64_t f = UINT64_C(1) << bit;
+		if (f & harmless)
+			continue;
+		if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), 1,
+					   SCMP_A1(SCMP_CMP_MASKED_EQ, f, f))) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, bool notify, int *err)
 {
 	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+	/* What a refused network call gets. */
+	const uint32_t refuse = notify ? SCMP_ACT_NOTIFY : eperm;
 	int rc;
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx) {
@@ -182,15 +227,17 @@ scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, int *err)
 		goto fail;
 	if (net == SECCOMP_NET_NONE) {
 		/* Only local sockets: no inet, netlink, packet or raw sockets. */
-		if ((rc = seccomp_rule_add(ctx, eperm, SCMP_SYS(socket), 1,
+		if ((rc = seccomp_rule_add(ctx, refuse, SCMP_SYS(socket), 1,
 					   SCMP_A0(SCMP_CMP_NE, AF_UNIX))) < 0 ||
-		    (rc = seccomp_rule_add(ctx, eperm, SCMP_SYS(socketpair), 1,
+		    (rc = seccomp_rule_add(ctx, refuse, SCMP_SYS(socketpair), 1,
 					   SCMP_A0(SCMP_CMP_NE, AF_UNIX))) < 0)
 			goto fail;
 	} else if (net == SECCOMP_NET_PORTS || net == SECCOMP_NET_PORTS_UDP) {
-		if ((rc = add_ports_rules(ctx, net == SECCOMP_NET_PORTS_UDP)) < 0)
+		if ((rc = add_ports_rules(ctx, refuse, net == SECCOMP_NET_PORTS_UDP)) < 0)
 			goto fail;
 	}
+	if (notify && (rc = deny_listeners(ctx)) < 0)
+		goto fail;
 	return ctx;
 fail:
 	seccomp_release(ctx);

@@ -2,6 +2,7 @@
 #define WICKET_SECCOMP_RULES_H
 
 #include <seccomp.h>
+#include <stdbool.h>
 
 /* One prebuilt program per network mode of the policy. */
 enum seccomp_net {
@@ -13,7 +14,9 @@ enum seccomp_net {
 };
 
 /* The filter for one network mode, as a libseccomp context (caller
- * releases). NULL and *err set on failure. */
-scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, int *err);
+ * releases); NOTIFY: its network refusals go to a listener (SCMP_ACT_NOTIFY)
+ * instead of failing with EPERM, and the sandbox may not make a listener
+ * of its own. NULL and *err set on failure. */
+scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, bool notify, int *err);
 
 #endif

@@ -8,30 +8,53 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "seccomp-bpf.h"
 
 #define PROG(a) {.filter = (struct sock_filter *)(a), .len = sizeof(a) / sizeof((a)[0])}
 
-int seccomp_apply(const struct policy *pol)
+int seccomp_apply(const struct policy *pol, int *listener)
 {
 	struct sock_fprog none = PROG(wk_bpf_net_none), full = PROG(wk_bpf_net_full),
 			  ports = PROG(wk_bpf_net_ports), ports_udp = PROG(wk_bpf_net_ports_udp);
-	struct sock_fprog *prog;
+	struct sock_fprog n_none = PROG(wk_bpf_notify_net_none),
+			  n_ports = PROG(wk_bpf_notify_net_ports),
+			  n_ports_udp = PROG(wk_bpf_notify_net_ports_udp);
+	struct sock_fprog *prog, *notify;
 	switch (pol->net) {
 	case NET_FULL:
 		prog = &full;
+		notify = NULL; /* nothing of the network to refuse */
 		break;
 	case NET_PORTS:
 		prog = pol->udp ? &ports_udp : &ports;
+		notify = pol->udp ? &n_ports_udp : &n_ports;
 		break;
 	case NET_NONE:
 	default:
 		/* Anything unknown gets the strictest program. */
 		prog = &none;
+		notify = &n_none;
 		break;
 	}
-	/* no_new_privs is already set by the caller. */
+	/* no_new_privs is already set by the caller. The notify program
+	 * refuses exactly what the other one does; where the kernel cannot
+	 * give it a listener (before 5.0, or a listener already in the filter
+	 * tree wicket runs under: EBUSY) nothing is loaded, and the plain
+	 * program is. */
+	if (listener) {
+		*listener = -1;
+		if (notify) {
+			long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+					  SECCOMP_FILTER_FLAG_NEW_LISTENER, notify);
+			if (fd >= 0) {
+				*listener = (int)fd;
+				return 0;
+			}
+		}
+	}
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog, 0, 0) < 0)
 		return setup_fail(STAGE_SECCOMP, errno, "load filter");
 	return 0;

@@ -141,7 +141,9 @@ static noreturn void exec_command(struct session *s, int ruleset, int errfd, con
 	 * read (control.c). */
 	if (s->status_fd >= 0)
 		fcntl(s->status_fd, F_SETFD, 0);
-	if (s->layers.seccomp && seccomp_apply(&s->pol) < 0)
+	/* With the notify program, its listener goes to the supervisor and is
+	 * closed here: the command never holds it (netnotify.c). */
+	if (s->layers.seccomp && netnotify_seccomp(s) < 0)
 		child_fail(errfd);
 	execve(s->exec_path, s->argv, s->envp);
 	int e = errno;
@@ -337,6 +339,7 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
 		_exit(EXIT_WICKET);
 	close(alive_rd);
+	netnotify_child_close();
 
 	if (s->layers.pidns) {
 		for (size_t i = 0; i < N_FWD; i++)
@@ -407,6 +410,7 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	setup_done = 1;
 	if (ruleset >= 0)
 		close(ruleset);
+	netnotify_init_close();
 	close(errfd);
 	for (int fd = 1; fd < 3; fd++)
 		if (s->stdio[fd].relay_rd >= 0)
@@ -652,6 +656,8 @@ int session_run(struct session *s)
 	if (s->layers.ipcns)
 		flags |= CLONE_NEWIPC;
 
+	netnotify_prepare(s);
+
 	/* Stop the terminal-owning dance from racing with our handlers. */
 	sigset_t orig_mask;
 	block_forwarded(&orig_mask);
@@ -685,8 +691,10 @@ int session_run(struct session *s)
 		n = read(errp[0], &e, sizeof e);
 	while (n < 0 && errno == EINTR);
 	close(errp[0]);
-	if (n == 0)
+	if (n == 0) {
 		setup_done = 1;
+		netnotify_start(s);
+	}
 	net_early_release();
 	/* The command runs: its terminal's master is here (pty.c). */
 	pty_start(s, n == 0);
@@ -709,6 +717,7 @@ int session_run(struct session *s)
 	}
 	pty_finish(s);
 	stdio_finish(s);
+	netnotify_finish(s);
 	control_finish(s);
 	fwd_target = 0;
 	close(alive[1]);

@@ -10,6 +10,11 @@
  *   c PORT   ports mode: TCP connect() allowed
  *   b PORT   ports mode: TCP bind() allowed
  *   u 1      ports mode: UDP allowed
+ *   s 1      the supervisor reports seccomp's network refusals itself (it
+ *            receives them as seccomp user notifications): the EPERM of
+ *            socket() and of a Fast Open send is not reported here, or
+ *            it would be reported twice. Landlock's refusals (EACCES from
+ *            connect and bind) seccomp never sees: those still are.
  * Paths are canonical and absolute. The variable is copied into a static
  * arena on the first failure (not before: a process that never fails
  * pays nothing) and read from there; without WICKET_RULES, or when it
@@ -42,6 +47,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "netfmt.h"
 
 /* ---- configuration, taken once ---------------------------------------- */
 
@@ -247,6 +253,12 @@ static int net_mode(const char *rules)
 	int mode = NET_UNKNOWN;
 	each_rule(rules, mode_fn, (const void *)(uintptr_t)&mode);
 	return mode;
+}
+
+/* "s 1": seccomp's network refusals are the supervisor's to report. */
+static bool supervisor_reports(const char *rules)
+{
+	return rule_is(rules, 's', "1");
 }
 
 /* ---- paths, on the stack ---------------------------------------------- */
@@ -751,67 +763,6 @@ bool diag_fs(int dirfd, const char *path, int err, unsigned flags, const char *w
 
 /* ---- network ------------------------------------------------------------- */
 
-static const char hexd[] = "0123456789abcdef";
-
-static size_t fmt_v4(char *o, const unsigned char *a)
-{
-	size_t n = 0;
-	for (int i = 0; i < 4; i++) {
-		if (i)
-			o[n++] = '.';
-		n += put_uint(o + n, a[i]);
-	}
-	o[n] = '\0';
-	return n;
-}
-
-/* RFC 5952: lower case, no leading zeros, the longest run (two or more)
- * of zero groups as "::", an IPv4-mapped address with its dotted tail. */
-static size_t fmt_v6(char *o, const unsigned char *a)
-{
-	unsigned g[8];
-	for (int i = 0; i < 8; i++)
-		g[i] = (unsigned)a[2 * i] << 8 | a[2 * i + 1];
-	int best = -1, blen = 0;
-	for (int i = 0; i < 8;) {
-		if (g[i]) {
-			i++;
-			continue;
-		}
-		int j = i;
-		while (j < 8 && !g[j])
-			j++;
-		if (j - i > blen && j - i >= 2)
-			best = i, blen = j - i;
-		i = j;
-	}
-	size_t n = 0;
-	bool mapped = best == 0 && blen == 5 && g[5] == 0xffff;
-	for (int i = 0; i < (mapped ? 6 : 8); i++) {
-		if (i == best) {
-			o[n++] = ':';
-			if (i == 0)
-				o[n++] = ':';
-			i += blen - 1;
-			continue;
-		}
-		bool lead = true;
-		for (int s = 12; s >= 0; s -= 4) {
-			unsigned d = g[i] >> s & 0xf;
-			if (d || !lead || s == 0) {
-				o[n++] = hexd[d];
-				lead = false;
-			}
-		}
-		if (i < 7)
-			o[n++] = ':';
-	}
-	if (mapped)
-		return n + fmt_v4(o + n, a + 12);
-	o[n] = '\0';
-	return n;
-}
-
 static const char *proto_of(int type)
 {
 	switch (type & 0xf) {
@@ -832,6 +783,8 @@ void diag_socket(int domain, int type, int err)
 	struct cfg c;
 	get_cfg(&c);
 	if (!c.rules || (domain != AF_INET && domain != AF_INET6) || (err != EPERM && err != EACCES))
+		goto out;
+	if (err == EPERM && supervisor_reports(c.rules))
 		goto out;
 	int mode = net_mode(c.rules);
 	/* none: no inet socket at all; ports: seccomp lets through TCP (and
@@ -861,12 +814,12 @@ void diag_net(const char *op, int fd, const struct sockaddr *addr, socklen_t len
 	obj[n++] = ' ';
 	if (addr->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in *s4 = (const struct sockaddr_in *)addr;
-		n += fmt_v4(obj + n, (const unsigned char *)&s4->sin_addr);
+		n += netfmt_ipv4(obj + n, (const unsigned char *)&s4->sin_addr);
 		port = ntohs(s4->sin_port);
 	} else if (addr->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6)) {
 		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)addr;
 		obj[n++] = '[';
-		n += fmt_v6(obj + n, s6->sin6_addr.s6_addr);
+		n += netfmt_ipv6(obj + n, s6->sin6_addr.s6_addr);
 		obj[n++] = ']';
 		port = ntohs(s6->sin6_port);
 	} else {
@@ -887,7 +840,8 @@ void diag_net(const char *op, int fd, const struct sockaddr *addr, socklen_t len
 		else if (strcmp(op, "bind") == 0)
 			denied = !rule_port(c.rules, 'b', port);
 		else /* sendto/sendmsg: TCP Fast Open, refused on any port */
-			denied = (flags & MSG_FASTOPEN) && err == EPERM;
+			denied = (flags & MSG_FASTOPEN) && err == EPERM &&
+				 !supervisor_reports(c.rules);
 	}
 	if (!denied)
 		goto out;

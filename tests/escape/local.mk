@@ -7,6 +7,7 @@ check_PROGRAMS += \
 	tests/escape/probes/fsprobe \
 	tests/escape/probes/ipcprobe \
 	tests/escape/probes/memprobe \
+	tests/escape/probes/notifyprobe \
 	tests/escape/probes/sysprobe \
 	tests/escape/probes/tiocsti \
 	tests/escape/probes/uring
@@ -14,6 +15,7 @@ tests_escape_probes_compat_SOURCES = tests/escape/probes/compat.c
 tests_escape_probes_fsprobe_SOURCES = tests/escape/probes/fsprobe.c
 tests_escape_probes_ipcprobe_SOURCES = tests/escape/probes/ipcprobe.c
 tests_escape_probes_memprobe_SOURCES = tests/escape/probes/memprobe.c
+tests_escape_probes_notifyprobe_SOURCES = tests/escape/probes/notifyprobe.c
 tests_escape_probes_sysprobe_SOURCES = tests/escape/probes/sysprobe.c
 tests_escape_probes_tiocsti_SOURCES = tests/escape/probes/tiocsti.c
 tests_escape_probes_uring_SOURCES = tests/escape/probes/uring.c
@@ -25,6 +27,7 @@ EXTRA_DIST += \
 	tests/escape/kernel.bats \
 	tests/escape/mounts.bats \
 	tests/escape/net.bats \
+	tests/escape/notify.bats \
 	tests/escape/policy-enforce.bats \
 	tests/escape/procs.bats \
 	tests/escape/secrets.bats \

@@ -13,3 +13,15 @@ EXTRA_DIST += \
 	tests/integration/shell.bats \
 	tests/integration/terminal.bats \
 	tests/integration/doctor.bats
+
+# Network calls as programs the preload shim cannot see make them (the
+# supervisor reports those, launcher/netnotify.c): raw system calls from a
+# dynamic program, and a static build where the C library allows it.
+check_PROGRAMS += tests/integration/netprobe
+tests_integration_netprobe_SOURCES = tests/integration/netprobe.c
+if HAVE_STATIC_LIBC
+check_PROGRAMS += tests/integration/netprobe-static
+tests_integration_netprobe_static_SOURCES = tests/integration/netprobe.c
+tests_integration_netprobe_static_LDFLAGS = -all-static
+endif
+EXTRA_DIST += tests/integration/netnotify.bats

@@ -21,3 +21,9 @@ tests_unit_test_policy_LDADD = lib/libwicket.la $(JANSSON_LIBS)
 tests_unit_test_pty_SOURCES = tests/unit/test-pty.c
 tests_unit_test_pty_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_pty_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
+# The notify programs against the plain ones, and what the supervisor says
+# of a refused network call (netnotify.c); seccomp-bpf.h is generated.
+check_PROGRAMS += tests/unit/test-netnotify
+tests_unit_test_netnotify_SOURCES = tests/unit/test-netnotify.c
+tests_unit_test_netnotify_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_builddir)/launcher
+tests_unit_test_netnotify_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
