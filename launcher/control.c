@@ -89,7 +89,8 @@ struct denial_entry {
 static struct denial_entry entries[WK_MAX_DENIALS];
 static size_t n_entries;
 static unsigned long seq;
-static unsigned counts[N_KINDS];
+static unsigned counts[N_KINDS];   /* shown (printed, or by the shim): the summary */
+static unsigned recorded[N_KINDS]; /* all, WICKET_DIAG=off too: `wicket why` */
 static unsigned printed;
 static bool said_more;
 static int status_fd = -1;
@@ -347,9 +348,16 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
 	char *p = json_str(pname);
 	unsigned port = port_of(e->object);
+	bool fastopen = strncmp(e->object, "sendto ", 7) == 0 || strncmp(e->object, "sendmsg ", 8) == 0;
 	bool bind = strncmp(e->object, "bind ", 5) == 0 || strncmp(e->object, "listen", 6) == 0;
 	bool udp = strstr(e->object, "/udp") != NULL;
-	if (s->pol.net == NET_PORTS) {
+	if (s->pol.net == NET_PORTS && fastopen) {
+		e->rule = xasprintf("TCP Fast Open is refused on every port: it connects without "
+				    "passing Landlock's port check (policy %s, network mode ports)", pname);
+		strv_push(&e->allow, xstrdup("connect() first, then send: the program's option to "
+					     "turn Fast Open off"));
+		port = 0;
+	} else if (s->pol.net == NET_PORTS) {
 		if (port && !udp)
 			e->rule = xasprintf("TCP port %u is not in the policy's network.%s list (policy "
 					    "%s, network mode ports)", port, bind ? "bind" : "connect",
@@ -443,6 +451,7 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 	int k = kind_of(d->kind);
 	if (k < 0 || !d->object || !d->object[0])
 		return;
+	recorded[k]++;
 	if (show != DENIAL_QUIET)
 		counts[k]++;
 	char *object = clean_text(d->object, OBJECT_MAX);
@@ -537,7 +546,7 @@ static json_t *denials_json(const struct session *s, size_t n, bool ended)
 		json_array_append_new(list, entry_json(order[i]));
 	json_t *cnt = json_object();
 	for (int k = 0; k < N_KINDS; k++)
-		json_object_set_new(cnt, kind_names[k], json_integer(counts[k]));
+		json_object_set_new(cnt, kind_names[k], json_integer(recorded[k]));
 	json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:b, s:I, s:o, s:I, s:o}", "v", 1, "session",
 			      s->session_id ? s->session_id : "", "policy",
 			      s->pol.name ? s->pol.name : "", "workspace",
@@ -922,6 +931,18 @@ static void save_state(const struct session *s)
 	}
 	free(text);
 	close(dfd);
+}
+
+void control_init_close(struct session *s)
+{
+	if (ctl_sup >= 0)
+		close(ctl_sup);
+	if (s->ctl_child >= 0)
+		close(s->ctl_child);
+	if (status_fd >= 0)
+		close(status_fd);
+	ctl_sup = status_fd = -1;
+	s->ctl_child = s->status_fd = -1;
 }
 
 void control_finish(struct session *s)

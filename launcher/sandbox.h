@@ -280,6 +280,7 @@ size_t control_env(const struct session *s, char **env, size_t w);
 enum denial_show { DENIAL_PRINT, DENIAL_SHOWN, DENIAL_QUIET };
 void control_denial(struct session *s, const struct denial *d, enum denial_show show);
 void control_finish(struct session *s);
+void control_init_close(struct session *s); /* init, once the command runs */
 /* One packet from the sandbox (FD: the descriptor that came with it, or
  * -1); for the fuzzer, which also points control_out_fd elsewhere. */
 void control_handle(struct session *s, const char *buf, size_t len, pid_t sender, int fd);

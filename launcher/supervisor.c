@@ -411,6 +411,9 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	if (ruleset >= 0)
 		close(ruleset);
 	netnotify_init_close();
+	/* init neither reports nor asks: the control socket and the hooks'
+	 * count are the command's and the supervisor's (control.c). */
+	control_init_close(s);
 	close(errfd);
 	for (int fd = 1; fd < 3; fd++)
 		if (s->stdio[fd].relay_rd >= 0)

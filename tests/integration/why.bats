@@ -211,3 +211,13 @@ print(len(data) > 300000, len(d["denials"]), d["denials"][0]["object"].endswith(
 	assert_output "True 100 True /usr/wk-while-stalled"
 	assert_regex "$stderr" 'sandbox: write blocked: /usr/wk-while-stalled'
 }
+
+@test "WICKET_DIAG=off: no line and no summary, but wicket why still lists the denial" {
+	run --separate-stderr env WICKET_DIAG=off bash -c 'cd "$1" && timeout --kill-after=5 60 "$2" run -- touch /usr/wk-off' _ "$WS" "$WICKET"
+	assert_equal "$status" 1
+	refute_regex "$stderr" 'sandbox:|the sandbox blocked'
+	run --separate-stderr bounded 60 "$WICKET" why
+	assert_equal "$status" 0
+	assert_line --index 0 --regexp ': 1 denial \(1 distinct\); newest first:$'
+	assert_line "write blocked: /usr/wk-off"
+}
