@@ -221,3 +221,14 @@ print(len(data) > 300000, len(d["denials"]), d["denials"][0]["object"].endswith(
 	assert_line --index 0 --regexp ': 1 denial \(1 distinct\); newest first:$'
 	assert_line "write blocked: /usr/wk-off"
 }
+
+@test "a child of Python's subprocess.run (which closes inherited descriptors) reaches wicket why" {
+	run --separate-stderr wsrun "$WS" -- env WICKET_BIN="$WICKET" "$PY" -c '
+import json, os, subprocess
+subprocess.run(["touch", "/usr/wk-pysub"], stderr=subprocess.DEVNULL)
+out = subprocess.run([os.environ["WICKET_BIN"], "why", "--json"], capture_output=True, text=True).stdout
+print([d["object"] for d in json.loads(out)["denials"]])'
+	assert_equal "$status" 0
+	assert_output "['/usr/wk-pysub']"
+	assert_regex "$stderr" 'sandbox: write blocked: /usr/wk-pysub \(create by touch\[[0-9]+\]\)'
+}
