@@ -70,6 +70,8 @@ assert_victim_intact() {
 	env "WK_PRIVATE=ENV-$RND" bash -c 'exec -a "sleep-ARG-$1" sleep 60' _ "$RND" >/dev/null 2>&1 3>&- &
 	pid=$!
 	track_pid "$pid"
+	# Until it is the sleep (before its exec it is a copy of this shell).
+	wait_for grep -qa "sleep-ARG-$RND" "/proc/$pid/cmdline"
 	attack='cat "/proc/$1/environ" "/proc/$1/cmdline"; grep -a -s -h -e "ENV-$2" -e "ARG-$2" /proc/[0-9]*/environ /proc/[0-9]*/cmdline'
 	run sh -c "$attack" _ "$pid" "$RND"
 	assert_output --partial "ENV-$RND"

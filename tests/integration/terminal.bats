@@ -120,6 +120,8 @@ def main():
     t.expect(r"wk\$ ")
     t.line("trap 'echo got-winch' WINCH; echo size=$(stty size)")
     t.expect(r"size=33 101\r\n")
+    # At the prompt: bash runs a WINCH trap from readline's wait.
+    t.expect(r"wk\$ ")
     t.resize(41, 123)
     t.expect("got-winch")
     t.line("echo size=$(stty size)")
