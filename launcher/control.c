@@ -790,6 +790,10 @@ static int high_fd(int fd)
 	return hi;
 }
 
+/* Before anything shares this process's descriptor table (the network
+ * namespace helper of supervisor.c does): moving a descriptor up to the
+ * high numbers grows the table, and growing a shared one waits for an RCU
+ * grace period (milliseconds). */
 void control_plan(struct session *s)
 {
 	s->ctl_child = -1;
@@ -817,8 +821,14 @@ void control_plan(struct session *s)
 	s->ctl_child = high_fd(sv[1]);
 	if (!session_watch(s, ctl_sup, POLLIN, control_ready, NULL))
 		die("internal error: no room to watch the control socket");
-	/* The count the shell's hooks read (shell.c decided there are some). */
-	if (s->shell_hooks) {
+}
+
+/* The count the shell's hooks read, when shell.c decided there are some
+ * (after control_plan). */
+void control_status_plan(struct session *s)
+{
+	s->status_fd = -1;
+	if (s->shell_hooks && ctl_sup >= 0) {
 		int m = (int)memfd_create("wicket-status", MFD_CLOEXEC);
 		if (m >= 0 && write(m, "0\n", 2) == 2) {
 			status_fd = s->status_fd = high_fd(m);
@@ -893,7 +903,7 @@ bool wicket_state_dir_make(const char *dir)
 }
 
 /* The session's denials, for `wicket why` after it: written to a fresh
- * file and renamed over last-session.json, never through a link. */
+ * file that replaces last-session.json, never through a link. */
 static void save_state(const struct session *s)
 {
 	char *dir = wicket_state_dir();
@@ -924,8 +934,13 @@ static void save_state(const struct session *s)
 		}
 		if (write(fd, "\n", 1) != 1)
 			off = 0;
-		if (close(fd) == 0 && off == len)
+		/* Not renamed over the old file: ext4 then writes the new one out
+		 * at once (auto_da_alloc), a fsync's worth of time on every
+		 * session's way out. A reader in between finds no list. */
+		if (close(fd) == 0 && off == len) {
+			unlinkat(dfd, "last-session.json", 0);
 			renameat(dfd, tmp, dfd, "last-session.json");
+		}
 		else
 			unlinkat(dfd, tmp, 0);
 	}

@@ -305,6 +305,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	 * namespace can then be created while the rest is prepared. */
 	probe_kernel(&s.kinfo);
 	layers_decide(&s);
+	control_plan(&s);
 	net_early_start(&s);
 
 	/* A worktree's .git is a file naming the real git directory: if the
@@ -354,7 +355,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		die_code(rc, "%s: permission denied (not an executable file)", s.argv[0]);
 
 	diag_plan(&s);
-	control_plan(&s);
+	control_status_plan(&s);
 	stdio_plan(&s);
 	if (!s.layers.mntns && s.pol.sandbox) {
 		char tmpl[] = "/tmp/wicket-XXXXXX";

@@ -273,7 +273,8 @@ struct denial {
 	long pid;            /* as the sandbox sees it, shown */
 	long host_pid;       /* as the supervisor sees it (0: unknown) */
 };
-void control_plan(struct session *s);
+void control_plan(struct session *s);        /* before net_early_start */
+void control_status_plan(struct session *s); /* after shell_plan */
 size_t control_env(const struct session *s, char **env, size_t w);
 /* Record a denial for `wicket why`; PRINT its line and count it in the
  * summary, or count it only (SHOWN: printed by the shim), or neither. */
