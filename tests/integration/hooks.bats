@@ -135,6 +135,9 @@ RC
 	keys 'exit'
 	wait_rc >/dev/null
 	tmux -L "$TMUX_SOCK" kill-server
+	# A new server under a new name (reusing the name races with the old
+	# server's exit).
+	TMUX_SOCK=${TMUX_SOCK}b
 	rm -f "$OUTF.rc"
 	WICKET_PROMPT=0 start_shell /bin/bash
 	wait_pane '^\[0\][#$] $'
@@ -191,6 +194,9 @@ RC
 	run --separate-stderr wkb run --shell bash -- true
 	assert_equal "$status" 125
 	tmux -L "$TMUX_SOCK" kill-server
+	# A new server under a new name (reusing the name races with the old
+	# server's exit).
+	TMUX_SOCK=${TMUX_SOCK}b
 	rm -f "$OUTF.rc"
 	bashrc
 	start_shell /bin/sh --shell bash
