@@ -1,18 +1,20 @@
 # pairstat.awk: one line of `make bench` comparing two rows of a spawnbench
-# raw file (-r: round, name, wall ms, inner ms), A with the shim and B the
-# same sandbox without it. Runs of A and B in the same round are pairs:
-# their ratio (or difference) cancels what drifted between rounds.
+# raw file (-r: round, name, wall ms, inner ms, cpu ms), A with the shim
+# and B the same sandbox without it. Runs of A and B in the same round are
+# pairs: their ratio (or difference) cancels what drifted between rounds.
 #
-#   awk -v A=NAME -v B=NAME -v COL=3|4 -v LABEL=TEXT -v KIND=ratio|perop|diff
+#   awk -v A=NAME -v B=NAME -v COL=3|4|5 -v LABEL=TEXT -v KIND=ratio|perop|diff
 #       [-v OPS=N] [-v TARGET=X] [-v WIDTH=N] [-v SUMMARY=FILE] -f pairstat.awk RAW
 #
 # COL 3 is the wall time of the whole command, 4 the time the command
-# reported for its own work. KIND ratio: median(A)/median(B), shown as
-# an overhead in % against TARGET (%); KIND perop: (median(A) -
-# median(B)) / OPS, in µs per operation, against TARGET (µs); KIND diff:
-# median(A) - median(B) in ms. Without TARGET the line has no verdict;
-# with SUMMARY, a line with the figure and the verdict is appended to
-# FILE. Quantiles are computed as spawnbench computes them.
+# reported for its own work, 5 the CPU time (user + system) of the whole
+# process tree, which waiting for a CPU that other programs use does not
+# inflate. KIND ratio: median(A)/median(B), shown as an overhead in %
+# against TARGET (%); KIND perop: (median(A) - median(B)) / OPS, in µs per
+# operation, against TARGET (µs); KIND diff: median(A) - median(B) in ms.
+# Without TARGET the line has no verdict; with SUMMARY, a line with the
+# figure and the verdict is appended to FILE. Quantiles are computed as
+# spawnbench computes them.
 #
 # The verdict compares the ratio (or difference) of the medians with
 # TARGET. When the rounds scatter so much that the 95% interval of the

@@ -33,8 +33,8 @@
  *       `make clean`); its failure stops the bench.
  *   -e FILE  each run's stderr goes to FILE (e.g. /dev/null for a command
  *       that prints a line per event) instead of being inherited.
- *   -r FILE  also write every measured run, one line each:
- *       round, name, wall ms, inner ms (or "-"), for paired statistics. */
+ *   -r FILE  also write every measured run, one line each: round, name,
+ *       wall ms, inner ms (or "-"), cpu ms, for paired statistics. */
 #include "config.h"
 
 #include <errno.h>
@@ -405,7 +405,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "spawnbench: %s: %s\n", raw, strerror(errno));
 			return 1;
 		}
-		fprintf(rf, "#round\tname\twall_ms\tinner_ms\n");
+		fprintf(rf, "#round\tname\twall_ms\tinner_ms\tcpu_ms\n");
 	}
 
 	posix_spawnattr_t attr;
@@ -447,13 +447,14 @@ int main(int argc, char **argv)
 				continue;
 			c->wall[r] = t;
 			c->inner[r] = inner;
-			c->cpu_sum += tv_ms(&ru.ru_utime) + tv_ms(&ru.ru_stime);
+			double cpu = tv_ms(&ru.ru_utime) + tv_ms(&ru.ru_stime);
+			c->cpu_sum += cpu;
 			if (ru.ru_maxrss > c->maxrss)
 				c->maxrss = ru.ru_maxrss;
 			if (rf && report)
-				fprintf(rf, "%ld\t%s\t%.4f\t%.6f\n", r + 1, c->name, t, inner);
+				fprintf(rf, "%ld\t%s\t%.4f\t%.6f\t%.3f\n", r + 1, c->name, t, inner, cpu);
 			else if (rf)
-				fprintf(rf, "%ld\t%s\t%.4f\t-\n", r + 1, c->name, t);
+				fprintf(rf, "%ld\t%s\t%.4f\t-\t%.3f\n", r + 1, c->name, t, cpu);
 		}
 	}
 	posix_spawnattr_destroy(&attr);
