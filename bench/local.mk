@@ -1,14 +1,20 @@
 # `make bench`: wicket's start-up cost against bare `true`, the floor
-# (bench/floor) and bubblewrap, interleaved. Reports numbers; never part of
-# `make check`. See bench/README.md.
-EXTRA_PROGRAMS += bench/floor bench/spawnbench
+# (bench/floor) and bubblewrap, and the preload shim's overhead against the
+# same sandbox without it (a create loop, a parallel build, a storm of
+# denials), interleaved. Reports numbers; never part of `make check`.
+# See bench/README.md.
+EXTRA_PROGRAMS += bench/floor bench/spawnbench bench/workload
 bench_floor_SOURCES = bench/floor.c
 bench_spawnbench_SOURCES = bench/spawnbench.c
-EXTRA_DIST += bench/run-bench bench/README.md
-CLEANFILES += bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT)
+bench_workload_SOURCES = bench/workload.c
+EXTRA_DIST += bench/run-bench bench/README.md bench/gen-project bench/pairstat.awk
+CLEANFILES += bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT) bench/workload$(EXEEXT)
+
+BENCH_DEPS = launcher/wicket$(EXEEXT) bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT) \
+	bench/workload$(EXEEXT) preload/libwicket-preload.so
 
 .PHONY: bench
-bench: launcher/wicket$(EXEEXT) bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT)
+bench: $(BENCH_DEPS)
 	WICKET="$(abs_top_builddir)/launcher/wicket$(EXEEXT)" \
 	BENCH_BINDIR="$(abs_top_builddir)/bench" \
 	$(SHELL) $(top_srcdir)/bench/run-bench

@@ -1,6 +1,7 @@
 /* spawnbench: wall time of short-lived commands, measured interleaved.
  *
- *   spawnbench [-n N] [-w W] [-t SECS] [-s SEP] [-o FILE] SEP NAME CMD [ARGS...] [SEP NAME CMD ...]
+ *   spawnbench [-n N] [-w W] [-t SECS] [-s SEP] [-o FILE] [-r FILE] [-x] [-b SHELLCMD]
+ *              [-e FILE] SEP NAME CMD [ARGS...] [SEP NAME CMD ...]
  *
  * Every command is run N times (after W warm-up rounds that are thrown
  * away), round-robin: one run of each command per round, the starting
@@ -21,7 +22,19 @@
  * process group, killed as a whole on a timeout or when spawnbench is
  * told to stop (SIGTERM, SIGINT, SIGHUP), so nothing outlives the bench.
  * SEP (default "::") separates the commands; it must not occur as an
- * argument of a command. */
+ * argument of a command.
+ *
+ * For workloads that are more than a start-up:
+ *   -x  each command measures itself: its stdout is a pipe, and the last
+ *       line it prints is a time in ms (a program that times its own inner
+ *       loop, without the sandbox's start-up). Reported as "inner" next to
+ *       the wall time; a run that prints no number is a failure.
+ *   -b SHELLCMD  run `sh -c SHELLCMD` before every run, untimed (e.g. a
+ *       `make clean`); its failure stops the bench.
+ *   -e FILE  each run's stderr goes to FILE (e.g. /dev/null for a command
+ *       that prints a line per event) instead of being inherited.
+ *   -r FILE  also write every measured run, one line each: round, name,
+ *       wall ms, inner ms (or "-"), cpu ms, for paired statistics. */
 #include "config.h"
 
 #include <errno.h>
@@ -77,13 +90,15 @@ struct cmd {
 	const char *name;
 	char **argv;
 	double *wall;   /* ms, one per measured run */
+	double *inner;  /* ms, as the command reported it (-x) */
 	double cpu_sum; /* ms */
 	long maxrss;    /* KiB */
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: spawnbench [-n N] [-w WARMUP] [-t SECS] [-s SEP] [-o FILE] "
+	fprintf(f, "usage: spawnbench [-n N] [-w WARMUP] [-t SECS] [-s SEP] [-o FILE] [-r FILE] [-x]\n"
+		   "                  [-b SHELLCMD] [-e FILE] "
 		   "SEP NAME CMD [ARGS...] [SEP NAME CMD [ARGS...]]...\n");
 }
 
@@ -111,10 +126,47 @@ static double tv_ms(const struct timeval *tv)
 	return (double)tv->tv_sec * 1e3 + (double)tv->tv_usec / 1e3;
 }
 
-/* One run: spawn, wait, check. Returns the wall time in ms. */
+static void describe_run(char *buf, size_t sz, long round, long warmup)
+{
+	snprintf(buf, sz, "%sround %ld", round < 0 ? "warm-up " : "",
+		 round < 0 ? round + warmup + 1 : round + 1);
+}
+
+/* Reads the run's stdout (-x) to the end, keeping its last non-empty
+ * line in LAST. Returns false when a timeout interrupted it. */
+static bool read_report(int fd, char *last, size_t sz)
+{
+	char buf[512], cur[128];
+	size_t n = 0;
+	last[0] = '\0';
+	for (;;) {
+		ssize_t r = read(fd, buf, sizeof buf);
+		if (r < 0 && errno == EINTR) {
+			if (timed_out)
+				return false;
+			continue;
+		}
+		for (ssize_t i = 0; i <= r; i++) {
+			bool eol = i == r ? r <= 0 : buf[i] == '\n';
+			if (eol && n > 0) {
+				cur[n] = '\0';
+				snprintf(last, sz, "%s", cur);
+				n = 0;
+			} else if (i < r && !eol && n < sizeof cur - 1) {
+				cur[n++] = buf[i];
+			}
+		}
+		if (r <= 0)
+			return true;
+	}
+}
+
+/* One run: spawn, wait, check. Returns the wall time in ms. With -x the
+ * run's stdout is the pipe OUT_WR (closed here once the child has it),
+ * and *INNER is the number it printed last on it, read from OUT_RD. */
 static double run_once(struct cmd *c, const posix_spawn_file_actions_t *fa,
 		       const posix_spawnattr_t *attr, unsigned timeout, long round, long warmup,
-		       struct rusage *ru)
+		       struct rusage *ru, int out_rd, int out_wr, double *inner)
 {
 	pid_t pid;
 	timed_out = 0;
@@ -128,8 +180,15 @@ static double run_once(struct cmd *c, const posix_spawn_file_actions_t *fa,
 		exit(1);
 	}
 	current_pgid = pid;
+	if (out_wr >= 0)
+		close(out_wr); /* the child has its copy; the read ends with the run */
 	int st;
 	bool killed = false;
+	char last[128];
+	if (out_rd >= 0 && !read_report(out_rd, last, sizeof last)) {
+		kill(-pid, SIGKILL);
+		killed = true;
+	}
 	while (wait4(pid, &st, 0, ru) < 0) {
 		if (errno != EINTR) {
 			perror("spawnbench: wait4");
@@ -144,11 +203,22 @@ static double run_once(struct cmd *c, const posix_spawn_file_actions_t *fa,
 	double t = now_ms() - t0;
 	current_pgid = 0;
 	alarm(0);
-	if (!killed && WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return t;
 	char when[48];
-	snprintf(when, sizeof when, "%sround %ld", round < 0 ? "warm-up " : "",
-		 round < 0 ? round + warmup + 1 : round + 1);
+	describe_run(when, sizeof when, round, warmup);
+	if (!killed && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		if (out_rd < 0)
+			return t;
+		char *end;
+		errno = 0;
+		*inner = strtod(last, &end);
+		if (end != last && *end == '\0' && !errno && *inner >= 0)
+			return t;
+		fprintf(stderr, "spawnbench: %s: %s: the last line of its output is not a time in "
+				"ms: '%s'\n", c->name, when, last);
+		fprintf(stderr, "spawnbench: a benchmark of a failing command is meaningless; "
+				"stopping\n");
+		exit(1);
+	}
 	if (killed)
 		fprintf(stderr, "spawnbench: %s: %s: no exit after %u s, killed\n", c->name, when,
 			timeout);
@@ -170,6 +240,51 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* `sh -c CMD` (-b), before a run, untimed, in its own process group so
+ * that a timeout or a signal ends all of it. */
+static void prep(const char *cmd, const posix_spawnattr_t *attr, unsigned timeout,
+		 const char *name, long round, long warmup)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	char *argv[] = {"sh", "-c", (char *)cmd, NULL};
+	pid_t pid;
+	timed_out = 0;
+	alarm(timeout);
+	int e = posix_spawn(&pid, "/bin/sh", &fa, attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (e) {
+		alarm(0);
+		fprintf(stderr, "spawnbench: cannot run /bin/sh: %s\n", strerror(e));
+		exit(1);
+	}
+	current_pgid = pid;
+	int st;
+	bool killed = false;
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			perror("spawnbench: waitpid");
+			kill(-pid, SIGKILL);
+			exit(1);
+		}
+		if (timed_out && !killed) {
+			kill(-pid, SIGKILL);
+			killed = true;
+		}
+	}
+	current_pgid = 0;
+	alarm(0);
+	if (!killed && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return;
+	char when[48];
+	describe_run(when, sizeof when, round, warmup);
+	fprintf(stderr, "spawnbench: %s: %s: the command before it (-b '%s') failed%s\n", name,
+		when, cmd, killed ? " to finish in time" : "");
+	exit(1);
+}
+
 /* Linear interpolation between closest ranks, on sorted data. */
 static double quantile(const double *v, long n, double q)
 {
@@ -180,12 +295,36 @@ static double quantile(const double *v, long n, double q)
 	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
 }
 
+struct stats {
+	double mean, med, p10, p25, p75, p90, min, max;
+};
+
+/* Sorts V in place. */
+static struct stats stats_of(double *v, long n)
+{
+	double sum = 0;
+	for (long i = 0; i < n; i++)
+		sum += v[i];
+	qsort(v, (size_t)n, sizeof(double), cmp_double);
+	return (struct stats){
+		.mean = sum / (double)n,
+		.med = quantile(v, n, 0.5),
+		.p10 = quantile(v, n, 0.1),
+		.p25 = quantile(v, n, 0.25),
+		.p75 = quantile(v, n, 0.75),
+		.p90 = quantile(v, n, 0.9),
+		.min = v[0],
+		.max = v[n - 1],
+	};
+}
+
 int main(int argc, char **argv)
 {
 	long n = 300, warmup = 5, timeout = 10;
-	const char *sep = "::", *out = NULL;
+	const char *sep = "::", *out = NULL, *raw = NULL, *before = NULL, *errfile = NULL;
+	bool report = false;
 	int opt;
-	while ((opt = getopt(argc, argv, "+n:w:t:s:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "+n:w:t:s:o:r:xb:e:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			n = parse_count(optarg, "iteration count", 1);
@@ -201,6 +340,18 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case 'r':
+			raw = optarg;
+			break;
+		case 'x':
+			report = true;
+			break;
+		case 'b':
+			before = optarg;
+			break;
+		case 'e':
+			errfile = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -239,7 +390,8 @@ int main(int argc, char **argv)
 		cmds[k].argv = argv + i + 2;
 		argv[j < argc ? j : argc] = NULL; /* argv[argc] is NULL already */
 		cmds[k].wall = calloc((size_t)n, sizeof(double));
-		if (!cmds[k].wall) {
+		cmds[k].inner = calloc((size_t)n, sizeof(double));
+		if (!cmds[k].wall || !cmds[k].inner) {
 			perror("spawnbench");
 			return 1;
 		}
@@ -247,10 +399,15 @@ int main(int argc, char **argv)
 		i = j;
 	}
 
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	FILE *rf = NULL;
+	if (raw) {
+		if (!(rf = fopen(raw, "w"))) {
+			fprintf(stderr, "spawnbench: %s: %s\n", raw, strerror(errno));
+			return 1;
+		}
+		fprintf(rf, "#round\tname\twall_ms\tinner_ms\tcpu_ms\n");
+	}
+
 	posix_spawnattr_t attr;
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
@@ -261,18 +418,50 @@ int main(int argc, char **argv)
 		for (size_t j = 0; j < ncmd; j++) {
 			/* Rotate the start so no command always follows the same one. */
 			struct cmd *c = &cmds[((size_t)(r + warmup) + j) % ncmd];
+			if (before)
+				prep(before, &attr, (unsigned)timeout, c->name, r, warmup);
+			/* With -x a fresh pipe per run, so that its end is the run's end. */
+			int p[2] = {-1, -1};
+			if (report && pipe2(p, O_CLOEXEC) < 0) {
+				perror("spawnbench: pipe");
+				return 1;
+			}
+			posix_spawn_file_actions_t fa;
+			posix_spawn_file_actions_init(&fa);
+			posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+			if (report)
+				posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+			else
+				posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+			if (errfile)
+				posix_spawn_file_actions_addopen(&fa, 2, errfile,
+								 O_WRONLY | O_CREAT | O_TRUNC, 0600);
 			struct rusage ru;
-			double t = run_once(c, &fa, &attr, (unsigned)timeout, r, warmup, &ru);
+			double inner = 0;
+			double t = run_once(c, &fa, &attr, (unsigned)timeout, r, warmup, &ru, p[0],
+					    p[1], &inner);
+			posix_spawn_file_actions_destroy(&fa);
+			if (report)
+				close(p[0]);
 			if (r < 0)
 				continue;
 			c->wall[r] = t;
-			c->cpu_sum += tv_ms(&ru.ru_utime) + tv_ms(&ru.ru_stime);
+			c->inner[r] = inner;
+			double cpu = tv_ms(&ru.ru_utime) + tv_ms(&ru.ru_stime);
+			c->cpu_sum += cpu;
 			if (ru.ru_maxrss > c->maxrss)
 				c->maxrss = ru.ru_maxrss;
+			if (rf && report)
+				fprintf(rf, "%ld\t%s\t%.4f\t%.6f\t%.3f\n", r + 1, c->name, t, inner, cpu);
+			else if (rf)
+				fprintf(rf, "%ld\t%s\t%.4f\t-\t%.3f\n", r + 1, c->name, t, cpu);
 		}
 	}
-	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
+	if (rf && fclose(rf) != 0) {
+		fprintf(stderr, "spawnbench: %s: %s\n", raw, strerror(errno));
+		return 1;
+	}
 
 	FILE *of = NULL;
 	if (out && !(of = fopen(out, "w"))) {
@@ -281,7 +470,8 @@ int main(int argc, char **argv)
 	}
 	if (of)
 		fprintf(of, "#name\truns\tmean_ms\tmedian_ms\tp10_ms\tp90_ms\tmin_ms\tmax_ms"
-			    "\tcpu_ms\tmaxrss_kib\n");
+			    "\tcpu_ms\tmaxrss_kib\tp25_ms\tp75_ms\tinner_mean_ms\tinner_median_ms"
+			    "\tinner_p25_ms\tinner_p75_ms\n");
 	int w = 12;
 	for (size_t j = 0; j < ncmd; j++)
 		if ((int)strlen(cmds[j].name) > w)
@@ -290,18 +480,32 @@ int main(int argc, char **argv)
 	       "median", "p10", "p90", "min", "max", "cpu", "maxrss");
 	for (size_t j = 0; j < ncmd; j++) {
 		struct cmd *c = &cmds[j];
-		double sum = 0;
-		for (long i = 0; i < n; i++)
-			sum += c->wall[i];
-		qsort(c->wall, (size_t)n, sizeof(double), cmp_double);
-		double mean = sum / (double)n, med = quantile(c->wall, n, 0.5),
-		       p10 = quantile(c->wall, n, 0.1), p90 = quantile(c->wall, n, 0.9),
-		       cpu = c->cpu_sum / (double)n;
+		struct stats s = stats_of(c->wall, n);
+		double cpu = c->cpu_sum / (double)n;
 		printf("%-*s %6ld %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6ld KiB\n", w, c->name,
-		       n, mean, med, p10, p90, c->wall[0], c->wall[n - 1], cpu, c->maxrss);
-		if (of)
-			fprintf(of, "%s\t%ld\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%ld\n", c->name,
-				n, mean, med, p10, p90, c->wall[0], c->wall[n - 1], cpu, c->maxrss);
+		       n, s.mean, s.med, s.p10, s.p90, s.min, s.max, cpu, c->maxrss);
+		if (!of)
+			continue;
+		fprintf(of, "%s\t%ld\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%ld\t%.4f\t%.4f",
+			c->name, n, s.mean, s.med, s.p10, s.p90, s.min, s.max, cpu, c->maxrss,
+			s.p25, s.p75);
+		if (report) {
+			struct stats in = stats_of(c->inner, n);
+			fprintf(of, "\t%.6f\t%.6f\t%.6f\t%.6f\n", in.mean, in.med, in.p25, in.p75);
+		} else {
+			fprintf(of, "\t-\t-\t-\t-\n");
+		}
+	}
+	if (report) {
+		printf("inner: the time each command reported for its own work, in ms\n");
+		printf("%-*s %6s %8s %8s %8s %8s %8s %8s %8s %8s\n", w, "command", "runs", "mean",
+		       "median", "p10", "p25", "p75", "p90", "min", "max");
+		for (size_t j = 0; j < ncmd; j++) {
+			struct cmd *c = &cmds[j];
+			struct stats s = stats_of(c->inner, n);
+			printf("%-*s %6ld %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n", w,
+			       c->name, n, s.mean, s.med, s.p10, s.p25, s.p75, s.p90, s.min, s.max);
+		}
 	}
 	if (of && fclose(of) != 0) {
 		fprintf(stderr, "spawnbench: %s: %s\n", out, strerror(errno));

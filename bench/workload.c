@@ -1,0 +1,169 @@
+/* workload: the programs whose time the shim rows of `make bench` measure,
+ * timed from inside the process (CLOCK_MONOTONIC), so that the sandbox's
+ * start-up and the shim's load at exec are not part of the figure.
+ *
+ *   workload [-s | -S] loop DIR N
+ *       in a fresh directory under DIR: N times open(O_CREAT), write 16
+ *       bytes, close; then unlink the N files and the directory.
+ *   workload [-s | -S] storm DIR N
+ *       N open(DIR/wicket-bench-I, O_WRONLY|O_CREAT) with N distinct names,
+ *       every one of which must be refused (DIR outside the writable roots).
+ *   workload [-s | -S] storm-same DIR N
+ *       the same, N times with one name (the shim reports it once).
+ *
+ * -s: fail unless the preload shim is loaded; -S: fail if it is. A row
+ * that measures the wrong thing (no shim where one was meant) is worse
+ * than a failed bench.
+ *
+ * Prints the time of the measured part, in ms, as the last line of stdout
+ * (read by spawnbench -x). Any unexpected result is an error (exit 1): a
+ * benchmark of a failing workload is meaningless. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SHIM_NAME "libwicket-preload.so"
+
+/* "workload: MESSAGE[: strerror(ERR)]", exit 1. */
+__attribute__((noreturn, format(printf, 2, 3))) static void die(int err, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("workload: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (err)
+		fprintf(stderr, ": %s", strerror(err));
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static long parse_n(const char *s)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 1 || v > 1000000)
+		die(0, "bad count '%s'", s);
+	return v;
+}
+
+/* Is the shim mapped into this process? */
+static bool shim_loaded(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	if (!f)
+		die(errno, "/proc/self/maps");
+	char line[4096];
+	bool found = false;
+	while (!found && fgets(line, sizeof line, f))
+		found = strstr(line, "/" SHIM_NAME) != NULL;
+	fclose(f);
+	return found;
+}
+
+static double loop(const char *top, long n)
+{
+	char dir[4096], name[4200];
+	static const char data[16] = "wicket bench \n";
+	snprintf(dir, sizeof dir, "%s/loop.%ld", top, (long)getpid());
+	double t0 = now_ms();
+	if (mkdir(dir, 0700) < 0)
+		die(errno, "mkdir %s", dir);
+	for (long i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "%s/f%ld", dir, i);
+		int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0)
+			die(errno, "create %s", name);
+		if (write(fd, data, sizeof data) != (ssize_t)sizeof data)
+			die(errno, "write %s", name);
+		if (close(fd) < 0)
+			die(errno, "close %s", name);
+	}
+	for (long i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "%s/f%ld", dir, i);
+		if (unlink(name) < 0)
+			die(errno, "unlink %s", name);
+	}
+	if (rmdir(dir) < 0)
+		die(errno, "rmdir %s", dir);
+	return now_ms() - t0;
+}
+
+/* Every call must be refused by the sandbox: EROFS from the read-only
+ * view, or EACCES from Landlock when there is no mount namespace. Any
+ * success means DIR is writable here, which is no storm of denials. */
+static double storm(const char *dir, long n, bool same)
+{
+	char name[4200];
+	double t0 = now_ms();
+	for (long i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "%s/wicket-bench-%ld", dir, same ? 0L : i);
+		int fd = open(name, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			close(fd);
+			unlink(name);
+			die(0, "%s: the write was allowed: not a storm of denials (run it in a "
+			       "sandbox, with DIR outside the writable roots)", name);
+		}
+		if (errno != EROFS && errno != EACCES)
+			die(errno, "open %s: not refused by the sandbox", name);
+	}
+	return now_ms() - t0;
+}
+
+int main(int argc, char **argv)
+{
+	int expect = -1; /* 1: shim loaded, 0: not, -1: don't care */
+	int opt;
+	while ((opt = getopt(argc, argv, "+sS")) != -1) {
+		switch (opt) {
+		case 's':
+			expect = 1;
+			break;
+		case 'S':
+			expect = 0;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (expect >= 0 && shim_loaded() != (expect == 1))
+		die(0, "%s", expect ? "the preload shim is not loaded (is " SHIM_NAME
+				      " readable in the sandbox?)"
+				    : "the preload shim is loaded (--no-diagnostics ignored?)");
+
+	double ms;
+	if (argc == 3 && strcmp(argv[0], "loop") == 0)
+		ms = loop(argv[1], parse_n(argv[2]));
+	else if (argc == 3 && strcmp(argv[0], "storm") == 0)
+		ms = storm(argv[1], parse_n(argv[2]), false);
+	else if (argc == 3 && strcmp(argv[0], "storm-same") == 0)
+		ms = storm(argv[1], parse_n(argv[2]), true);
+	else
+		goto usage;
+	printf("%.6f\n", ms);
+	return fflush(stdout) == 0 ? 0 : 1;
+
+usage:
+	fprintf(stderr, "usage: workload [-s|-S] loop|storm|storm-same DIR N\n");
+	return 2;
+}
