@@ -319,6 +319,46 @@ static void normalize(char *p)
 	*w = '\0';
 }
 
+/* The last few parent directories resolved, lexical -> canonical: a
+ * compiler's search of its include path fails many opens in the same few
+ * directories, and a storm of denials is usually in one. Diagnostics
+ * only: a directory renamed or relinked since is named as it was. One
+ * writer or reader at a time, by a try-lock (a thread or signal handler
+ * that finds it taken just resolves again). */
+#define PCACHE_N 4
+#define PCACHE_LEN 512
+static struct {
+	char lex[PCACHE_LEN], canon[PCACHE_LEN];
+} pcache[PCACHE_N];
+static unsigned pcache_next;
+static atomic_flag pcache_busy = ATOMIC_FLAG_INIT;
+
+static bool parent_cached(const char *lex, char *canon, size_t canonsz)
+{
+	if (atomic_flag_test_and_set_explicit(&pcache_busy, memory_order_acquire))
+		return false;
+	bool hit = false;
+	for (size_t i = 0; i < PCACHE_N && !hit; i++)
+		if (pcache[i].lex[0] && strcmp(pcache[i].lex, lex) == 0 &&
+		    strlen(pcache[i].canon) < canonsz) {
+			strcpy(canon, pcache[i].canon);
+			hit = true;
+		}
+	atomic_flag_clear_explicit(&pcache_busy, memory_order_release);
+	return hit;
+}
+
+static void parent_remember(const char *lex, const char *canon)
+{
+	if (strlen(lex) >= PCACHE_LEN || strlen(canon) >= PCACHE_LEN ||
+	    atomic_flag_test_and_set_explicit(&pcache_busy, memory_order_acquire))
+		return;
+	unsigned i = pcache_next++ % PCACHE_N;
+	strcpy(pcache[i].lex, lex);
+	strcpy(pcache[i].canon, canon);
+	atomic_flag_clear_explicit(&pcache_busy, memory_order_release);
+}
+
 /* The absolute form of PATH relative to DIRFD, lexically normalised, with
  * its parent directory resolved through the kernel when it can be opened
  * (so a path through a symlinked directory matches the canonical rules). */
@@ -356,14 +396,21 @@ static bool abs_path(int dirfd, const char *path, char *out, size_t outsz)
 	if (slash == out || !slash)
 		return true;
 	*slash = '\0';
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, out, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	*slash = '/';
-	if (fd < 0)
-		return true;
 	char canon[PBUF];
-	bool ok = fd_path(fd, canon, sizeof canon);
-	close(fd);
-	if (!ok || strstr(canon, " (deleted)"))
+	bool ok = parent_cached(out, canon, sizeof canon);
+	if (!ok) {
+		int fd = (int)syscall(SYS_openat, AT_FDCWD, out, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			*slash = '/';
+			return true;
+		}
+		ok = fd_path(fd, canon, sizeof canon) && !strstr(canon, " (deleted)");
+		syscall(SYS_close, fd);
+		if (ok)
+			parent_remember(out, canon);
+	}
+	*slash = '/';
+	if (!ok)
 		return true;
 	size_t cl = strlen(canon), tl = strlen(slash);
 	if (cl == 1)
