@@ -319,13 +319,14 @@ static void normalize(char *p)
 	*w = '\0';
 }
 
-/* The last few parent directories resolved, lexical -> canonical: a
+/* The last few parent directories resolved, lexical -> canonical (or
+ * "none such"): a
  * compiler's search of its include path fails many opens in the same few
  * directories, and a storm of denials is usually in one. Diagnostics
  * only: a directory renamed or relinked since is named as it was. One
  * writer or reader at a time, by a try-lock (a thread or signal handler
  * that finds it taken just resolves again). */
-#define PCACHE_N 4
+#define PCACHE_N 16
 #define PCACHE_LEN 512
 static struct {
 	char lex[PCACHE_LEN], canon[PCACHE_LEN];
@@ -333,21 +334,24 @@ static struct {
 static unsigned pcache_next;
 static atomic_flag pcache_busy = ATOMIC_FLAG_INIT;
 
-static bool parent_cached(const char *lex, char *canon, size_t canonsz)
+/* 1: LEX resolves to CANON; -1: LEX does not exist (as a directory); 0:
+ * not remembered. */
+static int parent_cached(const char *lex, char *canon, size_t canonsz)
 {
 	if (atomic_flag_test_and_set_explicit(&pcache_busy, memory_order_acquire))
-		return false;
-	bool hit = false;
+		return 0;
+	int hit = 0;
 	for (size_t i = 0; i < PCACHE_N && !hit; i++)
 		if (pcache[i].lex[0] && strcmp(pcache[i].lex, lex) == 0 &&
 		    strlen(pcache[i].canon) < canonsz) {
 			strcpy(canon, pcache[i].canon);
-			hit = true;
+			hit = canon[0] ? 1 : -1;
 		}
 	atomic_flag_clear_explicit(&pcache_busy, memory_order_release);
 	return hit;
 }
 
+/* CANON "": LEX is no directory. */
 static void parent_remember(const char *lex, const char *canon)
 {
 	if (strlen(lex) >= PCACHE_LEN || strlen(canon) >= PCACHE_LEN ||
@@ -397,10 +401,13 @@ static bool abs_path(int dirfd, const char *path, char *out, size_t outsz)
 		return true;
 	*slash = '\0';
 	char canon[PBUF];
-	bool ok = parent_cached(out, canon, sizeof canon);
-	if (!ok) {
+	int hit = parent_cached(out, canon, sizeof canon);
+	bool ok = hit > 0;
+	if (!hit) {
 		int fd = (int)syscall(SYS_openat, AT_FDCWD, out, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				parent_remember(out, "");
 			*slash = '/';
 			return true;
 		}
