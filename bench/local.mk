@@ -7,7 +7,7 @@ EXTRA_PROGRAMS += bench/floor bench/spawnbench bench/workload
 bench_floor_SOURCES = bench/floor.c
 bench_spawnbench_SOURCES = bench/spawnbench.c
 bench_workload_SOURCES = bench/workload.c
-EXTRA_DIST += bench/run-bench bench/README.md bench/gen-project bench/pairstat.awk
+EXTRA_DIST += bench/run-bench bench/README.md bench/gen-project bench/pairstat.awk bench/hookbench.py
 CLEANFILES += bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT) bench/workload$(EXEEXT)
 
 BENCH_DEPS = launcher/wicket$(EXEEXT) bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT) \
