@@ -32,6 +32,7 @@
 #include <jansson.h>
 #include <poll.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -431,19 +433,70 @@ static void status_update(const struct denial_entry *e)
 		(void)!ftruncate(status_fd, (off_t)len);
 }
 
+/* Without a terminal of the session's own, lines are printed a few
+ * milliseconds after they arrive: the program that was refused usually
+ * says so itself right away, into the same file, and a line of ours
+ * written into the middle of its message would split both. A burst goes
+ * out in one write. On the session's pty they go at once: the shell's
+ * next prompt (and the hooks' block before it) must come after them. */
+#define PRINT_DELAY_NS 5000000L
+#define PRINT_BUF_MAX 65536
+static char *out_buf;
+static size_t out_len, out_cap;
+static int print_timer = -1;
+static bool timer_armed, print_now;
+
+static void flush_lines(void)
+{
+	size_t off = 0;
+	while (off < out_len) {
+		ssize_t w = write(control_out_fd, out_buf + off, out_len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	out_len = 0;
+	timer_armed = false;
+}
+
+static void timer_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)s, (void)w, (void)revents;
+	uint64_t n;
+	if (read(print_timer, &n, sizeof n) < 0 && errno == EAGAIN)
+		return;
+	flush_lines();
+}
+
 static void print_line(const struct denial_entry *e)
 {
 	if (printed >= MAX_PRINTED) {
-		if (!said_more)
+		if (!said_more) {
+			flush_lines();
 			warnmsg("more denials than shown; they are counted (run `wicket why`)");
+		}
 		said_more = true;
 		return;
 	}
 	printed++;
 	char *line = line_of(e);
-	ssize_t r = write(control_out_fd, line, strlen(line));
-	(void)r;
+	size_t n = strlen(line);
+	if (out_len + n > out_cap)
+		out_buf = xrealloc(out_buf, out_cap = out_len + n + 4096);
+	memcpy(out_buf + out_len, line, n);
+	out_len += n;
 	free(line);
+	if (print_timer < 0 || print_now || out_len >= PRINT_BUF_MAX) {
+		flush_lines();
+	} else if (!timer_armed) {
+		struct itimerspec its = {.it_value = {0, PRINT_DELAY_NS}};
+		if (timerfd_settime(print_timer, 0, &its, NULL) == 0)
+			timer_armed = true;
+		else
+			flush_lines();
+	}
 }
 
 void control_denial(struct session *s, const struct denial *d, enum denial_show show)
@@ -495,8 +548,12 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 		else
 			explain_fs(s, e);
 	}
-	if (show == DENIAL_PRINT)
+	if (show == DENIAL_PRINT) {
+		print_now = false;
+		for (int fd = 0; fd < 3; fd++)
+			print_now |= s->stdio[fd].kind == STDIO_PTY;
 		print_line(e);
+	}
 	if (show != DENIAL_QUIET)
 		status_update(e);
 }
@@ -821,6 +878,11 @@ void control_plan(struct session *s)
 	s->ctl_child = high_fd(sv[1]);
 	if (!session_watch(s, ctl_sup, POLLIN, control_ready, NULL))
 		die("internal error: no room to watch the control socket");
+	print_timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (print_timer >= 0 && !session_watch(s, print_timer, POLLIN, timer_ready, NULL)) {
+		close(print_timer);
+		print_timer = -1;
+	}
 }
 
 /* The count the shell's hooks read, when shell.c decided there are some
@@ -956,7 +1018,9 @@ void control_init_close(struct session *s)
 		close(s->ctl_child);
 	if (status_fd >= 0)
 		close(status_fd);
-	ctl_sup = status_fd = -1;
+	if (print_timer >= 0)
+		close(print_timer);
+	ctl_sup = status_fd = print_timer = -1;
 	s->ctl_child = s->status_fd = -1;
 }
 
@@ -970,6 +1034,10 @@ void control_finish(struct session *s)
 			pending_close(s, &pending[i]);
 	close(ctl_sup);
 	ctl_sup = -1;
+	flush_lines();
+	if (print_timer >= 0)
+		close(print_timer);
+	print_timer = -1;
 	save_state(s);
 	unsigned total = counts[0] + counts[1] + counts[2];
 	if (!total)
