@@ -235,6 +235,15 @@ static void audit(const struct session *s, const struct ask *a)
 static void timer_rearm(void);
 static void prompt_next(struct session *s);
 
+/* The process group of a child of ours; never kill(0) or kill(-1),
+ * which would reach the supervisor itself or everything it can signal. */
+static void kill_group(pid_t pid, int sig)
+{
+	if (pid > 1)
+		kill(-pid, sig);
+}
+
+
 static void slot_free(struct ask *a)
 {
 	if (a->w_reply)
@@ -280,7 +289,7 @@ static void conclude(struct session *s, struct ask *a, const char *decision, con
 		pty_prompt_cancel(s, "wicket: the question was taken back (no answer in time, or "
 				     "the requester is gone).");
 	if (a->st == A_APPROVER && a->child > 0) {
-		kill(-a->child, SIGKILL);
+		kill_group(a->child, SIGKILL);
 		a->st = A_REAPING;
 		a->deadline = 0;
 		if (a->w_reply)
@@ -309,17 +318,28 @@ static int status_code(int st)
 	return EXIT_WICKET;
 }
 
-/* In a fresh child: its own session (no terminal of the supervisor's,
- * no signal from its keyboard), default signal dispositions, nothing
- * open but what is said. */
-static void child_reset(void)
+/* fork() with every signal blocked until the child has reset them: a
+ * signal meant for the child (kill_group) must never run one of the
+ * supervisor's handlers in it (its forwarder would pass it on to the
+ * sandbox). In the child: its own session (no terminal of the
+ * supervisor's, no signal from its keyboard), default dispositions. */
+static pid_t fork_clean(void)
 {
-	setsid();
-	for (int sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setsid();
+		for (int sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		return 0;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return pid;
 }
 
 static void approve(struct session *s, struct ask *a, const char *by);
@@ -382,13 +402,12 @@ static bool watch_child(struct session *s, struct ask *a, pid_t pid)
 static void run_command(struct session *s, struct ask *a)
 {
 	const char *by = a->by;
-	pid_t pid = fork();
+	pid_t pid = fork_clean();
 	if (pid < 0) {
 		deny(s, a, "error", "cannot start the command (fork failed)");
 		return;
 	}
 	if (pid == 0) {
-		child_reset();
 		for (int i = 0; i < 3; i++)
 			if (dup2(a->io[i], i) < 0)
 				_exit(EXIT_WICKET);
@@ -413,7 +432,7 @@ static void run_command(struct session *s, struct ask *a)
 	for (int i = 0; i < 3; i++)
 		close_fd(&a->io[i]);
 	if (!watch_child(s, a, pid)) {
-		kill(-pid, SIGKILL);
+		kill_group(pid, SIGKILL);
 		int st;
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
@@ -617,9 +636,8 @@ static void ask_approver(struct session *s, struct ask *a, const char *approver)
 	bool written = write(p[1], text, len) == (ssize_t)len;
 	close(p[1]);
 	free(text);
-	pid_t pid = written ? fork() : -1;
+	pid_t pid = written ? fork_clean() : -1;
 	if (pid == 0) {
-		child_reset();
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		if (dup2(p[0], 0) < 0 || null < 0 || dup2(null, 1) < 0)
 			_exit(EXIT_WICKET);
@@ -638,7 +656,7 @@ static void ask_approver(struct session *s, struct ask *a, const char *approver)
 	}
 	a->st = A_APPROVER;
 	if (!watch_child(s, a, pid)) {
-		kill(-pid, SIGKILL);
+		kill_group(pid, SIGKILL);
 		a->st = A_REAPING;
 		int st;
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -700,7 +718,7 @@ static void reply_ready(struct session *s, struct watch *w, short revents)
 			/* The requester is gone. */
 			if (a->st == A_RUNNING) {
 				/* Like a terminal that hangs up: the command gets SIGHUP. */
-				kill(-a->child, SIGHUP);
+				kill_group(a->child, SIGHUP);
 				session_unwatch(a->w_reply);
 				a->w_reply = NULL;
 				close_fd(&a->reply);
@@ -713,7 +731,7 @@ static void reply_ready(struct session *s, struct watch *w, short revents)
 		if (sig < 0)
 			continue; /* nothing else is read from this socket: no "approve" */
 		if (a->st == A_RUNNING) {
-			kill(-a->child, sig);
+			kill_group(a->child, sig);
 		} else {
 			a->status = 128 + sig;
 			deny(s, a, "cancelled", "cancelled by a signal");
@@ -965,7 +983,7 @@ void ask_finish(struct session *s)
 			break;
 		case A_RUNNING:
 			/* The session is over: the command's requester is gone. */
-			kill(-a->child, SIGHUP);
+			kill_group(a->child, SIGHUP);
 			a->child = 0;
 			conclude(s, a, "approved", a->by, "the session ended while it ran");
 			break;

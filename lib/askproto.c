@@ -123,7 +123,7 @@ bool ask_parse(const char *buf, size_t len, struct ask_req *out, const char **er
 	}
 	size_t total = 0, i;
 	json_array_foreach(argv, i, v) {
-		if (!plain_string(v, ASK_ARGV_BYTES)) {
+		if (!plain_string(v, (size_t)-1)) {
 			*err = "\"argv\" must hold strings without NUL bytes";
 			goto bad;
 		}
