@@ -209,3 +209,57 @@ PYEOF
 	assert_equal "$output" "rc=125"
 	assert_regex "$stderr" "not the same directory outside the sandbox"
 }
+
+# drive: a python program on stdin with tests/lib/ptydrive importable.
+drive() { PYTHONPATH=$BATS_TEST_DIRNAME/../lib bounded 120 "$PY" - "$@"; }
+
+@test "ask on the terminal: the question shows who asks and what would run; y runs it, n and Enter do not; the relay resumes" {
+	TIOCSTI=$WICKET_TEST_BINDIR/escape/probes/tiocsti
+	export TIOCSTI
+	drive <<'PYEOF'
+import os
+from ptydrive import Term, check, run
+
+def main():
+    out, ws = os.environ["OUT"], os.environ["WS"]
+    t = Term([os.environ["WICKET"], "run", "--", "bash", "--norc", "--noprofile", "-i"],
+             cwd=ws, env=dict(os.environ, PS1="wk$ ", HISTFILE=""))
+    t.expect(r"wk\$ ")
+    w = os.environ["WICKET"]
+    t.line('"%s" ask --reason "$(printf "need\\033[31mit")" -- touch "%s/yes" "a b"; echo "rc=$?"' % (w, out))
+    t.expect(r"asked by:  wicket \(pid \d+ in the sandbox\), in " + ws)
+    t.expect(r"would run: /\S*/touch %s/yes 'a b'" % out)
+    t.expect(r"reason:    need\?\[31mit")
+    t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
+    t.send("y\r")
+    t.expect(r"rc=0\r\n")
+    check(os.path.exists(out + "/yes"), "y ran it")
+    t.line('"%s" ask -- touch "%s/refused"; echo "rc=$?"' % (w, out))
+    t.expect(r"\[y/N\] ")
+    t.send("n\r")
+    t.expect(r"rc=122\r\n")
+    t.line('"%s" ask -- touch "%s/refused"; echo "rc=$?"' % (w, out))
+    t.expect(r"\[y/N\] ")
+    t.send("\r")
+    t.expect(r"rc=122\r\n")
+    t.line('"%s" ask -- touch "%s/refused"; echo "rc=$?"' % (w, out))
+    t.expect(r"\[y/N\] ")
+    t.send("\x03")
+    t.expect(r"rc=122\r\n")
+    check(not os.path.exists(out + "/refused"), "n, Enter and Ctrl-C ran nothing: %s" % os.listdir(out))
+    # The sandbox answers for itself: "y" pushed into its terminal
+    # (TIOCSTI) and written to it, while the question is up.
+    t.line('( sleep 1; "%s" 0x5412 "y" ; "%s" 0x5412 "$(printf "\\r")"; printf "y\\r" >/dev/tty; printf "y\\r" ) & '
+           '"%s" ask --timeout 3 -- touch "%s/self"; echo "rc=$?"' % (os.environ["TIOCSTI"], os.environ["TIOCSTI"], w, out))
+    t.expect(r"\[y/N\] ")
+    t.expect(r"rc=123\r\n", timeout=20)
+    check(not os.path.exists(out + "/self"), "the sandbox could not answer its own question")
+    # The relay is back: the shell still works.
+    t.line("echo back-$((6*7))")
+    t.expect(r"back-42")
+    t.line("exit 0")
+    check(t.wait() == 0, "wicket exits with the shell's status")
+
+run(main)
+PYEOF
+}
