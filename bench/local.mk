@@ -18,3 +18,9 @@ bench: $(BENCH_DEPS)
 	WICKET="$(abs_top_builddir)/launcher/wicket$(EXEEXT)" \
 	BENCH_BINDIR="$(abs_top_builddir)/bench" \
 	$(SHELL) $(top_srcdir)/bench/run-bench
+# The round trip of an auto-approved `wicket ask -- true` (bench/askbench.sh).
+EXTRA_DIST += bench/askbench.sh
+.PHONY: bench-ask
+bench: bench-ask
+bench-ask: launcher/wicket$(EXEEXT)
+	WICKET="$(abs_top_builddir)/launcher/wicket$(EXEEXT)" $(SHELL) $(top_srcdir)/bench/askbench.sh

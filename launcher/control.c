@@ -45,9 +45,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "askproto.h"
 #include "path.h"
 
-#define PACKET_MAX 8192    /* larger packets are dropped */
+#define PACKET_MAX 65536   /* larger packets are dropped */
 #define OBJECT_MAX 4096
 #define MAX_PRINTED 500    /* lines shown per session; the rest only counted */
 #define READS_PER_WAKE 32  /* a flood must not starve the other relays */
@@ -107,75 +108,6 @@ static int kind_of(const char *k)
 		if (strcmp(k, kind_names[i]) == 0)
 			return i;
 	return -1;
-}
-
-/* Length of the UTF-8 sequence at P (N bytes left) if it is one a terminal
- * shows as text, else 0: no C0 or C1 controls, no bidirectional overrides
- * or isolates, nothing overlong or invalid. */
-static size_t utf8_text(const unsigned char *p, size_t n)
-{
-	unsigned cp;
-	size_t len;
-	if (p[0] < 0x80)
-		return p[0] >= 0x20 && p[0] != 0x7f ? 1 : 0;
-	if ((p[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = p[0] & 0x0f;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
-	if (cp < min[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	if (cp <= 0x9f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-	    cp == 0x200e || cp == 0x200f || cp == 0x061c)
-		return 0;
-	return len;
-}
-
-/* How many bytes the sequence at P (N left) spans as a lead byte and its
- * continuation bytes, valid or not (at least 1). */
-static size_t utf8_span(const unsigned char *p, size_t n)
-{
-	size_t k = 1;
-	if (p[0] >= 0xc0)
-		while (k < n && k < 4 && (p[k] & 0xc0) == 0x80)
-			k++;
-	return k;
-}
-
-/* A copy of S (at most MAX bytes) with everything but printable text
- * replaced: one '?' for each control character or invalid sequence. */
-static char *clean_text(const char *s, size_t max)
-{
-	size_t n = strnlen(s, max), w = 0;
-	char *o = xmalloc(n + 1);
-	for (size_t i = 0; i < n;) {
-		size_t k = utf8_text((const unsigned char *)s + i, n - i);
-		if (k) {
-			memcpy(o + w, s + i, k);
-			w += k;
-			i += k;
-		} else {
-			o[w++] = '?';
-			i += utf8_span((const unsigned char *)s + i, n - i);
-		}
-	}
-	o[w] = '\0';
-	return o;
 }
 
 /* --- why it was blocked, and how to allow it ---------------------------- */
@@ -507,7 +439,7 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 	recorded[k]++;
 	if (show != DENIAL_QUIET)
 		counts[k]++;
-	char *object = clean_text(d->object, OBJECT_MAX);
+	char *object = text_clean(d->object, OBJECT_MAX);
 	struct denial_entry *e = NULL;
 	for (size_t i = 0; i < n_entries; i++)
 		if (entries[i].kind == k && strcmp(entries[i].object, object) == 0) {
@@ -535,8 +467,8 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 		e->object = object;
 		e->first = now;
 	}
-	e->what = d->what && d->what[0] ? clean_text(d->what, 64) : NULL;
-	e->comm = clean_text(d->comm && d->comm[0] ? d->comm : "?", 64);
+	e->what = d->what && d->what[0] ? text_clean(d->what, 64) : NULL;
+	e->comm = text_clean(d->comm && d->comm[0] ? d->comm : "?", 64);
 	e->pid = d->pid;
 	e->host_pid = d->host_pid;
 	e->count++;
@@ -708,12 +640,33 @@ static const char *str_field(json_t *o, const char *key, size_t max, bool *bad)
 /* Where denial lines go: the supervisor's stderr (a test hook). */
 int control_out_fd = STDERR_FILENO;
 
-void control_handle(struct session *s, const char *buf, size_t len, pid_t sender, int fd)
+/* The descriptor to answer on: the only one of a "denial" or "why"
+ * packet, the fourth of an "ask"; every other one is closed. */
+static int answer_fd(const int *fds, int nfds)
+{
+	int keep = nfds == 1 ? 0 : nfds == 4 ? 3 : -1;
+	int fd = keep >= 0 && reply_socket_ok(fds[keep]) ? fds[keep] : -1;
+	for (int i = 0; i < nfds; i++)
+		if (fds[i] != fd)
+			close(fds[i]);
+	return fd;
+}
+
+void control_handle(struct session *s, const char *buf, size_t len, pid_t sender,
+		    const int *fds, int nfds)
 {
 	json_error_t err;
 	json_t *o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
 	json_t *v = o ? json_object_get(o, "v") : NULL;
 	const char *type = o ? json_string_value(json_object_get(o, "type")) : NULL;
+	if (json_is_object(o) && json_is_integer(v) && json_integer_value(v) == 1 && type &&
+	    strcmp(type, "ask") == 0) {
+		/* ask.c takes the packet and every descriptor with it. */
+		json_decref(o);
+		ask_request(s, buf, len, sender, fds, nfds);
+		return;
+	}
+	int fd = answer_fd(fds, nfds);
 	if (!json_is_object(o) || !json_is_integer(v) || json_integer_value(v) != 1 || !type) {
 		if (fd >= 0)
 			reply_error(s, fd, "malformed request: a JSON object with \"v\": 1 and a "
@@ -756,7 +709,7 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 						  (size_t)want, false));
 	} else if (fd >= 0) {
 		char msg[128];
-		snprintf(msg, sizeof msg, "unknown request type (this supervisor knows: denial, why)");
+		snprintf(msg, sizeof msg, "unknown request type (this supervisor knows: denial, why, ask)");
 		reply_error(s, fd, msg);
 	}
 	json_decref(o);
@@ -781,7 +734,7 @@ static bool control_drain(struct session *s)
 		if (n < 0)
 			return true;
 		pid_t sender = 0;
-		int fds[8], nfds = 0;
+		int fds[4], nfds = 0;
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
 			if (c->cmsg_level != SOL_SOCKET)
 				continue;
@@ -792,28 +745,24 @@ static bool control_drain(struct session *s)
 				sender = cr.pid;
 			} else if (c->cmsg_type == SCM_RIGHTS) {
 				size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-				for (size_t i = 0; i < k && nfds < 8; i++)
+				for (size_t i = 0; i < k && nfds < 4; i++)
 					memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
 			}
 		}
-		/* One reply socket at most; a truncated packet is not read. */
-		int fd = -1;
-		if (nfds == 1 && reply_socket_ok(fds[0]))
-			fd = fds[0];
-		else
-			for (int i = 0; i < nfds; i++)
-				close(fds[i]);
+		/* A truncated packet is not read: its descriptors are closed, but
+		 * for the reply socket, which is told why. */
 		if (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+			int fd = answer_fd(fds, nfds);
 			if (fd >= 0)
 				reply_error(s, fd, "request too large");
 			continue;
 		}
 		if (n == 0) {
-			if (fd >= 0)
-				close(fd);
+			for (int i = 0; i < nfds; i++)
+				close(fds[i]);
 			return false;
 		}
-		control_handle(s, buf, (size_t)n, sender, fd);
+		control_handle(s, buf, (size_t)n, sender, fds, nfds);
 	}
 	return true;
 }
@@ -1029,6 +978,7 @@ void control_finish(struct session *s)
 	if (ctl_sup < 0)
 		return;
 	control_drain(s);
+	ask_finish(s);
 	for (size_t i = 0; i < PENDING_MAX; i++)
 		if (pending[i].fd >= 0)
 			pending_close(s, &pending[i]);

@@ -30,6 +30,9 @@ static void usage_main(FILE *f)
 		"       wicket doctor [--json]            what this kernel can enforce\n"
 		"       wicket policy list|show|check     the policies (see wicket-policy(5))\n"
 		"       wicket why [--json] [-n N]        what the sandbox blocked, and how to allow it\n"
+		"       wicket ask [--reason TEXT] -- CMD [ARGS...]\n"
+		"                                         (inside a session) run CMD once outside\n"
+		"                                         the sandbox, if approved\n"
 		"\n"
 		"The default policy, workspace-write: the workspace (the current directory)\n"
 		"is writable; everything else is read-only, metadata included; /tmp is\n"
@@ -50,6 +53,8 @@ static void usage_main(FILE *f)
 		"                        saying up front what is weaker\n"
 		"      --no-diagnostics  do not explain denials (no preload library)\n"
 		"      --shell bash|zsh  the shell to start (wicket, wicket shell; default $SHELL)\n"
+		"      --approver CMD    the program that answers `wicket ask` requests (exit 0:\n"
+		"                        yes), instead of the policy's approver or the terminal\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		"\n"
@@ -58,7 +63,7 @@ static void usage_main(FILE *f)
 		"See wicket(1).\n");
 }
 
-enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL };
+enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER };
 
 static const struct option run_opts[] = {
 	{"policy", required_argument, NULL, 'P'},
@@ -70,6 +75,7 @@ static const struct option run_opts[] = {
 	{"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
 	{"no-diagnostics", no_argument, NULL, OPT_NO_DIAGNOSTICS},
 	{"shell", required_argument, NULL, OPT_SHELL},
+	{"approver", required_argument, NULL, OPT_APPROVER},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -81,6 +87,7 @@ struct cli {
 	struct strv write, protect;
 	bool read_only, best_effort, no_diagnostics;
 	const char *shell;   /* --shell bash|zsh (wicket shell only) */
+	const char *approver; /* --approver CMD */
 	bool net_set;
 	enum net_mode net;
 };
@@ -257,6 +264,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	s.uid = getuid();
 	s.gid = getgid();
 	s.late_pipe[0] = s.late_pipe[1] = -1;
+	s.approver = cli->approver;
 
 	char *cwd = getcwd(NULL, 0);
 	if (!cwd)
@@ -426,6 +434,11 @@ static int cmd_run(int argc, char **argv, bool shell)
 		case OPT_SHELL:
 			cli.shell = optarg;
 			break;
+		case OPT_APPROVER:
+			if (!optarg[0])
+				die("--approver: empty command");
+			cli.approver = optarg;
+			break;
 		case OPT_NO_DIAGNOSTICS:
 			cli.no_diagnostics = true;
 			break;
@@ -449,7 +462,8 @@ static int cmd_run(int argc, char **argv, bool shell)
 				      strcmp(argv[optind], "shell") == 0 ||
 				      strcmp(argv[optind], "doctor") == 0 ||
 				      strcmp(argv[optind], "policy") == 0 ||
-				      strcmp(argv[optind], "why") == 0))
+				      strcmp(argv[optind], "why") == 0 ||
+				      strcmp(argv[optind], "ask") == 0))
 			die("options go after the command: 'wicket %s [OPTIONS] ...'", argv[optind]);
 		if (optind < argc)
 			die("shell takes no command; use 'wicket run -- %s'", argv[optind]);
@@ -480,6 +494,8 @@ int main(int argc, char **argv)
 		return cmd_policy(argc - 1, argv + 1);
 	if (strcmp(sub, "why") == 0)
 		return cmd_why(argc - 1, argv + 1);
+	if (strcmp(sub, "ask") == 0)
+		return cmd_ask(argc - 1, argv + 1);
 	if (strcmp(sub, "help") == 0 || strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
 		usage_main(stdout);
 		return 0;

@@ -36,6 +36,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -230,6 +231,7 @@ static struct {
 	bool master_done;        /* EIO: no one holds the slave any more */
 	bool tty_gone;           /* the real terminal hung up */
 	bool child_gone;
+	bool paused;             /* a prompt has the real terminal (pty_prompt) */
 	struct timespec last;    /* the last byte moved after the command ended */
 } P = {.master = -1, .tty_own = -1, .err_rd = -1, .saved_err = -1};
 
@@ -407,11 +409,12 @@ static void progress(void)
 static void rearm(void)
 {
 	if (P.w_in) {
-		P.w_in->fd = !P.tty_gone && !P.child_gone && buf_room(&P.in) ? P.tty_rd : -1;
+		P.w_in->fd = !P.paused && !P.tty_gone && !P.child_gone && buf_room(&P.in) ? P.tty_rd
+											 : -1;
 	}
 	if (P.w_master) {
 		short ev = 0;
-		if (!P.master_done) {
+		if (!P.master_done && !P.paused) {
 			if (buf_room(&P.out))
 				ev |= POLLIN;
 			if (P.in.len)
@@ -423,7 +426,7 @@ static void rearm(void)
 	if (P.w_out)
 		P.w_out->fd = P.out.len && !P.tty_gone ? P.tty_wr : -1;
 	if (P.w_err)
-		P.w_err->fd = buf_room(&P.out) >= 2 ? P.err_rd : -1;
+		P.w_err->fd = !P.paused && buf_room(&P.out) >= 2 ? P.err_rd : -1;
 }
 
 static void terminal_gone(void)
@@ -613,11 +616,163 @@ int pty_drain(struct session *s)
 	return idle >= DRAIN_IDLE_MS ? -1 : (int)(DRAIN_IDLE_MS - idle);
 }
 
+/* --- the prompt: `wicket ask` on the real terminal (ask.c) ---------------
+ *
+ * While a prompt is up, nothing moves between the real terminal and the
+ * sandbox's pty: what the sandbox writes waits in its pty (it cannot draw
+ * over the question or after it), and every keystroke is read here. The
+ * terminal stays raw, so Ctrl-C is a byte (it means No), not a signal.
+ * Typeahead is flushed when the question appears. An answer is "y" or
+ * "yes" and Enter; anything else, and any escape sequence or control
+ * character in the line (a terminal's reply to a query the sandbox
+ * printed earlier arrives as one), is No. */
+
+static struct {
+	struct watch *w;
+	char line[8];
+	size_t len;
+	bool tainted;
+	void (*done)(struct session *, bool, void *);
+	void *data;
+} Q;
+
+bool pty_can_prompt(void)
+{
+	return P.master >= 0 && !P.tty_gone && !P.child_gone && !P.paused &&
+	       tcgetpgrp(P.tty_rd) == getpgrp();
+}
+
+/* Write to the real terminal, waiting for room at most about a second in
+ * all (a terminal stopped with Ctrl-S must not hold the supervisor). */
+static void tty_write_bounded(const char *p, size_t n)
+{
+	for (int tries = 0; n && tries < 20;) {
+		ssize_t w = write(P.tty_wr, p, n);
+		if (w > 0) {
+			p += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno != EAGAIN)
+			return;
+		struct pollfd pf = {P.tty_wr, POLLOUT, 0};
+		poll(&pf, 1, 50);
+		tries++;
+	}
+}
+
+static void tty_say(const char *text)
+{
+	size_t n = strlen(text);
+	char *c = xmalloc(2 * n + 1);
+	size_t k = pty_crlf(c, text, n);
+	tty_write_bounded(c, k);
+	free(c);
+}
+
+static void prompt_close(void)
+{
+	if (Q.w)
+		session_unwatch(Q.w);
+	Q.w = NULL;
+	Q.done = NULL;
+	P.paused = false;
+	rearm();
+}
+
+static void prompt_answer(struct session *s, bool yes)
+{
+	void (*done)(struct session *, bool, void *) = Q.done;
+	void *data = Q.data;
+	tty_say(yes ? "\n" : "\nwicket: not run.\n");
+	prompt_close();
+	if (done)
+		done(s, yes, data);
+}
+
+static void prompt_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)w, (void)revents;
+	unsigned char b[64];
+	ssize_t n = read(P.tty_rd, b, sizeof b);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		terminal_gone();
+		prompt_answer(s, false);
+		return;
+	}
+	for (ssize_t i = 0; i < n; i++) {
+		unsigned char c = b[i];
+		if (c == '\r' || c == '\n') {
+			Q.line[Q.len] = '\0';
+			bool yes = !Q.tainted && (strcasecmp(Q.line, "y") == 0 ||
+						   strcasecmp(Q.line, "yes") == 0);
+			prompt_answer(s, yes);
+			return;
+		}
+		if (c == 0x03 || c == 0x04) { /* Ctrl-C, Ctrl-D */
+			prompt_answer(s, false);
+			return;
+		}
+		if ((c == 0x7f || c == 0x08) && Q.len) {
+			Q.len--;
+			tty_write_bounded("\b \b", 3);
+		} else if (c >= 0x20 && c < 0x7f && Q.len < sizeof Q.line - 1) {
+			Q.line[Q.len++] = (char)c;
+			tty_write_bounded((char *)&c, 1);
+		} else if (c < 0x20 || c >= 0x7f) {
+			Q.tainted = true;
+		}
+	}
+}
+
+bool pty_prompt(struct session *s, const char *text,
+		void (*done)(struct session *, bool yes, void *), void *data)
+{
+	if (!pty_can_prompt())
+		return false;
+	Q.w = session_watch(s, P.tty_rd, POLLIN, prompt_ready, NULL);
+	if (!Q.w)
+		return false;
+	P.paused = true;
+	rearm();
+	/* What the command wrote before the question comes first. */
+	if (P.out.len)
+		tty_write_bounded(P.out.b + P.out.off, P.out.len);
+	P.out.len = P.out.off = 0;
+	tcflush(P.tty_rd, TCIFLUSH);
+	Q.len = 0;
+	Q.tainted = false;
+	Q.done = done;
+	Q.data = data;
+	/* Plain attributes and a visible cursor, whatever the command set. */
+	tty_say("\r\n\033[0m\033[?25h");
+	tty_say(text);
+	tty_say("Run it outside the sandbox once? [y/N] ");
+	return true;
+}
+
+void pty_prompt_cancel(struct session *s, const char *note)
+{
+	(void)s;
+	if (!Q.w)
+		return;
+	tty_say("\n");
+	tty_say(note);
+	tty_say("\n");
+	prompt_close();
+}
+
 void pty_finish(struct session *s)
 {
 	(void)s;
 	if (P.master < 0)
 		return;
+	if (Q.w)
+		prompt_close();
 	struct watch **ws[] = {&P.w_master, &P.w_in, &P.w_out, &P.w_err};
 	for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
 		if (*ws[i]) {

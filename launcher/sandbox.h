@@ -109,7 +109,7 @@ struct watch {
 	void (*ready)(struct session *s, struct watch *w, short revents);
 	void *data;
 };
-#define WK_MAX_WATCH 16
+#define WK_MAX_WATCH 64
 
 struct session {
 	struct wk_policy wpol;    /* the policy as loaded (rules, where they came from) */
@@ -142,6 +142,7 @@ struct session {
 	struct watch watch[WK_MAX_WATCH];
 	bool best_effort;
 	bool read_only;
+	const char *approver;     /* --approver CMD (ask.c), NULL: the policy's */
 };
 
 /* probe.c */
@@ -257,6 +258,16 @@ struct pty_fdinfo {
 };
 unsigned pty_choose(const struct pty_fdinfo fd[3], bool sandbox, bool background);
 size_t pty_crlf(char *out, const char *in, size_t n);
+/* The prompt of `wicket ask` on the real terminal: possible when the
+ * session has its own pty and wicket is in the terminal's foreground.
+ * pty_prompt pauses the relay, flushes typeahead, shows TEXT and the
+ * question, and calls DONE with the answer (the relay resumed); false:
+ * no terminal to ask on. pty_prompt_cancel takes the question back
+ * (a timeout), saying NOTE, without calling DONE. */
+bool pty_can_prompt(void);
+bool pty_prompt(struct session *s, const char *text,
+		void (*done)(struct session *, bool yes, void *), void *data);
+void pty_prompt_cancel(struct session *s, const char *note);
 
 /* diag.c: the preload shim, the launcher's side: where it is, and the
  * environment that injects it and tells it the rules. */
@@ -282,9 +293,11 @@ enum denial_show { DENIAL_PRINT, DENIAL_SHOWN, DENIAL_QUIET };
 void control_denial(struct session *s, const struct denial *d, enum denial_show show);
 void control_finish(struct session *s);
 void control_init_close(struct session *s); /* init, once the command runs */
-/* One packet from the sandbox (FD: the descriptor that came with it, or
- * -1); for the fuzzer, which also points control_out_fd elsewhere. */
-void control_handle(struct session *s, const char *buf, size_t len, pid_t sender, int fd);
+/* One packet from the sandbox with the NFDS descriptors that came with
+ * it (each closed or kept); for the fuzzer, which also points
+ * control_out_fd elsewhere. */
+void control_handle(struct session *s, const char *buf, size_t len, pid_t sender,
+		    const int *fds, int nfds);
 extern int control_out_fd;
 #define WK_MAX_DENIALS 100   /* distinct denials kept for `wicket why` */
 struct watch *session_watch(struct session *s, int fd, short events,
@@ -293,6 +306,22 @@ void session_unwatch(struct watch *w);
 char *wicket_state_dir(void);
 bool wicket_state_dir_make(const char *dir);
 int cmd_why(int argc, char **argv);
+/* The control socket named by $WICKET_FD when it is still the one the
+ * supervisor handed down, else -1 (why.c). */
+int control_socket_fd(void);
+
+/* ask.c: `wicket ask` requests, the supervisor's side: the decision
+ * (policy rules, approver, terminal, timeout), the command run outside
+ * the sandbox, the audit log. ask_request takes the packet and its
+ * descriptors (stdin, stdout, stderr, reply socket); never blocks. */
+void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
+		 const int *fds, int nfds);
+void ask_finish(struct session *s);
+/* askcmd.c: the `wicket ask` client */
+int cmd_ask(int argc, char **argv);
+/* Exit codes of `wicket ask` besides the command's own (wicket(1)). */
+#define ASK_EXIT_DENIED 122      /* a rule, the approver or the person said no */
+#define ASK_EXIT_UNANSWERED 123  /* no one to ask, or no answer in time */
 
 /* shell.c: the interactive shell and its hooks (s->argv, s->shell_env). */
 struct passwd;

@@ -40,7 +40,7 @@ static void usage_why(FILE *f)
 
 /* "FD:DEV:INO" names the control socket when the descriptor is still the
  * one the supervisor handed down. -1: not in a session, or lost. */
-static int control_fd(void)
+int control_socket_fd(void)
 {
 	const char *v = getenv("WICKET_FD");
 	if (!v)
@@ -249,7 +249,7 @@ int cmd_why(int argc, char **argv)
 
 	json_t *doc;
 	char *where = NULL;
-	int ctl = control_fd();
+	int ctl = control_socket_fd();
 	if (ctl >= 0) {
 		doc = ask_supervisor(ctl, n);
 	} else if (getenv("WICKET_SESSION")) {

@@ -74,7 +74,9 @@ if [ -z "${__wicket_hooked-}" ]; then
 				fi
 				builtin printf '  why, and how to allow it: wicket why\n' >&2
 				if [ -n "$__wk_cmd" ]; then
-					builtin printf '  to run it outside the sandbox once: wicket ask -- %s\n' "$__wk_cmd" >&2
+					# One argument for bash -c, single-quoted for any shell.
+					__wk_cmd=${__wk_cmd//\'/\'\\\'\'}
+					builtin printf "  to run it outside the sandbox once: wicket ask -- bash -c '%s'\n" "$__wk_cmd" >&2
 				fi
 			fi
 			__wicket_seen=$__wk_n

@@ -42,7 +42,11 @@ if (( ! ${+__wicket_hooked} )); then
 				done
 				(( __wk_new > 3 )) && print -u2 -r -- "  ... and $(( __wk_new - 3 )) more"
 				print -u2 -r -- "  why, and how to allow it: wicket why"
-				[[ -n $__wk_cmd ]] && print -u2 -r -- "  to run it outside the sandbox once: wicket ask -- $__wk_cmd"
+				# One argument for zsh -c, single-quoted for any shell.
+				if [[ -n $__wk_cmd ]]; then
+					__wk_cmd=${__wk_cmd//\'/\'\\\'\'}
+					print -u2 -r -- "  to run it outside the sandbox once: wicket ask -- zsh -c '$__wk_cmd'"
+				fi
 			fi
 			__wicket_seen=$__wk_n
 		fi

@@ -31,4 +31,5 @@ EXTRA_DIST += \
 	tests/escape/policy-enforce.bats \
 	tests/escape/procs.bats \
 	tests/escape/secrets.bats \
-	tests/escape/tty.bats
+	tests/escape/tty.bats \
+	tests/escape/ask.bats

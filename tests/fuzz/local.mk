@@ -60,6 +60,7 @@ FUZZ_CORPUS = \
 CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/tests/fuzz/control-fuzz.c \
 	$(top_srcdir)/launcher/control.c \
+	$(top_srcdir)/lib/askproto.c \
 	$(top_srcdir)/lib/path.c \
 	$(top_srcdir)/lib/util.c
 CONTROL_CORPUS = \
@@ -71,13 +72,30 @@ CONTROL_CORPUS = \
 	tests/fuzz/control-corpus/truncated \
 	tests/fuzz/control-corpus/unknown \
 	tests/fuzz/control-corpus/why
+# The `wicket ask` request parser (lib/askproto.c).
+ASK_FUZZ_SRCS = \
+	$(top_srcdir)/tests/fuzz/ask-fuzz.c \
+	$(top_srcdir)/lib/askproto.c \
+	$(top_srcdir)/lib/util.c
+ASK_CORPUS = \
+	tests/fuzz/ask-corpus/bad \
+	tests/fuzz/ask-corpus/controls \
+	tests/fuzz/ask-corpus/nul \
+	tests/fuzz/ask-corpus/ok \
+	tests/fuzz/ask-corpus/signal
+EXTRA_DIST += tests/fuzz/ask-fuzz.c tests/fuzz/ask.dict $(ASK_CORPUS)
+CLEANFILES += tests/fuzz/ask-fuzz
 EXTRA_DIST += tests/fuzz/policy-fuzz.c tests/fuzz/run-fuzz tests/fuzz/policy.dict \
 	$(FUZZ_CORPUS) tests/fuzz/control-fuzz.c tests/fuzz/control.dict $(CONTROL_CORPUS)
 CLEANFILES += tests/fuzz/policy-fuzz tests/fuzz/control-fuzz
 
 .PHONY: fuzz
 if HAVE_FUZZER
-check_SCRIPTS = tests/fuzz/policy-fuzz tests/fuzz/control-fuzz
+check_SCRIPTS = tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz
+tests/fuzz/ask-fuzz: $(ASK_FUZZ_SRCS) $(top_srcdir)/lib/askproto.h $(top_srcdir)/lib/util.h config.h
+	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib $(JANSSON_CFLAGS) \
+		-o $@ $(ASK_FUZZ_SRCS) $(JANSSON_LIBS)
 tests/fuzz/control-fuzz: $(CONTROL_FUZZ_SRCS) $(top_srcdir)/launcher/sandbox.h \
 		$(top_srcdir)/lib/path.h $(top_srcdir)/lib/util.h config.h
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
@@ -88,11 +106,13 @@ tests/fuzz/policy-fuzz: $(FUZZ_SRCS) lib/policy-builtins.c $(top_srcdir)/lib/pol
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib $(JANSSON_CFLAGS) \
 		-o $@ $(FUZZ_SRCS) lib/policy-builtins.c $(JANSSON_LIBS)
-fuzz: tests/fuzz/policy-fuzz tests/fuzz/control-fuzz
+fuzz: tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/policy-fuzz \
 		$(top_srcdir)/tests/fuzz/corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/policy.dict
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/control-fuzz \
 		$(top_srcdir)/tests/fuzz/control-corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/control.dict
+	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/ask-fuzz \
+		$(top_srcdir)/tests/fuzz/ask-corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/ask.dict
 else
 fuzz:
 	@echo "make fuzz: skipped: configure found no clang that can link -fsanitize=fuzzer" \

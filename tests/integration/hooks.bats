@@ -79,7 +79,7 @@ RC
 	wait_pane '^  why, and how to allow it: wicket why$'
 	pane | grep -qxF 'wicket: the sandbox blocked 1 thing in that command:'
 	pane | grep -qE '^  sandbox: write blocked: /usr/wk-hook \(create by touch\[[0-9]+\]\)$'
-	pane | grep -qxF '  to run it outside the sandbox once: wicket ask -- touch /usr/wk-hook; sleep 0.3'
+	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- bash -c 'touch /usr/wk-hook; sleep 0.3'"
 	# $? as the user's prompt sees it is the command's own.
 	wait_pane '^\(wicket\) \[0\][#$] $'
 	keys 'clear; (exit 4)'
@@ -160,7 +160,7 @@ RC
 	keys 'touch /usr/wk-zhook; sleep 0.3'
 	wait_pane '^  why, and how to allow it: wicket why$'
 	pane | grep -qE '^  sandbox: write blocked: /usr/wk-zhook \(create by touch\[[0-9]+\]\)$'
-	pane | grep -qxF '  to run it outside the sandbox once: wicket ask -- touch /usr/wk-zhook; sleep 0.3'
+	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- zsh -c 'touch /usr/wk-zhook; sleep 0.3'"
 	keys 'clear; echo quiet'
 	wait_pane '^quiet$'
 	! pane | grep -q 'wicket:'

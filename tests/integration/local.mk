@@ -8,6 +8,7 @@ EXTRA_DIST += \
 	tests/integration/policy.bats \
 	tests/integration/diagnostics-launcher.bats \
 	tests/integration/why.bats \
+	tests/integration/ask.bats \
 	tests/integration/hooks.bats \
 	tests/integration/completion.bats \
 	tests/integration/shell.bats \

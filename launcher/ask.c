@@ -1,0 +1,1005 @@
+/* `wicket ask`, the supervisor's side (DESIGN §6).
+ *
+ * A process in the sandbox sends one packet on the control socket,
+ *   {"v":1,"type":"ask","argv":[...],"reason":"...","timeout":N}
+ * with four descriptors (SCM_RIGHTS): its stdin, stdout, stderr and a
+ * SOCK_SEQPACKET reply socket. The supervisor decides, in order: the
+ * policy's escalation.deny rules, its escalation.allow rules, the mode
+ * (deny; the approver program: --approver or the policy's; the real
+ * terminal), and no answer within the timeout is No. An approved command
+ * runs outside the sandbox, as the supervisor's child, with the
+ * requester's stdio and cwd and the supervisor's own environment. The
+ * reply socket carries {"v":1,"type":"signal","signal":N} from the client
+ * and one {"v":1,"type":"result",...} back; its end means the requester
+ * is gone. Every request is one line of the audit log.
+ *
+ * Why the sandbox cannot approve its own request:
+ *  - nothing it sends is an answer: the reply socket is only read for
+ *    signals, the control socket knows no "approve";
+ *  - the approver is outside (a path from the command line or from a
+ *    policy file the session cannot write) and is refused when the
+ *    sandbox could rewrite it; the prompt is on the real terminal, which
+ *    no sandboxed process holds, with the relay paused (pty.c);
+ *  - what runs is what was shown: the executable is opened (O_PATH) when
+ *    the request arrives and run through that descriptor (execveat), the
+ *    cwd likewise (fchdir), so renaming files or directories afterwards
+ *    changes nothing; an allow rule never approves a file the sandbox
+ *    can write (it could change its contents after the match);
+ *  - argv[0] is resolved with the supervisor's PATH (absolute entries
+ *    only) and the command gets the supervisor's environment: no
+ *    LD_PRELOAD, PATH or other variable of the sandbox's reaches it;
+ *  - the sender is who the kernel says (SCM_CREDENTIALS): a process
+ *    without CAP_SYS_ADMIN cannot claim another pid, and the pid only
+ *    picks the cwd, which is checked to be the same directory outside.
+ *
+ * The supervisor never waits: the approver, the prompt, the timeout and
+ * the command are watches of the relay loop (pidfds, a timerfd, the
+ * terminal, the reply socket). At most ASK_MAX requests are in flight;
+ * more get an error reply. */
+#include "config.h"
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <linux/close_range.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "askproto.h"
+#include "path.h"
+
+extern char **environ;
+
+#define ASK_MAX 16            /* requests in flight */
+#define AUDIT_MAX 10000       /* audit lines per session, then one note */
+#define SIGNALS_PER_WAKE 8
+
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0x1000
+#endif
+
+enum state { A_FREE, A_QUEUED, A_PROMPT, A_APPROVER, A_RUNNING, A_REAPING };
+
+struct ask {
+	enum state st;
+	int io[3];              /* the requester's stdin, stdout, stderr */
+	int reply;              /* -1 once closed */
+	int cwd_fd, exe_fd;     /* opened when the request came */
+	struct ask_req req;
+	pid_t host_pid;
+	long sb_pid;            /* as the sandbox sees it */
+	char *comm, *exe, *cwd, *path;
+	bool exe_writable;      /* the sandbox could change the program's contents */
+	long long t0, deadline; /* monotonic ms; deadline 0: none (running) */
+	time_t wall0;
+	pid_t child;            /* approver or command */
+	int child_pidfd;
+	struct watch *w_reply, *w_child;
+	const char *decision, *by;
+	char *rule, *message;
+	int status;             /* the command's, or 128+N when cancelled by signal N */
+	bool ran;               /* the command ran (status is its own) */
+};
+
+static struct ask asks[ASK_MAX];
+static bool init_done;
+static int timer_fd = -1;
+static struct watch *w_timer;
+static unsigned audited;
+
+static long long now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void init_once(void)
+{
+	if (init_done)
+		return;
+	for (size_t i = 0; i < ASK_MAX; i++)
+		asks[i] = (struct ask){.io = {-1, -1, -1}, .reply = -1, .cwd_fd = -1,
+				       .exe_fd = -1, .child_pidfd = -1, .status = -1};
+	init_done = true;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* --- messages to the client ---------------------------------------------- */
+
+/* One packet, never waiting: the socket is fresh and the client reads;
+ * a client that does not is dropped. */
+static void send_doc(int fd, json_t *doc)
+{
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	if (fd >= 0 && text)
+		(void)!send(fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
+	free(text);
+}
+
+static void send_error(int fd, const char *msg)
+{
+	send_doc(fd, json_pack("{s:i, s:s, s:s}", "v", 1, "type", "error", "error", msg));
+}
+
+/* --- the audit log --------------------------------------------------------- */
+
+static void audit_line(json_t *o)
+{
+	char *dir = wicket_state_dir();
+	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	if (dir && text && wicket_state_dir_make(dir)) {
+		char *file = path_join(dir, "audit.jsonl");
+		int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			size_t n = strlen(text);
+			text[n] = '\n'; /* json_dumps leaves room: the NUL becomes the newline */
+			if (write(fd, text, n + 1) != (ssize_t)(n + 1))
+				warnmsg("ask: cannot append to %s", file);
+			close(fd);
+		} else {
+			warnmsg("ask: cannot open %s: %s", file, strerror(errno));
+		}
+		free(file);
+	}
+	free(dir);
+	free(text);
+}
+
+static json_t *argv_json(const struct strv *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < v->n; i++)
+		json_array_append_new(a, json_string(v->v[i]) ?: json_string("?"));
+	return a;
+}
+
+/* A string from the sandbox, as JSON: jansson wants UTF-8. */
+static json_t *jstr(const char *s)
+{
+	if (!s)
+		return json_null();
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	char *c = text_clean(s, 4096);
+	j = json_string(c);
+	free(c);
+	return j;
+}
+
+static const char *policy_name(const struct session *s)
+{
+	return s->pol.name ? s->pol.name : DEFAULT_POLICY;
+}
+
+static void audit(const struct session *s, const struct ask *a)
+{
+	if (audited > AUDIT_MAX)
+		return;
+	if (audited++ == AUDIT_MAX) {
+		audit_line(json_pack("{s:I, s:s, s:s}", "time", (json_int_t)time(NULL), "session",
+				     s->session_id ? s->session_id : "", "note",
+				     "more requests than the audit log keeps per session"));
+		return;
+	}
+	char when[32];
+	struct tm tm;
+	time_t t = a->wall0;
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	json_t *o = json_object();
+	json_object_set_new(o, "time", json_string(when));
+	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
+	json_object_set_new(o, "policy", jstr(policy_name(s)));
+	json_object_set_new(o, "pid", json_integer(a->host_pid));
+	json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
+	json_object_set_new(o, "comm", jstr(a->comm));
+	json_object_set_new(o, "exe", jstr(a->exe));
+	json_object_set_new(o, "argv", argv_json(&a->req.argv));
+	json_object_set_new(o, "path", jstr(a->path));
+	json_object_set_new(o, "cwd", jstr(a->cwd));
+	json_object_set_new(o, "reason", jstr(a->req.reason));
+	json_object_set_new(o, "decision", json_string(a->decision ? a->decision : "error"));
+	json_object_set_new(o, "by", json_string(a->by ? a->by : "error"));
+	if (a->rule)
+		json_object_set_new(o, "rule", jstr(a->rule));
+	if (a->message)
+		json_object_set_new(o, "message", jstr(a->message));
+	json_object_set_new(o, "status", a->ran ? json_integer(a->status) : json_null());
+	json_object_set_new(o, "duration_ms", json_integer(now_ms() - a->t0));
+	audit_line(o);
+}
+
+/* --- the life of a request ---------------------------------------------------- */
+
+static void timer_rearm(void);
+static void prompt_next(struct session *s);
+
+/* The process group of a child of ours; never kill(0) or kill(-1),
+ * which would reach the supervisor itself or everything it can signal. */
+static void kill_group(pid_t pid, int sig)
+{
+	if (pid > 1)
+		kill(-pid, sig);
+}
+
+
+static void slot_free(struct ask *a)
+{
+	if (a->w_reply)
+		session_unwatch(a->w_reply);
+	if (a->w_child)
+		session_unwatch(a->w_child);
+	for (int i = 0; i < 3; i++)
+		close_fd(&a->io[i]);
+	close_fd(&a->reply);
+	close_fd(&a->cwd_fd);
+	close_fd(&a->exe_fd);
+	close_fd(&a->child_pidfd);
+	ask_req_free(&a->req);
+	free(a->comm);
+	free(a->exe);
+	free(a->cwd);
+	free(a->path);
+	free(a->rule);
+	free(a->message);
+	*a = (struct ask){.io = {-1, -1, -1}, .reply = -1, .cwd_fd = -1, .exe_fd = -1,
+			  .child_pidfd = -1, .status = -1};
+}
+
+/* The end of a request: the answer to the client, the audit line, and
+ * the slot freed (or kept until a killed approver is reaped). */
+static void conclude(struct session *s, struct ask *a, const char *decision, const char *by,
+		     const char *message)
+{
+	a->decision = decision;
+	a->by = by;
+	if (message && !a->message)
+		a->message = xstrdup(message);
+	json_t *r = json_pack("{s:i, s:s, s:s, s:s}", "v", 1, "type", "result", "decision",
+			      decision, "by", by);
+	if (r && a->message)
+		json_object_set_new(r, "message", jstr(a->message));
+	if (r && a->status >= 0)
+		json_object_set_new(r, "status", json_integer(a->status));
+	send_doc(a->reply, r);
+	audit(s, a);
+	bool was_prompt = a->st == A_PROMPT;
+	if (was_prompt)
+		pty_prompt_cancel(s, "wicket: the question was taken back (no answer in time, or "
+				     "the requester is gone).");
+	if (a->st == A_APPROVER && a->child > 0) {
+		kill_group(a->child, SIGKILL);
+		a->st = A_REAPING;
+		a->deadline = 0;
+		if (a->w_reply)
+			session_unwatch(a->w_reply);
+		a->w_reply = NULL;
+		close_fd(&a->reply);
+	} else {
+		slot_free(a);
+	}
+	timer_rearm();
+	if (was_prompt)
+		prompt_next(s);
+}
+
+static void deny(struct session *s, struct ask *a, const char *by, const char *msg)
+{
+	conclude(s, a, "denied", by, msg);
+}
+
+static int status_code(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return EXIT_WICKET;
+}
+
+/* fork() with every signal blocked until the child has reset them: a
+ * signal meant for the child (kill_group) must never run one of the
+ * supervisor's handlers in it (its forwarder would pass it on to the
+ * sandbox). In the child: its own session (no terminal of the
+ * supervisor's, no signal from its keyboard), default dispositions. */
+static pid_t fork_clean(void)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setsid();
+		for (int sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		return 0;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return pid;
+}
+
+static void approve(struct session *s, struct ask *a, const char *by);
+
+static void child_exited(struct session *s, struct watch *w, short revents)
+{
+	(void)w, (void)revents;
+	struct ask *a = w->data;
+	int st;
+	pid_t r = waitpid(a->child, &st, WNOHANG);
+	if (r == 0)
+		return;
+	session_unwatch(a->w_child);
+	a->w_child = NULL;
+	close_fd(&a->child_pidfd);
+	pid_t was = a->child;
+	a->child = 0;
+	if (r != was) {
+		st = 0;
+		if (a->st == A_APPROVER) {
+			deny(s, a, "error", "the approver could not be waited for");
+			return;
+		}
+	}
+	switch (a->st) {
+	case A_REAPING:
+		slot_free(a);
+		break;
+	case A_APPROVER:
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			approve(s, a, "approver");
+		} else {
+			char msg[96];
+			snprintf(msg, sizeof msg, "the approver said no (exit status %d)",
+				 status_code(st));
+			deny(s, a, "approver", msg);
+		}
+		break;
+	case A_RUNNING:
+		a->status = status_code(st);
+		a->ran = true;
+		conclude(s, a, "approved", a->by, NULL);
+		break;
+	default:
+		break;
+	}
+}
+
+static bool watch_child(struct session *s, struct ask *a, pid_t pid)
+{
+	a->child = pid;
+	a->child_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (a->child_pidfd >= 0)
+		fcntl(a->child_pidfd, F_SETFD, FD_CLOEXEC);
+	a->w_child = a->child_pidfd >= 0 ? session_watch(s, a->child_pidfd, POLLIN, child_exited, a)
+					 : NULL;
+	return a->w_child != NULL;
+}
+
+static void run_command(struct session *s, struct ask *a)
+{
+	const char *by = a->by;
+	pid_t pid = fork_clean();
+	if (pid < 0) {
+		deny(s, a, "error", "cannot start the command (fork failed)");
+		return;
+	}
+	if (pid == 0) {
+		for (int i = 0; i < 3; i++)
+			if (dup2(a->io[i], i) < 0)
+				_exit(EXIT_WICKET);
+		if (fchdir(a->cwd_fd) < 0)
+			_exit(EXIT_WICKET);
+		/* Nothing of the supervisor's stays open; the program's own
+		 * descriptor does (a script's interpreter opens /dev/fd/N). */
+		syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+		fcntl(a->exe_fd, F_SETFD, 0);
+		syscall(SYS_execveat, a->exe_fd, "", a->req.argv.v, environ, AT_EMPTY_PATH);
+		int e = errno;
+		char msg[256];
+		int n = snprintf(msg, sizeof msg, "wicket ask: %s: %s\n", a->path, strerror(e));
+		(void)!write(2, msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : 0);
+		_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+	}
+	a->st = A_RUNNING;
+	a->by = by;
+	a->deadline = 0;
+	/* The command has the requester's stdio now; the supervisor keeps no
+	 * copy (a reader waits for the command's output alone). */
+	for (int i = 0; i < 3; i++)
+		close_fd(&a->io[i]);
+	if (!watch_child(s, a, pid)) {
+		kill_group(pid, SIGKILL);
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		a->child = 0;
+		deny(s, a, "error", "no room to watch the command");
+		return;
+	}
+	send_doc(a->reply, json_pack("{s:i, s:s, s:s}", "v", 1, "type", "running", "by", by));
+	timer_rearm();
+}
+
+static void approve(struct session *s, struct ask *a, const char *by)
+{
+	a->by = by;
+	run_command(s, a);
+}
+
+/* --- the terminal ------------------------------------------------------------ */
+
+static void prompt_done(struct session *s, bool yes, void *data)
+{
+	struct ask *a = data;
+	if (a->st != A_PROMPT)
+		return;
+	a->st = A_QUEUED; /* no longer on the terminal: conclude() must not cancel it */
+	if (yes)
+		approve(s, a, "terminal");
+	else
+		deny(s, a, "terminal", "the person at the terminal said no");
+	prompt_next(s);
+}
+
+static char *prompt_text(const struct ask *a)
+{
+	char *comm = text_clean(a->comm ? a->comm : "?", 64);
+	char *cwd = text_clean(a->cwd ? a->cwd : "?", PATH_MAX);
+	char *cmd = ask_quote_argv(a->path, a->req.argv.v, a->req.argv.n);
+	char *reason = a->req.reason ? text_clean(a->req.reason, ASK_REASON_MAX) : NULL;
+	char *arg0 = strcmp(a->req.argv.v[0], a->path) != 0 ? ask_quote(a->req.argv.v[0]) : NULL;
+	char *t = xasprintf("wicket: a program in the sandbox asks to run a command outside it:\n"
+			    "  asked by:  %s (pid %ld in the sandbox), in %s\n"
+			    "  would run: %s\n"
+			    "%s%s%s"
+			    "  reason:    %s\n"
+			    "%s%s%s"
+			    "  with your own environment, in that directory, on its input and output.\n",
+			    comm, a->sb_pid, cwd, cmd, arg0 ? "  (named:    " : "", arg0 ? arg0 : "",
+			    arg0 ? ")\n" : "", reason ? reason : "(none given)",
+			    a->exe_writable ? "  CAREFUL:   the sandbox can change " : "",
+			    a->exe_writable ? a->path : "",
+			    a->exe_writable ? ", the program that would run\n" : "");
+	free(comm);
+	free(cwd);
+	free(cmd);
+	free(reason);
+	free(arg0);
+	return t;
+}
+
+static bool prompt_busy(void)
+{
+	for (size_t i = 0; i < ASK_MAX; i++)
+		if (asks[i].st == A_PROMPT)
+			return true;
+	return false;
+}
+
+/* One question at a time on the terminal: the next one waiting, oldest
+ * first. */
+static void prompt_next(struct session *s)
+{
+	while (!prompt_busy()) {
+		struct ask *a = NULL;
+		for (size_t i = 0; i < ASK_MAX; i++)
+			if (asks[i].st == A_QUEUED && asks[i].deadline &&
+			    (!a || asks[i].t0 < a->t0))
+				a = &asks[i];
+		if (!a)
+			return;
+		char *t = prompt_text(a);
+		a->st = A_PROMPT;
+		bool ok = pty_prompt(s, t, prompt_done, a);
+		free(t);
+		if (ok)
+			return;
+		a->st = A_QUEUED;
+		deny(s, a, "no-terminal", "no terminal to ask on");
+	}
+}
+
+/* --- the approver ---------------------------------------------------------- */
+
+static json_t *request_json(const struct session *s, const struct ask *a)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "v", json_integer(1));
+	json_object_set_new(o, "type", json_string("ask"));
+	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
+	json_object_set_new(o, "policy", jstr(policy_name(s)));
+	json_object_set_new(o, "argv", argv_json(&a->req.argv));
+	json_object_set_new(o, "path", jstr(a->path));
+	json_object_set_new(o, "path_writable_in_sandbox", json_boolean(a->exe_writable));
+	json_object_set_new(o, "cwd", jstr(a->cwd));
+	json_object_set_new(o, "reason", jstr(a->req.reason));
+	json_object_set_new(o, "pid", json_integer(a->host_pid));
+	json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
+	json_object_set_new(o, "comm", jstr(a->comm));
+	json_object_set_new(o, "exe", jstr(a->exe));
+	return o;
+}
+
+/* PATH is one the sandbox could write (then it could rewrite it). */
+static bool sandbox_writable(const struct session *s, const char *path)
+{
+	if (!writable_root_of(&s->pol, path))
+		return false;
+	for (size_t i = 0; i < s->pol.protect.n; i++)
+		if (path_is_under(path, s->pol.protect.v[i]))
+			return false;
+	return true;
+}
+
+/* NAME (a path, or a name found in the supervisor's PATH, absolute
+ * entries only), opened O_PATH; -1 when there is no such program. */
+static int open_program(const char *name, int dirfd)
+{
+	if (strchr(name, '/'))
+		return openat(dirfd, name, O_PATH | O_CLOEXEC);
+	const char *p = getenv("PATH");
+	if (!p)
+		p = "/usr/local/bin:/usr/bin:/bin";
+	while (*p) {
+		size_t len = strcspn(p, ":");
+		if (len && p[0] == '/') {
+			char *cand = xasprintf("%.*s/%s", (int)len, p, name);
+			int fd = open(cand, O_PATH | O_CLOEXEC);
+			free(cand);
+			struct stat st;
+			if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+			    (st.st_mode & 0111))
+				return fd;
+			if (fd >= 0)
+				close(fd);
+		}
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+static char *fd_path(int fd)
+{
+	char link[64], buf[PATH_MAX];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, buf, sizeof buf - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+static void ask_approver(struct session *s, struct ask *a, const char *approver)
+{
+	int fd = open_program(approver, AT_FDCWD);
+	char *path = fd >= 0 ? fd_path(fd) : NULL;
+	if (fd < 0 || !path) {
+		free(path);
+		if (fd >= 0)
+			close(fd);
+		char *m = xasprintf("the approver %s cannot be found", approver);
+		deny(s, a, "error", m);
+		free(m);
+		return;
+	}
+	if (sandbox_writable(s, path)) {
+		char *m = xasprintf("the approver %s is writable inside the sandbox: it is not asked", path);
+		close(fd);
+		free(path);
+		deny(s, a, "error", m);
+		free(m);
+		return;
+	}
+	json_t *doc = request_json(s, a);
+	char *text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	int p[2];
+	if (!text || pipe2(p, O_CLOEXEC) < 0) {
+		free(text);
+		close(fd);
+		free(path);
+		deny(s, a, "error", "cannot start the approver");
+		return;
+	}
+	size_t len = strlen(text);
+	text[len++] = '\n';
+	/* The whole request fits the pipe: written now, never waited for. */
+	fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	bool written = write(p[1], text, len) == (ssize_t)len;
+	close(p[1]);
+	free(text);
+	pid_t pid = written ? fork_clean() : -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (dup2(p[0], 0) < 0 || null < 0 || dup2(null, 1) < 0)
+			_exit(EXIT_WICKET);
+		syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+		fcntl(fd, F_SETFD, 0); /* a script's interpreter opens /dev/fd/N */
+		char *argv[] = {path, NULL};
+		syscall(SYS_execveat, fd, "", argv, environ, AT_EMPTY_PATH);
+		_exit(EXIT_NOEXEC);
+	}
+	close(p[0]);
+	close(fd);
+	free(path);
+	if (pid < 0) {
+		deny(s, a, "error", "cannot start the approver");
+		return;
+	}
+	a->st = A_APPROVER;
+	if (!watch_child(s, a, pid)) {
+		kill_group(pid, SIGKILL);
+		a->st = A_REAPING;
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		a->child = 0;
+		a->st = A_QUEUED;
+		deny(s, a, "error", "no room to watch the approver");
+	}
+}
+
+/* --- timeouts, and the client's signals ----------------------------------- */
+
+static void timer_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)w, (void)revents;
+	uint64_t n;
+	(void)!read(timer_fd, &n, sizeof n);
+	long long now = now_ms();
+	for (size_t i = 0; i < ASK_MAX; i++) {
+		struct ask *a = &asks[i];
+		if ((a->st == A_QUEUED || a->st == A_PROMPT || a->st == A_APPROVER) && a->deadline &&
+		    now >= a->deadline)
+			conclude(s, a, "denied", "timeout", "no answer in time");
+	}
+	timer_rearm();
+}
+
+static void timer_rearm(void)
+{
+	if (timer_fd < 0)
+		return;
+	long long next = 0;
+	for (size_t i = 0; i < ASK_MAX; i++)
+		if (asks[i].st != A_FREE && asks[i].st != A_RUNNING && asks[i].st != A_REAPING &&
+		    asks[i].deadline && (!next || asks[i].deadline < next))
+			next = asks[i].deadline;
+	struct itimerspec its = {0};
+	if (next) {
+		long long d = next - now_ms();
+		if (d < 1)
+			d = 1;
+		its.it_value.tv_sec = d / 1000;
+		its.it_value.tv_nsec = (d % 1000) * 1000000;
+	}
+	timerfd_settime(timer_fd, 0, &its, NULL);
+}
+
+static void reply_ready(struct session *s, struct watch *w, short revents)
+{
+	struct ask *a = w->data;
+	for (int k = 0; k < SIGNALS_PER_WAKE; k++) {
+		char buf[256];
+		ssize_t n = recv(a->reply, buf, sizeof buf, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !(revents & (POLLHUP | POLLERR)))
+			return;
+		if (n <= 0) {
+			/* The requester is gone. */
+			if (a->st == A_RUNNING) {
+				/* Like a terminal that hangs up: the command gets SIGHUP. */
+				kill_group(a->child, SIGHUP);
+				session_unwatch(a->w_reply);
+				a->w_reply = NULL;
+				close_fd(&a->reply);
+			} else {
+				deny(s, a, "cancelled", "the requester is gone");
+			}
+			return;
+		}
+		int sig = ask_parse_signal(buf, (size_t)n);
+		if (sig < 0)
+			continue; /* nothing else is read from this socket: no "approve" */
+		if (a->st == A_RUNNING) {
+			kill_group(a->child, sig);
+		} else {
+			a->status = 128 + sig;
+			deny(s, a, "cancelled", "cancelled by a signal");
+			return;
+		}
+	}
+}
+
+/* --- the request --------------------------------------------------------------- */
+
+static char *proc_read(pid_t pid, const char *what, size_t max)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%ld/%s", (long)pid, what);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char *buf = xmalloc(max + 1);
+	ssize_t n = read(fd, buf, max);
+	close(fd);
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	return buf;
+}
+
+static char *proc_link(pid_t pid, const char *what)
+{
+	char p[64], buf[PATH_MAX];
+	snprintf(p, sizeof p, "/proc/%ld/%s", (long)pid, what);
+	ssize_t n = readlink(p, buf, sizeof buf - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+/* The requester's pid as the sandbox sees it (the last of NSpid). */
+static long sandbox_pid(pid_t pid)
+{
+	char *st = proc_read(pid, "status", 4096);
+	long v = pid;
+	char *l = st ? strstr(st, "\nNSpid:") : NULL;
+	if (l) {
+		char *end = strchr(l + 1, '\n');
+		if (end)
+			*end = '\0';
+		char *last = strrchr(l, '\t');
+		if (last)
+			v = strtol(last + 1, NULL, 10);
+	}
+	free(st);
+	return v;
+}
+
+static bool same_file(int fd, const char *name)
+{
+	int f = open_program(name, AT_FDCWD);
+	struct stat a, b;
+	bool same = f >= 0 && fstat(f, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino;
+	if (f >= 0)
+		close(f);
+	return same;
+}
+
+static const char *base_of(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b ? b + 1 : p;
+}
+
+static char *rule_text(const struct strv *r)
+{
+	return ask_quote_argv(NULL, r->v, r->n);
+}
+
+/* The cwd of the requester, the same directory outside: opened by the
+ * path its /proc entry gives and checked against the directory itself. */
+static const char *find_cwd(struct ask *a)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%ld/cwd", (long)a->host_pid);
+	int inside = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	a->cwd = proc_link(a->host_pid, "cwd");
+	struct stat si, so;
+	if (inside < 0 || !a->cwd || fstat(inside, &si) < 0) {
+		if (inside >= 0)
+			close(inside);
+		return "the requester's working directory cannot be found";
+	}
+	close(inside);
+	if (a->cwd[0] != '/')
+		return "the requester's working directory is not reachable outside the sandbox";
+	a->cwd_fd = open(a->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (a->cwd_fd < 0 || fstat(a->cwd_fd, &so) < 0 || so.st_dev != si.st_dev ||
+	    so.st_ino != si.st_ino)
+		return "the requester's working directory is not the same directory outside the "
+		       "sandbox (the sandbox's private /tmp?); cd to a directory of the workspace";
+	return NULL;
+}
+
+void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
+		 const int *fds, int nfds)
+{
+	init_once();
+	int type = 0;
+	socklen_t tl = sizeof type;
+	bool sock_ok = nfds == 4 && getsockopt(fds[3], SOL_SOCKET, SO_TYPE, &type, &tl) == 0 &&
+		       type == SOCK_SEQPACKET;
+	if (!sock_ok) {
+		/* Nowhere to answer, or not the four descriptors of a request. */
+		if (nfds == 4 && (type == SOCK_STREAM))
+			send_error(fds[3], "an ask request carries a SOCK_SEQPACKET reply socket");
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		return;
+	}
+	struct ask_req req;
+	const char *err;
+	if (!ask_parse(buf, len, &req, &err)) {
+		send_error(fds[3], err);
+		for (int i = 0; i < 4; i++)
+			close(fds[i]);
+		return;
+	}
+	struct ask *a = NULL;
+	for (size_t i = 0; i < ASK_MAX && !a; i++)
+		if (asks[i].st == A_FREE)
+			a = &asks[i];
+	if (!a || sender <= 0) {
+		send_error(fds[3], a ? "the requester is unknown" :
+			   "too many requests at once (16 in flight); try again later");
+		ask_req_free(&req);
+		for (int i = 0; i < 4; i++)
+			close(fds[i]);
+		return;
+	}
+	if (timer_fd < 0) {
+		timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		w_timer = timer_fd >= 0 ? session_watch(s, timer_fd, POLLIN, timer_ready, NULL) : NULL;
+		if (!w_timer) {
+			close_fd(&timer_fd);
+			send_error(fds[3], "the supervisor has no room for a request now");
+			ask_req_free(&req);
+			for (int i = 0; i < 4; i++)
+				close(fds[i]);
+			return;
+		}
+	}
+	a->st = A_QUEUED;
+	for (int i = 0; i < 3; i++)
+		a->io[i] = fds[i];
+	a->reply = fds[3];
+	a->req = req;
+	a->host_pid = sender;
+	a->t0 = now_ms();
+	a->wall0 = time(NULL);
+	int limit = s->wpol.esc_timeout > 0 ? s->wpol.esc_timeout : 120;
+	if (req.timeout && req.timeout < limit)
+		limit = req.timeout; /* the client may only shorten it */
+	a->deadline = a->t0 + (long long)limit * 1000;
+	a->w_reply = session_watch(s, a->reply, POLLIN, reply_ready, a);
+	if (!a->w_reply) {
+		send_error(a->reply, "the supervisor has no room for a request now");
+		slot_free(a);
+		return;
+	}
+	a->sb_pid = sandbox_pid(sender);
+	char *comm = proc_read(sender, "comm", 64);
+	if (comm)
+		comm[strcspn(comm, "\n")] = '\0';
+	a->comm = comm;
+	a->exe = proc_link(sender, "exe");
+
+	const char *why = find_cwd(a);
+	if (why) {
+		deny(s, a, "error", why);
+		return;
+	}
+	a->exe_fd = open_program(a->req.argv.v[0], a->cwd_fd);
+	struct stat st;
+	if (a->exe_fd < 0 || fstat(a->exe_fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    !(a->path = fd_path(a->exe_fd))) {
+		char *clean = text_clean(a->req.argv.v[0], 256);
+		char *m = xasprintf("%s: command not found outside the sandbox", clean);
+		free(clean);
+		a->status = EXIT_NOTFOUND;
+		deny(s, a, "error", m);
+		free(m);
+		return;
+	}
+	a->exe_writable = sandbox_writable(s, a->path);
+
+	/* 1. escalation.deny: any sign that it is the command named. */
+	const char *arg0 = a->req.argv.v[0];
+	for (size_t i = 0; i < s->wpol.esc_deny.n; i++) {
+		const struct strv *r = &s->wpol.esc_deny.v[i];
+		if (!ask_args_match(r, a->req.argv.v, a->req.argv.n))
+			continue;
+		const char *r0 = r->v[0];
+		bool hit = strchr(r0, '/') ? strcmp(r0, a->path) == 0 || strcmp(r0, arg0) == 0
+					   : strcmp(r0, base_of(arg0)) == 0 ||
+						     strcmp(r0, base_of(a->path)) == 0;
+		if (hit || same_file(a->exe_fd, r0)) {
+			a->rule = rule_text(r);
+			deny(s, a, "rule", "a deny rule of the policy (escalation.deny) matches");
+			return;
+		}
+	}
+	/* 2. escalation.allow: the very file the rule names. */
+	for (size_t i = 0; i < s->wpol.esc_allow.n; i++) {
+		const struct strv *r = &s->wpol.esc_allow.v[i];
+		if (!ask_args_match(r, a->req.argv.v, a->req.argv.n) || a->exe_writable ||
+		    !same_file(a->exe_fd, r->v[0]))
+			continue;
+		a->rule = rule_text(r);
+		approve(s, a, "rule");
+		return;
+	}
+	/* 3. the mode. */
+	if (s->wpol.esc_mode == WK_ESC_DENY) {
+		deny(s, a, "policy", "the policy refuses every request (escalation.mode \"deny\")");
+		return;
+	}
+	const char *approver = s->approver ? s->approver :
+			       s->wpol.esc_mode == WK_ESC_APPROVER ? s->wpol.esc_approver : NULL;
+	if (approver) {
+		ask_approver(s, a, approver);
+		timer_rearm();
+		return;
+	}
+	if (!prompt_busy() && !pty_can_prompt()) {
+		deny(s, a, "no-terminal", "no terminal to ask on");
+		return;
+	}
+	timer_rearm();
+	prompt_next(s);
+}
+
+void ask_finish(struct session *s)
+{
+	if (!init_done)
+		return;
+	for (size_t i = 0; i < ASK_MAX; i++) {
+		struct ask *a = &asks[i];
+		switch (a->st) {
+		case A_FREE:
+			break;
+		case A_RUNNING:
+			/* The session is over: the command's requester is gone. */
+			kill_group(a->child, SIGHUP);
+			a->child = 0;
+			conclude(s, a, "approved", a->by, "the session ended while it ran");
+			break;
+		case A_REAPING:
+			slot_free(a);
+			break;
+		default:
+			conclude(s, a, "denied", "cancelled", "the session ended");
+			break;
+		}
+	}
+	for (size_t i = 0; i < ASK_MAX; i++)
+		if (asks[i].st != A_FREE)
+			slot_free(&asks[i]);
+	if (w_timer)
+		session_unwatch(w_timer);
+	w_timer = NULL;
+	close_fd(&timer_fd);
+}

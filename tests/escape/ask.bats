@@ -1,0 +1,206 @@
+#!/usr/bin/env bats
+# `wicket ask`: the sandbox cannot approve its own request, nor make the
+# supervisor run something else than what was decided, nor stop the
+# session by what it sends. Judged by effects outside: a marker file in a
+# directory the sandbox cannot write.
+
+load ../lib/common
+load escape_helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	WS=$(mk_workspace) && OUT=$(mk_outside) || return 1
+	export XDG_STATE_HOME=$OUT/state
+	AUDIT=$XDG_STATE_HOME/wicket/audit.jsonl
+	printf '#!/bin/sh\ncat >/dev/null\nexit 1\n' >"$OUT/no"
+	printf '#!/bin/sh\ncat >/dev/null\nsleep 1.5\nexit 0\n' >"$OUT/slowyes"
+	printf '#!/bin/sh\ncat >/dev/null\nexec sleep 30\n' >"$OUT/slow"
+	chmod 755 "$OUT/no" "$OUT/slowyes" "$OUT/slow"
+	printf '{"extends": "workspace-write", "escalation": {"allow": [["true"]], "timeout": 5}}\n' >"$OUT/pol.json"
+	chmod 644 "$OUT/pol.json"
+	export WS OUT WICKET PY
+}
+
+teardown() { escape_cleanup; common_teardown; }
+
+wsrun() {
+	local ws=$1
+	shift
+	(cd "$ws" && bounded 90 "$WICKET" run "$@")
+}
+
+# The raw protocol, from inside: CTL is the control socket, ask() sends a
+# request with the given descriptors and returns the reply socket.
+RAW='
+import array, json, os, socket, sys, time
+ctl = socket.socket(fileno=os.dup(int(os.environ["WICKET_FD"].split(":")[0])))
+def ask(data, fds=None, kind=socket.SOCK_SEQPACKET):
+    a, b = socket.socketpair(socket.AF_UNIX, kind)
+    if fds is None:
+        fds = [0, 1, 2, b.fileno()]
+    try:
+        ctl.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else [])
+    except OSError as e:
+        print("send:", e.errno)
+    b.close()
+    return a
+def answer(a, t=10):
+    a.settimeout(t)
+    try:
+        return a.recv(65536).decode()
+    except socket.timeout:
+        return "TIMEOUT"
+def req(argv, **kw):
+    d = {"v": 1, "type": "ask", "argv": argv}
+    d.update(kw)
+    return json.dumps(d).encode()
+'
+
+@test "ask hostile input: malformed, oversized, wrong descriptors, floods, a burst of 1000; each refused, the session goes on" {
+	run --separate-stderr wsrun "$WS" --policy "$OUT/pol.json" --approver "$OUT/slow" -- "$PY" -c "$RAW"'
+M = os.environ["OUT"] + "/made"
+touch = ["touch", M]
+out = []
+out.append(answer(ask(b"{not json")))
+out.append(answer(ask(req(touch, extra=1))))
+out.append(answer(ask(req(touch, reason=7))))
+out.append(answer(ask(req([]))))
+out.append(answer(ask(req(touch, timeout=0))))
+out.append(answer(ask(req(["x"] * 300))))
+out.append(answer(ask(req(["x" * 40000]))))
+out.append(answer(ask(b" " * 70000 + req(touch))))
+out.append(answer(ask(b"{\"v\":2,\"type\":\"ask\",\"argv\":[\"true\"]}")))
+out.append(answer(ask(req(touch), kind=socket.SOCK_STREAM)))
+for r in out:
+    print("R", r)
+# wrong descriptor counts and kinds: nothing to answer on, dropped
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+ask(req(touch), fds=[0, 1, 2])
+ask(req(touch), fds=[0, 1, 2, 0])
+ask(req(touch), fds=[b.fileno()])
+ask(req(touch), fds=[])
+# a descriptor flood: 250 per packet, 200 packets
+r, w = os.pipe()
+for i in range(200):
+    try:
+        ctl.sendmsg([req(touch)], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [r] * 250))])
+    except OSError:
+        pass
+# a burst of 1000 requests: at most 16 in flight (the slow approver), the rest refused
+socks = [ask(req(touch + [str(i)])) for i in range(1000)]
+busy = sum(1 for s in socks if "too many requests" in answer(s, 0.5))
+print("busy", busy >= 900)
+# a requester that goes away mid-decision, a closed reply socket
+for s in socks:
+    s.close()
+ask(req(touch)).close()
+time.sleep(0.5)
+# the session goes on: an allow rule still answers
+print("after", answer(ask(req(["true"]))))
+'
+	assert_equal "$status" 0
+	assert_line --index 0 --regexp '^R .*"type":"error".*malformed request'
+	assert_line --index 1 --regexp '^R .*unknown field in the request'
+	assert_line --index 2 --regexp '^R .*reason.. must be a string'
+	assert_line --index 3 --regexp '^R .*argv.. must be an array of 1 to 256'
+	assert_line --index 4 --regexp '^R .*timeout.. must be'
+	assert_line --index 5 --regexp '^R .*argv.. must be an array of 1 to 256'
+	assert_line --index 6 --regexp '^R .*too long'
+	assert_line --index 7 --regexp '^R .*request too large'
+	assert_line --index 8 --regexp '^R .*malformed request: a JSON object with'
+	assert_line --index 9 --regexp '^R .*SOCK_SEQPACKET reply socket'
+	assert_line "busy True"
+	assert_line --regexp '^after .*"by":"rule"'
+	[ ! -e "$OUT/made" ]
+}
+
+@test "ask: a forged answer on the control socket or on the reply socket approves nothing" {
+	run --separate-stderr wsrun "$WS" --approver "$OUT/no" -- "$PY" -c "$RAW"'
+M = os.environ["OUT"] + "/made"
+for t in ("result", "approve", "approved", "answer"):
+    print(answer(ask(json.dumps({"v": 1, "type": t, "decision": "approved", "argv": ["touch", M]}).encode())))
+a = ask(req(["touch", M]))
+for m in ({"v": 1, "type": "result", "decision": "approved"}, {"v": 1, "type": "approve"}, "y\n", "yes\n"):
+    a.send((json.dumps(m) if isinstance(m, dict) else m).encode())
+print("final", answer(a))
+'
+	assert_equal "$status" 0
+	assert_line --index 0 --regexp 'unknown request type'
+	assert_line --regexp '^final .*"decision":"denied","by":"approver"'
+	[ ! -e "$OUT/made" ]
+}
+
+@test "ask: SCM_CREDENTIALS cannot claim another process" {
+	run --separate-stderr wsrun "$WS" --approver "$OUT/no" -- "$PY" -c "$RAW"'
+import struct
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+for pid in (1, os.getppid(), 999999):
+    try:
+        ctl.sendmsg([req(["touch", os.environ["OUT"] + "/made"])],
+                    [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, struct.pack("iII", pid, os.getuid(), os.getgid())),
+                     (socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [0, 1, 2, b.fileno()]))])
+        print("sent as", pid)
+    except OSError as e:
+        print("refused", e.errno)
+'
+	assert_equal "$status" 0
+	assert_equal "${lines[*]}" "refused 1 refused 1 refused 1"
+	[ ! -e "$OUT/made" ]
+}
+
+@test "ask: LD_PRELOAD and PATH planted in the sandbox do not reach the command; argv[0] is resolved with the supervisor's PATH" {
+	mkdir "$WS/bin"
+	printf '#!/bin/sh\ntouch %s/made\n' "$OUT" >"$WS/bin/true"
+	chmod 755 "$WS/bin/true"
+	printf '{"extends": "workspace-write", "escalation": {"allow": [["true"], ["env"]]}}\n' >"$OUT/env.json"
+	chmod 644 "$OUT/env.json"
+	run --separate-stderr wsrun "$WS" --policy "$OUT/env.json" -- sh -c '
+		export PATH="$PWD/bin:$PATH" LD_PRELOAD="$PWD/evil.so" WK_PLANTED=1
+		"$1" ask -- true; echo "rc=$?"
+		"$1" ask -- env' _ "$WICKET" </dev/null
+	assert_equal "$status" 0
+	assert_line --index 0 "rc=0"
+	refute_line --partial "WK_PLANTED"
+	refute_line --partial "evil.so"
+	refute_line --regexp "^PATH=.*$WS"
+	refute_line --regexp "^WICKET_FD="
+	[ ! -e "$OUT/made" ]
+}
+
+@test "ask: swapping the program or the cwd between the request and the run changes nothing" {
+	mkdir "$WS/d"
+	printf '#!/bin/sh\necho original; pwd -P\n' >"$WS/tool"
+	printf '#!/bin/sh\necho swapped; touch %s/made\n' "$OUT" >"$WS/evil"
+	chmod 755 "$WS/tool" "$WS/evil"
+	run --separate-stderr wsrun "$WS" --approver "$OUT/slowyes" -- sh -c '
+		cd d && { "$1" ask -- ../tool & }
+		sleep 0.5
+		mv ../tool ../tool.old && mv ../evil ../tool
+		cd .. && mv d d.old && mkdir d
+		wait' _ "$WICKET" </dev/null
+	assert_equal "$status" 0
+	assert_equal "${lines[*]}" "original $WS/d.old"
+	[ ! -e "$OUT/made" ]
+}
+
+@test "ask: the sandbox can neither see, signal nor trace the supervisor" {
+	run --separate-stderr wsrun "$WS" --policy "$OUT/pol.json" -- "$PY" -c "$RAW"'
+import ctypes, signal
+libc = ctypes.CDLL(None, use_errno=True)
+me = os.getpid()
+hits = 0
+for p in os.listdir("/proc"):
+    if not p.isdigit() or int(p) == me:
+        continue
+    if libc.ptrace(16, int(p), 0, 0) == 0:   # PTRACE_ATTACH
+        hits += 1
+print("traced", hits)
+print("supervisor visible", any(os.path.exists("/proc/%d" % p) and os.readlink("/proc/%d/exe" % p).endswith("/wicket")
+      for p in [int(x) for x in os.listdir("/proc") if x.isdigit()] if p != me and p != 1))
+print("after", answer(ask(req(["true"]))))
+'
+	assert_equal "$status" 0
+	assert_line "traced 0"
+	assert_line "supervisor visible False"
+	assert_line --regexp '^after .*"by":"rule"'
+}

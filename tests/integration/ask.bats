@@ -1,0 +1,265 @@
+#!/usr/bin/env bats
+# `wicket ask` (wicket(1), ASKING TO RUN OUTSIDE THE SANDBOX): a command
+# inside asks the supervisor to run one command outside, once; the
+# policy's rules, an approver or the terminal decide; it runs with the
+# requester's stdio and cwd; every request is one line of the audit log.
+
+load ../lib/common
+load integration_helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	WS=$(mk_workspace) && OUT=$(mk_outside) || return 1
+	track "$WS" "$OUT"
+	export XDG_STATE_HOME=$OUT/state
+	AUDIT=$XDG_STATE_HOME/wicket/audit.jsonl
+	# Approvers live outside the workspace: the sandbox cannot rewrite them.
+	printf '#!/bin/sh\ncat >"%s/req.$$.json"\nexit 0\n' "$OUT" >"$OUT/yes"
+	printf '#!/bin/sh\ncat >/dev/null\nexit 1\n' >"$OUT/no"
+	printf '#!/bin/sh\ncat >/dev/null\nexec sleep 30\n' >"$OUT/slow"
+	chmod 755 "$OUT/yes" "$OUT/no" "$OUT/slow"
+	export WS OUT WICKET
+}
+
+teardown() { it_teardown; }
+
+# policy NAME JSON-ESCALATION: a policy file extending workspace-write.
+policy() {
+	printf '{"extends": "workspace-write", "escalation": %s}\n' "$2" >"$OUT/$1.json"
+	chmod 644 "$OUT/$1.json"
+}
+
+@test "ask: outside a session it says so and exits 125" {
+	run --separate-stderr env -u WICKET_FD -u WICKET_SESSION "$WICKET" ask -- true
+	assert_equal "$status" 125
+	assert_equal "$stderr" "wicket: ask: not inside a wicket session (outside one, run the command itself)"
+	run --separate-stderr "$WICKET" ask
+	assert_equal "$status" 125
+}
+
+@test "ask: the approver says yes: the command runs outside with the requester's cwd and stdio, its status comes back" {
+	mkdir "$WS/sub"
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+		cd sub && "$1" ask --reason "make the file" -- sh -c "touch \"$2/made\"; pwd; echo err >&2; exit 7"
+		echo "rc=$?"' _ "$WICKET" "$OUT"
+	assert_equal "$status" 0
+	assert_line --index 0 "$WS/sub"
+	assert_line --index 1 "rc=7"
+	assert_equal "$stderr" "err"
+	[ -f "$OUT/made" ]
+	"$PY" - "$OUT" "$WS" <<'PYEOF'
+import glob, json, sys
+out, ws = sys.argv[1], sys.argv[2]
+reqs = glob.glob(out + "/req.*.json")
+assert len(reqs) == 1, reqs
+r = json.load(open(reqs[0]))
+assert r["v"] == 1 and r["type"] == "ask", r
+assert r["argv"][0] == "sh" and r["argv"][1] == "-c", r
+assert r["path"].startswith("/") and r["path"].split("/")[-1] in ("sh", "dash", "bash"), r
+assert r["cwd"] == ws + "/sub", r
+assert r["reason"] == "make the file", r
+assert r["comm"] == "wicket" and r["exe"].endswith("/wicket"), r
+assert isinstance(r["pid"], int) and isinstance(r["sandbox_pid"], int), r
+assert r["path_writable_in_sandbox"] is False, r
+PYEOF
+}
+
+@test "ask: the approver says no: exit 122, one line, nothing runs" {
+	run --separate-stderr wsrun "$WS" --approver "$OUT/no" -- sh -c '
+		"$1" ask -- touch "$2/made"; echo "rc=$?"' _ "$WICKET" "$OUT"
+	assert_equal "$status" 0
+	assert_equal "$output" "rc=122"
+	assert_equal "$stderr" "wicket: ask: denied: the approver said no (exit status 1)"
+	[ ! -e "$OUT/made" ]
+}
+
+@test "ask: no answer within the policy's timeout (or a shorter --timeout): exit 123, the approver is ended" {
+	policy slow '{"mode": "approver", "approver": "'"$OUT"'/slow", "timeout": 1}'
+	SECONDS=0
+	run --separate-stderr wsrun "$WS" --policy "$OUT/slow.json" -- sh -c '
+		"$1" ask -- touch "$2/made"; echo "rc=$?"' _ "$WICKET" "$OUT"
+	assert_equal "$output" "rc=123"
+	assert_equal "$stderr" "wicket: ask: denied: no answer in time"
+	[ "$SECONDS" -lt 10 ]
+	[ ! -e "$OUT/made" ]
+	# --timeout shortens the policy's 120 s; it cannot lengthen a short one.
+	SECONDS=0
+	run --separate-stderr wsrun "$WS" --approver "$OUT/slow" -- sh -c '
+		"$1" ask --timeout 1 -- true; echo "rc=$?"' _ "$WICKET"
+	assert_equal "$output" "rc=123"
+	[ "$SECONDS" -lt 10 ]
+	run --separate-stderr wsrun "$WS" --policy "$OUT/slow.json" -- sh -c '
+		"$1" ask --timeout 100 -- true; echo "rc=$?"' _ "$WICKET"
+	assert_equal "$output" "rc=123"
+	[ "$SECONDS" -lt 20 ]
+	! pgrep -f "^sleep 30$" -u "$(id -u)" -P 1 >/dev/null || true
+}
+
+@test "ask: a policy allow rule approves without asking; a deny rule refuses even with an approver that says yes" {
+	policy rules '{"mode": "deny", "allow": [["true"], ["sh", "-c", "exit 5"]], "deny": [["touch"]]}'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/rules.json" -- sh -c '
+		"$1" ask -- true; echo "rc=$?"
+		"$1" ask -- /bin/true; echo "rc=$?"
+		"$1" ask -- sh -c "exit 5"; echo "rc=$?"
+		"$1" ask -- sh -c "exit 6"; echo "rc=$?"' _ "$WICKET"
+	assert_equal "$status" 0
+	assert_equal "${lines[*]}" "rc=0 rc=0 rc=5 rc=122"
+	assert_equal "$stderr" 'wicket: ask: denied: the policy refuses every request (escalation.mode "deny")'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/rules.json" --approver "$OUT/yes" -- sh -c '
+		"$1" ask -- touch "$2/made"; echo "rc=$?"
+		"$1" ask -- /usr/bin/touch "$2/made"; echo "rc=$?"' _ "$WICKET" "$OUT"
+	assert_equal "${lines[*]}" "rc=122 rc=122"
+	assert_line --index 0 "rc=122"
+	[ ! -e "$OUT/made" ]
+	grep -q '"by":"rule","rule":"touch"' "$AUDIT"
+}
+
+@test "ask: an allow rule never approves a program the sandbox can write" {
+	policy allowtool '{"mode": "deny", "allow": [["'"$WS"'/tool"]]}'
+	printf '#!/bin/sh\necho ran\n' >"$WS/tool" && chmod 755 "$WS/tool"
+	run --separate-stderr wsrun "$WS" --policy "$OUT/allowtool.json" -- sh -c '
+		"$1" ask -- ./tool; echo "rc=$?"' _ "$WICKET"
+	assert_equal "$output" "rc=122"
+}
+
+@test "ask: without a terminal and without an approver: no one to ask, exit 123" {
+	run --separate-stderr wsrun "$WS" -- sh -c '"$1" ask -- touch "$2/made"; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+	assert_equal "$output" "rc=123"
+	assert_equal "$stderr" "wicket: ask: denied: no terminal to ask on"
+	[ ! -e "$OUT/made" ]
+}
+
+@test "ask: stdio through pipes and files" {
+	policy cat '{"allow": [["cat"], ["sh"]]}'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/cat.json" -- sh -c '
+		printf "one\ntwo\n" | "$1" ask -- cat | tr a-z A-Z
+		printf "in a file\n" >in.txt
+		"$1" ask -- cat <in.txt >out.txt 2>err.txt; echo "rc=$?"
+		"$1" ask -- sh -c "echo to-stderr >&2" 2>>err.txt
+		cat out.txt err.txt' _ "$WICKET" </dev/null
+	assert_equal "$status" 0
+	assert_equal "${lines[*]}" "ONE TWO rc=0 in a file to-stderr"
+}
+
+@test "ask: ten requests at once are each answered" {
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+		for i in 0 1 2 3 4 5 6 7 8 9; do
+			"$1" ask -- sh -c "sleep 0.3; exit $i" & 
+		done
+		n=0
+		for j in 0 1 2 3 4 5 6 7 8 9; do wait %$((j + 1)); n=$((n + $?)); done
+		echo "sum=$n"' _ "$WICKET"
+	assert_equal "$status" 0
+	assert_equal "$output" "sum=45"
+	[ "$(grep -c '"decision":"approved","by":"approver"' "$AUDIT")" = 10 ]
+}
+
+@test "ask: from Python's subprocess.run (descriptors closed) and from a make recipe" {
+	command -v make >/dev/null || skip "no make"
+	policy py '{"allow": [["echo"]]}'
+	printf 'all:\n\t"$(WICKET)" ask -- echo from-make\n' >"$WS/Makefile"
+	run --separate-stderr wsrun "$WS" --policy "$OUT/py.json" -- sh -c '
+		"$2" -c "import subprocess, sys; r = subprocess.run([sys.argv[1], \"ask\", \"--\", \"echo\", \"from-python\"]); print(\"rc=%d\" % r.returncode)" "$1"
+		make -s --no-print-directory WICKET="$1"' _ "$WICKET" "$PY" </dev/null
+	assert_equal "$status" 0
+	assert_equal "${lines[*]}" "from-python rc=0 from-make"
+}
+
+@test "ask: SIGTERM, SIGINT and SIGHUP to wicket ask reach the command; it exits with the command's status" {
+	policy sl '{"allow": [["sh"]]}'
+	run with_signal TERM "$WS/ready" sh -c 'cd "$1" && exec "$2" run --policy "$3" -- "$2" ask -- sh -c "trap \"exit 42\" TERM; touch ready; while :; do sleep 0.1; done"' _ "$WS" "$WICKET" "$OUT/sl.json"
+	# (the loop's sleep, in the same process group, is ended too)
+	assert_equal "${lines[-1]}" "exit 42"
+	rm -f "$WS/ready"
+	run with_signal INT "$WS/ready" sh -c 'cd "$1" && exec "$2" run --policy "$3" -- "$2" ask -- sh -c "touch ready; exec sleep 30"' _ "$WS" "$WICKET" "$OUT/sl.json"
+	assert_output "exit 130"
+}
+
+@test "ask: the audit log: one line per request, owner-only, no environment" {
+	policy au '{"allow": [["true"]], "deny": [["false"]]}'
+	run -127 --separate-stderr env WK_SECRET_VALUE=s3cr3t bash -c 'cd "$1" && timeout 60 "$2" run --policy "$3" -- sh -c "
+		\"\$0\" ask --reason \"why not\" -- true a b
+		\"\$0\" ask -- false
+		\"\$0\" ask -- nonexistent-wk-cmd" "$2"' _ "$WS" "$WICKET" "$OUT/au.json" </dev/null
+	[ "$(stat -c %a "$AUDIT")" = 600 ]
+	! grep -q s3cr3t "$AUDIT"
+	"$PY" - "$AUDIT" "$WS" "$OUT/au.json" <<'PYEOF'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 3, lines
+a, b, c = (json.loads(l) for l in lines)
+for x in (a, b, c):
+    for k in ("time", "session", "policy", "pid", "sandbox_pid", "comm", "exe", "argv", "path",
+              "cwd", "reason", "decision", "by", "status", "duration_ms"):
+        assert k in x, (k, x)
+    assert x["cwd"] == sys.argv[2] and x["policy"] == sys.argv[3], x
+    assert len(x["session"]) == 16 and x["comm"] == "wicket", x
+assert a["argv"] == ["true", "a", "b"] and a["decision"] == "approved" and a["by"] == "rule", a
+assert a["rule"] == "true" and a["status"] == 0 and a["reason"] == "why not", a
+assert a["path"].endswith("/true") and a["path"].startswith("/"), a
+assert b["decision"] == "denied" and b["by"] == "rule" and b["rule"] == "false" and b["status"] is None, b
+assert c["decision"] == "denied" and c["by"] == "error" and c["path"] is None, c
+assert "not found" in c["message"], c
+assert a["time"].endswith("Z"), a
+PYEOF
+}
+
+@test "ask: a cwd that is not the same directory outside (the private /tmp) is refused" {
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c 'mkdir -p /tmp/x && cd /tmp/x && "$1" ask -- true; echo "rc=$?"' _ "$WICKET"
+	assert_equal "$output" "rc=125"
+	assert_regex "$stderr" "not the same directory outside the sandbox"
+}
+
+# drive: a python program on stdin with tests/lib/ptydrive importable.
+drive() { PYTHONPATH=$BATS_TEST_DIRNAME/../lib bounded 120 "$PY" - "$@"; }
+
+@test "ask on the terminal: the question shows who asks and what would run; y runs it, n and Enter do not; the relay resumes" {
+	TIOCSTI=$WICKET_TEST_BINDIR/escape/probes/tiocsti
+	export TIOCSTI
+	drive <<'PYEOF'
+import os
+from ptydrive import Term, check, run
+
+def main():
+    out, ws = os.environ["OUT"], os.environ["WS"]
+    t = Term([os.environ["WICKET"], "run", "--", "bash", "--norc", "--noprofile", "-i"],
+             cwd=ws, env=dict(os.environ, PS1="wk$ ", HISTFILE=""))
+    t.expect(r"wk\$ ")
+    w = os.environ["WICKET"]
+    t.line('"%s" ask --reason "$(printf "need\\033[31mit")" -- touch "%s/yes" "a b"; echo "rc=$?"' % (w, out))
+    t.expect(r"asked by:  wicket \(pid \d+ in the sandbox\), in " + ws)
+    t.expect(r"would run: /\S*/touch %s/yes 'a b'" % out)
+    t.expect(r"reason:    need\?\[31mit")
+    t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
+    t.send("y\r")
+    t.expect(r"rc=0\r\n")
+    check(os.path.exists(out + "/yes"), "y ran it")
+    t.line('"%s" ask -- touch "%s/refused"; echo "rc=$?"' % (w, out))
+    t.expect(r"\[y/N\] ")
+    t.send("n\r")
+    t.expect(r"rc=122\r\n")
+    t.line('"%s" ask -- touch "%s/refused"; echo "rc=$?"' % (w, out))
+    t.expect(r"\[y/N\] ")
+    t.send("\r")
+    t.expect(r"rc=122\r\n")
+    t.line('"%s" ask -- touch "%s/refused"; echo "rc=$?"' % (w, out))
+    t.expect(r"\[y/N\] ")
+    t.send("\x03")
+    t.expect(r"rc=122\r\n")
+    check(not os.path.exists(out + "/refused"), "n, Enter and Ctrl-C ran nothing: %s" % os.listdir(out))
+    # The sandbox answers for itself: "y" pushed into its terminal
+    # (TIOCSTI) and written to it, while the question is up.
+    t.line('( sleep 1; "%s" 0x5412 "y" ; "%s" 0x5412 "$(printf "\\r")"; printf "y\\r" >/dev/tty; printf "y\\r" ) & '
+           '"%s" ask --timeout 3 -- touch "%s/self"; echo "rc=$?"' % (os.environ["TIOCSTI"], os.environ["TIOCSTI"], w, out))
+    t.expect(r"\[y/N\] ")
+    t.expect(r"rc=123\r\n", timeout=20)
+    check(not os.path.exists(out + "/self"), "the sandbox could not answer its own question")
+    # The relay is back: the shell still works.
+    t.line("echo back-$((6*7))")
+    t.expect(r"back-42")
+    t.line("exit 0")
+    check(t.wait() == 0, "wicket exits with the shell's status")
+
+run(main)
+PYEOF
+}
