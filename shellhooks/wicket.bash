@@ -74,15 +74,35 @@ if [ -z "${__wicket_hooked-}" ]; then
 				fi
 				builtin printf '  why, and how to allow it: wicket why\n' >&2
 				if [ -n "$__wk_cmd" ]; then
-					# One argument for bash -c, single-quoted for any shell.
-					__wk_cmd=${__wk_cmd//\'/\'\\\'\'}
-					builtin printf "  to run it outside the sandbox once: wicket ask -- bash -c '%s'\n" "$__wk_cmd" >&2
+					__wicket_last_blocked=$__wk_cmd
+					if [ "$__wicket_own_ask" = 1 ]; then
+						builtin printf '  to run it outside the sandbox once, if approved: ask\n' >&2
+					else
+						# One argument for bash -c, single-quoted for any shell.
+						__wk_cmd=${__wk_cmd//\'/\'\\\'\'}
+						builtin printf "  to run it outside the sandbox once: wicket ask -- bash -c '%s'\n" "$__wk_cmd" >&2
+					fi
 				fi
 			fi
 			__wicket_seen=$__wk_n
 		fi
 		return "$__wk_st"
 	}
+
+	# `ask`: the command line the sandbox last blocked, run once outside
+	# through `wicket ask` (the supervisor decides; nothing is run without
+	# approval). Only where the name is free.
+	__wicket_own_ask=0
+	if ! builtin type -t ask >/dev/null 2>&1; then
+		__wicket_own_ask=1
+		ask() {
+			if [ -z "${__wicket_last_blocked-}" ]; then
+				builtin printf 'ask: nothing was blocked in this shell yet\n' >&2
+				return 2
+			fi
+			command "${WICKET_EXE:-wicket}" ask --reason "blocked in the sandbox" -- bash -c "$__wicket_last_blocked"
+		}
+	fi
 
 	# Our hook goes last, whichever form PROMPT_COMMAND has.
 	if [[ "$(builtin declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then

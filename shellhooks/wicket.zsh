@@ -44,6 +44,11 @@ if (( ! ${+__wicket_hooked} )); then
 				print -u2 -r -- "  why, and how to allow it: wicket why"
 				# One argument for zsh -c, single-quoted for any shell.
 				if [[ -n $__wk_cmd ]]; then
+					__wicket_last_blocked=$__wk_cmd
+				fi
+				if [[ -n $__wk_cmd && $__wicket_own_ask == 1 ]]; then
+					print -u2 -r -- "  to run it outside the sandbox once, if approved: ask"
+				elif [[ -n $__wk_cmd ]]; then
 					__wk_cmd=${__wk_cmd//\'/\'\\\'\'}
 					print -u2 -r -- "  to run it outside the sandbox once: wicket ask -- zsh -c '$__wk_cmd'"
 				fi
@@ -52,6 +57,20 @@ if (( ! ${+__wicket_hooked} )); then
 		fi
 		return $__wk_st
 	}
+
+	# `ask`: the command line the sandbox last blocked, run once outside
+	# through `wicket ask`; only where the name is free.
+	typeset -g __wicket_own_ask=0 __wicket_last_blocked=
+	if ! whence ask >/dev/null 2>&1; then
+		__wicket_own_ask=1
+		ask() {
+			if [[ -z $__wicket_last_blocked ]]; then
+				print -u2 -r -- "ask: nothing was blocked in this shell yet"
+				return 2
+			fi
+			command "${WICKET_EXE:-wicket}" ask --reason "blocked in the sandbox" -- zsh -c "$__wicket_last_blocked"
+		}
+	fi
 
 	autoload -Uz add-zsh-hook
 	add-zsh-hook precmd __wicket_precmd

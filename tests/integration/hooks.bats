@@ -79,7 +79,7 @@ RC
 	wait_pane '^  why, and how to allow it: wicket why$'
 	pane | grep -qxF 'wicket: the sandbox blocked 1 thing in that command:'
 	pane | grep -qE '^  sandbox: write blocked: /usr/wk-hook \(create by touch\[[0-9]+\]\)$'
-	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- bash -c 'touch /usr/wk-hook; sleep 0.3'"
+	pane | grep -qxF "  to run it outside the sandbox once, if approved: ask"
 	# $? as the user's prompt sees it is the command's own.
 	wait_pane '^\(wicket\) \[0\][#$] $'
 	keys 'clear; (exit 4)'
@@ -160,7 +160,7 @@ RC
 	keys 'touch /usr/wk-zhook; sleep 0.3'
 	wait_pane '^  why, and how to allow it: wicket why$'
 	pane | grep -qE '^  sandbox: write blocked: /usr/wk-zhook \(create by touch\[[0-9]+\]\)$'
-	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- zsh -c 'touch /usr/wk-zhook; sleep 0.3'"
+	pane | grep -qxF "  to run it outside the sandbox once, if approved: ask"
 	keys 'clear; echo quiet'
 	wait_pane '^quiet$'
 	! pane | grep -q 'wicket:'
@@ -217,4 +217,35 @@ RC
 		run zsh -fc 'PROMPT="%# "; WICKET=1 WICKET_POLICY=read-only; . "$1"; print -r -- "$PROMPT"' _ "$f"
 		assert_output '[read-only] %# '
 	fi
+}
+
+@test "bash: 'ask' runs the blocked command line once outside through wicket ask (an approver says yes); a user's own ask is kept" {
+	bashrc
+	local out
+	out=$(mk_outside)
+	track "$out"
+	printf '#!/bin/sh\nexit 0\n' >"$H/yes" && chmod 755 "$H/yes"
+	start_shell /bin/bash --approver "$H/yes"
+	wait_pane '^\(wicket\) \[0\][#$] $'
+	keys "touch $out/made-by-ask; sleep 0.3"
+	wait_pane '^  to run it outside the sandbox once, if approved: ask$'
+	[ ! -e "$out/made-by-ask" ]
+	keys 'clear; ask; echo "ask=$?"'
+	wait_pane '^ask=0$'
+	[ -e "$out/made-by-ask" ]
+	keys 'exit'
+	wait_rc >/dev/null
+	# A user's own `ask` stays theirs; the block shows the long form.
+	tmux -L "$TMUX_SOCK" kill-server
+	TMUX_SOCK=${TMUX_SOCK}b
+	rm -f "$OUTF.rc"
+	printf 'ask() { echo users-own-ask; }\n' >>"$H/.bashrc"
+	start_shell /bin/bash
+	wait_pane '^\(wicket\) \[0\][#$] $'
+	keys 'touch /usr/wk-own; sleep 0.3'
+	wait_pane "^  to run it outside the sandbox once: wicket ask -- bash -c 'touch /usr/wk-own; sleep 0.3'$"
+	keys 'ask'
+	wait_pane '^users-own-ask$'
+	keys 'exit'
+	wait_rc >/dev/null
 }
