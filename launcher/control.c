@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "askproto.h"
+#include "envscrub.h"
 #include "path.h"
 
 #define PACKET_MAX 65536   /* larger packets are dropped */
@@ -849,26 +850,29 @@ void control_status_plan(struct session *s)
 	}
 }
 
+/* "NAME=FD:DEV:INO": the descriptor and the identity of what it holds, so
+ * the sandbox's side can tell it from a number reused since; NULL when
+ * FD cannot be looked at. */
+static char *fd_var(const char *name, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return NULL;
+	return xasprintf("%s=%d:%llu:%llu", name, fd, (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+}
+
 size_t control_env(const struct session *s, char **env, size_t w)
 {
-	size_t k = 0;
-	for (size_t r = 0; r < w; r++)
-		if (strncmp(env[r], "WICKET_FD=", 10) != 0 &&
-		    strncmp(env[r], "WICKET_STATUS_FD=", 17) != 0)
-			env[k++] = env[r];
-	w = k;
-	struct stat sst;
-	if (s->status_fd >= 0 && fstat(s->status_fd, &sst) == 0)
-		env[w++] = xasprintf("WICKET_STATUS_FD=%d:%llu:%llu", s->status_fd,
-				     (unsigned long long)sst.st_dev, (unsigned long long)sst.st_ino);
+	env[w] = NULL;
+	w = env_unset(env, "WICKET_FD");
+	w = env_unset(env, "WICKET_STATUS_FD");
+	char *v = s->status_fd >= 0 ? fd_var("WICKET_STATUS_FD", s->status_fd) : NULL;
+	if (v)
+		env[w++] = v;
 	if (s->ctl_child >= 0) {
-		struct stat st;
-		if (fstat(s->ctl_child, &st) == 0)
-			env[w++] = xasprintf("WICKET_FD=%d:%llu:%llu", s->ctl_child,
-					     (unsigned long long)st.st_dev,
-					     (unsigned long long)st.st_ino);
-		else
-			env[w++] = xasprintf("WICKET_FD=%d", s->ctl_child);
+		v = fd_var("WICKET_FD", s->ctl_child);
+		env[w++] = v ? v : xasprintf("WICKET_FD=%d", s->ctl_child);
 	}
 	env[w] = NULL;
 	return w;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "envscrub.h"
 #include "path.h"
 
 #define SHIM_NAME "libwicket-preload.so"
@@ -80,13 +81,8 @@ static void rules_add(char **buf, size_t *len, size_t *cap, char kind, const cha
  * length of ENV (which has room), replacing any inherited ones. */
 size_t diag_env(const struct session *s, char **env, size_t w)
 {
-	size_t k0 = 0;
-	for (size_t r = 0; r < w; r++)
-		if (strncmp(env[r], "WICKET_RULES=", 13) != 0 &&
-		    strncmp(env[r], "WICKET_DIAG_FD=", 15) != 0)
-			env[k0++] = env[r];
-	w = k0;
 	env[w] = NULL;
+	w = env_unset(env, "WICKET_RULES");
 	if (!s->shim_path)
 		return w;
 	const char *pre = NULL;

@@ -161,15 +161,8 @@ static char **build_env(const struct session *s, const char *session_id)
 		w -= (size_t)envscrub_filter(env, (const char *const *)s->pol.env_unset.v);
 	/* The policy's env.set comes after env.unset: what it sets, it means. */
 	for (size_t i = 0; i < s->pol.env_set.n; i++) {
-		const char *kv = s->pol.env_set.v[i];
-		size_t nl = (size_t)(strchr(kv, '=') - kv) + 1;
-		size_t r = 0, k = 0;
-		for (; env[r]; r++)
-			if (strncmp(env[r], kv, nl) != 0)
-				env[k++] = env[r];
-		env[k] = NULL;
-		w = k;
-		env[w++] = (char *)kv;
+		w = env_unset(env, s->pol.env_set.v[i]);
+		env[w++] = s->pol.env_set.v[i];
 		env[w] = NULL;
 	}
 	bool tmpdir_set = false;
@@ -184,14 +177,9 @@ static char **build_env(const struct session *s, const char *session_id)
 	/* What the shell's hooks need (ZDOTDIR for zsh), replacing the
 	 * caller's values. */
 	for (size_t i = 0; i < s->shell_env.n; i++) {
-		const char *kv = s->shell_env.v[i];
-		size_t nl = (size_t)(strchr(kv, '=') - kv) + 1, k = 0;
-		for (size_t r = 0; env[r]; r++)
-			if (strncmp(env[r], kv, nl) != 0)
-				env[k++] = env[r];
-		env[k++] = (char *)kv;
-		env[k] = NULL;
-		w = k;
+		w = env_unset(env, s->shell_env.v[i]);
+		env[w++] = s->shell_env.v[i];
+		env[w] = NULL;
 	}
 	w = diag_env(s, env, w);
 	control_env(s, env, w);

@@ -67,3 +67,13 @@ int envscrub_filter(char **envp, const char *const *patterns)
 	envp[w] = NULL;
 	return removed;
 }
+
+size_t env_unset(char **envp, const char *name)
+{
+	size_t nl = strcspn(name, "="), w = 0;
+	for (size_t r = 0; envp[r]; r++)
+		if (strncmp(envp[r], name, nl) != 0 || envp[r][nl] != '=')
+			envp[w++] = envp[r];
+	envp[w] = NULL;
+	return w;
+}

@@ -5,6 +5,7 @@
 #define WICKET_ENVSCRUB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Case-insensitive glob match supporting '*' and '?'. */
 bool glob_match_ci(const char *pattern, const char *s);
@@ -15,5 +16,10 @@ bool envscrub_match(const char *name, const char *const *patterns);
 /* Remove every matching variable from ENVP in place (order kept).
  * Returns the number removed. */
 int envscrub_filter(char **envp, const char *const *patterns);
+
+/* Remove every "NAME=..." from the NULL-terminated ENVP in place (order
+ * kept); NAME is given alone or as "NAME=value" (only the name counts).
+ * Returns the new count. */
+size_t env_unset(char **envp, const char *name);
 
 #endif

@@ -41,5 +41,17 @@ int main(void)
 	is_str(env[1], "HOME=/h", "order kept 1");
 	is_str(env[2], "NOEQUALS", "entry without = kept");
 	ok(env[3] == NULL, "terminated");
+
+	char f[] = "WICKET_FD=9", g[] = "WICKET_FD_X=1", h[] = "WICKET_FD=10", i2[] = "WICKET_F=2",
+	     j[] = "PATH=/bin";
+	char *env2[] = {f, g, h, i2, j, NULL};
+	size_t n = env_unset(env2, "WICKET_FD");
+	ok(n == 3, "env_unset left %zu (want 3)", n);
+	is_str(env2[0], "WICKET_FD_X=1", "a longer name is another variable");
+	is_str(env2[1], "WICKET_F=2", "a shorter name is another variable");
+	is_str(env2[2], "PATH=/bin", "others kept, in order");
+	ok(env2[3] == NULL, "env_unset terminates");
+	n = env_unset(env2, "PATH=/usr/bin");
+	ok(n == 2 && env2[2] == NULL, "a NAME=value argument unsets NAME");
 	return done_testing();
 }
