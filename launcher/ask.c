@@ -30,7 +30,10 @@
  *    LD_PRELOAD, PATH or other variable of the sandbox's reaches it;
  *  - the sender is who the kernel says (SCM_CREDENTIALS): a process
  *    without CAP_SYS_ADMIN cannot claim another pid, and the pid only
- *    picks the cwd, which is checked to be the same directory outside.
+ *    picks the cwd, which is checked to be the same directory outside;
+ *    where the kernel also sends a pidfd of the sender (SCM_PIDFD, 6.5),
+ *    its /proc entry is checked to be the sender's own, not that of a
+ *    process that got the number after the sender died.
  *
  * The supervisor never waits: the approver, the prompt, the timeout and
  * the command are watches of the relay loop (pidfds, a timerfd, the
@@ -742,11 +745,38 @@ static void reply_ready(struct session *s, struct watch *w, short revents)
 
 /* --- the request --------------------------------------------------------------- */
 
-static char *proc_read(pid_t pid, const char *what, size_t max)
+/* The requester's /proc directory, or -1 when the requester is gone.
+ * With a pidfd the directory is opened first, then the pidfd checked to
+ * name a process that still has this number: as long as it lives, the
+ * number is its own, so the directory is its own too (and stays so: a
+ * /proc directory outlives its process only as a dead end). */
+int ask_requester_dir(pid_t pid, int pidfd)
 {
+	if (pid <= 0 || pidfd == WK_PIDFD_GONE)
+		return -1;
 	char p[64];
-	snprintf(p, sizeof p, "/proc/%ld/%s", (long)pid, what);
+	snprintf(p, sizeof p, "/proc/%ld", (long)pid);
+	int dir = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0 || pidfd < 0)
+		return dir;
+	snprintf(p, sizeof p, "/proc/self/fdinfo/%d", pidfd);
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	char buf[1024];
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	const char *l = strstr(buf, "\nPid:\t");
+	if (!l || strtol(l + 6, NULL, 10) != (long)pid) { /* -1 once it is reaped */
+		close(dir);
+		return -1;
+	}
+	return dir;
+}
+
+static char *proc_read(int dir, const char *what, size_t max)
+{
+	int fd = openat(dir, what, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	char *buf = xmalloc(max + 1);
@@ -758,11 +788,10 @@ static char *proc_read(pid_t pid, const char *what, size_t max)
 	return buf;
 }
 
-static char *proc_link(pid_t pid, const char *what)
+static char *proc_link(int dir, const char *what)
 {
-	char p[64], buf[PATH_MAX];
-	snprintf(p, sizeof p, "/proc/%ld/%s", (long)pid, what);
-	ssize_t n = readlink(p, buf, sizeof buf - 1);
+	char buf[PATH_MAX];
+	ssize_t n = readlinkat(dir, what, buf, sizeof buf - 1);
 	if (n <= 0)
 		return NULL;
 	buf[n] = '\0';
@@ -770,9 +799,9 @@ static char *proc_link(pid_t pid, const char *what)
 }
 
 /* The requester's pid as the sandbox sees it (the last of NSpid). */
-static long sandbox_pid(pid_t pid)
+static long sandbox_pid(int dir, pid_t pid)
 {
-	char *st = proc_read(pid, "status", 4096);
+	char *st = proc_read(dir, "status", 4096);
 	long v = pid;
 	char *l = st ? strstr(st, "\nNSpid:") : NULL;
 	if (l) {
@@ -811,12 +840,10 @@ static char *rule_text(const struct strv *r)
 
 /* The cwd of the requester, the same directory outside: opened by the
  * path its /proc entry gives and checked against the directory itself. */
-static const char *find_cwd(struct ask *a)
+static const char *find_cwd(struct ask *a, int dir)
 {
-	char p[64];
-	snprintf(p, sizeof p, "/proc/%ld/cwd", (long)a->host_pid);
-	int inside = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	a->cwd = proc_link(a->host_pid, "cwd");
+	int inside = openat(dir, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	a->cwd = proc_link(dir, "cwd");
 	struct stat si, so;
 	if (inside < 0 || !a->cwd || fstat(inside, &si) < 0) {
 		if (inside >= 0)
@@ -835,7 +862,7 @@ static const char *find_cwd(struct ask *a)
 }
 
 void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
-		 const int *fds, int nfds)
+		 int sender_pidfd, const int *fds, int nfds)
 {
 	init_once();
 	int type = 0;
@@ -900,14 +927,20 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		slot_free(a);
 		return;
 	}
-	a->sb_pid = sandbox_pid(sender);
-	char *comm = proc_read(sender, "comm", 64);
+	int dir = ask_requester_dir(sender, sender_pidfd);
+	if (dir < 0) {
+		deny(s, a, "error", "the requester is gone (it ended before its request was read)");
+		return;
+	}
+	a->sb_pid = sandbox_pid(dir, sender);
+	char *comm = proc_read(dir, "comm", 64);
 	if (comm)
 		comm[strcspn(comm, "\n")] = '\0';
 	a->comm = comm;
-	a->exe = proc_link(sender, "exe");
+	a->exe = proc_link(dir, "exe");
 
-	const char *why = find_cwd(a);
+	const char *why = find_cwd(a, dir);
+	close(dir);
 	if (why) {
 		deny(s, a, "error", why);
 		return;

@@ -49,6 +49,14 @@
 #include "envscrub.h"
 #include "path.h"
 
+/* Linux 6.5; not in the headers of older systems. */
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+#ifndef SCM_PIDFD
+#define SCM_PIDFD 0x04
+#endif
+
 #define PACKET_MAX 65536   /* larger packets are dropped */
 #define OBJECT_MAX 4096
 #define MAX_PRINTED 500    /* lines shown per session; the rest only counted */
@@ -494,6 +502,8 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 /* --- the socket ---------------------------------------------------------- */
 
 static int ctl_sup = -1;
+/* The supervisor's end passes SCM_PIDFD with each packet (control_plan). */
+static bool pidfds;
 
 struct pending {
 	int fd;
@@ -654,7 +664,7 @@ static int answer_fd(const int *fds, int nfds)
 }
 
 void control_handle(struct session *s, const char *buf, size_t len, pid_t sender,
-		    const int *fds, int nfds)
+		    int sender_pidfd, const int *fds, int nfds)
 {
 	json_error_t err;
 	json_t *o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
@@ -664,7 +674,7 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 	    strcmp(type, "ask") == 0) {
 		/* ask.c takes the packet and every descriptor with it. */
 		json_decref(o);
-		ask_request(s, buf, len, sender, fds, nfds);
+		ask_request(s, buf, len, sender, sender_pidfd, fds, nfds);
 		return;
 	}
 	int fd = answer_fd(fds, nfds);
@@ -723,7 +733,8 @@ static bool control_drain(struct session *s)
 	static char buf[PACKET_MAX + 1];
 	for (int reads = 0; ctl_sup >= 0 && reads < READS_PER_WAKE; reads++) {
 		union {
-			char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(4 * sizeof(int))];
+			char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int)) +
+			       CMSG_SPACE(4 * sizeof(int))];
 			struct cmsghdr align;
 		} cbuf;
 		struct iovec iov = {buf, PACKET_MAX};
@@ -736,6 +747,7 @@ static bool control_drain(struct session *s)
 			return true;
 		pid_t sender = 0;
 		int fds[4], nfds = 0;
+		int pidfd = pidfds ? WK_PIDFD_GONE : WK_PIDFD_NONE;
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
 			if (c->cmsg_level != SOL_SOCKET)
 				continue;
@@ -744,6 +756,14 @@ static bool control_drain(struct session *s)
 				struct ucred cr;
 				memcpy(&cr, CMSG_DATA(c), sizeof cr);
 				sender = cr.pid;
+			} else if (c->cmsg_type == SCM_PIDFD && c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+				/* Negative where the kernel could not make one. */
+				int p;
+				memcpy(&p, CMSG_DATA(c), sizeof p);
+				if (p >= 0 && pidfd >= 0)
+					close(p); /* only one is ever sent */
+				else if (p >= 0)
+					pidfd = p;
 			} else if (c->cmsg_type == SCM_RIGHTS) {
 				size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 				for (size_t i = 0; i < k && nfds < 4; i++)
@@ -756,14 +776,20 @@ static bool control_drain(struct session *s)
 			int fd = answer_fd(fds, nfds);
 			if (fd >= 0)
 				reply_error(s, fd, "request too large");
+			if (pidfd >= 0)
+				close(pidfd);
 			continue;
 		}
 		if (n == 0) {
 			for (int i = 0; i < nfds; i++)
 				close(fds[i]);
+			if (pidfd >= 0)
+				close(pidfd);
 			return false;
 		}
-		control_handle(s, buf, (size_t)n, sender, fds, nfds);
+		control_handle(s, buf, (size_t)n, sender, pidfd, fds, nfds);
+		if (pidfd >= 0)
+			close(pidfd);
 	}
 	return true;
 }
@@ -817,6 +843,10 @@ void control_plan(struct session *s)
 	int one = 1;
 	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0)
 		die_errno("control socket: SO_PASSCRED");
+	/* And a pidfd of the sender with each packet, where the kernel can
+	 * (6.5): `wicket ask` then knows its requester's /proc entry is not
+	 * that of a process which got the number after the requester died. */
+	pidfds = setsockopt(sv[0], SOL_SOCKET, SO_PASSPIDFD, &one, sizeof one) == 0;
 	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
 	if (sv[0] <= 2)
 		sv[0] = high_fd(sv[0]);

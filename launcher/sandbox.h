@@ -297,7 +297,12 @@ void control_init_close(struct session *s); /* init, once the command runs */
  * it (each closed or kept); for the fuzzer, which also points
  * control_out_fd elsewhere. */
 void control_handle(struct session *s, const char *buf, size_t len, pid_t sender,
-		    const int *fds, int nfds);
+		    int sender_pidfd, const int *fds, int nfds);
+/* A packet's sender: the pid the kernel vouches for (SCM_CREDENTIALS),
+ * and with it a pidfd of that process (SCM_PIDFD, Linux 6.5 and later),
+ * or one of these. */
+#define WK_PIDFD_NONE (-1) /* the kernel passes no pidfds: the pid alone */
+#define WK_PIDFD_GONE (-2) /* it does, but none came: the sender is gone */
 extern int control_out_fd;
 #define WK_MAX_DENIALS 100   /* distinct denials kept for `wicket why` */
 struct watch *session_watch(struct session *s, int fd, short events,
@@ -315,8 +320,11 @@ int control_socket_fd(void);
  * the sandbox, the audit log. ask_request takes the packet and its
  * descriptors (stdin, stdout, stderr, reply socket); never blocks. */
 void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
-		 const int *fds, int nfds);
+		 int sender_pidfd, const int *fds, int nfds);
 void ask_finish(struct session *s);
+/* The /proc directory of a request's sender (pid and SENDER_PIDFD as
+ * control_handle has them), or -1 when the sender is gone. */
+int ask_requester_dir(pid_t pid, int sender_pidfd);
 /* askcmd.c: the `wicket ask` client */
 int cmd_ask(int argc, char **argv);
 /* Exit codes of `wicket ask` besides the command's own (wicket(1)). */

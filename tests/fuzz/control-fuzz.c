@@ -38,9 +38,9 @@ struct passwd *passwd_of(uid_t uid)
 /* The ask requests have a target of their own (ask-fuzz.c): here the
  * packet is parsed and its descriptors closed, as a refusal would. */
 void ask_request(struct session *ss, const char *buf, size_t len, pid_t sender,
-		 const int *fds, int nfds)
+		 int sender_pidfd, const int *fds, int nfds)
 {
-	(void)ss, (void)sender;
+	(void)ss, (void)sender, (void)sender_pidfd;
 	struct ask_req r;
 	const char *err;
 	if (ask_parse(buf, len, &r, &err))
@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int sv[2] = {-1, -1};
 	if ((data[0] & 1) && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return 0;
-	control_handle(&s, (const char *)data + 1, size - 1, 42, sv[1] >= 0 ? &sv[1] : NULL,
+	control_handle(&s, (const char *)data + 1, size - 1, 42, WK_PIDFD_NONE, sv[1] >= 0 ? &sv[1] : NULL,
 		       sv[1] >= 0 ? 1 : 0);
 	if (sv[0] >= 0) {
 		/* Drain the answer as a client would, then let any answer still

@@ -27,3 +27,8 @@ check_PROGRAMS += tests/unit/test-netnotify
 tests_unit_test_netnotify_SOURCES = tests/unit/test-netnotify.c
 tests_unit_test_netnotify_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_builddir)/launcher
 tests_unit_test_netnotify_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
+# Which /proc entry `wicket ask` takes for its requester's (ask.c).
+check_PROGRAMS += tests/unit/test-ask
+tests_unit_test_ask_SOURCES = tests/unit/test-ask.c
+tests_unit_test_ask_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_ask_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)

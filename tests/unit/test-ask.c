@@ -1,0 +1,190 @@
+/* Which /proc entry `wicket ask` trusts as its requester's (ask.c,
+ * control.c): with the pidfd the kernel sends with each packet
+ * (SCM_PIDFD, Linux 6.5), the requester's own and no other, even when its
+ * number has gone to another process since; without one, the pid alone. */
+#include "config.h"
+#include "sandbox.h"
+#include "tap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+#ifndef SCM_PIDFD
+#define SCM_PIDFD 0x04
+#endif
+
+/* A child that sends one packet and then waits on HOLD (closed: it
+ * exits). What arrived: the pid and pidfd, as control.c reads them. */
+struct sent {
+	pid_t child, pid;
+	int pidfd;
+};
+
+static bool send_one(int rx, int tx, const int hold[2], struct sent *out)
+{
+	out->child = fork();
+	if (out->child < 0)
+		return false;
+	if (out->child == 0) {
+		char c;
+		close(hold[1]);
+		if (send(tx, "x", 1, 0) != 1)
+			_exit(1);
+		(void)!read(hold[0], &c, 1);
+		_exit(0);
+	}
+	char buf[8];
+	union {
+		char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cb;
+	struct iovec iov = {buf, sizeof buf};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.b,
+			   .msg_controllen = sizeof cb.b};
+	if (recvmsg(rx, &m, MSG_CMSG_CLOEXEC) != 1)
+		return false;
+	out->pid = 0;
+	out->pidfd = WK_PIDFD_GONE;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred cr;
+			memcpy(&cr, CMSG_DATA(c), sizeof cr);
+			out->pid = cr.pid;
+		} else if (c->cmsg_type == SCM_PIDFD) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(c), sizeof fd);
+			if (fd >= 0)
+				out->pidfd = fd;
+		}
+	}
+	return true;
+}
+
+static void reap(pid_t p)
+{
+	while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* DIR is /proc/PID of the process itself: same cwd as a fresh lookup. */
+static bool is_proc_of(int dir, pid_t pid)
+{
+	char p[64];
+	struct stat a, b;
+	snprintf(p, sizeof p, "/proc/%ld", (long)pid);
+	return dir >= 0 && fstat(dir, &a) == 0 && stat(p, &b) == 0 && a.st_ino == b.st_ino &&
+	       a.st_dev == b.st_dev;
+}
+
+int main(void)
+{
+	/* Without a pidfd (older kernels): the pid alone decides. */
+	int d = ask_requester_dir(getpid(), WK_PIDFD_NONE);
+	ok(is_proc_of(d, getpid()), "no pidfd from the kernel: the sender's pid names its /proc entry");
+	if (d >= 0)
+		close(d);
+	ok(ask_requester_dir(getpid(), WK_PIDFD_GONE) < 0,
+	   "pidfds are passed but none came: the sender is taken to be gone");
+	ok(ask_requester_dir(0, WK_PIDFD_NONE) < 0, "pid 0 (no credentials) is nobody");
+
+	int sv[2], one = 1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0) {
+		ok(0, "socketpair: %s", strerror(errno));
+		return done_testing();
+	}
+	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSPIDFD, &one, sizeof one) < 0) {
+		/* Before Linux 6.5: the pidfd checks cannot run here. */
+		printf("ok %d # skip SO_PASSPIDFD: %s (Linux 6.5 and later)\n", ++tap_n,
+		       strerror(errno));
+		return done_testing();
+	}
+
+	/* A live sender: its own entry. */
+	int hold[2];
+	struct sent a;
+	if (pipe2(hold, O_CLOEXEC) < 0 || !send_one(sv[0], sv[1], hold, &a)) {
+		ok(0, "send: %s", strerror(errno));
+		return done_testing();
+	}
+	ok(a.pid == a.child && a.pidfd >= 0, "the kernel sends pid %ld and a pidfd (%d)",
+	   (long)a.pid, a.pidfd);
+	d = ask_requester_dir(a.pid, a.pidfd);
+	ok(is_proc_of(d, a.child), "a live sender: its own /proc entry");
+
+	/* Another live process's number with this pidfd (as after a reuse). */
+	int other = ask_requester_dir(getpid(), a.pidfd);
+	ok(other < 0, "a pidfd and a pid of two different processes: refused");
+	if (other >= 0)
+		close(other);
+
+	/* The sender ends and is reaped: the number may now be anybody's. */
+	close(hold[1]);
+	reap(a.child);
+	int gone = ask_requester_dir(a.pid, a.pidfd);
+	ok(gone < 0, "the sender ended and was reaped: refused, whoever has its number now");
+	if (gone >= 0)
+		close(gone);
+	/* The entry opened while it lived leads nowhere now. */
+	int cwd = d >= 0 ? openat(d, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC) : 0;
+	ok(cwd < 0, "the entry opened while it lived cannot reach a cwd once it is gone");
+	if (cwd >= 0)
+		close(cwd);
+	if (d >= 0)
+		close(d);
+	close(hold[0]);
+	close(a.pidfd);
+
+	/* A sender reaped before the packet is even read: the pidfd the
+	 * kernel then makes names no process (or none is sent). */
+	struct sent b;
+	pid_t c = fork();
+	if (c == 0) {
+		(void)!send(sv[1], "y", 1, 0);
+		_exit(0);
+	}
+	reap(c);
+	char buf[8];
+	union {
+		char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cb;
+	struct iovec iov = {buf, sizeof buf};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.b,
+			   .msg_controllen = sizeof cb.b};
+	b.pid = 0;
+	b.pidfd = WK_PIDFD_GONE;
+	if (recvmsg(sv[0], &m, MSG_CMSG_CLOEXEC) == 1) {
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+			if (h->cmsg_type == SCM_CREDENTIALS) {
+				struct ucred cr;
+				memcpy(&cr, CMSG_DATA(h), sizeof cr);
+				b.pid = cr.pid;
+			} else if (h->cmsg_type == SCM_PIDFD) {
+				int fd;
+				memcpy(&fd, CMSG_DATA(h), sizeof fd);
+				if (fd >= 0)
+					b.pidfd = fd;
+			}
+		}
+	}
+	ok(b.pid == c, "the reaped sender's packet still names pid %ld", (long)c);
+	d = ask_requester_dir(b.pid, b.pidfd);
+	ok(d < 0, "a sender reaped before its packet was read: refused");
+	if (d >= 0)
+		close(d);
+	if (b.pidfd >= 0)
+		close(b.pidfd);
+	return done_testing();
+}
