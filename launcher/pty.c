@@ -79,6 +79,11 @@ static int above_stdio(int fd)
 	return hi;
 }
 
+/* The real terminal's size when the session was planned (init copies it
+ * to the session's terminal a little later). */
+static struct winsize planned_ws;
+static bool planned_ws_ok;
+
 void pty_plan(struct session *s)
 {
 	struct pty_plan *p = &s->pty;
@@ -106,6 +111,7 @@ void pty_plan(struct session *s)
 	for (int fd = 0; fd < 3; fd++)
 		if (m & (1u << fd))
 			s->stdio[fd].kind = STDIO_PTY;
+	planned_ws_ok = ioctl(STDIN_FILENO, TIOCGWINSZ, &planned_ws) == 0;
 }
 
 static int send_fd(int sock, int fd)
@@ -584,8 +590,15 @@ void pty_start(struct session *s, bool started)
 		capture_stderr();
 	install_handlers();
 	raw_enter();
-	/* The size may have changed since init copied it. */
-	sync_winsize();
+	/* The real terminal may have been resized before there was a SIGWINCH
+	 * handler to pass it on. Only then: by now the command runs, and may
+	 * have set a size of its own, which is not overwritten with the one
+	 * init copied. */
+	struct winsize ws;
+	if (!planned_ws_ok || ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) < 0 ||
+	    ws.ws_row != planned_ws.ws_row || ws.ws_col != planned_ws.ws_col ||
+	    ws.ws_xpixel != planned_ws.ws_xpixel || ws.ws_ypixel != planned_ws.ws_ypixel)
+		sync_winsize();
 	P.w_master = session_watch(s, P.master, POLLIN, master_ready, NULL);
 	P.w_in = session_watch(s, P.tty_rd, POLLIN, in_ready, NULL);
 	P.w_out = session_watch(s, -1, POLLOUT, out_ready, NULL);
