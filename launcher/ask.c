@@ -760,12 +760,8 @@ int ask_requester_dir(pid_t pid, int pidfd)
 	if (dir < 0 || pidfd < 0)
 		return dir;
 	snprintf(p, sizeof p, "/proc/self/fdinfo/%d", pidfd);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	char buf[1024];
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = '\0';
+	read_text_at(AT_FDCWD, p, buf, sizeof buf);
 	const char *l = strstr(buf, "\nPid:\t");
 	if (!l || strtol(l + 6, NULL, 10) != (long)pid) { /* -1 once it is reaped */
 		close(dir);
@@ -776,15 +772,11 @@ int ask_requester_dir(pid_t pid, int pidfd)
 
 static char *proc_read(int dir, const char *what, size_t max)
 {
-	int fd = openat(dir, what, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
 	char *buf = xmalloc(max + 1);
-	ssize_t n = read(fd, buf, max);
-	close(fd);
-	if (n < 0)
-		n = 0;
-	buf[n] = '\0';
+	if (read_text_at(dir, what, buf, max + 1) < 0) {
+		free(buf);
+		return NULL;
+	}
 	return buf;
 }
 

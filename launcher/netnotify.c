@@ -328,14 +328,8 @@ static bool who_is(pid_t tid, struct who *w)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_text_at(AT_FDCWD, path, buf, sizeof buf) <= 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	w->pid = w->host_pid = 0;
 	for (char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
 		if (strncmp(l, "Tgid:", 5) == 0) {
@@ -354,16 +348,10 @@ static bool who_is(pid_t tid, struct who *w)
 	if (w->pid <= 0)
 		w->pid = w->host_pid;
 	snprintf(path, sizeof path, "/proc/%d/comm", (int)tid);
-	strcpy(w->comm, "?");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, w->comm, sizeof w->comm - 1);
-		close(fd);
-		w->comm[n > 0 ? n : 0] = '\0';
-		w->comm[strcspn(w->comm, "\n")] = '\0';
-		if (!w->comm[0])
-			strcpy(w->comm, "?");
-	}
+	read_text_at(AT_FDCWD, path, w->comm, sizeof w->comm);
+	w->comm[strcspn(w->comm, "\n")] = '\0';
+	if (!w->comm[0])
+		strcpy(w->comm, "?");
 	return true;
 }
 

@@ -26,14 +26,8 @@
 static long read_proc_long(const char *path)
 {
 	char buf[32];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_text_at(AT_FDCWD, path, buf, sizeof buf) <= 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	return strtol(buf, NULL, 10);
 }
 
@@ -51,16 +45,11 @@ static bool have_cap_sys_admin(void)
 static bool confined_by_wicket_profile(void)
 {
 	char buf[256];
-	int fd = open("/proc/self/attr/apparmor/current", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fd = open("/proc/self/attr/current", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
+	ssize_t n = read_text_at(AT_FDCWD, "/proc/self/attr/apparmor/current", buf, sizeof buf);
+	if (n < 0)
+		n = read_text_at(AT_FDCWD, "/proc/self/attr/current", buf, sizeof buf);
 	if (n <= 0)
 		return false;
-	buf[n] = '\0';
 	return strncmp(buf, "wicket", 6) == 0;
 }
 

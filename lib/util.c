@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -164,4 +165,20 @@ bool parse_long(const char *s, long min, long max, long *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+ssize_t read_text_at(int dir, const char *path, char *buf, size_t size)
+{
+	if (size == 0)
+		return -1;
+	buf[0] = '\0';
+	int fd = openat(dir, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	return n;
 }

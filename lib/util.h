@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdnoreturn.h>
 
 /* Exit codes of DESIGN §8. */
@@ -40,5 +41,11 @@ void strv_free(struct strv *sv);
 
 /* Parse a whole decimal number in [min, max]; false on anything else. */
 bool parse_long(const char *s, long min, long max, long *out);
+
+/* One read(2) of the small text file PATH (relative to the directory
+ * DIR, or AT_FDCWD) into BUF of SIZE bytes, NUL-terminated (BUF is "" on
+ * any failure). The bytes read (0 if the read failed), or -1 if the file
+ * could not be opened. For /proc and /sys entries. */
+ssize_t read_text_at(int dir, const char *path, char *buf, size_t size);
 
 #endif
