@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "fdguard.h"
 #include "netfmt.h"
 
 /* ---- configuration, taken once ---------------------------------------- */
@@ -70,19 +71,6 @@ struct cfg {
 	unsigned long long dev, ino; /* the socket's identity; 0 0: unchecked */
 };
 
-static const char *parse_num(const char *s, unsigned long long *v)
-{
-	*v = 0;
-	if (*s < '0' || *s > '9')
-		return NULL;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (*v > (~0ULL - 9) / 10)
-			return NULL;
-		*v = *v * 10 + (unsigned long long)(*s - '0');
-	}
-	return s;
-}
-
 /* "FD:DEV:INO": the descriptor number and the identity of the socket the
  * launcher put there. A process that closed it (Python's subprocess
  * does) may have reused the number for a pipe of its own, which must
@@ -90,14 +78,11 @@ static const char *parse_num(const char *s, unsigned long long *v)
 static int parse_fd(const char *s, unsigned long long *dev, unsigned long long *ino)
 {
 	unsigned long long v;
-	*dev = *ino = 0;
-	if (!s || !(s = parse_num(s, &v)) || v > 1000000)
+	bool checked;
+	if (!fdguard_parse_spec(s, &v, dev, ino, &checked) || v > 1000000) {
+		*dev = *ino = 0;
 		return -1;
-	if (*s == '\0')
-		return (int)v;
-	if (*s != ':' || !(s = parse_num(s + 1, dev)) || *s != ':' || !(s = parse_num(s + 1, ino)) ||
-	    *s != '\0')
-		return -1;
+	}
 	return (int)v;
 }
 

@@ -68,23 +68,38 @@ static const char *parse_num(const char *s, unsigned long long *v)
 	return s;
 }
 
-/* "N" or "N:DEV:INO". Never 0..2: programs close and reopen those on
- * purpose, and the launcher never puts its descriptors there. */
+bool fdguard_parse_spec(const char *s, unsigned long long *n, unsigned long long *dev,
+			unsigned long long *ino, bool *checked)
+{
+	*dev = *ino = 0;
+	*checked = false;
+	if (!s || !(s = parse_num(s, n)))
+		goto bad;
+	if (*s == ':') {
+		if (!(s = parse_num(s + 1, dev)) || *s != ':' || !(s = parse_num(s + 1, ino)))
+			goto bad;
+		*checked = true;
+	}
+	if (*s == '\0')
+		return true;
+bad:
+	*n = *dev = *ino = 0;
+	*checked = false;
+	return false;
+}
+
+/* Never 0..2: programs close and reopen those on purpose, and the
+ * launcher never puts its descriptors there. */
 static void parse_guard(const char *s, struct guard *g)
 {
 	unsigned long long n;
 	g->fd = -1;
-	g->checked = false;
-	g->dev = g->ino = 0;
-	if (!s || !(s = parse_num(s, &n)) || n < 3 || n >= INT_MAX)
+	if (!fdguard_parse_spec(s, &n, &g->dev, &g->ino, &g->checked) || n < 3 || n >= INT_MAX) {
+		g->dev = g->ino = 0;
+		g->checked = false;
 		return;
-	if (*s == ':') {
-		if (!(s = parse_num(s + 1, &g->dev)) || *s != ':' || !(s = parse_num(s + 1, &g->ino)))
-			return;
-		g->checked = true;
 	}
-	if (*s == '\0')
-		g->fd = (int)n;
+	g->fd = (int)n;
 }
 
 static void parse_env(struct guard g[FDGUARD_MAX])
