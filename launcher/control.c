@@ -772,24 +772,22 @@ static bool control_drain(struct session *s)
 		}
 		/* A truncated packet is not read: its descriptors are closed, but
 		 * for the reply socket, which is told why. */
+		bool end = false;
 		if (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
 			int fd = answer_fd(fds, nfds);
 			if (fd >= 0)
 				reply_error(s, fd, "request too large");
-			if (pidfd >= 0)
-				close(pidfd);
-			continue;
-		}
-		if (n == 0) {
+		} else if (n == 0) {
 			for (int i = 0; i < nfds; i++)
 				close(fds[i]);
-			if (pidfd >= 0)
-				close(pidfd);
-			return false;
+			end = true;
+		} else {
+			control_handle(s, buf, (size_t)n, sender, pidfd, fds, nfds);
 		}
-		control_handle(s, buf, (size_t)n, sender, pidfd, fds, nfds);
 		if (pidfd >= 0)
 			close(pidfd);
+		if (end)
+			return false;
 	}
 	return true;
 }

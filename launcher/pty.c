@@ -596,8 +596,7 @@ void pty_start(struct session *s, bool started)
 	 * init copied. */
 	struct winsize ws;
 	if (!planned_ws_ok || ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) < 0 ||
-	    ws.ws_row != planned_ws.ws_row || ws.ws_col != planned_ws.ws_col ||
-	    ws.ws_xpixel != planned_ws.ws_xpixel || ws.ws_ypixel != planned_ws.ws_ypixel)
+	    memcmp(&ws, &planned_ws, sizeof ws) != 0)
 		sync_winsize();
 	P.w_master = session_watch(s, P.master, POLLIN, master_ready, NULL);
 	P.w_in = session_watch(s, P.tty_rd, POLLIN, in_ready, NULL);

@@ -31,19 +31,10 @@ struct sent {
 	int pidfd;
 };
 
-static bool send_one(int rx, int tx, const int hold[2], struct sent *out)
+/* Read one packet from RX: the sender's pid and pidfd, as control.c
+ * takes them (WK_PIDFD_GONE when no pidfd came). */
+static bool recv_one(int rx, struct sent *out)
 {
-	out->child = fork();
-	if (out->child < 0)
-		return false;
-	if (out->child == 0) {
-		char c;
-		close(hold[1]);
-		if (send(tx, "x", 1, 0) != 1)
-			_exit(1);
-		(void)!read(hold[0], &c, 1);
-		_exit(0);
-	}
 	char buf[8];
 	union {
 		char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
@@ -52,10 +43,10 @@ static bool send_one(int rx, int tx, const int hold[2], struct sent *out)
 	struct iovec iov = {buf, sizeof buf};
 	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.b,
 			   .msg_controllen = sizeof cb.b};
-	if (recvmsg(rx, &m, MSG_CMSG_CLOEXEC) != 1)
-		return false;
 	out->pid = 0;
 	out->pidfd = WK_PIDFD_GONE;
+	if (recvmsg(rx, &m, MSG_CMSG_CLOEXEC) != 1)
+		return false;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
 		if (c->cmsg_type == SCM_CREDENTIALS) {
 			struct ucred cr;
@@ -71,13 +62,29 @@ static bool send_one(int rx, int tx, const int hold[2], struct sent *out)
 	return true;
 }
 
+static bool send_one(int rx, int tx, const int hold[2], struct sent *out)
+{
+	out->child = fork();
+	if (out->child < 0)
+		return false;
+	if (out->child == 0) {
+		char c;
+		close(hold[1]);
+		if (send(tx, "x", 1, 0) != 1)
+			_exit(1);
+		(void)!read(hold[0], &c, 1);
+		_exit(0);
+	}
+	return recv_one(rx, out);
+}
+
 static void reap(pid_t p)
 {
 	while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
 		;
 }
 
-/* DIR is /proc/PID of the process itself: same cwd as a fresh lookup. */
+/* DIR is the /proc entry of PID: the same inode a fresh lookup finds. */
 static bool is_proc_of(int dir, pid_t pid)
 {
 	char p[64];
@@ -155,30 +162,7 @@ int main(void)
 		_exit(0);
 	}
 	reap(c);
-	char buf[8];
-	union {
-		char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} cb;
-	struct iovec iov = {buf, sizeof buf};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.b,
-			   .msg_controllen = sizeof cb.b};
-	b.pid = 0;
-	b.pidfd = WK_PIDFD_GONE;
-	if (recvmsg(sv[0], &m, MSG_CMSG_CLOEXEC) == 1) {
-		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
-			if (h->cmsg_type == SCM_CREDENTIALS) {
-				struct ucred cr;
-				memcpy(&cr, CMSG_DATA(h), sizeof cr);
-				b.pid = cr.pid;
-			} else if (h->cmsg_type == SCM_PIDFD) {
-				int fd;
-				memcpy(&fd, CMSG_DATA(h), sizeof fd);
-				if (fd >= 0)
-					b.pidfd = fd;
-			}
-		}
-	}
+	recv_one(sv[0], &b);
 	ok(b.pid == c, "the reaped sender's packet still names pid %ld", (long)c);
 	d = ask_requester_dir(b.pid, b.pidfd);
 	ok(d < 0, "a sender reaped before its packet was read: refused");
