@@ -63,8 +63,10 @@ assert isinstance(same["pid"], int) and same["first"] <= same["last"]
 EOF
 }
 
-@test "the network: the rule names the mode, the ways name a port policy or --net full" {
-	run --separate-stderr wsrun "$WS" -- sh -c '
+# why_after_connect [OPTIONS]: in a session (wicket run OPTIONS), a TCP
+# connect to 127.0.0.1:9, then `wicket why`.
+why_after_connect() {
+	wsrun "$WS" "$@" -- sh -c '
 		"$2" -c "
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -73,6 +75,10 @@ try:
 except OSError:
     pass" 2>/dev/null
 		"$1" why' _ "$WICKET" "$PY"
+}
+
+@test "the network: the rule names the mode, the ways name a port policy or --net full" {
+	run --separate-stderr why_after_connect
 	assert_equal "$status" 0
 	assert_line --regexp '^network blocked: (socket ipv4/tcp|connect 127\.0\.0\.1:9/tcp)$'
 	assert_line '  rule: the network is off (policy workspace-write, network mode none)'
@@ -82,15 +88,7 @@ except OSError:
 @test "a port the policy does not list: the rule and a policy that adds it" {
 	local pol=$OUT/ports.json
 	printf '{"extends": "workspace-write", "network": {"mode": "ports", "connect": [1]}}\n' >"$pol"
-	run --separate-stderr wsrun "$WS" --policy "$pol" -- sh -c '
-		"$2" -c "
-import socket
-s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-try:
-    s.connect((\"127.0.0.1\", 9))
-except OSError:
-    pass" 2>/dev/null
-		"$1" why' _ "$WICKET" "$PY"
+	run --separate-stderr why_after_connect --policy "$pol"
 	assert_equal "$status" 0
 	assert_line 'network blocked: connect 127.0.0.1:9/tcp'
 	assert_line "  rule: TCP port 9 is not in the policy's network.connect list (policy $pol, network mode ports)"
