@@ -160,7 +160,8 @@ PYEOF
 	printf 'all:\n\t"$(WICKET)" ask -- echo from-make\n' >"$WS/Makefile"
 	run --separate-stderr wsrun "$WS" --policy "$OUT/py.json" -- sh -c '
 		"$2" -c "import subprocess, sys; r = subprocess.run([sys.argv[1], \"ask\", \"--\", \"echo\", \"from-python\"]); print(\"rc=%d\" % r.returncode)" "$1"
-		make -s --no-print-directory WICKET="$1"' _ "$WICKET" "$PY" </dev/null
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory WICKET="$1"' \
+		_ "$WICKET" "$PY" </dev/null
 	assert_equal "$status" 0
 	assert_equal "${lines[*]}" "from-python rc=0 from-make"
 }
