@@ -202,7 +202,8 @@ victim_memory() {
 # listen KIND ADDR: a python listener on the host, 127.0.0.1 only, that
 # logs every connection or datagram to LISTEN_LOG and exits by itself
 # after 40 s. KIND: tcp | udp (ADDR ignored, port chosen by the kernel) |
-# unix (ADDR: socket path) | abstract (ADDR: abstract name). Sets
+# unix (ADDR: socket path) | unix-dgram (ADDR: path of a datagram
+# socket) | abstract (ADDR: abstract name). Sets
 # LISTEN_ADDR (the port for tcp/udp, else ADDR) and LISTEN_LOG.
 listen() {
 	local kind=$1 addr=${2:-} d
@@ -220,12 +221,12 @@ if kind in ("tcp", "udp"):
     s.bind(("127.0.0.1", 0))
     name = str(s.getsockname()[1])
 else:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM if kind == "unix-dgram" else socket.SOCK_STREAM)
     s.bind("\0" + addr if kind == "abstract" else addr)
-    if kind == "unix":
+    if kind != "abstract":
         os.chmod(addr, 0o777)
     name = addr
-if kind != "udp":
+if kind not in ("udp", "unix-dgram"):
     s.listen(16)
 with open(ready + ".tmp", "w") as f:
     f.write(name)
@@ -235,7 +236,7 @@ while time.time() < end:
     r, _, _ = select.select([s], [], [], 0.2)
     if not r:
         continue
-    if kind == "udp":
+    if kind in ("udp", "unix-dgram"):
         data, _ = s.recvfrom(4096)
         note("DATA " + data.decode(errors="replace"))
         continue

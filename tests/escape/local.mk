@@ -10,7 +10,8 @@ check_PROGRAMS += \
 	tests/escape/probes/notifyprobe \
 	tests/escape/probes/sysprobe \
 	tests/escape/probes/tiocsti \
-	tests/escape/probes/uring
+	tests/escape/probes/uring \
+	tests/escape/probes/unixprobe
 tests_escape_probes_compat_SOURCES = tests/escape/probes/compat.c
 tests_escape_probes_fsprobe_SOURCES = tests/escape/probes/fsprobe.c
 tests_escape_probes_ipcprobe_SOURCES = tests/escape/probes/ipcprobe.c
@@ -19,6 +20,8 @@ tests_escape_probes_notifyprobe_SOURCES = tests/escape/probes/notifyprobe.c
 tests_escape_probes_sysprobe_SOURCES = tests/escape/probes/sysprobe.c
 tests_escape_probes_tiocsti_SOURCES = tests/escape/probes/tiocsti.c
 tests_escape_probes_uring_SOURCES = tests/escape/probes/uring.c
+tests_escape_probes_unixprobe_SOURCES = tests/escape/probes/unixprobe.c
+tests_escape_probes_unixprobe_LDADD = -lpthread
 EXTRA_DIST += \
 	tests/escape/escape_helpers.bash \
 	tests/escape/fs.bats \
@@ -32,4 +35,5 @@ EXTRA_DIST += \
 	tests/escape/procs.bats \
 	tests/escape/secrets.bats \
 	tests/escape/tty.bats \
-	tests/escape/ask.bats
+	tests/escape/ask.bats \
+	tests/escape/unixsock.bats

@@ -1,0 +1,120 @@
+#!/usr/bin/env bats
+# Host services on pathname unix sockets outside the writable roots and
+# the session's private /tmp and /run (DESIGN §4): a docker.sock-like
+# stream service that acts on connect, a syslog-like datagram socket. On
+# kernels without Landlock's RESOLVE_UNIX (ABI 9) the supervisor decides
+# every unix connect and datagram send (launcher/unixnotify.c). Each
+# attack is judged by the service itself (what it logged), after the same
+# client is shown to reach it without the sandbox.
+
+load ../lib/common
+load escape_helpers
+
+setup() {
+	need_probe unixprobe
+	esc_setup
+	UP=$(probe unixprobe)
+}
+
+teardown() {
+	escape_cleanup
+	common_teardown
+}
+
+# service KIND PATH: a stream (unix) or datagram (unix-dgram) service on
+# the host at PATH.
+service() { listen "$1" "$2"; }
+
+# unreached OP PATH [WICKET OPTS...]: the probe's OP on PATH inside the
+# sandbox is never heard by the service; then the same from outside (on
+# the service's own path) is.
+unreached() {
+	local op=$1 path=$2
+	shift 2
+	sbx_opts "$@" -- "$UP" "$op" "$path" "escape-$RND"
+	if listener_heard; then
+		echo "ESCAPE: the host service heard the sandbox:"
+		cat "$LISTEN_LOG"
+		return 1
+	fi
+	# The refusal is the sandbox's, not a broken client: EACCES.
+	assert_line "$op: EACCES"
+	"$UP" "$op" "$LISTEN_ADDR" "sanity-$RND"
+	listener_heard
+	grep -q "sanity-$RND" "$LISTEN_LOG"
+	: >"$LISTEN_LOG"
+}
+
+@test "unixsock: a stream service under /var/tmp is not reached" {
+	service unix "$OUT/svc.sock"
+	unreached connect "$OUT/svc.sock"
+	# Also with --no-diagnostics: enforcement is not diagnostics.
+	unreached connect "$OUT/svc.sock" --no-diagnostics
+	# And with the network on: local services are not the network.
+	unreached connect "$OUT/svc.sock" --net full
+}
+
+@test "unixsock: a datagram service under /var/tmp gets nothing (sendto, sendmsg, sendmmsg)" {
+	service unix-dgram "$OUT/log.sock"
+	unreached sendto "$OUT/log.sock"
+	unreached sendmsg "$OUT/log.sock"
+	unreached sendmmsg "$OUT/log.sock"
+	unreached sendto "$OUT/log.sock" --no-diagnostics
+}
+
+@test "unixsock: a service under the user's HOME is not reached" {
+	local home
+	mkout home
+	mkdir -p "$home/.local/run"
+	chmod -R 755 "$home"
+	service unix "$home/.local/run/agent.sock"
+	HOME=$home unreached connect "$home/.local/run/agent.sock"
+	service unix-dgram "$home/.local/run/notify.sock"
+	HOME=$home unreached sendto "$home/.local/run/notify.sock"
+}
+
+@test "unixsock: a symlink in the workspace to an outside socket does not lead out" {
+	service unix "$OUT/svc.sock"
+	ln -s "$OUT/svc.sock" "$WS/link.sock"
+	ln -s "$OUT" "$WS/linkdir"
+	unreached connect "$WS/link.sock"
+	unreached connect link.sock
+	unreached connect linkdir/svc.sock
+	unreached connect "./linkdir/../linkdir/svc.sock"
+	service unix-dgram "$OUT/log.sock"
+	ln -s "$OUT/log.sock" "$WS/log.sock"
+	unreached sendto log.sock
+	unreached sendmsg "$WS/log.sock"
+}
+
+@test "unixsock: /proc/self/root, /proc/1/root and /proc/self/fd/N do not lead out" {
+	service unix "$OUT/svc.sock"
+	unreached connect "/proc/self/root$OUT/svc.sock"
+	unreached connect "/proc/1/root$OUT/svc.sock"
+	unreached connect "/proc/self/cwd/../../../..$OUT/svc.sock"
+	# An O_PATH descriptor of the outside socket, connected through its
+	# magic link.
+	unreached fdpath "$OUT/svc.sock"
+	service unix-dgram "$OUT/log.sock"
+	unreached sendto "/proc/self/root$OUT/log.sock"
+}
+
+@test "unixsock: an address rewritten by another thread while the call waits does not lead out" {
+	service unix "$OUT/svc.sock"
+	local dg=$LISTEN_LOG daddr=$LISTEN_ADDR
+	# The datagram service on BAD.d, as the probe expects.
+	service unix-dgram "$OUT/svc.sock.d"
+	local ddg=$LISTEN_LOG
+	sbx "$UP" race "$WS/good.sock" "$OUT/svc.sock" "escape-$RND"
+	sleep 0.3
+	if [ -s "$dg" ] || [ -s "$ddg" ]; then
+		echo "ESCAPE: the host services heard the sandbox:"
+		cat "$dg" "$ddg"
+		false
+	fi
+	# The race was run: the good address got through some of the time.
+	assert_line --regexp '^race: [1-9][0-9]* good'
+	"$UP" connect "$daddr" "sanity-$RND"
+	sleep 0.3
+	grep -q "sanity-$RND" "$dg"
+}
