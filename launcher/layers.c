@@ -80,6 +80,18 @@ void layers_gaps_policy(const struct kernel_info *k, bool ns_ok, const struct po
 					 "host's network can be reached and bound, not just the listed "
 					 "ones (fix: Linux 6.7 or newer)", have));
 	}
+	/* Pathname unix sockets: Landlock from ABI 9, else the supervisor,
+	 * through seccomp user notifications, its own descriptors out of
+	 * the sandbox's reach (a pid namespace or Landlock). */
+	if (k->landlock_abi < 9 && (!k->seccomp || !k->seccomp_notify ||
+				    (!ns_ok && !k->landlock_abi)))
+		strv_push(out, xasprintf("%s: pathname unix sockets outside the writable roots (host "
+					 "services such as a docker or an agent socket) are reachable "
+					 "(fix: Linux 5.6 or newer with seccomp, or Landlock ABI 9)",
+					 !k->seccomp ? "no seccomp filter"
+					 : !k->seccomp_notify ? "no seccomp user notifications, "
+								"pidfd_getfd or openat2"
+							      : "no pid namespace and no Landlock"));
 	if (!k->seccomp) {
 		strv_push(out, xstrdup("no seccomp filter: ptrace, io_uring, bpf, keyctl and socket "
 				       "families are not restricted (fix: a kernel with "

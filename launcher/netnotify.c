@@ -7,13 +7,18 @@
  *   sandbox: network blocked: socket ipv4/tcp (curl[42])
  *
  * The listener. The command loads its filter with
- * SECCOMP_FILTER_FLAG_NEW_LISTENER right before execve and sends the
- * listener to the supervisor over a socket pair made before the clone
- * (SCM_RIGHTS), then closes its copy: the command never holds it across
- * exec, since whoever holds it can answer "continue" and let the call
- * through. (pidfd_getfd from the supervisor would need ptrace access to a
- * process that is not dumpable until it execs, and a copy taken after
- * exec would be too late: the command would have held it.) The kernel
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER right before execve, and the
+ * supervisor takes it with pidfd_getfd while the command waits, then the
+ * command closes its copy: the command never holds it across exec, since
+ * whoever holds it can answer "continue" and let the call through. The
+ * command tells the supervisor the descriptor's number with write(2) on
+ * a socket pair made before the clone (with SO_PASSCRED the kernel adds
+ * the writer's pid, in the supervisor's pid namespace), and waits for
+ * its answer. Not with sendmsg(SCM_RIGHTS): the "unix" programs refer
+ * every sendmsg to the listener, which no one would be reading yet. For
+ * that moment the process is made dumpable (pidfd_getfd needs ptrace
+ * access; it shares init's memory, which is not dumpable otherwise), and
+ * no process of the sandbox runs yet. The kernel
  * gives a filter tree one listener; the notify programs refuse the flag
  * that makes one, so the sandbox cannot install a filter of its own whose
  * "continue" would win over ours (see deny_listeners in seccomp-rules.c).
@@ -49,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -214,11 +220,35 @@ static bool kernel_notifies(void)
 	return cached;
 }
 
+bool netnotify_kernel_ok(void)
+{
+	/* The supervisor's side of deciding unix sockets: pidfd_getfd and
+	 * openat2 (Linux 5.6); a bad descriptor says the call exists. */
+	if (!kernel_notifies())
+		return false;
+	errno = 0;
+	syscall(SYS_pidfd_getfd, -1, -1, 0);
+	if (errno == ENOSYS)
+		return false;
+	errno = 0;
+	syscall(SYS_openat2, -1, "", NULL, 0);
+	return errno != ENOSYS;
+}
+
+bool netnotify_unix(const struct session *s)
+{
+	/* Landlock mediates pathname unix sockets from ABI 9 on. */
+	return s->pol.sandbox && s->layers.seccomp && s->layers.landlock_abi < 9;
+}
+
 bool netnotify_wanted(const struct session *s)
 {
-	/* Only to explain (--no-diagnostics: nothing is), and only where the
-	 * filter refuses something of the network. */
-	if (!s->pol.sandbox || !s->diagnostics || !s->layers.seccomp || s->pol.net == NET_FULL)
+	if (!s->pol.sandbox || !s->layers.seccomp)
+		return false;
+	/* To decide unix sockets (enforcement: with or without
+	 * diagnostics), or to explain the filter's network refusals (only
+	 * where it refuses something, and only with diagnostics). */
+	if (!netnotify_unix(s) && (!s->diagnostics || s->pol.net == NET_FULL))
 		return false;
 	/* The supervisor's descriptors must be out of the sandbox's reach:
 	 * its /proc/PID/fd is hidden by the pid namespace's own /proc, and
@@ -240,7 +270,9 @@ void netnotify_prepare(struct session *s)
 {
 	if (!netnotify_wanted(s))
 		return;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+	int one = 1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0 ||
+	    setsockopt(pair[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0)
 		die_errno("socket pair for the seccomp listener");
 }
 
@@ -255,34 +287,28 @@ static void shim_reports(char **envp)
 			(*e)[sizeof key - 3] = '0';
 }
 
-/* Send the listener FD to the supervisor, and close it here. */
+/* Have the supervisor take the listener FD, and close it here. */
 static int hand_over(int fd)
 {
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} cbuf;
-	memset(&cbuf, 0, sizeof cbuf);
-	char one = 1;
-	struct iovec iov = {&one, 1};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
-			   .msg_controllen = sizeof cbuf.b};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof fd);
 	ssize_t r;
 	do
-		r = sendmsg(pair[1], &m, MSG_NOSIGNAL);
+		r = write(pair[1], &fd, sizeof fd);
 	while (r < 0 && errno == EINTR);
+	char ack = 0;
+	ssize_t k = -1;
+	if (r == (ssize_t)sizeof fd) {
+		do
+			k = read(pair[1], &ack, 1);
+		while (k < 0 && errno == EINTR);
+	}
 	int e = errno;
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* Never across exec (it is close-on-exec as well). */
 	close(fd);
 	/* The filter is in place and cannot be taken back: without a
 	 * listener its referrals would fail with ENOSYS, unexplained. */
-	if (r != 1)
-		return setup_fail(STAGE_SECCOMP, r < 0 ? e : EIO,
+	if (k != 1 || ack != 'k')
+		return setup_fail(STAGE_SECCOMP, k < 0 ? e : EIO,
 				  "hand the seccomp listener to the supervisor");
 	return 0;
 }
@@ -290,11 +316,28 @@ static int hand_over(int fd)
 int netnotify_seccomp(struct session *s)
 {
 	if (pair[1] < 0)
-		return seccomp_apply(&s->pol, NULL);
+		return seccomp_apply(&s->pol, false, NULL);
 	int fd = -1;
-	if (seccomp_apply(&s->pol, &fd) < 0)
+	/* Until the supervisor has the listener (hand_over). */
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	if (seccomp_apply(&s->pol, netnotify_unix(s), &fd) < 0)
 		return -1;
 	if (fd < 0) {
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		/* No listener (wicket runs under a filter that has one, e.g.
+		 * a container manager's: EBUSY): nothing would keep unix
+		 * sockets outside the sandbox out of reach. */
+		if (netnotify_unix(s)) {
+			if (!s->best_effort)
+				return setup_fail(STAGE_SECCOMP, EBUSY,
+						  "no seccomp listener for the supervisor to keep "
+						  "host unix sockets out of reach (wicket already runs "
+						  "under a filter that has one); --best-effort runs "
+						  "without");
+			warnmsg("weaker sandbox: no seccomp listener (wicket runs under a filter "
+				"that has one): pathname unix sockets outside the workspace are "
+				"reachable");
+		}
 		shim_reports(s->envp);
 		return 0;
 	}
@@ -317,14 +360,8 @@ void netnotify_init_close(void)
 
 /* --- the supervisor's side ----------------------------------------------- */
 
-struct who {
-	long pid;      /* the process (thread group), as the sandbox sees it */
-	long host_pid; /* as the supervisor sees it */
-	char comm[64];
-};
-
 /* /proc/TID/{status,comm} of the notifying thread. */
-static bool who_is(pid_t tid, struct who *w)
+bool netnotify_who(pid_t tid, struct netnotify_who *w)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
@@ -355,7 +392,13 @@ static bool who_is(pid_t tid, struct who *w)
 	return true;
 }
 
-static ssize_t peek(pid_t tid, uint64_t addr, void *buf, size_t len)
+pid_t netnotify_tgid(pid_t tid)
+{
+	struct netnotify_who w;
+	return netnotify_who(tid, &w) ? (pid_t)w.host_pid : tid;
+}
+
+ssize_t netnotify_peek(pid_t tid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
 	return process_vm_readv(tid, &local, 1, &remote, 1, 0);
@@ -377,7 +420,7 @@ static size_t fastopen_addr(const struct seccomp_notif *n, struct sockaddr_in6 *
 	} else {
 		/* sendmsg's msghdr, or the first of sendmmsg's mmsghdrs. */
 		struct msghdr h;
-		if (peek((pid_t)n->pid, n->data.args[1], &h, sizeof h) != (ssize_t)sizeof h)
+		if (netnotify_peek((pid_t)n->pid, n->data.args[1], &h, sizeof h) != (ssize_t)sizeof h)
 			return 0;
 		ptr = (uintptr_t)h.msg_name;
 		len = h.msg_namelen;
@@ -386,7 +429,7 @@ static size_t fastopen_addr(const struct seccomp_notif *n, struct sockaddr_in6 *
 		return 0;
 	if (len > sizeof *out)
 		len = sizeof *out;
-	ssize_t r = peek((pid_t)n->pid, ptr, out, (size_t)len);
+	ssize_t r = netnotify_peek((pid_t)n->pid, ptr, out, (size_t)len);
 	return r > 0 ? (size_t)r : 0;
 }
 
@@ -429,8 +472,12 @@ static void handle_one(struct session *s)
 #ifdef NATIVE_ARCH
 	native = n->data.arch == NATIVE_ARCH; /* others are killed by the filter */
 #endif
+	/* A unix socket's connect or send: decided and made by a worker
+	 * (unixnotify.c). The loop checked there was room. */
+	if (native && unixnotify_takes(s, n) && unixnotify_submit(n))
+		return;
 	char obj[160] = "";
-	struct who w;
+	struct netnotify_who w;
 	bool known = false;
 	if (native) {
 		struct sockaddr_in6 addr;
@@ -443,7 +490,7 @@ static void handle_one(struct session *s)
 		for (int i = 0; i < 6; i++)
 			args[i] = n->data.args[i];
 		netnotify_object(obj, sizeof obj, n->data.nr, args, alen ? &addr : NULL, alen);
-		known = who_is((pid_t)n->pid, &w);
+		known = netnotify_who((pid_t)n->pid, &w);
 	}
 	/* Still the call that was notified: the memory and /proc read above
 	 * were the caller's, not those of a process that took its pid. */
@@ -459,10 +506,16 @@ static void handle_one(struct session *s)
 		w.pid = w.host_pid = n->pid;
 		strcpy(w.comm, "?");
 	}
-	if (!first_time(w.host_pid, obj))
+	netnotify_report(s, w.pid, w.host_pid, w.comm, obj);
+}
+
+void netnotify_report(struct session *s, long pid, long host_pid, const char *comm,
+		      const char *obj)
+{
+	if (!first_time(host_pid, obj))
 		return;
-	control_denial(s, &(struct denial){.kind = "network", .object = obj, .comm = w.comm,
-					   .pid = w.pid, .host_pid = w.host_pid}, show);
+	control_denial(s, &(struct denial){.kind = "network", .object = obj, .comm = comm,
+					   .pid = pid, .host_pid = host_pid}, show);
 }
 
 static void listener_close(void)
@@ -480,6 +533,13 @@ static void listener_ready(struct session *s, struct watch *w, short revents)
 	(void)w;
 	bool more = revents & POLLIN;
 	for (int i = 0; more && i < NOTIFS_PER_WAKE; i++) {
+		if (unixnotify_full()) {
+			/* Every worker busy, the queue full: the callers wait in
+			 * the kernel until a worker is free (report_ready). */
+			if (lwatch)
+				lwatch->events = 0;
+			return;
+		}
 		handle_one(s);
 		/* RECV waits for a notification: only ask when one is there. */
 		struct pollfd p = {.fd = listener, .events = POLLIN};
@@ -489,6 +549,12 @@ static void listener_ready(struct session *s, struct watch *w, short revents)
 	 * (POLLERR is transient: a signal while the kernel took a lock.) */
 	if (revents & POLLNVAL || ((revents & POLLHUP) && !more))
 		listener_close();
+}
+
+void netnotify_resume(void)
+{
+	if (lwatch)
+		lwatch->events = POLLIN;
 }
 
 /* The descriptor is a seccomp listener (not something else the sandbox
@@ -504,56 +570,81 @@ static bool is_listener(int fd)
 	return strcmp(target, "anon_inode:seccomp notify") == 0;
 }
 
-void netnotify_start(struct session *s)
+int netnotify_setup_fd(void)
 {
-	if (pair[0] < 0)
-		return;
+	return listener < 0 ? pair[0] : -1;
+}
+
+void netnotify_take(struct session *s)
+{
+	(void)s;
 	union {
-		char b[CMSG_SPACE(4 * sizeof(int))];
+		char b[CMSG_SPACE(sizeof(struct ucred))];
 		struct cmsghdr align;
 	} cbuf;
-	char byte;
-	struct iovec iov = {&byte, 1};
+	int theirs = -1;
+	struct iovec iov = {&theirs, sizeof theirs};
 	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
 			   .msg_controllen = sizeof cbuf.b};
 	ssize_t r;
 	do
 		r = recvmsg(pair[0], &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return;
+	pid_t pid = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+			struct ucred u;
+			memcpy(&u, CMSG_DATA(c), sizeof u);
+			pid = u.pid;
+		}
+	int fd = -1;
+	if (r == (ssize_t)sizeof theirs && theirs >= 0 && pid > 0) {
+		int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		if (pfd >= 0) {
+			fd = (int)syscall(SYS_pidfd_getfd, pfd, theirs, 0);
+			close(pfd);
+		}
+		if (fd >= 0 && !is_listener(fd)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd >= 0)
+		listener = fd;
+	char ack = fd >= 0 ? 'k' : 'n';
+	do
+		r = write(pair[0], &ack, 1);
+	while (r < 0 && errno == EINTR);
+}
+
+void netnotify_start(struct session *s)
+{
+	if (pair[0] < 0)
+		return;
 	close(pair[0]);
 	netnotify_init_close();
 	pair[0] = -1;
-	if (r <= 0)
-		return; /* no listener: the command loaded the plain filter */
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++) {
-			int fd;
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-			if (listener < 0 && i == 0 && is_listener(fd))
-				listener = fd;
-			else
-				close(fd);
-		}
-	}
 	if (listener < 0)
-		return;
+		return; /* no listener: the command loaded the plain filter */
 	const char *d = getenv("WICKET_DIAG");
-	show = d && strcmp(d, "off") == 0 ? DENIAL_QUIET : DENIAL_PRINT;
+	show = !s->diagnostics || (d && strcmp(d, "off") == 0) ? DENIAL_QUIET : DENIAL_PRINT;
 	lwatch = session_watch(s, listener, POLLIN, listener_ready, NULL);
 	if (!lwatch) {
 		/* Closed, the listener's calls fail with ENOSYS: refused still,
 		 * but unexplained. */
 		warnmsg("internal error: no room to watch the seccomp listener");
 		listener_close();
+		return;
 	}
+	unixnotify_start(s, listener, resp_size);
 }
 
 void netnotify_finish(struct session *s)
 {
-	(void)s;
+	unixnotify_finish(s);
 	if (pair[0] >= 0)
 		close(pair[0]);
 	pair[0] = -1;

@@ -37,6 +37,25 @@ const char *writable_root_of(const struct policy *pol, const char *path)
 	return best;
 }
 
+const char *plan_unix_root(const struct session *s, const char *path)
+{
+	const char *w = writable_root_of(&s->pol, path);
+	if (w)
+		return w;
+	if (!s->layers.mntns)
+		/* The host's /tmp and /run are shared: only the session's
+		 * own directory stands in for /tmp. */
+		return s->fallback_tmp && path_is_under(path, s->fallback_tmp) ? s->fallback_tmp
+									       : NULL;
+	static const char *const own[] = {"/tmp", "/run", "/dev/shm"};
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+		bool mine = i == 0 ? s->plan.private_tmp : i == 1 ? s->plan.cover_run : true;
+		if (mine && path_is_under(path, own[i]))
+			return own[i];
+	}
+	return NULL;
+}
+
 /* A protected path reached through a symlink that the sandbox may rewrite
  * is no protection: after the session, tools outside would follow the new
  * link. Refuse it rather than protect the wrong object. */

@@ -106,6 +106,8 @@ void probe_kernel(struct kernel_info *k)
 	k->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 &&
 		     access("/proc/sys/kernel/seccomp/actions_avail", F_OK) == 0;
 
+	k->seccomp_notify = k->seccomp && netnotify_kernel_ok();
+
 	/* mount_setattr with a bad fd: EBADF means the call exists. */
 	errno = 0;
 	syscall(SYS_mount_setattr, -1, "", 0, NULL, 0);

@@ -51,6 +51,7 @@ struct kernel_info {
 	const char *userns_fix;    /* what to do about it */
 	bool apparmor_restrict;    /* kernel.apparmor_restrict_unprivileged_userns=1 */
 	bool mount_api;            /* open_tree/move_mount/mount_setattr */
+	bool seccomp_notify;       /* user notifications, pidfd_getfd, openat2 */
 };
 
 /* Which layers a session gets: decided before fork, never silently. */
@@ -175,6 +176,10 @@ void plan_build_base(struct session *s);
 void plan_build_late(struct session *s);
 void plan_pins(const char *root, const char *path, struct strv *out);
 const char *writable_root_of(const struct policy *pol, const char *path);
+/* The root beneath which the sandbox may reach the unix socket at PATH
+ * (canonical, in the sandbox's view): a writable root, the session's own
+ * /tmp, /run or /dev/shm; NULL: out of reach. */
+const char *plan_unix_root(const struct session *s, const char *path);
 void plan_check_absent(const struct mount_plan *plan, const char *session_id);
 
 /* The character devices the sandbox offers from the host's /dev (bound
@@ -203,12 +208,16 @@ int landlock_build(const struct session *s);   /* returns ruleset fd or -1 */
 int landlock_enforce(int ruleset_fd);
 
 /* seccomp.c: load the filter. LISTENER non-NULL: the notify program
- * (network refusals to a listener), *LISTENER its listener, or -1 when the
- * kernel gave none and the plain program was loaded instead. */
-int seccomp_apply(const struct policy *pol, int *listener);
+ * (network refusals to a listener; UNIX_SOCKS: and unix socket connects
+ * and sends), *LISTENER its listener, or -1 when the kernel gave none and
+ * the plain program was loaded instead. */
+int seccomp_apply(const struct policy *pol, bool unix_socks, int *listener);
 
 /* netnotify.c: the supervisor reports the network refusals of programs
- * the shim cannot see, received as seccomp user notifications. */
+ * the shim cannot see, received as seccomp user notifications, and hands
+ * unix socket connects and sends to unixnotify.c. */
+bool netnotify_kernel_ok(void);  /* notifications, pidfd_getfd, openat2 */
+bool netnotify_unix(const struct session *s);    /* the supervisor decides unix sockets */
 bool netnotify_wanted(const struct session *s);  /* pure but for a cached probe */
 void netnotify_prepare(struct session *s);       /* supervisor, before the clone */
 void netnotify_child_close(void);                /* child, after the clone */
@@ -216,6 +225,11 @@ void netnotify_child_close(void);                /* child, after the clone */
  * the session wants it, and its listener sent to the supervisor. */
 int netnotify_seccomp(struct session *s);
 void netnotify_init_close(void);                 /* init, once the command runs */
+/* Supervisor, while the command is set up: NETNOTIFY_SETUP_FD (-1: none)
+ * readable means the command waits for netnotify_take to take its
+ * listener. */
+int netnotify_setup_fd(void);
+void netnotify_take(struct session *s);
 void netnotify_start(struct session *s);         /* supervisor, once the command runs */
 void netnotify_finish(struct session *s);
 /* The object of a refused call NR with ARGS (ADDR: a Fast Open send's
@@ -223,6 +237,29 @@ void netnotify_finish(struct session *s);
  * "sendto 1.2.3.4:443/tcp". Pure. */
 size_t netnotify_object(char *o, size_t osz, long nr, const uint64_t *args, const void *addr,
 			size_t addrlen);
+/* Who a notifying thread TID is (its process, both pids, its name). */
+struct netnotify_who {
+	long pid;      /* the process (thread group), as the sandbox sees it */
+	long host_pid; /* as the supervisor sees it */
+	char comm[64];
+};
+bool netnotify_who(pid_t tid, struct netnotify_who *w);
+pid_t netnotify_tgid(pid_t tid);
+/* LEN bytes of the caller's memory at ADDR (process_vm_readv). */
+ssize_t netnotify_peek(pid_t tid, uint64_t addr, void *buf, size_t len);
+/* A network refusal, once per (process, object), to the session. */
+void netnotify_report(struct session *s, long pid, long host_pid, const char *comm,
+		      const char *obj);
+void netnotify_resume(void);  /* read the listener again (a worker is free) */
+
+/* unixnotify.c: the supervisor decides pathname unix sockets (Landlock
+ * ABI < 9) and makes the allowed connects and sends itself. NOTIF: a
+ * struct seccomp_notif. */
+void unixnotify_start(struct session *s, int listener, int resp_size);
+bool unixnotify_takes(const struct session *s, const void *notif);
+bool unixnotify_full(void);
+bool unixnotify_submit(const void *notif);
+void unixnotify_finish(struct session *s);
 
 /* caps.c */
 int caps_drop_bounding(void);

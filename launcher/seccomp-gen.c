@@ -1,7 +1,9 @@
 /* Build-time tool: compile the seccomp policy of seccomp-rules.c to BPF
  * with libseccomp and print it as a C header, one program per network
- * mode, and a "notify" program for each mode that refuses network calls
- * (wk_bpf_notify_*). The launcher loads these programs as they are. */
+ * mode, a "notify" program for each mode that refuses network calls
+ * (wk_bpf_notify_*), and a "unix" program for every mode (wk_bpf_unix_*:
+ * the notify program that also refers unix socket connects and sends to
+ * the supervisor). The launcher loads these programs as they are. */
 #include "config.h"
 #include "seccomp-rules.h"
 
@@ -17,13 +19,13 @@
 static const char *const names[SECCOMP_NET_COUNT] = {"net_none", "net_full", "net_ports",
 						       "net_ports_udp"};
 
-static int emit(enum seccomp_net m, bool notify)
+static int emit(enum seccomp_net m, bool notify, bool unix_socks)
 {
 	int err = 0;
-	scmp_filter_ctx ctx = seccomp_rules_build(m, notify, &err);
+	const char *kind = unix_socks ? "unix_" : notify ? "notify_" : "";
+	scmp_filter_ctx ctx = seccomp_rules_build(m, notify, unix_socks, &err);
 	if (!ctx) {
-		fprintf(stderr, "seccomp-gen: %s%s: %s\n", notify ? "notify_" : "", names[m],
-			strerror(err));
+		fprintf(stderr, "seccomp-gen: %s%s: %s\n", kind, names[m], strerror(err));
 		return 1;
 	}
 	int fd = memfd_create("bpf", MFD_CLOEXEC);
@@ -44,8 +46,7 @@ static int emit(enum seccomp_net m, bool notify)
 		return 1;
 	}
 	size_t n = (size_t)len / sizeof *prog;
-	printf("static const struct sock_filter wk_bpf_%s%s[%zu] = {\n", notify ? "notify_" : "",
-	       names[m], n);
+	printf("static const struct sock_filter wk_bpf_%s%s[%zu] = {\n", kind, names[m], n);
 	for (size_t i = 0; i < n; i++)
 		printf("\t{0x%04x, %u, %u, 0x%08x},\n", prog[i].code, prog[i].jt, prog[i].jf,
 		       prog[i].k);
@@ -69,8 +70,9 @@ int main(void)
 	       " * do not edit. */\n#include <linux/filter.h>\n\n",
 	       seccomp_version()->major, seccomp_version()->minor, seccomp_version()->micro);
 	for (int m = 0; m < SECCOMP_NET_COUNT; m++)
-		if (emit((enum seccomp_net)m, false) ||
-		    (m != SECCOMP_NET_FULL && emit((enum seccomp_net)m, true)))
+		if (emit((enum seccomp_net)m, false, false) ||
+		    (m != SECCOMP_NET_FULL && emit((enum seccomp_net)m, true, false)) ||
+		    emit((enum seccomp_net)m, true, true))
 			return 1;
 	return 0;
 }

@@ -12,7 +12,16 @@
  * after printing the denial (netnotify.c). Whoever holds a listener can
  * answer "continue" instead, and for two filters returning USER_NOTIF the
  * kernel asks the listener of the newest one: so the notify programs also
- * refuse the sandbox a listener of its own (see deny_listeners). */
+ * refuse the sandbox a listener of its own (see deny_listeners).
+ *
+ * Where Landlock cannot mediate pathname unix sockets (ABI < 9), a
+ * "unix" program (the notify program, for every network mode) also sends
+ * every connect(), every sendto() with a destination and every sendmsg()
+ * and sendmmsg() to the supervisor, which decides them and performs the
+ * allowed ones itself (unixnotify.c). A filter sees only the registers:
+ * the socket's family and the address are in memory the sandbox can
+ * rewrite, so the calls go whole, whatever the family; sendmsg's address
+ * lives inside its msghdr, so every sendmsg goes. */
 #include "config.h"
 #include "seccomp-rules.h"
 
@@ -187,8 +196,23 @@ static int deny_listeners(scmp_filter_ctx ctx)
 	return 0;
 }
 
-scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, bool notify, int *err)
+/* The calls that can name a unix socket's path: to the supervisor. */
+static int notify_unix(scmp_filter_ctx ctx)
 {
+	int rc;
+	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0)) < 0 ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1,
+				   SCMP_A4(SCMP_CMP_NE, 0))) < 0 ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmsg), 0)) < 0 ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmmsg), 0)) < 0)
+		return rc;
+	return 0;
+}
+
+scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, bool notify, bool unix_socks, int *err)
+{
+	if (unix_socks)
+		notify = true;
 	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
 	/* What a refused network call gets. */
 	const uint32_t refuse = notify ? SCMP_ACT_NOTIFY : eperm;
@@ -236,6 +260,8 @@ scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, bool notify, int *err)
 		if ((rc = add_ports_rules(ctx, refuse, net == SECCOMP_NET_PORTS_UDP)) < 0)
 			goto fail;
 	}
+	if (unix_socks && (rc = notify_unix(ctx)) < 0)
+		goto fail;
 	if (notify && (rc = deny_listeners(ctx)) < 0)
 		goto fail;
 	return ctx;

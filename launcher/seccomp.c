@@ -15,28 +15,33 @@
 
 #define PROG(a) {.filter = (struct sock_filter *)(a), .len = sizeof(a) / sizeof((a)[0])}
 
-int seccomp_apply(const struct policy *pol, int *listener)
+int seccomp_apply(const struct policy *pol, bool unix_socks, int *listener)
 {
 	struct sock_fprog none = PROG(wk_bpf_net_none), full = PROG(wk_bpf_net_full),
 			  ports = PROG(wk_bpf_net_ports), ports_udp = PROG(wk_bpf_net_ports_udp);
 	struct sock_fprog n_none = PROG(wk_bpf_notify_net_none),
 			  n_ports = PROG(wk_bpf_notify_net_ports),
 			  n_ports_udp = PROG(wk_bpf_notify_net_ports_udp);
+	struct sock_fprog u_none = PROG(wk_bpf_unix_net_none), u_full = PROG(wk_bpf_unix_net_full),
+			  u_ports = PROG(wk_bpf_unix_net_ports),
+			  u_ports_udp = PROG(wk_bpf_unix_net_ports_udp);
 	struct sock_fprog *prog, *notify;
 	switch (pol->net) {
 	case NET_FULL:
 		prog = &full;
-		notify = NULL; /* nothing of the network to refuse */
+		/* Nothing of the network to refuse; unix sockets to decide. */
+		notify = unix_socks ? &u_full : NULL;
 		break;
 	case NET_PORTS:
 		prog = pol->udp ? &ports_udp : &ports;
-		notify = pol->udp ? &n_ports_udp : &n_ports;
+		notify = unix_socks ? (pol->udp ? &u_ports_udp : &u_ports)
+				    : (pol->udp ? &n_ports_udp : &n_ports);
 		break;
 	case NET_NONE:
 	default:
 		/* Anything unknown gets the strictest program. */
 		prog = &none;
-		notify = &n_none;
+		notify = unix_socks ? &u_none : &n_none;
 		break;
 	}
 	/* no_new_privs is already set by the caller. The notify program

@@ -690,6 +690,22 @@ int session_run(struct session *s)
 
 	struct setup_error e;
 	ssize_t n;
+	for (;;) {
+		/* The command may stop before its exec for the supervisor to
+		 * take its seccomp listener (netnotify.c). */
+		struct pollfd p[2] = {{errp[0], POLLIN, 0}, {netnotify_setup_fd(), POLLIN, 0}};
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die_errno("poll");
+		}
+		if (p[1].revents & POLLIN) {
+			netnotify_take(s);
+			continue;
+		}
+		if (p[0].revents)
+			break;
+	}
 	do
 		n = read(errp[0], &e, sizeof e);
 	while (n < 0 && errno == EINTR);

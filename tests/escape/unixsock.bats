@@ -80,7 +80,8 @@ unreached() {
 	unreached connect "$WS/link.sock"
 	unreached connect link.sock
 	unreached connect linkdir/svc.sock
-	unreached connect "./linkdir/../linkdir/svc.sock"
+	# ".." after a symlink is the target's parent, as for the kernel.
+	unreached connect "./linkdir/../${OUT##*/}/svc.sock"
 	service unix-dgram "$OUT/log.sock"
 	ln -s "$OUT/log.sock" "$WS/log.sock"
 	unreached sendto log.sock
