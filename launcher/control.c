@@ -294,6 +294,33 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 	bool fastopen = strncmp(e->object, "sendto ", 7) == 0 || strncmp(e->object, "sendmsg ", 8) == 0;
 	bool bind = strncmp(e->object, "bind ", 5) == 0 || strncmp(e->object, "listen", 6) == 0;
 	bool udp = strstr(e->object, "/udp") != NULL;
+	const char *un = strstr(e->object, " unix:");
+	if (un && un[6] == '@') {
+		e->rule = xasprintf("abstract unix sockets outside the sandbox are out of reach, and "
+				    "without a network namespace of its own the sandbox's cannot be "
+				    "told from the host's (policy %s)", pname);
+		strv_push(&e->allow, xstrdup("a pathname socket in the workspace or /tmp instead"));
+		strv_push(&e->allow, xasprintf("wicket ask -- %s ...   (run it once outside the "
+					       "sandbox, if approved)", e->comm));
+		free(p);
+		return;
+	}
+	if (un) {
+		char *dir = path_dirname(un + 6);
+		char *d = json_str(dir);
+		e->rule = xasprintf("unix socket %s is outside the writable roots and the session's "
+				    "own /tmp and /run (policy %s): host services are out of reach",
+				    un + 6, pname);
+		strv_push(&e->allow, xasprintf("a policy: {\"extends\": %s, \"filesystem\": "
+					       "{\"write\": [%s]}}   (the socket's directory "
+					       "becomes writable too)", p, d));
+		strv_push(&e->allow, xasprintf("wicket ask -- %s ...   (run it once outside the "
+					       "sandbox, if approved)", e->comm));
+		free(d);
+		free(dir);
+		free(p);
+		return;
+	}
 	if (s->pol.net == NET_PORTS && fastopen) {
 		e->rule = xasprintf("TCP Fast Open is refused on every port: it connects without "
 				    "passing Landlock's port check (policy %s, network mode ports)", pname);

@@ -1,0 +1,177 @@
+#!/usr/bin/env bats
+# wicket(1), wicket-policy(5): unix sockets inside the sandbox keep
+# working -- servers and clients in the workspace and in the private /tmp
+# (stream, datagram, seqpacket; descriptors passed along), Python's
+# multiprocessing and a small test suite built on it -- while a host
+# service outside is refused with one line and a `wicket why` rule. On
+# kernels without Landlock ABI 9 the supervisor makes these connects and
+# sends for the sandbox (launcher/unixnotify.c); tests/escape/unixsock.bats
+# holds the attacks.
+
+load ../lib/common
+load integration_helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	WS=$(mk_workspace) && OUT=$(mk_outside) || return 1
+	track "$WS" "$OUT"
+	export XDG_STATE_HOME=$OUT/state
+}
+
+teardown() { it_teardown; }
+
+# Every kind of unix socket, server and client in one program, in
+# directory $1 (relative paths from it); prints one line per kind.
+SOCKS='
+import array, os, socket, sys, threading
+d = sys.argv[1]
+os.chdir(d)
+def pair(kind, name):
+    for p in (name, name + ".c"):
+        try: os.unlink(p)
+        except FileNotFoundError: pass
+    srv = socket.socket(socket.AF_UNIX, kind)
+    srv.bind(name)
+    if kind == socket.SOCK_DGRAM:
+        cli = socket.socket(socket.AF_UNIX, kind)
+        cli.bind(name + ".c")
+        cli.sendto(b"hello", name)
+        msg, addr = srv.recvfrom(64)
+        srv.sendto(b"back", addr)
+        assert cli.recv(64) == b"back"
+        # sendmsg with a descriptor, to the absolute path
+        r, w = os.pipe()
+        cli.sendmsg([b"fd"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [r]))], 0, os.path.abspath(name))
+        m, anc, _, _ = srv.recvmsg(64, socket.CMSG_SPACE(4))
+        fd = array.array("i", anc[0][2])[0]
+        os.write(w, b"through")
+        assert os.read(fd, 64) == b"through"
+        return msg
+    srv.listen(4)
+    cli = socket.socket(socket.AF_UNIX, kind)
+    cli.connect(name)
+    c, _ = srv.accept()
+    cli.sendall(b"hello")
+    return c.recv(64)
+for kind, name in ((socket.SOCK_STREAM, "s.sock"), (socket.SOCK_DGRAM, "d.sock"), (socket.SOCK_SEQPACKET, "q.sock")):
+    print(name, pair(kind, name).decode())
+'
+
+@test "unix sockets in the workspace: stream, datagram (with SCM_RIGHTS), seqpacket" {
+	run --separate-stderr wsrun "$WS" -- "$PY" -c "$SOCKS" "$WS"
+	assert_success
+	assert_output "s.sock hello
+d.sock hello
+q.sock hello"
+	assert_equal "$stderr" ""
+}
+
+@test "unix sockets in the private /tmp and in a subdirectory of it, with and without diagnostics" {
+	run --separate-stderr wsrun "$WS" -- sh -c 'mkdir -p /tmp/sub && exec "$0" -c "$1" /tmp/sub' "$PY" "$SOCKS"
+	assert_success
+	assert_output "s.sock hello
+d.sock hello
+q.sock hello"
+	run --separate-stderr wsrun "$WS" --no-diagnostics -- "$PY" -c "$SOCKS" /tmp
+	assert_success
+	assert_line "q.sock hello"
+}
+
+@test "unix sockets through a symlink that stays inside the workspace" {
+	mkdir "$WS/real"
+	ln -s real "$WS/alias"
+	run --separate-stderr wsrun "$WS" -- "$PY" -c "$SOCKS" "$WS/alias"
+	assert_success
+	assert_line "s.sock hello"
+	assert_line "d.sock hello"
+}
+
+@test "Python's multiprocessing: a Manager (unix listener in /tmp), a Pool, a Listener in the workspace" {
+	run --separate-stderr wsrun "$WS" -- "$PY" -c '
+import multiprocessing as mp, os
+from multiprocessing.connection import Listener, Client
+def sq(x): return x * x
+if __name__ == "__main__":
+    with mp.Manager() as m:
+        d = m.dict(); d["k"] = 42; print("manager", d["k"])
+    with mp.Pool(2) as p:
+        print("pool", sum(p.map(sq, range(10))))
+    addr = os.path.join(os.getcwd(), "l.sock")
+    with Listener(addr, family="AF_UNIX") as l:
+        def client():
+            with Client(addr, family="AF_UNIX") as c: c.send("ping")
+        t = mp.Process(target=client); t.start()
+        with l.accept() as c: print("listener", c.recv())
+        t.join()
+'
+	assert_success
+	assert_output "manager 42
+pool 285
+listener ping"
+}
+
+@test "a local test suite that uses multiprocessing and unix sockets passes" {
+	mkdir "$WS/tests"
+	cat >"$WS/tests/test_ipc.py" <<'PYEOF'
+import multiprocessing as mp, os, socket, unittest
+
+def echo_server(path, ready):
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(path); s.listen(1); ready.set()
+    c, _ = s.accept(); c.sendall(c.recv(64)); c.close()
+
+class IPC(unittest.TestCase):
+    def test_echo(self):
+        path = os.path.abspath("echo.sock")
+        ready = mp.Event()
+        p = mp.Process(target=echo_server, args=(path, ready)); p.start()
+        ready.wait(10)
+        c = socket.socket(socket.AF_UNIX); c.connect(path); c.sendall(b"hi")
+        self.assertEqual(c.recv(64), b"hi"); p.join(10)
+
+    def test_manager_queue(self):
+        with mp.Manager() as m:
+            q = m.Queue(); q.put(7); self.assertEqual(q.get(), 7)
+
+    def test_socketpair(self):
+        a, b = socket.socketpair(); a.send(b"x"); self.assertEqual(b.recv(1), b"x")
+
+if __name__ == "__main__":
+    unittest.main()
+PYEOF
+	chmod -R a+rX "$WS/tests"
+	run --separate-stderr wsrun "$WS" -- "$PY" -m unittest discover -s tests -v
+	assert_success
+	assert_regex "$stderr" 'Ran 3 tests'
+	assert_regex "$stderr" 'OK'
+}
+
+@test "a host service outside: refused with EACCES, one line, a wicket why rule" {
+	local sock=$OUT/svc.sock
+	"$PY" -c '
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o777); s.listen(1)
+open(sys.argv[1] + ".ready", "w").close(); time.sleep(30)' "$sock" 3>&- &
+	_WK_STARTED+=($!)
+	wait_for_file "$sock.ready"
+	run --separate-stderr wsrun "$WS" -- "$PY" -c '
+import errno, socket, sys
+c = socket.socket(socket.AF_UNIX)
+try: c.connect(sys.argv[1]); print("connected")
+except OSError as e: print(errno.errorcode[e.errno])
+c = socket.socket(socket.AF_UNIX)
+try: c.connect(sys.argv[1])
+except OSError as e: print(errno.errorcode[e.errno])' "$sock"
+	assert_success
+	assert_output "EACCES
+EACCES"
+	# Once per process and object, from the supervisor (the shim says
+	# nothing of unix sockets: no second line).
+	[ "$(grep -c '^sandbox: network blocked: ' <<<"$stderr")" = 1 ]
+	assert_regex "$stderr" "sandbox: network blocked: connect unix:$sock \\(python3\\[[0-9]+\\]\\)"
+	run "$WICKET" why
+	assert_success
+	assert_line "network blocked: connect unix:$sock"
+	assert_line --partial "rule: unix socket $sock is outside the writable roots"
+	assert_line --partial "\"write\": [\"$OUT\"]"
+}
