@@ -134,6 +134,10 @@ size_t diag_env(const struct session *s, char **env, size_t w)
 	}
 	if (s->pol.net == NET_PORTS && s->pol.udp)
 		rules_add(&buf, &len, &cap, 'u', "1");
+	/* Landlock refuses pathname unix sockets itself (EACCES, ABI 9);
+	 * before, the supervisor does and says so (unixnotify.c). */
+	if (!netnotify_unix(s))
+		rules_add(&buf, &len, &cap, 'l', "1");
 	env[w++] = xasprintf("WICKET_RULES=%s", buf ? buf : "");
 	free(buf);
 	env[w] = NULL;

@@ -22,6 +22,10 @@
 #define FS_WRITE_TREE (FS_WRITE_FILE | WK_LL_FS_REMOVE_DIR | WK_LL_FS_REMOVE_FILE | \
 		       WK_LL_FS_MAKE_DIR | WK_LL_FS_MAKE_REG | WK_LL_FS_MAKE_SOCK | \
 		       WK_LL_FS_MAKE_FIFO | WK_LL_FS_MAKE_SYM | WK_LL_FS_REFER)
+/* Connecting and sending to pathname unix sockets (ABI 9): beneath the
+ * writable roots and the session's own /tmp, /run and /dev/shm only
+ * (DESIGN §4). Before ABI 9 the supervisor decides them (unixnotify.c). */
+#define FS_UNIX WK_LL_FS_RESOLVE_UNIX
 /* Rights that may be granted on a non-directory. */
 #define FS_FILE_RIGHTS (WK_LL_FS_EXECUTE | WK_LL_FS_WRITE_FILE | WK_LL_FS_READ_FILE | \
 			WK_LL_FS_TRUNCATE | WK_LL_FS_IOCTL_DEV)
@@ -164,15 +168,20 @@ int landlock_build(const struct session *s)
 				goto fail;
 	}
 	for (size_t i = 0; i < s->pol.write.n; i++)
-		if (add_path(rs, s->pol.write.v[i], FS_READ | FS_WRITE_TREE, h) < 0)
+		if (add_path(rs, s->pol.write.v[i], FS_READ | FS_WRITE_TREE | FS_UNIX, h) < 0)
 			goto fail;
 	/* The session's own /tmp, or the per-session directory that stands
 	 * in for it; the host's /tmp only when the policy makes it a
 	 * writable root (above). */
 	const char *tmp = !s->layers.mntns ? s->fallback_tmp : s->plan.private_tmp ? "/tmp" : NULL;
-	if (tmp && add_path(rs, tmp, FS_READ | FS_WRITE_TREE, h) < 0)
+	if (tmp && add_path(rs, tmp, FS_READ | FS_WRITE_TREE | FS_UNIX, h) < 0)
 		goto fail;
-	if (s->layers.mntns && add_path(rs, "/dev/shm", FS_READ | FS_WRITE_TREE, h) < 0)
+	if (s->layers.mntns && add_path(rs, "/dev/shm", FS_READ | FS_WRITE_TREE | FS_UNIX, h) < 0)
+		goto fail;
+	/* The session's own /run (a tmpfs over the host's): its sockets are
+	 * the sandbox's. Untested here: no kernel with ABI 9 to run on. */
+	if (s->layers.mntns && s->plan.cover_run && (h & FS_UNIX) &&
+	    add_path(rs, "/run", FS_READ | FS_UNIX, h) < 0)
 		goto fail;
 	/* With a mount namespace /dev is the sandbox's own minimal tmpfs (a
 	 * few harmless nodes and its own devpts instance): one rule covers

@@ -132,14 +132,31 @@ static struct watch *report_watch;
 static const struct session *sess;
 static bool started;
 
-/* What a worker tells the relay loop: a denial to report, or only that it
- * is free again. */
+/* A packet for the session's control socket, sent by the sandbox with
+ * sendmsg: handed to control.c as the kernel would have, with the
+ * caller's pid and a pidfd of it (a send of the supervisor's own would
+ * carry the supervisor's credentials instead). */
+struct packet {
+	char *buf;
+	size_t len;
+	pid_t sender;
+	int pidfd;
+	int fds[4];
+	int nfds;
+};
+
+/* What a worker tells the relay loop: a denial to report, a control
+ * packet, or only that it is free again. */
 struct report_rec {
 	bool denial;
 	long pid, host_pid;
 	char comm[64];
 	char obj[200];
+	struct packet *pkt;
 };
+static dev_t ctl_dev;    /* the sandbox's end of the control socket */
+static ino_t ctl_ino;
+static bool ctl_known;
 
 static void wake(int sig)
 {
@@ -637,13 +654,77 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 	return answered;
 }
 
-static void post(const struct report_rec *r)
+static void packet_free(struct packet *p)
 {
-	/* Diagnostics only: a full pipe drops it, the refusal stands. */
+	if (!p)
+		return;
+	for (int i = 0; i < p->nfds; i++)
+		close(p->fds[i]);
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	free(p->buf);
+	free(p);
+}
+
+static bool post(const struct report_rec *r)
+{
+	/* A full pipe drops it: a denial's line (the refusal stands), or a
+	 * control packet (the caller hears EAGAIN). */
 	ssize_t w;
 	do
 		w = write(report[1], r, sizeof *r);
 	while (w < 0 && errno == EINTR);
+	return w == (ssize_t)sizeof *r;
+}
+
+/* The caller's sendmsg (H, FLAGS) on the control socket: the packet to
+ * the relay loop. Returns the bytes taken or -errno. */
+static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
+{
+	struct packet *p = calloc(1, sizeof *p);
+	if (!p)
+		return -ENOMEM;
+	p->pidfd = -1;
+	char *ctl = NULL;
+	int fds[253];
+	size_t nfds = 0;
+	long r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen, 65536, true, &p->buf,
+			  &p->len);
+	if (r == 0 && h->msg_controllen) {
+		if (h->msg_controllen > CONTROL_MAX)
+			r = -ENOBUFS;
+		else if (!(ctl = malloc(h->msg_controllen)) ||
+			 !read_all(j->tid, (uintptr_t)h->msg_control, ctl, h->msg_controllen))
+			r = ctl ? -EFAULT : -ENOMEM;
+		else
+			r = take_control(pidfd, AF_UNIX, ctl, h->msg_controllen, fds, &nfds,
+					 sizeof fds / sizeof fds[0]);
+	}
+	free(ctl);
+	for (size_t i = 0; i < nfds; i++) {
+		if (r == 0 && i < 4)
+			p->fds[p->nfds++] = fds[i];
+		else
+			close(fds[i]);
+	}
+	if (r == 0 && nfds > 4)
+		r = -EMSGSIZE; /* more than the supervisor reads */
+	if (r == 0) {
+		p->sender = netnotify_tgid(j->tid);
+		p->pidfd = (int)syscall(SYS_pidfd_open, p->sender, 0);
+		struct report_rec rec = {.pkt = p};
+		if (p->pidfd >= 0 && valid(j->id) && post(&rec))
+			return (long)p->len;
+		r = -EAGAIN;
+	}
+	packet_free(p);
+	return r;
+}
+
+static bool is_control(int sock)
+{
+	struct stat st;
+	return ctl_known && fstat(sock, &st) == 0 && st.st_dev == ctl_dev && st.st_ino == ctl_ino;
 }
 
 static void answer(const struct job *j, long val)
@@ -765,6 +846,8 @@ static void process(const struct job *j)
 	}
 	if (j->nr == SYS_connect) {
 		answered = do_connect(j, sock, &a, &ret);
+	} else if (j->nr == SYS_sendmsg && !have_addr && is_control(sock)) {
+		ret = to_control(j, pidfd, &h);
 	} else {
 		if (j->nr == SYS_sendto) {
 			/* One buffer, as an iovec of the caller's own memory. */
@@ -818,7 +901,7 @@ done:
 	close(pidfd);
 	if (answered)
 		answer(j, ret);
-	post(&rec);
+	(void)post(&rec);
 }
 
 static void *worker_main(void *arg)
@@ -882,6 +965,13 @@ static void report_ready(struct session *s, struct watch *w, short revents)
 			break;
 		if (r.denial)
 			netnotify_report(s, r.pid, r.host_pid, r.comm, r.obj);
+		if (r.pkt) {
+			/* control_handle takes the descriptors; the pidfd stays ours. */
+			control_handle(s, r.pkt->buf, r.pkt->len, r.pkt->sender, r.pkt->pidfd,
+				       r.pkt->fds, r.pkt->nfds);
+			r.pkt->nfds = 0;
+			packet_free(r.pkt);
+		}
 	}
 	/* A worker is free: the listener may be read again. */
 	netnotify_resume();
@@ -937,6 +1027,12 @@ void unixnotify_start(struct session *s, int listener, int rsize)
 		return;
 	sess = s;
 	resp_size = rsize;
+	struct stat st;
+	if (s->ctl_child >= 0 && fstat(s->ctl_child, &st) == 0) {
+		ctl_dev = st.st_dev;
+		ctl_ino = st.st_ino;
+		ctl_known = true;
+	}
 	if ((lfd = fcntl(listener, F_DUPFD_CLOEXEC, 3)) < 0 ||
 	    pipe2(report, O_CLOEXEC | O_NONBLOCK) < 0 ||
 	    !(report_watch = session_watch(s, report[0], POLLIN, report_ready, NULL)))

@@ -10,6 +10,10 @@
  *   c PORT   ports mode: TCP connect() allowed
  *   b PORT   ports mode: TCP bind() allowed
  *   u 1      ports mode: UDP allowed
+ *   l 1      Landlock refuses pathname unix sockets outside the writable
+ *            roots (ABI 9): an EACCES from connect() or a datagram send to
+ *            such a path is reported here (before ABI 9 the supervisor
+ *            decides them, and reports them itself)
  *   s 1      the supervisor reports seccomp's network refusals itself (it
  *            receives them as seccomp user notifications): the EPERM of
  *            socket() and of a Fast Open send is not reported here, or
@@ -38,12 +42,14 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -838,6 +844,31 @@ out:
 	errno = saved;
 }
 
+/* A pathname unix socket Landlock refused (ABI 9): outside every
+ * writable root (the session's /tmp is one) and its own /run and
+ * /dev/shm; an EACCES inside one is the socket's own permissions. */
+static void diag_unix(const struct cfg *c, const char *op, const struct sockaddr *addr,
+		      socklen_t len)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)addr;
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	if (len <= off || !un->sun_path[0] || !rule_is(c->rules, 'l', "1"))
+		return;
+	char path[sizeof un->sun_path + 1], abs[PBUF];
+	size_t n = len - off < sizeof un->sun_path ? len - off : sizeof un->sun_path;
+	memcpy(path, un->sun_path, n);
+	path[n] = '\0';
+	if (!abs_path(AT_FDCWD, path, abs, sizeof abs) || rule_has(c->rules, 'w', abs, NULL, 0) ||
+	    under(abs, "/run", 4) || under(abs, "/dev/shm", 8))
+		return;
+	char obj[PBUF + 32];
+	size_t k = strlen(op);
+	memcpy(obj, op, k);
+	memcpy(obj + k, " unix:", 6);
+	memcpy(obj + k + 6, abs, strlen(abs) + 1);
+	report(c, "network", obj, NULL);
+}
+
 void diag_net(const char *op, int fd, const struct sockaddr *addr, socklen_t len, int flags,
 	      int err)
 {
@@ -846,6 +877,11 @@ void diag_net(const char *op, int fd, const struct sockaddr *addr, socklen_t len
 	get_cfg(&c);
 	if (!c.rules || !addr || (err != EPERM && err != EACCES && err != ENETUNREACH))
 		goto out;
+	if (addr->sa_family == AF_UNIX) {
+		if (err == EACCES)
+			diag_unix(&c, op, addr, len);
+		goto out;
+	}
 	unsigned port;
 	char obj[128];
 	size_t n = strlen(op);

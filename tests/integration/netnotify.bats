@@ -178,9 +178,14 @@ socket: EPERM"
 	assert_equal "$stderr" ""
 }
 
-@test "without notifications (WICKET_PRETEND_MISSING=seccomp-notify): the plain filter; the shim explains dynamic programs once, static ones go unexplained" {
+@test "without notifications (WICKET_PRETEND_MISSING=seccomp-notify): refused, or with --best-effort the plain filter; the shim explains dynamic programs once, static ones go unexplained" {
 	need_static
-	run --separate-stderr bash -c 'cd "$1" && WICKET_PRETEND_MISSING=seccomp-notify timeout --kill-after=5 60 "$2" run -- sh -c "
+	# Before Landlock ABI 9 nothing else keeps host unix sockets out of
+	# reach: a gap, fail closed.
+	run --separate-stderr bash -c 'cd "$1" && WICKET_PRETEND_MISSING=seccomp-notify timeout --kill-after=5 60 "$2" run -- true' _ "$WS" "$WICKET"
+	assert_equal "$status" 125
+	assert_regex "$stderr" 'cannot enforce: no seccomp user notifications.*pathname unix sockets'
+	run --separate-stderr bash -c 'cd "$1" && WICKET_PRETEND_MISSING=seccomp-notify timeout --kill-after=5 60 "$2" run --best-effort -- sh -c "
 		printf \"%s\n\" \"\$WICKET_RULES\" | grep -c \"^s \"; \"\$1\" socket 2 1 0 raw-socket 2 1 0; \"\$2\" socket 2 1 0" _ "$3" "$4"' \
 		_ "$WS" "$WICKET" "$DYN" "$STATIC"
 	assert_equal "$status" 0
@@ -191,8 +196,11 @@ socket: EPERM"
 	expect_net "sandbox: network blocked: socket ipv4/tcp (netprobe[N])"
 }
 
-@test "under a container manager's seccomp listener (no second one possible): the plain filter, s 0, the shim explains" {
-	run --separate-stderr bash -c 'cd "$1" && timeout --kill-after=5 60 "$2" with-listener "$3" run -- sh -c "
+@test "under a container manager's seccomp listener (no second one possible): refused, or with --best-effort the plain filter, s 0, the shim explains" {
+	run --separate-stderr bash -c 'cd "$1" && timeout --kill-after=5 60 "$2" with-listener "$3" run -- true' _ "$WS" "$DYN" "$WICKET"
+	assert_equal "$status" 125
+	assert_regex "$stderr" 'no seccomp listener for the supervisor to keep host unix sockets out of reach'
+	run --separate-stderr bash -c 'cd "$1" && timeout --kill-after=5 60 "$2" with-listener "$3" run --best-effort -- sh -c "
 		printf \"%s\n\" \"\$WICKET_RULES\" | head -n 1; \"\$1\" socket 2 1 0 raw-socket 10 1 0" _ "$2"' \
 		_ "$WS" "$DYN" "$WICKET"
 	assert_equal "$status" 0

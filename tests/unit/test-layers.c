@@ -32,6 +32,7 @@ int main(void)
 	memset(&k, 0, sizeof k);
 	k.landlock_abi = 7;
 	k.seccomp = true;
+	k.seccomp_notify = true;
 	k.mount_api = true;
 	k.userns = true;
 	struct policy none = pol_of(NET_NONE), full = pol_of(NET_FULL), ports = pol_of(NET_PORTS);
@@ -43,6 +44,25 @@ int main(void)
 	layers_gaps_policy(&k, true, &ports, &g);
 	ok(g.n == 0, "full kernel: ports mode has no gaps (%zu)", g.n);
 	strv_free(&g);
+
+	/* Pathname unix sockets: the supervisor (notifications), or
+	 * Landlock from ABI 9. */
+	k.seccomp_notify = false;
+	layers_gaps_policy(&k, true, &full, &g);
+	ok(g.n == 1 && count_containing(&g, "pathname unix sockets") == 1,
+	   "no notifications before ABI 9: host unix sockets named, in every network mode");
+	strv_free(&g);
+	k.landlock_abi = 9;
+	layers_gaps_policy(&k, true, &none, &g);
+	ok(g.n == 0, "Landlock ABI 9 mediates unix sockets itself");
+	strv_free(&g);
+	k.landlock_abi = 0;
+	k.seccomp_notify = true;
+	layers_gaps_policy(&k, false, &none, &g);
+	ok(count_containing(&g, "pathname unix sockets") == 1,
+	   "no pid namespace and no Landlock: the supervisor's descriptors exposed, no listener");
+	strv_free(&g);
+	k.landlock_abi = 7;
 
 	k.userns = false;
 	k.userns_why = "AppArmor restricts unprivileged user namespaces";
@@ -111,10 +131,11 @@ int main(void)
 	k.landlock_abi = 7;
 	k.seccomp = false;
 	layers_gaps_policy(&k, true, &none, &g);
-	ok(count_containing(&g, "no seccomp") == 1, "missing seccomp named");
+	ok(count_containing(&g, "no seccomp") == 2 && count_containing(&g, "pathname unix") == 1,
+	   "missing seccomp named, and with it the host's unix sockets");
 	strv_free(&g);
 	layers_gaps_policy(&k, true, &ports, &g);
-	ok(count_containing(&g, "no seccomp") == 2 && count_containing(&g, "Fast Open") == 1,
+	ok(count_containing(&g, "no seccomp") == 3 && count_containing(&g, "Fast Open") == 1,
 	   "missing seccomp with ports: the sockets around the TCP rules named");
 	strv_free(&g);
 

@@ -120,7 +120,7 @@ static void test_wanted(void)
 	s.diagnostics = true;
 	s.layers.seccomp = true;
 	s.layers.pidns = true;
-	s.layers.landlock_abi = 4;
+	s.layers.landlock_abi = 9; /* Landlock mediates unix sockets */
 	bool k = netnotify_wanted(&s); /* what the kernel here can do */
 	s.pol.net = NET_PORTS;
 	ok(netnotify_wanted(&s) == k, "ports: as the kernel allows");
@@ -129,6 +129,15 @@ static void test_wanted(void)
 	s.pol.net = NET_NONE;
 	s.diagnostics = false;
 	ok(!netnotify_wanted(&s), "--no-diagnostics: none");
+	ok(!netnotify_unix(&s), "ABI 9: unix sockets are Landlock's");
+	/* Before ABI 9 the supervisor decides unix sockets: a listener in
+	 * every network mode, with or without diagnostics. */
+	s.layers.landlock_abi = 4;
+	ok(netnotify_unix(&s), "ABI 4: the supervisor decides unix sockets");
+	ok(netnotify_wanted(&s) == k, "--no-diagnostics before ABI 9: enforcement needs it");
+	s.pol.net = NET_FULL;
+	ok(netnotify_wanted(&s) == k, "full before ABI 9: enforcement needs it");
+	s.pol.net = NET_NONE;
 	s.diagnostics = true;
 	s.layers.seccomp = false;
 	ok(!netnotify_wanted(&s), "no seccomp layer: none");
