@@ -10,6 +10,13 @@
  *       every one of which must be refused (DIR outside the writable roots).
  *   workload [-s | -S] storm-same DIR N
  *       the same, N times with one name (the shim reports it once).
+ *   workload [-s | -S] unix-connect DIR N
+ *       a unix stream listener in DIR, then N times socket, connect() to
+ *       it, accept, close both: the cost of an allowed connect (which the
+ *       supervisor decides and makes before Landlock ABI 9).
+ *   workload [-s | -S] unix-sendmsg DIR N
+ *       N sendmsg() of 64 bytes on a datagram socket pair, each received
+ *       (every sendmsg goes through the supervisor before ABI 9).
  *
  * -s: fail unless the preload shim is loaded; -S: fail if it is. A row
  * that measures the wrong thing (no shim where one was meant) is worse
@@ -27,7 +34,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,6 +137,53 @@ static double storm(const char *dir, long n, bool same)
 	return now_ms() - t0;
 }
 
+static double unix_connect(const char *dir, long n)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if ((size_t)snprintf(a.sun_path, sizeof a.sun_path, "%s/bench.%ld.sock", dir,
+			     (long)getpid()) >= sizeof a.sun_path)
+		die(0, "%s: too long for a socket path", dir);
+	int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 16) < 0)
+		die(errno, "listen on %s", a.sun_path);
+	double t0 = now_ms();
+	for (long i = 0; i < n; i++) {
+		int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c < 0 || connect(c, (struct sockaddr *)&a, sizeof a) < 0)
+			die(errno, "connect %s", a.sun_path);
+		int s = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+		if (s < 0)
+			die(errno, "accept");
+		close(s);
+		close(c);
+	}
+	double ms = now_ms() - t0;
+	close(l);
+	unlink(a.sun_path);
+	return ms;
+}
+
+static double unix_sendmsg(long n)
+{
+	int sv[2];
+	char buf[64] = "wicket bench";
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
+		die(errno, "socketpair");
+	double t0 = now_ms();
+	for (long i = 0; i < n; i++) {
+		struct iovec iov = {buf, sizeof buf};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+		if (sendmsg(sv[0], &m, 0) != (ssize_t)sizeof buf)
+			die(errno, "sendmsg");
+		if (recv(sv[1], buf, sizeof buf, 0) != (ssize_t)sizeof buf)
+			die(errno, "recv");
+	}
+	double ms = now_ms() - t0;
+	close(sv[0]);
+	close(sv[1]);
+	return ms;
+}
+
 int main(int argc, char **argv)
 {
 	int expect = -1; /* 1: shim loaded, 0: not, -1: don't care */
@@ -158,12 +214,17 @@ int main(int argc, char **argv)
 		ms = storm(argv[1], parse_n(argv[2]), false);
 	else if (argc == 3 && strcmp(argv[0], "storm-same") == 0)
 		ms = storm(argv[1], parse_n(argv[2]), true);
+	else if (argc == 3 && strcmp(argv[0], "unix-connect") == 0)
+		ms = unix_connect(argv[1], parse_n(argv[2]));
+	else if (argc == 3 && strcmp(argv[0], "unix-sendmsg") == 0)
+		ms = unix_sendmsg(parse_n(argv[2]));
 	else
 		goto usage;
 	printf("%.6f\n", ms);
 	return fflush(stdout) == 0 ? 0 : 1;
 
 usage:
-	fprintf(stderr, "usage: workload [-s|-S] loop|storm|storm-same DIR N\n");
+	fprintf(stderr, "usage: workload [-s|-S] loop|storm|storm-same|unix-connect|unix-sendmsg "
+			"DIR N\n");
 	return 2;
 }

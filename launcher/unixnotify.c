@@ -95,7 +95,7 @@
 #define MSG_FASTOPEN 0x20000000
 #endif
 
-#define WORKERS 4
+#define WORKERS 8
 #define QUEUE_MAX 64
 #define MAX_LINKS 40
 #define STREAM_CHUNK (256u << 10)   /* a stream send takes this much at a time */
@@ -125,6 +125,7 @@ static struct worker {
 static pthread_t watchdog;
 static bool watchdog_started;
 static atomic_bool stopping;
+static atomic_bool paused;            /* the relay loop stopped reading the listener */
 static int lfd = -1;                  /* the workers' own copy of the listener */
 static int resp_size;
 static int report[2] = {-1, -1};      /* workers -> relay loop */
@@ -712,9 +713,11 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 	if (r == 0) {
 		p->sender = netnotify_tgid(j->tid);
 		p->pidfd = (int)syscall(SYS_pidfd_open, p->sender, 0);
+		/* Once posted, the packet is the relay loop's (freed there). */
+		long len = (long)p->len;
 		struct report_rec rec = {.pkt = p};
 		if (p->pidfd >= 0 && valid(j->id) && post(&rec))
-			return (long)p->len;
+			return len;
 		r = -EAGAIN;
 	}
 	packet_free(p);
@@ -775,7 +778,7 @@ static void process(const struct job *j)
 	if (pidfd < 0 || !valid(j->id)) {
 		if (pidfd >= 0)
 			close(pidfd);
-		return;
+		return; /* the caller is gone: no answer */
 	}
 	int sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)j->args[0], 0);
 	int fam = 0, type = 0;
@@ -901,7 +904,8 @@ done:
 	close(pidfd);
 	if (answered)
 		answer(j, ret);
-	(void)post(&rec);
+	if (rec.denial)
+		(void)post(&rec);
 }
 
 static void *worker_main(void *arg)
@@ -929,6 +933,9 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&mu);
 		me->busy = false;
 		pthread_mutex_unlock(&mu);
+		/* A worker is free: wake the relay loop if it waits for one. */
+		if (atomic_exchange(&paused, false))
+			(void)post(&(struct report_rec){0});
 	}
 }
 
@@ -1018,6 +1025,8 @@ bool unixnotify_full(void)
 	pthread_mutex_lock(&mu);
 	bool full = q_len >= QUEUE_MAX;
 	pthread_mutex_unlock(&mu);
+	if (full)
+		atomic_store(&paused, true);
 	return full;
 }
 
@@ -1060,6 +1069,7 @@ void unixnotify_finish(struct session *s)
 	(void)s;
 	if (!started)
 		return;
+	bool stuck = false;
 	atomic_store(&stopping, true);
 	pthread_mutex_lock(&mu);
 	pthread_cond_broadcast(&cv);
@@ -1084,7 +1094,11 @@ void unixnotify_finish(struct session *s)
 		}
 		if (out)
 			pthread_join(workers[i].t, NULL);
+		else
+			stuck = true;
 	}
+	if (stuck)
+		return; /* its descriptors stay: it may still use them */
 	if (report_watch)
 		session_unwatch(report_watch);
 	report_watch = NULL;

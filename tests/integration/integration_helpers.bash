@@ -45,6 +45,14 @@ new_token() { printf 'wicket-it-%s-%s\n' "$$" "$RANDOM$RANDOM"; }
 _WK_GUARD=()
 guard_path() { _WK_GUARD+=("$@"); }
 
+# it_setup_ws: WS (a workspace) and OUT (a directory outside it), removed
+# in teardown, and a state directory of the test's own under OUT.
+it_setup_ws() {
+	WS=$(mk_workspace) && OUT=$(mk_outside) || return 1
+	track "$WS" "$OUT"
+	export XDG_STATE_HOME=$OUT/state
+}
+
 # it_teardown: the teardown of every integration file.
 it_teardown() {
 	local p

@@ -12,12 +12,7 @@ load ../lib/common
 load integration_helpers
 bats_require_minimum_version 1.5.0
 
-setup() {
-	WS=$(mk_workspace) && OUT=$(mk_outside) || return 1
-	track "$WS" "$OUT"
-	export XDG_STATE_HOME=$OUT/state
-}
-
+setup() { it_setup_ws; }
 teardown() { it_teardown; }
 
 # Every kind of unix socket, server and client in one program, in
@@ -174,4 +169,43 @@ EACCES"
 	assert_line "network blocked: connect unix:$sock"
 	assert_line --partial "rule: unix socket $sock is outside the writable roots"
 	assert_line --partial "\"write\": [\"$OUT\"]"
+}
+
+@test "connects that block (a listener that never accepts) hold neither the session nor an interrupted caller" {
+	# Sixteen threads block in connect() on a full backlog, more than the
+	# supervisor's workers; a signal interrupts one caller's connect; the
+	# session still ends at once when the command exits.
+	run --separate-stderr wsrun "$WS" -- "$PY" -c '
+import os, signal, socket, sys, threading, time
+srv = socket.socket(socket.AF_UNIX); srv.bind("full.sock"); srv.listen(0)
+def block():
+    c = socket.socket(socket.AF_UNIX)
+    try: c.connect("full.sock")
+    except OSError: pass
+for _ in range(16):
+    threading.Thread(target=block, daemon=True).start()
+time.sleep(0.5)
+class Alarm(Exception): pass
+def on_alarm(sig, frame): raise Alarm()
+signal.signal(signal.SIGALRM, on_alarm)
+signal.setitimer(signal.ITIMER_REAL, 0.5)
+c = socket.socket(socket.AF_UNIX)
+try:
+    c.connect("full.sock"); print("connected?")
+except Alarm:
+    print("interrupted")
+sys.stdout.flush()
+os._exit(0)'
+	assert_success
+	assert_output "interrupted"
+}
+
+@test "abstract unix sockets inside the sandbox still work with --net none" {
+	run --separate-stderr wsrun "$WS" -- "$PY" -c '
+import socket
+s = socket.socket(socket.AF_UNIX); s.bind("\0wicket-it-abstract"); s.listen(1)
+c = socket.socket(socket.AF_UNIX); c.connect("\0wicket-it-abstract"); c.sendall(b"ok")
+a, _ = s.accept(); print(a.recv(8).decode())'
+	assert_success
+	assert_output "ok"
 }

@@ -60,11 +60,18 @@ static socklen_t mkaddr(struct sockaddr_un *a, const char *path)
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
 }
 
+/* A socket of TYPE and the address of PATH in *A (*L); -1 on failure. */
+static int sock_for(int type, const char *path, struct sockaddr_un *a, socklen_t *l)
+{
+	*l = mkaddr(a, path);
+	return socket(AF_UNIX, type, 0);
+}
+
 static int stream_to(const char *op, const char *path, const char *msg)
 {
 	struct sockaddr_un a;
-	socklen_t l = mkaddr(&a, path);
-	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	socklen_t l;
+	int s = sock_for(SOCK_STREAM, path, &a, &l);
 	if (s < 0)
 		return say(op, -1, errno);
 	struct timeval tv = {3, 0};
@@ -79,8 +86,8 @@ static int stream_to(const char *op, const char *path, const char *msg)
 static int dgram_to(const char *op, const char *path, const char *msg)
 {
 	struct sockaddr_un a;
-	socklen_t l = mkaddr(&a, path);
-	int s = socket(AF_UNIX, SOCK_DGRAM, 0);
+	socklen_t l;
+	int s = sock_for(SOCK_DGRAM, path, &a, &l);
 	if (s < 0)
 		return say(op, -1, errno);
 	struct iovec iov = {(void *)msg, strlen(msg)};
