@@ -768,6 +768,14 @@ static int read_addr(pid_t tid, uint64_t ptr, uint64_t len, struct addr *a)
 	return 0;
 }
 
+/* sendmmsg: the first message's msg_len written back, "one sent". */
+static long mmsg_sent(const struct job *j, unsigned sent)
+{
+	uint64_t at = j->args[1] + sizeof(struct msghdr);
+	struct iovec lv = {&sent, sizeof sent}, rv = {(void *)(uintptr_t)at, sizeof sent};
+	return process_vm_writev(j->tid, &lv, 1, &rv, 1, 0) == sizeof sent ? 1 : -EFAULT;
+}
+
 static void process(const struct job *j)
 {
 	long ret = 0;
@@ -849,8 +857,17 @@ static void process(const struct job *j)
 	}
 	if (j->nr == SYS_connect) {
 		answered = do_connect(j, sock, &a, &ret);
-	} else if (j->nr == SYS_sendmsg && !have_addr && is_control(sock)) {
-		ret = to_control(j, pidfd, &h);
+	} else if (is_control(sock)) {
+		/* Never a packet with the supervisor's own credentials on its
+		 * own control socket (a sender the sandbox could pass for the
+		 * supervisor): sendmsg's (and sendmmsg's first) as the
+		 * caller's; an address there is not the kernel's way either. */
+		if (j->nr == SYS_sendto)
+			ret = -EISCONN;
+		else
+			ret = to_control(j, pidfd, &h);
+		if (ret >= 0 && j->nr == SYS_sendmmsg)
+			ret = mmsg_sent(j, (unsigned)ret);
 	} else {
 		if (j->nr == SYS_sendto) {
 			/* One buffer, as an iovec of the caller's own memory. */
@@ -885,15 +902,8 @@ static void process(const struct job *j)
 		} else {
 			answered = do_send(j, pidfd, sock, fam, type, &h, have_addr ? &a : NULL, flags,
 					   &ret);
-			if (answered && ret >= 0 && j->nr == SYS_sendmmsg) {
-				/* msg_len of the first mmsghdr, then "one sent". */
-				unsigned sent = (unsigned)ret;
-				uint64_t at = j->args[1] + sizeof(struct msghdr);
-				struct iovec lv = {&sent, sizeof sent},
-					     rv = {(void *)(uintptr_t)at, sizeof sent};
-				ret = process_vm_writev(j->tid, &lv, 1, &rv, 1, 0) == sizeof sent ? 1
-												: -EFAULT;
-			}
+			if (answered && ret >= 0 && j->nr == SYS_sendmmsg)
+				ret = mmsg_sent(j, (unsigned)ret);
 		}
 	}
 done:
