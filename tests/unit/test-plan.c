@@ -84,5 +84,28 @@ int main(void)
 	       "write /nonexistent-wk/x skipped: does not exist (a.json: /filesystem/write/0)",
 	       "and noted");
 	wk_policy_free(&wp);
+
+	/* Where a pathname unix socket may be reached (unixnotify.c). */
+	struct session us;
+	memset(&us, 0, sizeof us);
+	strv_add(&us.pol.write, "/work/ws");
+	us.layers.mntns = true;
+	us.plan.private_tmp = us.plan.cover_run = true;
+	is_str(plan_unix_root(&us, "/work/ws/a/s.sock"), "/work/ws", "beneath a writable root");
+	is_str(plan_unix_root(&us, "/tmp/s.sock"), "/tmp", "the private /tmp");
+	is_str(plan_unix_root(&us, "/run/x/s.sock"), "/run", "the session's /run");
+	is_str(plan_unix_root(&us, "/dev/shm/s.sock"), "/dev/shm", "its own /dev/shm");
+	ok(!plan_unix_root(&us, "/var/tmp/s.sock"), "/var/tmp: out of reach");
+	ok(!plan_unix_root(&us, "/work/wsx/s.sock"), "a sibling with a common prefix: out of reach");
+	ok(!plan_unix_root(&us, "/"), "/ itself: out of reach");
+	us.plan.private_tmp = us.plan.cover_run = false;
+	ok(!plan_unix_root(&us, "/tmp/s.sock") && !plan_unix_root(&us, "/run/s.sock"),
+	   "the host's /tmp and /run (not the session's): out of reach");
+	us.layers.mntns = false;
+	us.fallback_tmp = "/tmp/wicket-abc";
+	is_str(plan_unix_root(&us, "/tmp/wicket-abc/s.sock"), "/tmp/wicket-abc",
+	       "without a mount namespace: the session's own tmp directory");
+	ok(!plan_unix_root(&us, "/dev/shm/s.sock"), "without a mount namespace: the host's /dev/shm");
+	strv_free(&us.pol.write);
 	return done_testing();
 }
