@@ -753,6 +753,13 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 	json_decref(o);
 }
 
+void control_too_large(struct session *s, const int *fds, int nfds)
+{
+	int fd = answer_fd(fds, nfds);
+	if (fd >= 0)
+		reply_error(s, fd, "request too large");
+}
+
 /* Take what is waiting on the socket now (non-blocking, bounded). False
  * when it read an empty packet (the end, when every sender is gone). */
 static bool control_drain(struct session *s)
@@ -801,9 +808,7 @@ static bool control_drain(struct session *s)
 		 * for the reply socket, which is told why. */
 		bool end = false;
 		if (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
-			int fd = answer_fd(fds, nfds);
-			if (fd >= 0)
-				reply_error(s, fd, "request too large");
+			control_too_large(s, fds, nfds);
 		} else if (n == 0) {
 			for (int i = 0; i < nfds; i++)
 				close(fds[i]);

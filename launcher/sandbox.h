@@ -335,6 +335,9 @@ void control_init_close(struct session *s); /* init, once the command runs */
  * control_out_fd elsewhere. */
 void control_handle(struct session *s, const char *buf, size_t len, pid_t sender,
 		    int sender_pidfd, const int *fds, int nfds);
+/* A packet too large (or with too many descriptors) to read: its reply
+ * socket, if any, is told so; every descriptor is closed. */
+void control_too_large(struct session *s, const int *fds, int nfds);
 /* A packet's sender: the pid the kernel vouches for (SCM_CREDENTIALS),
  * and with it a pidfd of that process (SCM_PIDFD, Linux 6.5 and later),
  * or one of these. */

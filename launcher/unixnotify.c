@@ -138,6 +138,7 @@ static bool started;
  * caller's pid and a pidfd of it (a send of the supervisor's own would
  * carry the supervisor's credentials instead). */
 struct packet {
+	bool too_large;  /* more than the supervisor reads: refused there */
 	char *buf;
 	size_t len;
 	pid_t sender;
@@ -523,9 +524,9 @@ static bool do_connect(const struct job *j, int sock, const struct addr *a, long
 }
 
 /* The data of IOV (N entries of the caller's) into BUF (at most MAX
- * bytes; *LEN what was read). */
+ * bytes; *LEN what was read, *TOTAL what the caller gave). */
 static int read_iov(pid_t tid, uint64_t iov_addr, size_t n, size_t max, bool whole, char **buf,
-		    size_t *len)
+		    size_t *len, size_t *total_out)
 {
 	if (n > IOV_MAX_K)
 		return -EMSGSIZE;
@@ -542,6 +543,7 @@ static int read_iov(pid_t tid, uint64_t iov_addr, size_t n, size_t max, bool who
 		}
 		total += v[i].iov_len;
 	}
+	*total_out = total;
 	if (total > max) {
 		if (whole) {
 			free(v);
@@ -610,13 +612,13 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 		    const struct msghdr *h, const struct addr *a, int flags, long *ret)
 {
 	char *data = NULL, *ctl = NULL;
-	size_t dlen = 0;
+	size_t dlen = 0, total = 0;
 	int fds[253];
 	size_t nfds = 0;
 	long r;
 	bool stream = type == SOCK_STREAM;
 	r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen,
-		     stream ? STREAM_CHUNK : DGRAM_MAX, !stream, &data, &dlen);
+		     stream ? STREAM_CHUNK : DGRAM_MAX, !stream, &data, &dlen, &total);
 	if (r == 0 && h->msg_controllen) {
 		if (h->msg_controllen > CONTROL_MAX) {
 			r = -ENOBUFS;
@@ -688,9 +690,13 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 	p->pidfd = -1;
 	char *ctl = NULL;
 	int fds[253];
-	size_t nfds = 0;
-	long r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen, 65536, true, &p->buf,
-			  &p->len);
+	size_t nfds = 0, total = 0;
+	/* What the kernel would take (a datagram of up to DGRAM_MAX), and
+	 * of it what the supervisor reads (control.c's PACKET_MAX). */
+	long r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen, 65536, false, &p->buf,
+			  &p->len, &total);
+	if (r == 0 && total > DGRAM_MAX)
+		r = -EMSGSIZE;
 	if (r == 0 && h->msg_controllen) {
 		if (h->msg_controllen > CONTROL_MAX)
 			r = -ENOBUFS;
@@ -708,13 +714,13 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 		else
 			close(fds[i]);
 	}
-	if (r == 0 && nfds > 4)
-		r = -EMSGSIZE; /* more than the supervisor reads */
+	/* As the supervisor receives it: truncated, four descriptors. */
+	p->too_large = total > p->len || nfds > 4;
 	if (r == 0) {
 		p->sender = netnotify_tgid(j->tid);
 		p->pidfd = (int)syscall(SYS_pidfd_open, p->sender, 0);
 		/* Once posted, the packet is the relay loop's (freed there). */
-		long len = (long)p->len;
+		long len = (long)total;
 		struct report_rec rec = {.pkt = p};
 		if (p->pidfd >= 0 && valid(j->id) && post(&rec))
 			return len;
@@ -984,8 +990,11 @@ static void report_ready(struct session *s, struct watch *w, short revents)
 			netnotify_report(s, r.pid, r.host_pid, r.comm, r.obj);
 		if (r.pkt) {
 			/* control_handle takes the descriptors; the pidfd stays ours. */
-			control_handle(s, r.pkt->buf, r.pkt->len, r.pkt->sender, r.pkt->pidfd,
-				       r.pkt->fds, r.pkt->nfds);
+			if (r.pkt->too_large)
+				control_too_large(s, r.pkt->fds, r.pkt->nfds);
+			else
+				control_handle(s, r.pkt->buf, r.pkt->len, r.pkt->sender,
+					       r.pkt->pidfd, r.pkt->fds, r.pkt->nfds);
 			r.pkt->nfds = 0;
 			packet_free(r.pkt);
 		}
