@@ -35,6 +35,7 @@ struct policy {
 	struct port_list bind;    /* NET_PORTS: TCP ports bind() may take */
 	bool udp;               /* NET_PORTS: UDP sockets, any port (all or nothing) */
 	bool private_tmp;       /* /tmp is a fresh per-session tmpfs */
+	char tmp_size[WK_TMP_SIZE_MAX]; /* its size limit, and /dev/shm's */
 	struct strv env_unset;  /* glob patterns of variables removed */
 	struct strv env_set;    /* NAME=value set in the command's environment */
 };
@@ -77,6 +78,7 @@ struct mount_plan {
 	struct strv absent_protect; /* protected paths that did not exist at start */
 	bool private_tmp;
 	bool cover_run;
+	char tmp_size[WK_TMP_SIZE_MAX]; /* tmpfs size= of /tmp and /dev/shm, each */
 };
 
 /* What happens to one of the command's fds 0..2 (stdio.c). */
