@@ -88,3 +88,54 @@ host_view_size() { stat -c %s "/proc/$FILL_PID/root$1"; }
 		[[ "$output" == *"/filesystem/tmp_size"* ]]
 	done
 }
+
+# hangup HOW: wicket runs, started HOW on a pty this test holds (the
+# user's terminal), a command that ignores SIGHUP (and SIGTERM with
+# HOW=*-term) and would run for a minute; the test closes its end of the
+# terminal, as a terminal emulator does when its window closes. Judged
+# from outside: the sandboxed process (by its host pid) and wicket are
+# gone, within a bounded wait.
+hangup() {
+	PYTHONPATH=$BATS_TEST_DIRNAME/../lib bounded 60 "$PY" - "$1" "$WICKET" "$WS" <<'EOF'
+import os, random, sys, time
+from ptydrive import Term, check, run, wait_running
+how, wicket, ws = sys.argv[1:4]
+ignore = "HUP TERM" if how.endswith("-term") else "HUP"
+sleep = "sleep 60.%05d" % random.randrange(100000)
+wk = [wicket, "run", "-C", ws, "--", "sh", "-c", "trap '' %s; exec %s" % (ignore, sleep)]
+progs = {
+    "stdin": wk,  # wicket leads the terminal's session, all three on it
+    "output": ["sh", "-c", 'exec "$@" </dev/null', "sh"] + wk,  # the pty only shows output
+    "none": ["sh", "-c", 'exec "$@" </dev/null >/dev/null 2>&1', "sh"] + wk,  # no stream on the terminal
+}
+def gone(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+def main():
+    t = Term(progs[how.replace("-term", "")])
+    sleeper = wait_running(sleep)
+    print("sandboxed %s: host pid %d" % (sleep, sleeper))
+    os.close(t.m)  # the terminal goes away
+    end = time.time() + 30
+    while time.time() < end and not (gone(sleeper) and t.poll() is not None):
+        time.sleep(0.1)
+    check(gone(sleeper), "the sandboxed command (pid %d) still runs after its terminal closed" % sleeper)
+    check(t.poll() is not None, "wicket still runs after its terminal closed")
+run(main)
+EOF
+}
+
+@test "resources: the terminal closes (all three streams on it): a command ignoring SIGHUP is ended" {
+	hangup stdin
+}
+
+@test "resources: the terminal closes (stdout and stderr on it): a command ignoring SIGHUP and SIGTERM is ended" {
+	hangup output-term
+}
+
+@test "resources: the controlling terminal closes (no stream on it): a command ignoring SIGHUP is ended" {
+	hangup none
+}
