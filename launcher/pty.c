@@ -1,9 +1,18 @@
 /* The session's own terminal (DESIGN §2: the sudo use_pty model).
  *
- * When stdin is a terminal and wicket is not in its background, the
- * command never gets that terminal. It gets a pty of its own, is the
- * session leader there, and the supervisor copies bytes between the real
- * terminal (in raw mode) and the pty's master. Whatever the sandbox does
+ * No sandboxed process holds a descriptor of a real terminal: through
+ * one it could chmod or chown the device, or change its modes, for good.
+ * When any of stdin, stdout and stderr is a terminal, the first one that
+ * is decides: every stream on that terminal gets a pty of the session's
+ * own, whose session leader the command is. When that is stdin and
+ * wicket is in the terminal's foreground, the supervisor copies bytes
+ * both ways between the real terminal (in raw mode) and the pty's
+ * master. Otherwise the pty only shows output: the supervisor copies the
+ * master to the real terminal, never reads it, never makes it raw (the
+ * slave has OPOST off: the real terminal processes the output, once),
+ * and passes the terminal's Ctrl-C and Ctrl-\ to the pty's foreground
+ * (pty_signal). Without any terminal stream the command still leads a
+ * session of its own, with no controlling terminal (pty_child_ctty). Whatever the sandbox does
  * to its terminal (modes, window size, TIOCSTI, job control, a process
  * that outlives the command and keeps reading) happens on its pty; the
  * real terminal stays the supervisor's alone, which is what makes a
@@ -16,17 +25,20 @@
  * without one it is the host's. init opens it once the mount view is
  * built, sets it up like the real terminal (modes, window size), and
  * sends the master to the supervisor over a socket pair made for that one
- * descriptor, closed before the command runs. The slave becomes the
- * command's stdin and whichever of stdout and stderr are the same
- * terminal; a stdout or stderr sent elsewhere stays where it is (as with
- * sudo), so `wicket run -- cmd >file` writes the file directly.
+ * descriptor, closed before the command runs. The slave becomes each of
+ * the command's stdin, stdout and stderr that is on the terminal; one
+ * sent elsewhere stays where it is (as with sudo), so `wicket run -- cmd
+ * >file` writes the file directly, and one on a second terminal is
+ * relayed through a pipe (stdio.c).
  *
  * The real terminal's mode is restored on every way out of the
  * supervisor: the end of the session, exit() (die(): atexit), a fatal
  * signal (the handler restores, then the signal is raised again), and a
  * stop (SIGTSTP restores, SIGCONT in the foreground makes it raw again).
  * SIGINT, SIGTERM and SIGHUP are forwarded to the command (supervisor.c)
- * and end the session through the normal path. */
+ * and end the session through the normal path. The real terminal hanging
+ * up counts as a SIGHUP to wicket (terminal_gone), which supervisor.c
+ * follows with SIGTERM and SIGKILL. */
 #include "config.h"
 #include "sandbox.h"
 

@@ -6,8 +6,8 @@
  *        then vforks the command, forwards signals to it, reaps orphans
  *        and exits with its status. Its exit ends every process left in
  *        the namespace.
- *          └─ command: session leader of its own pty when stdin is a
- *             terminal (pty.c) → caps → no_new_privs → Landlock →
+ *          └─ command: session leader, of its own pty when a stream is
+ *             a terminal (pty.c) → caps → no_new_privs → Landlock →
  *             fds > 2 closed → seccomp → exec
  *
  * The command is not pid 1 because pid 1 of a namespace ignores every
