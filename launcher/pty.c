@@ -12,11 +12,12 @@
  * slave has OPOST off: the real terminal processes the output, once),
  * and passes the terminal's Ctrl-C and Ctrl-\ to the pty's foreground
  * (pty_signal). Without any terminal stream the command still leads a
- * session of its own, with no controlling terminal (pty_child_ctty). Whatever the sandbox does
- * to its terminal (modes, window size, TIOCSTI, job control, a process
- * that outlives the command and keeps reading) happens on its pty; the
- * real terminal stays the supervisor's alone, which is what makes a
- * prompt on it trustworthy.
+ * session of its own, with no controlling terminal (pty_child_ctty).
+ *
+ * Whatever the sandbox does to its terminal (modes, window size, TIOCSTI,
+ * job control, a process that outlives the command and keeps reading)
+ * happens on its pty; the real terminal stays the supervisor's alone,
+ * which is what makes a prompt on it trustworthy.
  *
  * The pty comes from the sandbox's own /dev/ptmx. With a mount namespace
  * that is the sandbox's private devpts instance (mounts.c), so `tty` and
