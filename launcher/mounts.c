@@ -169,7 +169,7 @@ static int mount_tmpfs(const char *target, unsigned long flags, const char *opts
  * fresh devpts instance (so ptys of other sessions are not reachable), a
  * private /dev/shm. Block devices, /dev/mem, /dev/kmsg, /dev/log and the
  * rest of the host's /dev are simply not there. */
-static int build_dev(const int *node_fd)
+static int build_dev(const int *node_fd, const char *shm_opts)
 {
 	if (mount_tmpfs("/dev", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k") < 0)
 		return -1;
@@ -193,7 +193,7 @@ static int build_dev(const int *node_fd)
 	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 		  "newinstance,ptmxmode=0666,mode=0620") < 0)
 		return setup_fail(STAGE_MOUNT, errno, "mount devpts on /dev/pts");
-	if (mount_tmpfs("/dev/shm", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+	if (mount_tmpfs("/dev/shm", MS_NOSUID | MS_NODEV, shm_opts) < 0)
 		return -1;
 	static const char *const links[][2] = {
 		{"pts/ptmx", "/dev/ptmx"},       {"/proc/self/fd", "/dev/fd"},
@@ -420,11 +420,16 @@ int mounts_base(const struct mount_plan *plan)
 		goto out;
 	}
 
-	/* 4. Fresh mounts owned by the session. */
+	/* 4. Fresh mounts owned by the session; /tmp and /dev/shm are
+	 *    memory, so each has the policy's size limit (a full one is
+	 *    ENOSPC inside, not memory taken from the host). */
+	char tmp_opts[32 + WK_TMP_SIZE_MAX];
+	snprintf(tmp_opts, sizeof tmp_opts, "mode=1777,size=%s",
+		 plan->tmp_size[0] ? plan->tmp_size : WK_TMP_SIZE_DEFAULT);
 	if (plan->private_tmp &&
-	    mount_tmpfs("/tmp", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+	    mount_tmpfs("/tmp", MS_NOSUID | MS_NODEV, tmp_opts) < 0)
 		goto out;
-	if (build_dev(node_fd) < 0)
+	if (build_dev(node_fd, tmp_opts) < 0)
 		goto out;
 	if (plan->cover_run) {
 		/* System and session services (D-Bus, systemd, docker, agents)

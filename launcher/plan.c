@@ -109,6 +109,7 @@ void plan_build_base(struct session *s)
 	struct mount_plan *plan = &s->plan;
 	memset(plan, 0, sizeof *plan);
 	plan->private_tmp = pol->private_tmp;
+	memcpy(plan->tmp_size, pol->tmp_size, sizeof plan->tmp_size);
 
 	for (size_t i = 0; i < pol->write.n; i++) {
 		const char *w = pol->write.v[i];

@@ -158,6 +158,7 @@ void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv 
 	pol->udp = wp->udp;
 	/* A policy that makes the host's /tmp itself writable shares it. */
 	pol->private_tmp = !strv_contains(&pol->write, "/tmp");
+	memcpy(pol->tmp_size, wp->tmp_size, sizeof pol->tmp_size);
 	for (size_t i = 0; i < wp->env_unset.n; i++)
 		strv_add(&pol->env_unset, wp->env_unset.v[i]);
 	for (size_t i = 0; i < wp->env_set.n; i++)
@@ -488,6 +489,9 @@ static int policy_show(int argc, char **argv)
 			       shared_tmp ? "the host's /tmp, shared (listed in write)"
 					  : e.ns_ok ? "private to the session (empty tmpfs)"
 						    : "NOT private here: a per-session directory in $TMPDIR");
+		if (!json && !shared_tmp && e.ns_ok)
+			printf("  %-8s %-40s at most %s each (tmp_size; when full: ENOSPC)\n", "size",
+			       "/tmp, /dev/shm", wp.tmp_size);
 		show_covers("protect", &wp.protect, &e, "read-only bind over itself, ancestors pinned",
 			    "does not exist: if the session creates it, it is moved aside after",
 			    json ? jp : NULL);
@@ -556,6 +560,7 @@ static int policy_show(int argc, char **argv)
 		json_object_set_new(fs, "protect", jp);
 		json_object_set_new(fs, "hide", jh);
 		json_object_set_new(fs, "private_tmp", json_boolean(wp.sandbox && !shared_tmp));
+		json_object_set_new(fs, "tmp_size", json_string(wp.tmp_size));
 		json_object_set_new(o, "filesystem", fs);
 		json_t *n = json_object();
 		json_object_set_new(n, "mode", json_string(wk_net_name(wp.net)));

@@ -1,13 +1,23 @@
 /* The session's own terminal (DESIGN §2: the sudo use_pty model).
  *
- * When stdin is a terminal and wicket is not in its background, the
- * command never gets that terminal. It gets a pty of its own, is the
- * session leader there, and the supervisor copies bytes between the real
- * terminal (in raw mode) and the pty's master. Whatever the sandbox does
- * to its terminal (modes, window size, TIOCSTI, job control, a process
- * that outlives the command and keeps reading) happens on its pty; the
- * real terminal stays the supervisor's alone, which is what makes a
- * prompt on it trustworthy.
+ * No sandboxed process holds a descriptor of a real terminal: through
+ * one it could chmod or chown the device, or change its modes, for good.
+ * When any of stdin, stdout and stderr is a terminal, the first one that
+ * is decides: every stream on that terminal gets a pty of the session's
+ * own, whose session leader the command is. When that is stdin and
+ * wicket is in the terminal's foreground, the supervisor copies bytes
+ * both ways between the real terminal (in raw mode) and the pty's
+ * master. Otherwise the pty only shows output: the supervisor copies the
+ * master to the real terminal, never reads it, never makes it raw (the
+ * slave has OPOST off: the real terminal processes the output, once),
+ * and passes the terminal's Ctrl-C and Ctrl-\ to the pty's foreground
+ * (pty_signal). Without any terminal stream the command still leads a
+ * session of its own, with no controlling terminal (pty_child_ctty).
+ *
+ * Whatever the sandbox does to its terminal (modes, window size, TIOCSTI,
+ * job control, a process that outlives the command and keeps reading)
+ * happens on its pty; the real terminal stays the supervisor's alone,
+ * which is what makes a prompt on it trustworthy.
  *
  * The pty comes from the sandbox's own /dev/ptmx. With a mount namespace
  * that is the sandbox's private devpts instance (mounts.c), so `tty` and
@@ -16,17 +26,20 @@
  * without one it is the host's. init opens it once the mount view is
  * built, sets it up like the real terminal (modes, window size), and
  * sends the master to the supervisor over a socket pair made for that one
- * descriptor, closed before the command runs. The slave becomes the
- * command's stdin and whichever of stdout and stderr are the same
- * terminal; a stdout or stderr sent elsewhere stays where it is (as with
- * sudo), so `wicket run -- cmd >file` writes the file directly.
+ * descriptor, closed before the command runs. The slave becomes each of
+ * the command's stdin, stdout and stderr that is on the terminal; one
+ * sent elsewhere stays where it is (as with sudo), so `wicket run -- cmd
+ * >file` writes the file directly, and one on a second terminal is
+ * relayed through a pipe (stdio.c).
  *
  * The real terminal's mode is restored on every way out of the
  * supervisor: the end of the session, exit() (die(): atexit), a fatal
  * signal (the handler restores, then the signal is raised again), and a
  * stop (SIGTSTP restores, SIGCONT in the foreground makes it raw again).
  * SIGINT, SIGTERM and SIGHUP are forwarded to the command (supervisor.c)
- * and end the session through the normal path. */
+ * and end the session through the normal path. The real terminal hanging
+ * up counts as a SIGHUP to wicket (terminal_gone), which supervisor.c
+ * follows with SIGTERM and SIGKILL. */
 #include "config.h"
 #include "sandbox.h"
 
@@ -34,6 +47,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -48,12 +62,19 @@
 
 unsigned pty_choose(const struct pty_fdinfo fd[3], bool sandbox, bool background)
 {
-	if (!sandbox || background || !fd[0].tty)
+	if (!sandbox)
 		return 0;
-	unsigned m = 1;
-	for (int i = 1; i < 3; i++)
-		if (fd[i].tty && fd[i].rdev == fd[0].rdev)
+	int t = 0;
+	while (t < 3 && !fd[t].tty)
+		t++;
+	if (t == 3)
+		return 0;
+	unsigned m = 0;
+	for (int i = t; i < 3; i++)
+		if (fd[i].tty && fd[i].rdev == fd[t].rdev)
 			m |= 1u << i;
+	if (t == 0 && !background)
+		m |= PTY_INPUT;
 	return m;
 }
 
@@ -88,6 +109,8 @@ void pty_plan(struct session *s)
 {
 	struct pty_plan *p = &s->pty;
 	p->on = false;
+	p->input = false;
+	p->tty_fd = -1;
 	p->sock[0] = p->sock[1] = -1;
 	struct pty_fdinfo fi[3];
 	for (int fd = 0; fd < 3; fd++) {
@@ -95,12 +118,16 @@ void pty_plan(struct session *s)
 		fi[fd].tty = isatty(fd) && fstat(fd, &st) == 0;
 		fi[fd].rdev = fi[fd].tty ? st.st_rdev : 0;
 	}
-	/* In the background of its terminal wicket could neither make it raw
-	 * nor read it: the session keeps the terminal as it is. */
+	/* In the background of its terminal wicket can neither make it raw
+	 * nor read it: the pty then only shows output. */
 	pid_t fg = fi[0].tty ? tcgetpgrp(STDIN_FILENO) : -1;
 	unsigned m = pty_choose(fi, s->pol.sandbox, fg >= 0 && fg != getpgrp());
 	if (!m)
 		return;
+	p->input = (m & PTY_INPUT) != 0;
+	for (int fd = 2; fd >= 0; fd--)
+		if (m & (1u << fd))
+			p->tty_fd = fd;
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, p->sock) < 0)
 		die_errno("socketpair for the session's terminal");
 	p->sock[0] = above_stdio(p->sock[0]);
@@ -111,7 +138,7 @@ void pty_plan(struct session *s)
 	for (int fd = 0; fd < 3; fd++)
 		if (m & (1u << fd))
 			s->stdio[fd].kind = STDIO_PTY;
-	planned_ws_ok = ioctl(STDIN_FILENO, TIOCGWINSZ, &planned_ws) == 0;
+	planned_ws_ok = ioctl(p->tty_fd, TIOCGWINSZ, &planned_ws) == 0;
 }
 
 static int send_fd(int sock, int fd)
@@ -161,9 +188,14 @@ int pty_child_open(struct session *s)
 	}
 	struct termios t;
 	struct winsize ws;
-	if (tcgetattr(STDIN_FILENO, &t) == 0)
+	if (tcgetattr(s->pty.tty_fd, &t) == 0) {
+		/* Output only: bytes pass unchanged, and the real terminal
+		 * (not raw) does its own output processing, once. */
+		if (!s->pty.input)
+			t.c_oflag &= ~(tcflag_t)OPOST;
 		tcsetattr(sl, TCSANOW, &t);
-	if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+	}
+	if (ioctl(s->pty.tty_fd, TIOCGWINSZ, &ws) == 0)
 		ioctl(sl, TIOCSWINSZ, &ws);
 	int r = send_fd(s->pty.sock[1], m);
 	int e = errno;
@@ -181,9 +213,12 @@ int pty_child_open(struct session *s)
  * control is the command's; init stays outside that session). */
 int pty_child_ctty(const struct session *s)
 {
+	/* Without a pty the command still leaves wicket's session: with no
+	 * controlling terminal, /dev/tty inside leads nowhere (it would be
+	 * the real terminal). */
 	if (!s->pty.on)
-		return 0;
-	if (setsid() < 0 || ioctl(STDIN_FILENO, TIOCSCTTY, 0) < 0)
+		return setsid() < 0 ? setup_fail(STAGE_STDIO, errno, "leave the caller's session") : 0;
+	if (setsid() < 0 || ioctl(s->pty.tty_fd, TIOCSCTTY, 0) < 0)
 		return setup_fail(STAGE_STDIO, errno, "make the session's terminal the controlling one");
 	return 0;
 }
@@ -229,6 +264,8 @@ static void buf_take(struct buf *b, size_t n)
 
 static struct {
 	int master;              /* -1: no pty this session */
+	bool input;              /* keystrokes are read and relayed (raw mode) */
+	int tty_fd;              /* which of fds 0..2 is the real terminal */
 	int tty_rd, tty_wr;      /* the real terminal */
 	int tty_own;             /* our own non-blocking description of it, or -1 */
 	int err_rd, saved_err;   /* the supervisor's stderr while the terminal is raw */
@@ -239,7 +276,7 @@ static struct {
 	bool child_gone;
 	bool paused;             /* a prompt has the real terminal (pty_prompt) */
 	struct timespec last;    /* the last byte moved after the command ended */
-} P = {.master = -1, .tty_own = -1, .err_rd = -1, .saved_err = -1};
+} P = {.master = -1, .tty_fd = STDIN_FILENO, .tty_own = -1, .err_rd = -1, .saved_err = -1};
 
 static struct termios saved;
 static volatile sig_atomic_t raw_on;
@@ -254,7 +291,7 @@ static void raw_leave(void)
 	sigemptyset(&ttou);
 	sigaddset(&ttou, SIGTTOU);
 	sigprocmask(SIG_BLOCK, &ttou, &old);
-	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	tcsetattr(P.tty_fd, TCSANOW, &saved);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	raw_on = 0;
 }
@@ -265,14 +302,14 @@ static void raw_enter(void)
 	cfmakeraw(&raw);
 	raw.c_cc[VMIN] = 1;
 	raw.c_cc[VTIME] = 0;
-	if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0)
+	if (P.input && tcsetattr(P.tty_fd, TCSANOW, &raw) == 0)
 		raw_on = 1;
 }
 
 static void sync_winsize(void)
 {
 	struct winsize ws;
-	if (P.master >= 0 && ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+	if (P.master >= 0 && ioctl(P.tty_fd, TIOCGWINSZ, &ws) == 0)
 		ioctl(P.master, TIOCSWINSZ, &ws);
 }
 
@@ -291,6 +328,9 @@ static void on_tstp(int sig)
 	(void)sig;
 	int e = errno;
 	raw_leave();
+	/* Output only, the terminal's Ctrl-Z came as a signal: the job
+	 * inside stops with wicket (its group is orphaned, so SIGSTOP). */
+	pty_signal(SIGSTOP);
 	kill(getpid(), SIGSTOP);
 	errno = e;
 }
@@ -299,10 +339,16 @@ static void on_cont(int sig)
 {
 	(void)sig;
 	int e = errno;
-	if (!raw_on && P.master >= 0 && tcgetpgrp(STDIN_FILENO) == getpgrp())
+	if (!raw_on && P.master >= 0 && tcgetpgrp(P.tty_fd) == getpgrp())
 		raw_enter();
+	pty_signal(SIGCONT);
 	sync_winsize();
 	errno = e;
+}
+
+bool pty_signal(int sig)
+{
+	return P.master >= 0 && !P.input && ioctl(P.master, TIOCSIG, sig) == 0;
 }
 
 static void restore_stderr(void)
@@ -414,9 +460,12 @@ static void progress(void)
  * descriptor would otherwise report POLLHUP on every round). */
 static void rearm(void)
 {
-	if (P.w_in) {
+	if (P.w_in && P.input) {
 		P.w_in->fd = !P.paused && !P.tty_gone && !P.child_gone && buf_room(&P.in) ? P.tty_rd
 											 : -1;
+	} else if (P.w_in) {
+		/* Output only: watched for its hang-up alone (no events). */
+		P.w_in->fd = !P.tty_gone && !P.child_gone ? P.tty_rd : -1;
 	}
 	if (P.w_master) {
 		short ev = 0;
@@ -435,15 +484,25 @@ static void rearm(void)
 		P.w_err->fd = !P.paused && buf_room(&P.out) >= 2 ? P.err_rd : -1;
 }
 
+/* The real terminal hung up: what would have been shown is dropped, and
+ * the session is told, as by a SIGHUP to wicket (supervisor.c). */
 static void terminal_gone(void)
 {
+	if (!P.tty_gone && !P.child_gone)
+		raise(SIGHUP);
 	P.tty_gone = true;
 	P.out.len = P.out.off = 0;
 }
 
 static void in_ready(struct session *s, struct watch *w, short revents)
 {
-	(void)s, (void)w, (void)revents;
+	(void)s, (void)w;
+	if (!P.input) {
+		if (revents & (POLLHUP | POLLERR))
+			terminal_gone();
+		rearm();
+		return;
+	}
 	ssize_t n = read(P.tty_rd, buf_tail(&P.in), buf_room(&P.in));
 	if (n > 0)
 		P.in.len += (size_t)n;
@@ -497,8 +556,13 @@ static void err_ready(struct session *s, struct watch *w, short revents)
 	size_t want = buf_room(&P.out) / 2;
 	ssize_t n = read(P.err_rd, b, want < sizeof b ? want : sizeof b);
 	if (n > 0) {
-		/* The terminal is raw: a line ends with CR LF. */
-		P.out.len += pty_crlf(buf_tail(&P.out), b, (size_t)n);
+		/* A raw terminal needs CR LF; one that is not adds the CR. */
+		if (P.input) {
+			P.out.len += pty_crlf(buf_tail(&P.out), b, (size_t)n);
+		} else {
+			memcpy(buf_tail(&P.out), b, (size_t)n);
+			P.out.len += (size_t)n;
+		}
 		if (P.tty_gone)
 			P.out.len = P.out.off = 0;
 	}
@@ -569,7 +633,9 @@ void pty_start(struct session *s, bool started)
 		return;
 	}
 	fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK);
-	if (tcgetattr(STDIN_FILENO, &saved) < 0) {
+	P.tty_fd = s->pty.tty_fd;
+	P.input = s->pty.input;
+	if (tcgetattr(P.tty_fd, &saved) < 0) {
 		close(m);
 		return;
 	}
@@ -577,8 +643,10 @@ void pty_start(struct session *s, bool started)
 	/* A description of our own, so that non-blocking I/O never changes
 	 * the one the calling shell shares; the shared one, written only when
 	 * poll() says so, where the terminal cannot be opened again. */
-	P.tty_own = open("/proc/self/fd/0", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	P.tty_rd = P.tty_own >= 0 ? P.tty_own : STDIN_FILENO;
+	char own[32];
+	snprintf(own, sizeof own, "/proc/self/fd/%d", P.tty_fd);
+	P.tty_own = open(own, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	P.tty_rd = P.tty_own >= 0 ? P.tty_own : P.tty_fd;
 	P.tty_wr = P.tty_own >= 0 ? P.tty_own
 		 : s->stdio[1].kind == STDIO_PTY ? STDOUT_FILENO
 		 : s->stdio[2].kind == STDIO_PTY ? STDERR_FILENO : STDIN_FILENO;
@@ -595,11 +663,11 @@ void pty_start(struct session *s, bool started)
 	 * have set a size of its own, which is not overwritten with the one
 	 * init copied. */
 	struct winsize ws;
-	if (!planned_ws_ok || ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) < 0 ||
+	if (!planned_ws_ok || ioctl(P.tty_fd, TIOCGWINSZ, &ws) < 0 ||
 	    memcmp(&ws, &planned_ws, sizeof ws) != 0)
 		sync_winsize();
 	P.w_master = session_watch(s, P.master, POLLIN, master_ready, NULL);
-	P.w_in = session_watch(s, P.tty_rd, POLLIN, in_ready, NULL);
+	P.w_in = session_watch(s, P.tty_rd, P.input ? POLLIN : 0, in_ready, NULL);
 	P.w_out = session_watch(s, -1, POLLOUT, out_ready, NULL);
 	if (P.err_rd >= 0)
 		P.w_err = session_watch(s, P.err_rd, POLLIN, err_ready, NULL);
@@ -650,7 +718,7 @@ static struct {
 
 bool pty_can_prompt(void)
 {
-	return P.master >= 0 && !P.tty_gone && !P.child_gone && !P.paused &&
+	return P.master >= 0 && P.input && !P.tty_gone && !P.child_gone && !P.paused &&
 	       tcgetpgrp(P.tty_rd) == getpgrp();
 }
 

@@ -35,6 +35,7 @@ struct policy {
 	struct port_list bind;    /* NET_PORTS: TCP ports bind() may take */
 	bool udp;               /* NET_PORTS: UDP sockets, any port (all or nothing) */
 	bool private_tmp;       /* /tmp is a fresh per-session tmpfs */
+	char tmp_size[WK_TMP_SIZE_MAX]; /* its size limit, and /dev/shm's */
 	struct strv env_unset;  /* glob patterns of variables removed */
 	struct strv env_set;    /* NAME=value set in the command's environment */
 };
@@ -78,6 +79,7 @@ struct mount_plan {
 	struct strv absent_protect; /* protected paths that did not exist at start */
 	bool private_tmp;
 	bool cover_run;
+	char tmp_size[WK_TMP_SIZE_MAX]; /* tmpfs size= of /tmp and /dev/shm, each */
 };
 
 /* What happens to one of the command's fds 0..2 (stdio.c). */
@@ -98,6 +100,8 @@ struct stdio_fix {
 /* When stdin is a terminal the command gets a pty of its own (pty.c). */
 struct pty_plan {
 	bool on;
+	bool input;               /* the supervisor reads the real terminal (raw) */
+	int tty_fd;               /* which of fds 0..2 is the real terminal */
 	int sock[2];              /* init -> supervisor: the master, once, before the exec */
 };
 
@@ -286,13 +290,21 @@ void pty_parent_close(struct session *s);
 void pty_start(struct session *s, bool started);
 int pty_drain(struct session *s);
 void pty_finish(struct session *s);
-/* Pure: which of fds 0..2 get the pty (a bit each; 0: no pty), and a
- * copy of IN with each LF that has no CR before it turned into CR LF
- * (OUT has room for 2*N). */
+/* Async-signal-safe: SIG from the real terminal (Ctrl-C, Ctrl-\\) to the
+ * foreground of the session's pty when the supervisor does not read the
+ * terminal (so the terminal made the signal, not a byte); false when
+ * there is no such pty. */
+bool pty_signal(int sig);
+/* Pure: which of fds 0..2 get the pty (a bit each; 0: no pty): those on
+ * the first of them that is a terminal; PTY_INPUT with them when the
+ * supervisor reads that terminal (it is stdin, and wicket is not in its
+ * background). And a copy of IN with each LF that has no CR before it
+ * turned into CR LF (OUT has room for 2*N). */
 struct pty_fdinfo {
 	bool tty;
 	dev_t rdev;
 };
+#define PTY_INPUT 8u
 unsigned pty_choose(const struct pty_fdinfo fd[3], bool sandbox, bool background);
 size_t pty_crlf(char *out, const char *in, size_t n);
 /* The prompt of `wicket ask` on the real terminal: possible when the

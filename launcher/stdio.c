@@ -4,10 +4,11 @@
  * not at the sandbox's read-only view: through it (or through
  * /proc/self/fd/N) a sandboxed program could chmod, chown, utime or
  * setxattr the file, or, as root, turn a file it writes through stdout
- * into a setuid executable. So, before the command starts:
- *  - stdin's terminal, and stdout and stderr when they are that terminal,
- *    become the session's own pty (pty.c); pipes, sockets and other
- *    terminals pass as they are;
+ * into a setuid executable, and through a terminal change its mode or
+ * owner or put it in raw mode. So, before the command starts:
+ *  - a terminal, on any of the three, becomes the session's own pty
+ *    (pty.c); a second, different terminal on stdout or stderr becomes a
+ *    pipe that the supervisor copies into it; pipes and sockets pass;
  *  - files and directories inside a writable root pass (the sandbox may
  *    change them anyway);
  *  - a read-only file elsewhere, and the standard device nodes, are
@@ -97,6 +98,14 @@ void stdio_plan(struct session *s)
 		    "safely; use a pipe (e.g. '| cat' or '< file' for a readable file)",
 		    fd_names[fd], S_ISDIR(st.st_mode) ? "the directory" : "the file", path);
 	}
+	/* Every terminal among the three becomes the session's pty (pty.c),
+	 * whichever stream it is; a second, different terminal on stdout or
+	 * stderr gets a pipe that the supervisor copies into it. No
+	 * sandboxed process holds a descriptor of a real terminal. */
+	pty_plan(s);
+	for (int fd = 1; fd < 3; fd++)
+		if (s->pol.sandbox && s->stdio[fd].kind == STDIO_PASS && isatty(fd))
+			s->stdio[fd].kind = STDIO_RELAY;
 	/* 2>&1 onto one file: one pipe, so the two streams keep their order. */
 	if (s->stdio[1].kind == STDIO_RELAY && s->stdio[2].kind == STDIO_RELAY &&
 	    syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, 1, 2) == 0)
@@ -116,7 +125,6 @@ void stdio_plan(struct session *s)
 	}
 	if (s->stdio[0].kind == STDIO_REOPEN_FILE && pipe2(s->offset_pipe, O_CLOEXEC) < 0)
 		die_errno("pipe");
-	pty_plan(s);
 }
 
 /* In the child, after the mount view is built. */

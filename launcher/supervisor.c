@@ -6,8 +6,8 @@
  *        then vforks the command, forwards signals to it, reaps orphans
  *        and exits with its status. Its exit ends every process left in
  *        the namespace.
- *          └─ command: session leader of its own pty when stdin is a
- *             terminal (pty.c) → caps → no_new_privs → Landlock →
+ *          └─ command: session leader, of its own pty when a stream is
+ *             a terminal (pty.c) → caps → no_new_privs → Landlock →
  *             fds > 2 closed → seccomp → exec
  *
  * The command is not pid 1 because pid 1 of a namespace ignores every
@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <linux/close_range.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 struct setup_error setup_err;
@@ -48,17 +49,84 @@ int setup_fail(int stage, int err, const char *fmt, ...)
 	return -1;
 }
 
-/* Signals passed on to the command. Terminal-generated SIGINT/SIGQUIT are
- * not: without a pty of its own the command is in the same foreground
- * process group and got them from the kernel already; with one (pty.c)
- * the real terminal is raw and generates none, and Ctrl-C reaches the
- * command's pty as a byte. */
+/* Signals passed on to the command. The sandboxed command leads a
+ * session of its own (pty.c), outside the real terminal's foreground
+ * process group, so the supervisor also passes on what that terminal
+ * sends (Ctrl-C, Ctrl-\\): to the foreground of the session's pty when
+ * it has one that only shows output, else to the command. With a pty
+ * that reads the keyboard the real terminal is raw and sends none: Ctrl-C
+ * reaches the pty as a byte. init, in the supervisor's process group,
+ * gets the terminal's copy too and leaves it (one delivery); so does a
+ * command without a sandbox, which is in that group itself. */
 static const int fwd_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM};
 #define N_FWD (sizeof fwd_signals / sizeof fwd_signals[0])
 static volatile pid_t fwd_target;
+static volatile sig_atomic_t fwd_from_tty; /* the supervisor of a sandboxed session */
 /* Until the command runs there is nothing of the user's to preserve: a
  * request to stop (or Ctrl-C) ends the half-built sandbox at once. */
 static volatile sig_atomic_t setup_done, setup_abort_sig;
+
+/* The terminal is gone (SIGHUP to wicket, or the session's pty saw the
+ * real terminal hang up): the command got SIGHUP; one that ignores it
+ * gets SIGTERM HANGUP_GRACE_S seconds later, and SIGKILL (all of the
+ * sandbox, through init) as long again after that. Not when wicket was
+ * started with SIGHUP ignored (nohup): that session is meant to outlive
+ * its terminal. A POSIX timer on HANGUP_SIG drives the steps from the
+ * signal handlers alone, whichever loop the supervisor waits in. */
+#define HANGUP_GRACE_S 2
+#define HANGUP_SIG SIGRTMIN
+static timer_t hup_timer;
+static bool hup_timer_ok, hup_ignored;
+static volatile sig_atomic_t hup_stage;
+
+static void hangup_arm(void)
+{
+	struct itimerspec its = {.it_value = {.tv_sec = HANGUP_GRACE_S}};
+	timer_settime(hup_timer, 0, &its, NULL);
+}
+
+static void hangup_step(int sig)
+{
+	(void)sig;
+	pid_t t = fwd_target;
+	if (t <= 0)
+		return;
+	if (hup_stage == 1) {
+		hup_stage = 2;
+		kill(t, SIGTERM);
+		hangup_arm();
+	} else if (hup_stage == 2) {
+		hup_stage = 3;
+		kill(t, SIGKILL);
+	}
+}
+
+static void hangup_prepare(void)
+{
+	struct sigaction old;
+	hup_ignored = sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = hangup_step;
+	sa.sa_flags = SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	struct sigevent ev;
+	memset(&ev, 0, sizeof ev);
+	ev.sigev_notify = SIGEV_SIGNAL;
+	ev.sigev_signo = HANGUP_SIG;
+	hup_timer_ok = !hup_ignored && sigaction(HANGUP_SIG, &sa, NULL) == 0 &&
+		       timer_create(CLOCK_MONOTONIC, &ev, &hup_timer) == 0;
+	if (!hup_ignored && !hup_timer_ok)
+		warnmsg("cannot time the end of a session whose terminal closes: %s", strerror(errno));
+}
+
+static void hangup_finish(void)
+{
+	if (hup_timer_ok)
+		timer_delete(hup_timer);
+	hup_timer_ok = false;
+	hup_stage = 0;
+}
 
 static void forward(int sig, siginfo_t *si, void *uc)
 {
@@ -72,8 +140,13 @@ static void forward(int sig, siginfo_t *si, void *uc)
 		}
 		return;
 	}
-	if (si && si->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT))
+	if (si && si->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT) &&
+	    (!fwd_from_tty || pty_signal(sig)))
 		return;
+	if (sig == SIGHUP && fwd_from_tty && hup_timer_ok && hup_stage == 0) {
+		hup_stage = 1;
+		hangup_arm();
+	}
 	kill(fwd_target, sig);
 }
 
@@ -677,7 +750,9 @@ int session_run(struct session *s)
 	close(errp[1]);
 	close(alive[0]);
 	stdio_parent_close(s);
+	hangup_prepare();
 	fwd_target = pid;
+	fwd_from_tty = 1;
 	install_forwarders();
 	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
 	if (s->late_pipe[0] >= 0) {
@@ -734,11 +809,12 @@ int session_run(struct session *s)
 			if (errno != EINTR)
 				die_errno("waitpid");
 	}
+	fwd_target = 0;
+	hangup_finish();
 	pty_finish(s);
 	stdio_finish(s);
 	netnotify_finish(s);
 	control_finish(s);
-	fwd_target = 0;
 	close(alive[1]);
 
 	reclaim_terminal(tty_fg);

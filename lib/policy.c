@@ -385,7 +385,7 @@ static bool get_bool(struct loader *l, const struct src *s, const char *ptr, jso
 static void apply_filesystem(struct loader *l, const struct src *s, json_t *fs,
 			     struct wk_policy *out)
 {
-	static const char *const known[] = {"read", "write", "protect", "hide", NULL};
+	static const char *const known[] = {"read", "write", "protect", "hide", "tmp_size", NULL};
 	if (!json_is_object(fs)) {
 		err(l, s->label, "/filesystem", "expected an object, got %s", type_name(fs));
 		return;
@@ -406,6 +406,27 @@ static void apply_filesystem(struct loader *l, const struct src *s, json_t *fs,
 		apply_paths(l, s, "/filesystem/protect", v, &out->protect);
 	if ((v = json_object_get(fs, "hide")))
 		apply_paths(l, s, "/filesystem/hide", v, &out->hide);
+	if ((v = json_object_get(fs, "tmp_size"))) {
+		if (!json_is_string(v) || !wk_tmp_size_ok(json_string_value(v)))
+			err(l, s->label, "/filesystem/tmp_size",
+			    "expected a size such as \"4g\", \"512m\" or \"25%%\" (of RAM), "
+			    "at least 1 byte and at most 100%%");
+		else
+			snprintf(out->tmp_size, sizeof out->tmp_size, "%s", json_string_value(v));
+	}
+}
+
+bool wk_tmp_size_ok(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+	if (n == 0 || n > 12 || s[0] == '0')
+		return false;
+	const char *suf = s + n;
+	if (*suf == '\0')
+		return true;
+	if (suf[1] != '\0' || !strchr("kKmMgG%", *suf))
+		return false;
+	return *suf != '%' || strtoul(s, NULL, 10) <= 100;
 }
 
 static void apply_network(struct loader *l, const struct src *s, json_t *net,
@@ -958,6 +979,7 @@ static void defaults(struct wk_policy *p)
 	p->net = WK_NET_NONE;
 	p->esc_mode = WK_ESC_PROMPT;
 	p->esc_timeout = 120;
+	snprintf(p->tmp_size, sizeof p->tmp_size, "%s", WK_TMP_SIZE_DEFAULT);
 }
 
 /* Rules that only make sense together, checked on the layered result. */

@@ -14,9 +14,9 @@
  *   - filesystem.read is replaced by a child that sets it (reading is
  *     allowed everywhere unless a policy narrows it);
  *   - env.set merges by name, the child winning;
- *   - scalars (description, sandbox, network.mode, network.udp,
- *     escalation.mode/approver/timeout) are replaced when the child sets
- *     them. */
+ *   - scalars (description, sandbox, filesystem.tmp_size, network.mode,
+ *     network.udp, escalation.mode/approver/timeout) are replaced when
+ *     the child sets them. */
 #ifndef WICKET_POLICY_H
 #define WICKET_POLICY_H
 
@@ -25,6 +25,8 @@
 #include <stdint.h>
 
 #include "util.h"
+
+#define WK_TMP_SIZE_MAX 16
 
 enum wk_net { WK_NET_NONE, WK_NET_FULL, WK_NET_PORTS };
 enum wk_esc { WK_ESC_PROMPT, WK_ESC_DENY, WK_ESC_APPROVER };
@@ -59,6 +61,9 @@ struct wk_policy {
 	struct strv chain; /* sources along "extends", base first */
 	bool sandbox;      /* false: full access, no enforcement at all */
 	struct wk_rules read, write, protect, hide;
+	/* The size limit of the private /tmp and /dev/shm, each: tmpfs's
+	 * "size=" value ("25%", "4g", "512m", ...), checked by wk_tmp_size_ok. */
+	char tmp_size[WK_TMP_SIZE_MAX];
 	enum wk_net net;
 	struct wk_ports connect, bind; /* WK_NET_PORTS only */
 	bool udp;                      /* WK_NET_PORTS: UDP all or nothing */
@@ -69,6 +74,14 @@ struct wk_policy {
 	int esc_timeout; /* seconds */
 	struct wk_argvs esc_allow, esc_deny;
 };
+
+/* The default of filesystem.tmp_size: a quarter of RAM for each of /tmp
+ * and /dev/shm (tmpfs's own default is half, without swap unswappable). */
+#define WK_TMP_SIZE_DEFAULT "25%"
+
+/* True when S is a tmp_size: a number from 1, in bytes or with a k, m or
+ * g suffix (either case), or a percentage of RAM from 1% to 100%. */
+bool wk_tmp_size_ok(const char *s);
 
 /* What the variables stand for. */
 struct wk_vars {

@@ -35,5 +35,6 @@ EXTRA_DIST += \
 	tests/escape/procs.bats \
 	tests/escape/secrets.bats \
 	tests/escape/tty.bats \
+	tests/escape/resources.bats \
 	tests/escape/ask.bats \
 	tests/escape/unixsock.bats

@@ -122,9 +122,10 @@ assert_victim_intact() {
 	alive "$HOST_PID"
 }
 
-@test "procs: kill(0) to the caller's process group, which the sandbox shares" {
-	# The command stays in the caller's process group (for job control);
-	# kill(0) from inside must not reach the group's host members.
+@test "procs: kill(0) to the caller's process group" {
+	# The command leads a session of its own (no descriptor or controlling
+	# terminal of the caller's), and init is in the caller's group: kill(0)
+	# from inside must not reach the group's host members.
 	pg_attack() { # DIR CMD...: a new session holding a sleep, the attacker and the shell
 		local d=$1
 		shift

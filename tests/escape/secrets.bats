@@ -62,7 +62,9 @@ assert_workspace_clean() {
 
 @test "secrets: credential environment variables are removed" {
 	vars=(GITHUB_TOKEN AWS_SECRET_ACCESS_KEY AWS_ACCESS_KEY_ID OPENAI_API_KEY ANTHROPIC_API_KEY
-		DB_PASSWORD NPM_TOKEN GH_TOKEN SSH_AUTH_SOCK VAULT_TOKEN MY_SERVICE_SECRET GOOGLE_APPLICATION_CREDENTIALS)
+		DB_PASSWORD NPM_TOKEN GH_TOKEN SSH_AUTH_SOCK VAULT_TOKEN MY_SERVICE_SECRET GOOGLE_APPLICATION_CREDENTIALS
+		DATABASE_URL PGPASSWORD MYSQL_PWD GITHUB_PAT PASSWORD PRIVATE_KEY SECRET_KEY_BASE OPENAI_KEY
+		SLACK_WEBHOOK_URL OP_SESSION_my OP_SESSION_team42 REPLICA_DATABASE_URL)
 	envs=()
 	for v in "${vars[@]}"; do envs+=("$v=VAL-$v-$RND"); done
 	run env "${envs[@]}" sh -c 'env'
@@ -152,4 +154,95 @@ assert_workspace_clean() {
 
 	HOME=$FH sbx sh -c 'cat /proc/self/fd/7/.ssh/id_ed25519 /proc/self/fd/7/.netrc; cat /dev/fd/7/.aws/credentials' 7<"$FH"
 	assert_no_secret "$output"
+}
+
+# hidden_store REL: $FH/REL holds a secret (REL ending in / is a
+# directory: a browser profile, a store, with a file inside); the same
+# attack reads, copies and overwrites it inside. Judged outside: the
+# secret is in nothing the sandbox printed or wrote, and the store is
+# intact. Shown readable outside first.
+hidden_store() {
+	local rel=${1%/} path f before
+	path=$FH/$rel
+	f=$path
+	mkdir -p "$(dirname "$path")"
+	if [ "$1" != "$rel" ]; then
+		mkdir -p "$path/profile"
+		f=$path/profile/logins.json
+	fi
+	printf 'STORE-%s\n' "$RND" >"$f"
+	chmod 600 "$f"
+	run cat "$f"
+	assert_output "STORE-$RND"
+	before=$(sha256sum <"$f")
+	HOME=$FH sbx sh -c '
+		cat "$1" "/proc/self/root$1" "$HOME/./${1#"$HOME"/}" 2>&1
+		cat "$1" >"$PWD/leak" 2>/dev/null
+		cp -r "$2" "$PWD/copy" 2>/dev/null
+		grep -r -a -h -s STORE- "$HOME" 2>/dev/null
+		echo overwritten >"$1" 2>/dev/null; rm -rf "$2" 2>/dev/null; true' _ "$f" "$path"
+	refute_output --partial "STORE-$RND"
+	run grep -r -a -s "STORE-$RND" "$WS"
+	assert_failure
+	[ "$(sha256sum <"$f")" = "$before" ]
+}
+
+@test "secrets: ~/.config/git/credentials is hidden" { hidden_store .config/git/credentials; }
+@test "secrets: ~/.git-credentials is hidden" { hidden_store .git-credentials; }
+@test "secrets: ~/.config/containers/auth.json is hidden" { hidden_store .config/containers/auth.json; }
+@test "secrets: ~/.docker/config.json is hidden" { hidden_store .docker/config.json; }
+@test "secrets: ~/.codex/auth.json is hidden" { hidden_store .codex/auth.json; }
+@test "secrets: ~/.claude/.credentials.json is hidden" { hidden_store .claude/.credentials.json; }
+@test "secrets: ~/.cache/huggingface/token is hidden" { hidden_store .cache/huggingface/token; }
+@test "secrets: ~/.huggingface/token is hidden" { hidden_store .huggingface/token; }
+@test "secrets: ~/.config/rclone/rclone.conf is hidden" { hidden_store .config/rclone/rclone.conf; }
+@test "secrets: ~/.my.cnf is hidden" { hidden_store .my.cnf; }
+@test "secrets: ~/.m2/settings.xml is hidden" { hidden_store .m2/settings.xml; }
+@test "secrets: ~/.gradle/gradle.properties is hidden" { hidden_store .gradle/gradle.properties; }
+@test "secrets: ~/.gem/credentials is hidden" { hidden_store .gem/credentials; }
+@test "secrets: the Firefox profiles (~/.mozilla) are hidden" { hidden_store .mozilla/; }
+@test "secrets: the Thunderbird profiles (~/.thunderbird) are hidden" { hidden_store .thunderbird/; }
+@test "secrets: the Chrome profiles (~/.config/google-chrome) are hidden" { hidden_store .config/google-chrome/; }
+@test "secrets: the Chromium profiles (~/.config/chromium) are hidden" { hidden_store .config/chromium/; }
+@test "secrets: the Brave profiles (~/.config/BraveSoftware) are hidden" { hidden_store .config/BraveSoftware/; }
+@test "secrets: the Edge profiles (~/.config/microsoft-edge) are hidden" { hidden_store .config/microsoft-edge/; }
+@test "secrets: the Vivaldi profiles (~/.config/vivaldi) are hidden" { hidden_store .config/vivaldi/; }
+@test "secrets: the Opera profiles (~/.config/opera) are hidden" { hidden_store .config/opera/; }
+@test "secrets: the password store (~/.password-store) is hidden" { hidden_store .password-store/; }
+@test "secrets: the keyrings (~/.local/share/keyrings) are hidden" { hidden_store .local/share/keyrings/; }
+
+# hidden_system FILE: as root FILE (shadow, gshadow and their backups) is
+# readable outside; inside it is not, and it stays intact.
+hidden_system() {
+	is_root || skip "only root reads $1 outside: nothing to hide from $(id -un)"
+	[ -e "$1" ] || skip "$1 does not exist on this host"
+	local marker before
+	marker=$(head -n 1 "$1")
+	[ -n "$marker" ]
+	before=$(sha256sum <"$1")
+	sbx sh -c 'cat "$1" "/proc/self/root$1" 2>&1; cat "$1" >leak 2>/dev/null; true' _ "$1"
+	refute_output --partial "$marker"
+	run grep -F -s -- "$marker" "$WS/leak"
+	assert_failure
+	[ "$(sha256sum <"$1")" = "$before" ]
+}
+
+@test "secrets: /etc/shadow is hidden as root" { hidden_system /etc/shadow; }
+@test "secrets: /etc/gshadow is hidden as root" { hidden_system /etc/gshadow; }
+@test "secrets: /etc/shadow- (the backup) is hidden as root" { hidden_system /etc/shadow-; }
+@test "secrets: /etc/gshadow- (the backup) is hidden as root" { hidden_system /etc/gshadow-; }
+
+@test "secrets: ordinary variables pass (PWD, OLDPWD, MANPATH, a *_URL, a *_PATH)" {
+	output=$(cd "$WS" && export OLDPWD="/old-$RND" MANPATH="/man-$RND" HOMEPAGE_URL="http://h-$RND" \
+		PKG_CONFIG_PATH="/pc-$RND" && bounded 30 "$WICKET" run -- sh -c '
+		echo "wicket-escape: started as pid $$"
+		env | grep -E "^(OLDPWD|MANPATH|HOMEPAGE_URL|PKG_CONFIG_PATH|PWD)="' 2>&1) || true
+	echo "$output"
+	mapfile -t lines <<<"$output"
+	sandbox_started "$output"
+	assert_line "OLDPWD=/old-$RND"
+	assert_line "MANPATH=/man-$RND"
+	assert_line "HOMEPAGE_URL=http://h-$RND"
+	assert_line "PKG_CONFIG_PATH=/pc-$RND"
+	assert_line "PWD=$WS"
 }

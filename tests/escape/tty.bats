@@ -159,3 +159,125 @@ EOF
 	echo "sanity-$RND" >"$pts"
 	wait_for grep -q "sanity-$RND" "$OUT/pts.log"
 }
+
+# The attacker for the terminal tests: on every descriptor it has (and
+# on /dev/tty, its controlling terminal), change
+# the mode (fchmod, and chmod through /proc/self/fd), the group (to its
+# own), the modes (raw, no echo, another interrupt key) and the window
+# size; then say so on stdout and stderr.
+TTY_ATTACK='
+import fcntl, os, struct, termios
+fds = [int(n) for n in os.listdir("/proc/self/fd")]
+try:
+    fds.append(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
+except OSError:
+    pass
+for fd in fds:
+    def tc():
+        a = termios.tcgetattr(fd)
+        a[3] &= ~(termios.ECHO | termios.ICANON | termios.ISIG)
+        a[6][termios.VINTR] = b"\x18"
+        termios.tcsetattr(fd, termios.TCSANOW, a)
+    for f in (lambda: os.fchmod(fd, 0o666), lambda: os.chmod("/proc/self/fd/%d" % fd, 0o666),
+              lambda: os.fchown(fd, -1, os.getgid()), lambda: os.fchown(fd, os.getuid(), -1), tc,
+              lambda: fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 3, 9, 0, 0))):
+        try:
+            f()
+        except (OSError, termios.error):
+            pass
+print("attacked-out", flush=True)
+os.write(2, b"attacked-err\n")
+'
+
+# tty_attack HOW: wicket runs the attacker on a pty this test holds (the
+# user's terminal), started HOW (see below); fd 5 is that terminal too.
+# Judged outside: the terminal's mode, owner, group, termios and window
+# size, from the test's own descriptor of it, are what they were (and so
+# are those of a second terminal, $T2, that the test holds); and the
+# attacker's lines reached the terminal.
+tty_attack() {
+	PYTHONPATH=$BATS_TEST_DIRNAME/../lib bounded 90 "$PY" - "$1" "$WICKET" "$WS" "$PY" "$TTY_ATTACK" <<'EOF'
+import fcntl, os, select, sys, termios
+from ptydrive import Term, check, run
+how, wicket, ws, py, attack = sys.argv[1:6]
+wk = [wicket, "run", "-C", ws, "--", py, "-c", attack]
+scripts = {
+    # stdin a pipe or /dev/null, stdout and stderr the terminal
+    "stdin-null": 'exec "$@" </dev/null 5>&1',
+    "stdin-pipe": 'echo x | "$@" 5>&1',
+    # only stderr on the terminal
+    "stderr-only": '"$@" </dev/null 5>&2 >"$WS/out.log"; cat "$WS/out.log"',
+    # stdin the terminal too, wicket in the foreground (the session's pty)
+    "all": 'exec "$@" 5>&1',
+    # none of the three: the terminal is only the controlling one (/dev/tty)
+    "none": '"$@" </dev/null >"$WS/out.log" 2>&1; cat "$WS/out.log"',
+    # stdin the terminal, stdout and stderr another one ($T2)
+    "other": 'exec "$@" >"$T2" 2>&1',
+}
+def main():
+    if how == "background":
+        # wicket in a process group of its own that is not the terminal's
+        # foreground: it may not read the terminal.
+        prog = [py, "-c", "import os, sys\n"
+                "pid = os.fork()\n"
+                "if pid == 0:\n"
+                "    os.setpgid(0, 0)\n"
+                "    os.dup2(1, 5)\n"
+                "    os.execvp(sys.argv[1], sys.argv[1:])\n"
+                "_, st = os.waitpid(pid, 0)\n"
+                "print('bg-exit', os.waitstatus_to_exitcode(st))\n"] + wk
+    else:
+        prog = ["sh", "-c", scripts[how], "sh"] + wk
+    m2, s2 = os.openpty()
+    t2 = os.ttyname(s2)
+    t = Term(prog, env=dict(os.environ, WS=ws, T2=t2))
+    def state():
+        return [(os.stat(n), termios.tcgetattr(fd), fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8))
+                for n, fd in ((t.name, t.s), (t2, s2))]
+    before = state()
+    status = t.wait(60)
+    after = state()
+    out2 = b""
+    while select.select([m2], [], [], 0.2)[0]:
+        out2 += os.read(m2, 65536)
+    sys.stdout.write(t.text() + "\n" + out2.decode(errors="replace") + "\n")
+    shown = out2 if how == "other" else t.out
+    check(b"attacked-out" in shown and b"attacked-err" in shown, "the attacker ran; its lines reached the terminal")
+    for name, b, a in zip((t.name, t2), before, after):
+        for what, x, y in (("mode", b[0].st_mode, a[0].st_mode), ("owner", b[0].st_uid, a[0].st_uid),
+                           ("group", b[0].st_gid, a[0].st_gid), ("termios (stty -g)", b[1], a[1]),
+                           ("window size", b[2], a[2])):
+            check(x == y, "%s: the terminal's %s changed: %r -> %r" % (name, what, x, y))
+    check(status == 0, "wicket exited with 0, not %d" % status)
+    check(how != "background" or b"bg-exit 0" in t.out, "wicket in the background exited with 0")
+run(main)
+EOF
+}
+
+@test "tty: stdin /dev/null, stdout and stderr the terminal: its mode, owner, modes and size are the same after the session" {
+	tty_attack stdin-null
+}
+
+@test "tty: stdin a pipe, stdout and stderr the terminal: the terminal is unchanged" {
+	tty_attack stdin-pipe
+}
+
+@test "tty: only stderr the terminal: the terminal is unchanged" {
+	tty_attack stderr-only
+}
+
+@test "tty: all three streams the terminal, wicket in the foreground: the terminal is unchanged" {
+	tty_attack all
+}
+
+@test "tty: wicket in the background of its terminal: the terminal is unchanged" {
+	tty_attack background
+}
+
+@test "tty: no stream the terminal, only the controlling one: /dev/tty inside does not lead to it" {
+	tty_attack none
+}
+
+@test "tty: stdout and stderr another terminal than stdin's: neither terminal changes" {
+	tty_attack other
+}

@@ -418,3 +418,62 @@ def main():
 run(main)
 EOF
 }
+
+@test "terminal: stdout on the terminal, stdin not: output-only pty; the terminal stays cooked, Ctrl-C and Ctrl-\\ reach the command, the size follows" {
+	drive <<'EOF'
+import os, termios
+from ptydrive import Term, check, run, wait_running
+
+def main():
+    inner = ('trap "echo got-int" INT; trap "echo got-quit; exit 7" QUIT; '
+             't1=n; [ -t 1 ] && t1=y; echo "size=$(stty -F /dev/tty size) isatty=$t1"; '
+             'trap "echo size2=\\$(stty -F /dev/tty size)" WINCH; echo ready; '
+             'i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done')
+    t = Term(["sh", "-c", 'exec "$0" run -- sh -c "$1" </dev/null', os.environ["WICKET"], inner],
+             cwd=os.environ["WS"], rows=33, cols=101)
+    before = t.modes()
+    t.expect(r"size=33 101 isatty=y\r\n")
+    t.expect("ready")
+    during = t.modes()
+    check(during == before, "the real terminal's modes are untouched during the session (not raw)")
+    check(during[3] & termios.ICANON and during[3] & termios.ISIG, "the real terminal is cooked")
+    t.resize(41, 123)
+    t.expect(r"size2=41 123\r\n")
+    t.send("\x03")
+    t.expect(r"got-int\r\n")
+    t.send("\x1c")
+    t.expect(r"got-quit\r\n")
+    check(t.wait() == 7, "the command's status: it handled SIGINT, then exited on SIGQUIT")
+    check(b"\r\r\n" not in t.out, "each line ends with one CR LF (the pty passes bytes unchanged)")
+
+run(main)
+EOF
+}
+
+@test "terminal: no stream on the terminal: Ctrl-C typed there still reaches the command (which has no controlling terminal)" {
+	drive <<'EOF'
+import os
+from ptydrive import Term, check, run, wait_running
+
+def main():
+    ws = os.environ["WS"]
+    inner = ('trap "echo got-int >int.log; exit 9" INT; '
+             '( exec 3<>/dev/tty ) 2>/dev/null && echo has-tty >tty.log; '
+             'echo ready >ready.log; i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done')
+    t = Term(["sh", "-c", 'exec "$0" run -- sh -c "$1" </dev/null >/dev/null 2>&1', os.environ["WICKET"], inner],
+             cwd=ws)
+    for _ in range(200):
+        if os.path.exists(os.path.join(ws, "ready.log")):
+            break
+        t._read(0.05)
+    check(os.path.exists(os.path.join(ws, "ready.log")), "the command runs")
+    t.send("\x03")
+    check(t.wait() == 9, "the command's status after its INT trap")
+    with open(os.path.join(ws, "int.log")) as f:
+        log = f.read()
+    check(log == "got-int\n", "the command got SIGINT: %r" % log)
+    check(not os.path.exists(os.path.join(ws, "tty.log")), "the command had no controlling terminal")
+
+run(main)
+EOF
+}

@@ -10,9 +10,15 @@ int main(void)
 	const char *secret[] = {"GITHUB_TOKEN", "NPM_TOKEN", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE",
 				"MY_SECRET", "DB_PASSWORD", "OPENAI_API_KEY", "SSH_AUTH_SOCK",
 				"github_token", "ANTHROPIC_API_KEY", "DBUS_SESSION_BUS_ADDRESS",
-				"STRIPE_SECRET_KEY", "GOOGLE_APPLICATION_CREDENTIALS", NULL};
+				"STRIPE_SECRET_KEY", "GOOGLE_APPLICATION_CREDENTIALS",
+				/* issue 13 */
+				"DATABASE_URL", "REPLICA_DATABASE_URL", "PGPASSWORD", "MYSQL_PWD",
+				"GITHUB_PAT", "PASSWORD", "PRIVATE_KEY", "SECRET_KEY_BASE", "OPENAI_KEY",
+				"SLACK_WEBHOOK_URL", "OP_SESSION_my", "OP_SESSION_team_x", NULL};
 	const char *plain[] = {"PATH", "HOME", "TERM", "LANG", "EDITOR", "SHELL", "USER",
-			       "LD_LIBRARY_PATH", "XDG_RUNTIME_DIR", "TOKENIZERS_PARALLELISM", NULL};
+			       "LD_LIBRARY_PATH", "XDG_RUNTIME_DIR", "TOKENIZERS_PARALLELISM",
+			       "PWD", "OLDPWD", "MANPATH", "PKG_CONFIG_PATH", "DISPLAY", "KEYTIMEOUT",
+			       "HOMEPAGE_URL", "OPTIND", NULL};
 	/* The patterns of the built-in policies (policies/read-only.json). */
 	struct wk_policy_ctx ctx = {.vars = {.cwd = "/w", .home = "/h", .tmpdir = "/tmp",
 					     .runtime_dir = "/r"}};

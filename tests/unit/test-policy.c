@@ -98,6 +98,16 @@ int main(void)
 	struct wk_policy p;
 	ok(wk_policy_load(&c, "workspace-write", &p) == 0, "workspace-write loads");
 	ok(p.sandbox, "workspace-write is a sandbox");
+	is_str(p.tmp_size, "25%", "tmp_size defaults to a quarter of RAM");
+	{
+		const char *good[] = {"1", "4096", "4k", "512M", "2g", "1%", "25%", "100%", NULL};
+		const char *bad[] = {"", "0", "04k", "-1", "1.5g", "4x", "4kb", "101%", "0%",
+				     "1234567890123", "g", "%", " 1g", NULL};
+		for (int i = 0; good[i]; i++)
+			ok(wk_tmp_size_ok(good[i]), "tmp_size \"%s\" is accepted", good[i]);
+		for (int i = 0; bad[i]; i++)
+			ok(!wk_tmp_size_ok(bad[i]), "tmp_size \"%s\" is refused", bad[i]);
+	}
 	ok(has_path(&p.write, "/work/proj"), "${cwd} is writable");
 	ok(has_path(&p.read, "/"), "read / from read-only");
 	ok(has_path(&p.hide, "/home/u/.ssh"), "~/.ssh hidden (inherited, ~ expanded)");

@@ -23,12 +23,16 @@ static void crlf(const char *in, const char *want, const char *what)
 
 int main(void)
 {
-	ok(choose(true, true, true, 7, 7, true, false) == 7, "all three on stdin's terminal: all get the pty");
-	ok(choose(true, false, true, 0, 7, true, false) == 5, "stdout a file: stdin and stderr only");
-	ok(choose(true, true, false, 7, 0, true, false) == 3, "stderr a file: stdin and stdout only");
-	ok(choose(true, true, true, 9, 7, true, false) == 5, "stdout another terminal: it stays where it is");
-	ok(choose(false, true, true, 7, 7, true, false) == 0, "stdin not a terminal: no pty");
-	ok(choose(true, true, true, 7, 7, true, true) == 0, "in the background of its terminal: no pty");
+	const unsigned I = PTY_INPUT;
+	ok(choose(true, true, true, 7, 7, true, false) == (7 | I), "all three on stdin's terminal: all get the pty, which reads it");
+	ok(choose(true, false, true, 0, 7, true, false) == (5 | I), "stdout a file: stdin and stderr only");
+	ok(choose(true, true, false, 7, 0, true, false) == (3 | I), "stderr a file: stdin and stdout only");
+	ok(choose(true, true, true, 9, 7, true, false) == (5 | I), "stdout another terminal: not this pty (stdio.c relays it)");
+	ok(choose(false, true, true, 7, 7, true, false) == 6, "stdin not a terminal: stdout and stderr get the pty, output only");
+	ok(choose(false, false, true, 0, 7, true, false) == 4, "only stderr a terminal: it gets the pty, output only");
+	ok(choose(false, true, true, 7, 9, true, false) == 2, "stdout and stderr on two terminals: the first one's");
+	ok(choose(false, false, false, 0, 0, true, false) == 0, "no terminal: no pty");
+	ok(choose(true, true, true, 7, 7, true, true) == 7, "in the background of its terminal: the pty, output only");
 	ok(choose(true, true, true, 7, 7, false, false) == 0, "no sandbox: no pty");
 
 	crlf("a\nb\n", "a\r\nb\r\n", "each LF gets a CR");
