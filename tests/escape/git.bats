@@ -352,3 +352,23 @@ sanity_repo() {
 	assert_line done
 	[ -f "$WS/wt/a" ] && [ -d "$WS/sub" ]
 }
+
+@test "git: wicket why in a repository's subdirectory advises nothing that lifts a protection" {
+	export XDG_STATE_HOME=$OUT/state
+	mkdir -p "$WS/sub"
+	attack='printf "%s\n" "$1" >"$2/.git/hooks/pre-commit"; chmod +x "$2/.git/hooks/pre-commit"
+		sh -c "$3" _ "$2/.git/config" "$4"'
+	(cd "$WS/sub" && bounded 30 "$WICKET" run -- sh -c "$attack" _ "$EVIL_HOOK" "$WS" \
+		"$PLANT_FSMONITOR" "$PWNED") || true
+	run "$WICKET" why
+	echo "$output"
+	assert_output --partial "write blocked: $WS/.git/hooks/pre-commit"
+	assert_output --partial "wicket ask -- "
+	refute_output --partial "--write $WS/.git"
+	# Whatever --write it does give, followed, must not let the attack through.
+	for w in $(printf '%s\n' "$output" | sed -n 's/^ *wicket run --write \([^ ]*\) .*/\1/p' | sort -u); do
+		(cd "$WS/sub" && bounded 30 "$WICKET" run --write "$w" -- sh -c "$attack" _ "$EVIL_HOOK" \
+			"$WS" "$PLANT_FSMONITOR" "$PWNED") || true
+	done
+	assert_not_planted
+}
