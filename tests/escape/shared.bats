@@ -60,10 +60,17 @@ assert_refused_shared() {
 	local rt
 	mkout rt
 	export XDG_RUNTIME_DIR=$rt
-	for d in / /tmp /var/tmp /dev/shm /run /var "$rt" "$H" "$(dirname "$H")"; do
+	for d in /tmp /var/tmp /run /var "$rt" "$H" "$(dirname "$H")"; do
 		run in_dir "$d" -- true
 		echo "workspace $d: $output"
 		assert_refused_shared "$d"
+	done
+	# / and /dev/shm: refused even with the option, which cannot accept them.
+	for d in / /dev/shm; do
+		run in_dir "$d" --allow-shared-write -- true
+		echo "workspace $d: $output"
+		assert_equal "$status" 125
+		[ "${#lines[@]}" -eq 1 ]
 	done
 }
 
