@@ -84,5 +84,19 @@ int main(void)
 	       "write /nonexistent-wk/x skipped: does not exist (a.json: /filesystem/write/0)",
 	       "and noted");
 	wk_policy_free(&wp);
+
+	/* Shared spaces: a root that is one, or holds one, is refused. */
+	struct strv shared = {0};
+	strv_add(&shared, "/tmp");
+	strv_add(&shared, "/var/tmp");
+	strv_add(&shared, "/home/me");
+	is_str(plan_shared_in(&shared, "/tmp"), "/tmp", "/tmp itself");
+	is_str(plan_shared_in(&shared, "/var"), "/var/tmp", "an ancestor of /var/tmp");
+	is_str(plan_shared_in(&shared, "/"), "/tmp", "/ holds them all");
+	is_str(plan_shared_in(&shared, "/home"), "/home/me", "an ancestor of the home");
+	ok(plan_shared_in(&shared, "/home/me/proj") == NULL, "a project in the home is not shared");
+	ok(plan_shared_in(&shared, "/tmp/ws") == NULL, "a directory of its own under /tmp is not");
+	ok(plan_shared_in(&shared, "/home/mel") == NULL, "a sibling with the same prefix is not");
+	strv_free(&shared);
 	return done_testing();
 }
