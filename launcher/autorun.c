@@ -31,9 +31,18 @@
 #include "path.h"
 
 /* Submodules of submodules, worktrees of those: deep enough for any real
- * repository, bounded for a crafted one. */
+ * repository, bounded for a crafted one (pointers that form a cycle, a
+ * modules/ of thousands): each git directory is looked at once, and at
+ * most GIT_DIRS of them per listing. */
 #define GIT_DEPTH 6
 #define GIT_ENTRIES 256 /* modules/ or worktrees/ entries looked at, per directory */
+#define GIT_DIRS 512
+
+struct walk {
+	struct strv *out;
+	struct strv seen;   /* git directories looked at */
+	bool truncated;     /* GIT_DIRS reached: not all were */
+};
 
 /* What shells and desktops run from a home directory. */
 static const char *const startup_files[] = {
@@ -103,7 +112,7 @@ static char *config_worktree(const char *g)
 			char *v = line + 8 + strspn(line + 8, " \t");
 			if (*v++ != '=')
 				continue;
-			v += strspn(v, " \t");
+			v += strspn(v, " \t\"");
 			v[strcspn(v, "\r\"")] = '\0';
 			if (!*v)
 				continue;
@@ -124,30 +133,30 @@ static void add(struct strv *out, char *owned)
 		free(owned);
 }
 
-static void git_dir_places(const char *g, struct strv *out, int depth);
+static void git_dir_places(struct walk *w, const char *g, int depth);
 
 /* A worktree's .git (a submodule's, a linked worktree's): the file itself,
  * and the git directory it names. */
-static void dot_git_places(const char *dotgit, struct strv *out, int depth)
+static void dot_git_places(struct walk *w, const char *dotgit, int depth)
 {
 	struct stat st;
 	if (lstat(dotgit, &st) < 0)
 		return;
 	if (S_ISDIR(st.st_mode)) {
-		git_dir_places(dotgit, out, depth);
+		git_dir_places(w, dotgit, depth);
 		return;
 	}
-	add(out, xstrdup(dotgit));
+	add(w->out, xstrdup(dotgit));
 	char *base = path_dirname(dotgit);
 	char *g = read_pointer(dotgit, "gitdir: ", base);
 	if (g && is_dir(g))
-		git_dir_places(g, out, depth);
+		git_dir_places(w, g, depth);
 	free(g);
 	free(base);
 }
 
 /* Each git directory below G/modules (a submodule's name may hold '/'). */
-static void modules_places(const char *d, struct strv *out, int depth)
+static void modules_places(struct walk *w, const char *d, int depth)
 {
 	if (depth <= 0)
 		return;
@@ -160,43 +169,47 @@ static void modules_places(const char *d, struct strv *out, int depth)
 			continue;
 		char *m = path_join(d, e->d_name);
 		if (is_git_dir(m)) {
-			git_dir_places(m, out, depth - 1);
+			git_dir_places(w, m, depth - 1);
 			char *wt = config_worktree(m);
 			if (wt) {
-				char *dg = path_join(wt, ".git");
-				add(out, dg);
+				add(w->out, path_join(wt, ".git"));
 				free(wt);
 			}
 		} else if (is_dir(m)) {
-			modules_places(m, out, depth - 1);
+			modules_places(w, m, depth - 1);
 		}
 		free(m);
 	}
 	closedir(dir);
 }
 
-static void git_dir_places(const char *g, struct strv *out, int depth)
+static void git_dir_places(struct walk *w, const char *g, int depth)
 {
-	if (depth <= 0)
+	if (depth <= 0 || strv_contains(&w->seen, g))
 		return;
+	if (w->seen.n >= GIT_DIRS) {
+		w->truncated = true;
+		return;
+	}
+	strv_add(&w->seen, g);
 	for (size_t i = 0; git_dir_files[i]; i++)
-		add(out, path_join(g, git_dir_files[i]));
+		add(w->out, path_join(g, git_dir_files[i]));
 	/* A linked worktree's git directory takes hooks and config from the
 	 * common one; and the worktree's .git file points back here. */
 	char *cf = path_join(g, "commondir");
 	char *common = read_pointer(cf, "", g);
-	if (common && strcmp(common, g) != 0 && is_dir(common))
-		git_dir_places(common, out, depth - 1);
+	if (common && is_dir(common))
+		git_dir_places(w, common, depth - 1);
 	free(common);
 	free(cf);
 	char *gf = path_join(g, "gitdir");
 	char *back = read_pointer(gf, "", g);
 	if (back)
-		add(out, back);
+		add(w->out, back);
 	free(gf);
 
 	char *mods = path_join(g, "modules");
-	modules_places(mods, out, depth - 1);
+	modules_places(w, mods, depth - 1);
 	free(mods);
 	char *wts = path_join(g, "worktrees");
 	DIR *dir = opendir(wts);
@@ -205,10 +218,10 @@ static void git_dir_places(const char *g, struct strv *out, int depth)
 		for (int n = 0; n < GIT_ENTRIES && (e = readdir(dir)); n++) {
 			if (e->d_name[0] == '.')
 				continue;
-			char *w = path_join(wts, e->d_name);
-			if (is_dir(w))
-				git_dir_places(w, out, depth - 1);
-			free(w);
+			char *wt = path_join(wts, e->d_name);
+			if (is_dir(wt))
+				git_dir_places(w, wt, depth - 1);
+			free(wt);
 		}
 		closedir(dir);
 	}
@@ -237,18 +250,23 @@ static char *enclosing_git_dir(const char *root)
 	return NULL;
 }
 
-void autorun_git_places(const struct strv *roots, struct strv *out)
+bool autorun_git_places(const struct strv *roots, struct strv *out)
 {
+	bool complete = true;
 	for (size_t i = 0; i < roots->n; i++) {
 		const char *w = roots->v[i];
 		struct strv here = {0};
+		struct walk wk = {.out = &here};
 		char *dg = path_join(w, ".git");
-		dot_git_places(dg, &here, GIT_DEPTH);
+		dot_git_places(&wk, dg, GIT_DEPTH);
 		free(dg);
 		char *g = enclosing_git_dir(w);
 		if (g)
-			git_dir_places(g, &here, GIT_DEPTH);
+			git_dir_places(&wk, g, GIT_DEPTH);
 		free(g);
+		strv_free(&wk.seen);
+		if (wk.truncated)
+			complete = false;
 		for (size_t j = 0; j < here.n; j++) {
 			/* A root inside one of them (--write .git/hooks) is one
 			 * of them: the root itself is kept read-only. */
@@ -259,6 +277,7 @@ void autorun_git_places(const struct strv *roots, struct strv *out)
 		}
 		strv_free(&here);
 	}
+	return complete;
 }
 
 void autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out)
@@ -283,16 +302,20 @@ void autorun_startup_places(const struct strv *roots, const char *const *homes, 
 	}
 }
 
-void autorun_places(const struct strv *roots, const char *const *homes, struct strv *out)
+bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out)
 {
-	autorun_git_places(roots, out);
+	bool complete = autorun_git_places(roots, out);
 	autorun_startup_places(roots, homes, out);
+	return complete;
 }
 
 void autorun_check_new(const struct session *s, const char *const *homes)
 {
 	struct strv now = {0};
-	autorun_places(&s->pol.write, homes, &now);
+	if (!autorun_places(&s->pol.write, homes, &now))
+		warnmsg("WARNING: a writable root holds more than %d git directories (modules, "
+			"worktrees); not all were checked for hooks or config the session planted: "
+			"review them before running git there", GIT_DIRS);
 	for (size_t i = 0; i < now.n; i++) {
 		const char *p = now.v[i];
 		struct stat st;

@@ -241,7 +241,9 @@ static void late_prepare(struct session *s)
 	}
 	/* What git, shells and desktops would run later from a writable
 	 * root: protected like the policy's own protect rules. */
-	autorun_places(&s->pol.write, s->homes, &s->autorun_start);
+	if (!autorun_places(&s->pol.write, s->homes, &s->autorun_start))
+		warnmsg("WARNING: a writable root holds too many git directories (modules, "
+			"worktrees) to protect them all; the hooks and config of some stay writable");
 	for (size_t i = 0; i < s->autorun_start.n; i++)
 		if (!strv_contains(&s->pol.protect, s->autorun_start.v[i]))
 			strv_add(&s->pol.protect, s->autorun_start.v[i]);

@@ -196,9 +196,9 @@ const char *plan_shared_in(const struct strv *shared, const char *root);
  * ROOTS (canonical); HOMES NULL-terminated. Appended to OUT, lexical,
  * existing or not. autorun_check_new moves aside those the session
  * created (after it ended; s->autorun_start: those of the start). */
-void autorun_git_places(const struct strv *roots, struct strv *out);
+bool autorun_git_places(const struct strv *roots, struct strv *out); /* false: too many to list */
 void autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out);
-void autorun_places(const struct strv *roots, const char *const *homes, struct strv *out);
+bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out);
 void autorun_check_new(const struct session *s, const char *const *homes);
 
 /* The character devices the sandbox offers from the host's /dev (bound

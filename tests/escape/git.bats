@@ -372,3 +372,18 @@ sanity_repo() {
 	done
 	assert_not_planted
 }
+
+@test "git: worktree pointers that form cycles do not hang the check at exit" {
+	# 300 linked worktree git directories whose commondir names the main
+	# one, which lists them all again: each git directory is looked at once.
+	sbx sh -c 'i=0; while [ $i -lt 300 ]; do
+			mkdir -p .git/worktrees/w$i && echo ../.. >.git/worktrees/w$i/commondir
+			echo "$PWD/.git/worktrees/w$((i + 1))" >.git/worktrees/w$i/gitdir
+			i=$((i + 1))
+		done; echo planted'
+	assert_line planted
+	assert_equal "$status" 0
+	# What the session created there was moved aside, nothing left to follow.
+	[ ! -e "$WS/.git/worktrees/w7/commondir" ]
+	assert_not_planted
+}
