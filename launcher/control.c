@@ -218,10 +218,17 @@ static char *write_would_not_help(const struct session *s, const char *dir, cons
 	strv_add(&one, dir);
 	autorun_places(&one, s->homes, &kept);
 	const char *k = matching(&kept, obj);
+	const char *prot = k ? NULL : matching(&s->pol.protect, obj);
 	char *why = NULL;
 	if (k) {
 		why = xasprintf("%s stays read-only in every writable root (git hooks and settings "
 				"that run code, shell and desktop startup files)", k);
+	} else if (prot) {
+		char *origin = protect_origin(s, prot);
+		const char *from = rule_origin(&s->wpol.protect, prot);
+		why = xasprintf("%s stays read-only in a writable root (%s)", prot,
+				from ? from : origin);
+		free(origin);
 	} else if ((k = plan_shared_in(&s->shared, dir))) {
 		why = xasprintf("%s %s a space other programs share; wicket refuses it as a "
 				"writable root", dir, strcmp(k, dir) == 0 ? "is" : "holds");
