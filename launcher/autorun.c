@@ -32,8 +32,9 @@
 
 /* Submodules of submodules, worktrees of those: deep enough for any real
  * repository, bounded for a crafted one (pointers that form a cycle, a
- * modules/ of thousands): each git directory is looked at once, and at
- * most GIT_DIRS of them per listing. */
+ * modules/ of thousands): each git directory is looked at once, at most
+ * GIT_DIRS of them and GIT_ENTRIES entries of a directory per listing;
+ * beyond, the listing says it is incomplete. */
 #define GIT_DEPTH 6
 #define GIT_ENTRIES 256 /* modules/ or worktrees/ entries looked at, per directory */
 #define GIT_DIRS 512
@@ -41,8 +42,27 @@
 struct walk {
 	struct strv *out;
 	struct strv seen;   /* git directories looked at */
-	bool truncated;     /* GIT_DIRS reached: not all were */
+	unsigned dirs;      /* directories read, at most GIT_DIRS * 4 */
+	bool truncated;     /* a bound reached: not all were looked at */
 };
+
+/* The next entry of DIR but "." and "..", or NULL at the end or, with
+ * *N entries given already (GIT_ENTRIES) or too many directories read,
+ * NULL with the walk marked truncated. */
+static struct dirent *next_entry(struct walk *w, DIR *dir, int *n)
+{
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		if ((*n)++ >= GIT_ENTRIES || w->dirs > GIT_DIRS * 4) {
+			w->truncated = true;
+			return NULL;
+		}
+		return e;
+	}
+	return NULL;
+}
 
 /* What shells and desktops run from a home directory. */
 static const char *const startup_files[] = {
@@ -163,10 +183,10 @@ static void modules_places(struct walk *w, const char *d, int depth)
 	DIR *dir = opendir(d);
 	if (!dir)
 		return;
+	w->dirs++;
 	struct dirent *e;
-	for (int n = 0; n < GIT_ENTRIES && (e = readdir(dir)); n++) {
-		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
-			continue;
+	int n = 0;
+	while ((e = next_entry(w, dir, &n))) {
 		char *m = path_join(d, e->d_name);
 		if (is_git_dir(m)) {
 			git_dir_places(w, m, depth - 1);
@@ -214,10 +234,10 @@ static void git_dir_places(struct walk *w, const char *g, int depth)
 	char *wts = path_join(g, "worktrees");
 	DIR *dir = opendir(wts);
 	if (dir) {
+		w->dirs++;
 		struct dirent *e;
-		for (int n = 0; n < GIT_ENTRIES && (e = readdir(dir)); n++) {
-			if (e->d_name[0] == '.')
-				continue;
+		int n = 0;
+		while ((e = next_entry(w, dir, &n))) {
 			char *wt = path_join(wts, e->d_name);
 			if (is_dir(wt))
 				git_dir_places(w, wt, depth - 1);
@@ -313,9 +333,10 @@ void autorun_check_new(const struct session *s, const char *const *homes)
 {
 	struct strv now = {0};
 	if (!autorun_places(&s->pol.write, homes, &now))
-		warnmsg("WARNING: a writable root holds more than %d git directories (modules, "
-			"worktrees); not all were checked for hooks or config the session planted: "
-			"review them before running git there", GIT_DIRS);
+		warnmsg("WARNING: a writable root holds too many git directories (modules, "
+			"worktrees: more than %d, or %d in one directory); not all were checked for "
+			"hooks or config the session planted: review them before running git there",
+			GIT_DIRS, GIT_ENTRIES);
 	for (size_t i = 0; i < now.n; i++) {
 		const char *p = now.v[i];
 		struct stat st;
