@@ -342,15 +342,9 @@ void autorun_check_new(const struct session *s, const char *const *homes)
 		struct stat st;
 		/* Protected from the start (mounted read-only, or watched as
 		 * absent by plan_check_absent): nothing new. */
-		if (strv_contains(&s->autorun_start, p) || strv_contains(&s->plan.absent_protect, p) ||
-		    lstat(p, &st) < 0)
-			continue;
-		char *parent = path_dirname(p);
-		char *rparent = realpath(parent, NULL);
-		if (rparent && writable_root_of(&s->pol, rparent))
-			plan_quarantine(p, s->session_id);
-		free(rparent);
-		free(parent);
+		if (!strv_contains(&s->autorun_start, p) && !strv_contains(&s->plan.absent_protect, p) &&
+		    lstat(p, &st) == 0)
+			plan_quarantine(&s->pol, p, s->session_id);
 	}
 	strv_free(&now);
 }

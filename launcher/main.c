@@ -386,7 +386,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	rc = session_run(&s);
 	if (s.pol.sandbox)
 		autorun_check_new(&s, s.homes);
-	plan_check_absent(&s.plan, sid);
+	plan_check_absent(&s.pol, &s.plan, sid);
 	if (s.fallback_tmp)
 		nftw(s.fallback_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;

@@ -191,17 +191,28 @@ void plan_build_late(struct session *s)
  * the session (no mount can cover a path that is not there). What the
  * session created there is moved aside before anything outside can use
  * it, and the user is told where it went. */
-void plan_check_absent(const struct mount_plan *plan, const char *session_id)
+void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
+		       const char *session_id)
 {
 	for (size_t i = 0; i < plan->absent_protect.n; i++) {
 		struct stat st;
 		if (lstat(plan->absent_protect.v[i], &st) == 0)
-			plan_quarantine(plan->absent_protect.v[i], session_id);
+			plan_quarantine(pol, plan->absent_protect.v[i], session_id);
 	}
 }
 
-void plan_quarantine(const char *p, const char *session_id)
+void plan_quarantine(const struct policy *pol, const char *p, const char *session_id)
 {
+	/* Only what the session could have made: its parent, as it resolves
+	 * now (a symlink the session left on the way included), in a
+	 * writable root. Anything else is not the session's to move. */
+	char *parent = path_dirname(p);
+	char *rparent = realpath(parent, NULL);
+	bool mine = rparent && writable_root_of(pol, rparent);
+	free(rparent);
+	free(parent);
+	if (!mine)
+		return;
 	char *q = xasprintf("%s.quarantined-by-wicket-%s", p, session_id);
 	if (rename(p, q) == 0)
 		warnmsg("the session created %s, a protected or hidden path that did not exist "

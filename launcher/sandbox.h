@@ -181,9 +181,11 @@ void plan_build_base(struct session *s);
 void plan_build_late(struct session *s);
 void plan_pins(const char *root, const char *path, struct strv *out);
 const char *writable_root_of(const struct policy *pol, const char *path);
-void plan_check_absent(const struct mount_plan *plan, const char *session_id);
-/* Move PATH, which the session created, aside (PATH.quarantined-by-wicket-ID). */
-void plan_quarantine(const char *path, const char *session_id);
+void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
+		       const char *session_id);
+/* Move PATH, which the session created, aside (PATH.quarantined-by-wicket-ID),
+ * when its parent lies in one of POL's writable roots. */
+void plan_quarantine(const struct policy *pol, const char *path, const char *session_id);
 bool plan_in_writable_root(const struct policy *pol, const char *path);
 /* The shared spaces, canonical: /tmp, /var/tmp, /dev/shm, /run,
  * RUNTIME_DIR and HOMES (NULL-terminated); plan_shared_in: the one ROOT
