@@ -195,12 +195,56 @@ static char *protect_origin(const struct session *s, const char *prot)
 		return xstrdup("wicket's own record of sessions, read-only in every session");
 	if (strv_contains(&s->cli_protect, prot))
 		return xstrdup("--protect on the command line");
-	char *git = s->workspace ? path_join(s->workspace, ".git") : NULL;
-	bool is_git = git && strcmp(git, prot) == 0;
-	free(git);
-	if (is_git)
-		return xstrdup("the worktree's .git file, which names the real git directory");
-	return xstrdup("the session's policy files, read-only in every session");
+	struct strv git = {0}, startup = {0};
+	autorun_git_places(&s->pol.write, &git);
+	autorun_startup_places(&s->pol.write, s->homes, &startup);
+	const char *why = strv_contains(&git, prot) ?
+		"where git reads hooks or settings that run code, read-only in every writable root" :
+		strv_contains(&startup, prot) ?
+		"a file shells or desktops run, read-only in every writable root" :
+		"the session's policy files, read-only in every session";
+	strv_free(&git);
+	strv_free(&startup);
+	return xstrdup(why);
+}
+
+/* Why `--write DIR` would not allow writing OBJ, or NULL when it would:
+ * the same places the plan keeps read-only in any writable root
+ * (autorun.c), a shared space the plan refuses, a git directory. Advice
+ * never lifts a protection. */
+static char *write_would_not_help(const struct session *s, const char *dir, const char *obj)
+{
+	struct strv one = {0}, kept = {0};
+	strv_add(&one, dir);
+	autorun_places(&one, s->homes, &kept);
+	const char *k = matching(&kept, obj);
+	const char *prot = k ? NULL : matching(&s->pol.protect, obj);
+	char *why = NULL;
+	if (k) {
+		why = xasprintf("%s stays read-only in every writable root (git hooks and settings "
+				"that run code, shell and desktop startup files)", k);
+	} else if (prot) {
+		char *origin = protect_origin(s, prot);
+		const char *from = rule_origin(&s->wpol.protect, prot);
+		why = xasprintf("%s stays read-only in a writable root (%s)", prot,
+				from ? from : origin);
+		free(origin);
+	} else if ((k = plan_shared_in(&s->shared, dir))) {
+		why = xasprintf("%s %s a space other programs share; wicket refuses it as a "
+				"writable root", dir, strcmp(k, dir) == 0 ? "is" : "holds");
+	} else {
+		const char *g = strstr(dir, "/.git");
+		if (g && (g[5] == '/' || !g[5])) {
+			char *top = xasprintf("%.*s", (int)(g - dir) ? (int)(g - dir) : 1, dir);
+			why = xasprintf("%.*s is a git directory: run wicket from the repository's top "
+					"instead (cd %s && wicket ...), where git works and its hooks and "
+					"config stay protected", (int)(g - dir) + 5, dir, top);
+			free(top);
+		}
+	}
+	strv_free(&kept);
+	strv_free(&one);
+	return why;
 }
 
 static void explain_fs(const struct session *s, struct denial_entry *e)
@@ -256,6 +300,14 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 				    pname, roots[0] ? roots : "nothing");
 		free(roots);
 		char *dir = dir_to_allow(obj);
+		char *not = write_would_not_help(s, dir, obj);
+		if (not) {
+			strv_push(&e->allow, ask);
+			strv_push(&e->allow, xasprintf("not --write: %s", not));
+			free(not);
+			free(dir);
+			return;
+		}
 		char *d = json_str(dir), *p = json_str(pname);
 		strv_push(&e->allow, xasprintf("wicket run --write %s ...", dir));
 		strv_push(&e->allow, xasprintf("a policy: {\"extends\": %s, \"filesystem\": "

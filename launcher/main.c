@@ -45,6 +45,8 @@ static void usage_main(FILE *f)
 		"  -C, --workspace DIR   use DIR as the workspace instead of the current directory\n"
 		"  -w, --write PATH      also make PATH writable (repeatable)\n"
 		"  -p, --protect PATH    keep PATH read-only inside a writable root (repeatable)\n"
+		"      --allow-shared-write  accept a shared space (/tmp, /var/tmp, /run, $HOME\n"
+		"                        or an ancestor) as the workspace or a writable root\n"
 		"  -r, --read-only       no writable root from the policy; private /tmp and\n"
 		"                        /dev essentials only\n"
 		"  -n, --net MODE        network: none, full, or ports (the policy's port lists);\n"
@@ -63,7 +65,7 @@ static void usage_main(FILE *f)
 		"See wicket(1).\n");
 }
 
-enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER };
+enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER, OPT_ALLOW_SHARED };
 
 static const struct option run_opts[] = {
 	{"policy", required_argument, NULL, 'P'},
@@ -76,6 +78,7 @@ static const struct option run_opts[] = {
 	{"no-diagnostics", no_argument, NULL, OPT_NO_DIAGNOSTICS},
 	{"shell", required_argument, NULL, OPT_SHELL},
 	{"approver", required_argument, NULL, OPT_APPROVER},
+	{"allow-shared-write", no_argument, NULL, OPT_ALLOW_SHARED},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -85,7 +88,7 @@ struct cli {
 	const char *policy;
 	const char *workspace;
 	struct strv write, protect;
-	bool read_only, best_effort, no_diagnostics;
+	bool read_only, best_effort, no_diagnostics, allow_shared;
 	const char *shell;   /* --shell bash|zsh (wicket shell only) */
 	const char *approver; /* --approver CMD */
 	bool net_set;
@@ -236,6 +239,14 @@ static void late_prepare(struct session *s)
 		}
 		wk_policy_ctx_free(&ctx);
 	}
+	/* What git, shells and desktops would run later from a writable
+	 * root: protected like the policy's own protect rules. */
+	if (!autorun_places(&s->pol.write, s->homes, &s->autorun_start))
+		warnmsg("WARNING: a writable root holds too many git directories (modules, "
+			"worktrees) to protect them all; the hooks and config of some stay writable");
+	for (size_t i = 0; i < s->autorun_start.n; i++)
+		if (!strv_contains(&s->pol.protect, s->autorun_start.v[i]))
+			strv_add(&s->pol.protect, s->autorun_start.v[i]);
 	plan_build_late(s);
 	s->envp = build_env(s, s->session_id);
 }
@@ -253,6 +264,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	s.gid = getgid();
 	s.late_pipe[0] = s.late_pipe[1] = -1;
 	s.approver = cli->approver;
+	s.allow_shared = cli->allow_shared;
 
 	char *cwd = getcwd(NULL, 0);
 	if (!cwd)
@@ -263,6 +275,13 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		struct passwd *pw = session_passwd(s.uid);
 		home = pw ? pw->pw_dir : NULL;
 	}
+	struct passwd *spw = session_passwd(s.uid);
+	size_t nh = 0;
+	if (home && home[0] == '/')
+		s.homes[nh++] = home;
+	if (spw && spw->pw_dir && spw->pw_dir[0] == '/' && (!nh || strcmp(spw->pw_dir, home) != 0))
+		s.homes[nh++] = spw->pw_dir;
+	s.homes[nh] = NULL;
 
 	const char *ws = cli->workspace ? cli->workspace : cwd;
 	s.workspace = realpath(ws, NULL);
@@ -275,6 +294,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	/* The policy, loaded and checked before anything else happens. */
 	struct wk_policy_ctx pctx;
 	policy_ctx_init(&pctx, s.workspace, home);
+	plan_shared_spaces(s.homes, pctx.vars.runtime_dir, &s.shared);
 	struct wk_policy wp;
 	/* --read-only alone is the read-only built-in; with --policy it drops
 	 * that policy's writable roots. */
@@ -304,13 +324,6 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	control_plan(&s);
 	net_early_start(&s);
 
-	/* A worktree's .git is a file naming the real git directory: if the
-	 * sandbox could rewrite it, git outside would follow it anywhere. */
-	char *gitfile = path_join(s.workspace, ".git");
-	if (s.pol.sandbox && s.pol.write.n && lstat(gitfile, &st) == 0 && S_ISREG(st.st_mode))
-		strv_push(&s.pol.protect, gitfile);
-	else
-		free(gitfile);
 	for (size_t i = 0; i < cli->write.n; i++) {
 		char *a = absolute(cli->write.v[i], cwd, home);
 		char *r = realpath(a, NULL);
@@ -371,7 +384,9 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	}
 
 	rc = session_run(&s);
-	plan_check_absent(&s.plan, sid);
+	if (s.pol.sandbox)
+		autorun_check_new(&s, s.homes);
+	plan_check_absent(&s.pol, &s.plan, sid);
 	if (s.fallback_tmp)
 		nftw(s.fallback_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
@@ -429,6 +444,9 @@ static int cmd_run(int argc, char **argv, bool shell)
 			break;
 		case OPT_NO_DIAGNOSTICS:
 			cli.no_diagnostics = true;
+			break;
+		case OPT_ALLOW_SHARED:
+			cli.allow_shared = true;
 			break;
 		case 'h':
 			usage_main(stdout);

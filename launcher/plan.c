@@ -118,6 +118,15 @@ void plan_build_base(struct session *s)
 			    "smaller workspace, or --read-only)");
 		if (path_is_under(w, "/proc") || path_is_under(w, "/dev") || path_is_under(w, "/sys"))
 			die("cannot make %s writable: /proc, /dev and /sys are the sandbox's own", w);
+		/* Other programs keep files and sockets there (a tmux server's in
+		 * /tmp, a login shell's ~/.bashrc): the sandbox would reach them. */
+		const char *shared = s->allow_shared ? NULL : plan_shared_in(&s->shared, w);
+		if (shared)
+			die("refusing to make %s writable: %s%s a space other programs share (their "
+			    "sockets, a shell's startup files); use a directory of its own (-C DIR), or "
+			    "--allow-shared-write to accept it knowingly", w,
+			    strcmp(shared, w) == 0 ? "" : "it holds ", strcmp(shared, w) == 0 ? "it is" :
+			    shared);
 		if (!strv_contains(&plan->write, w))
 			strv_add(&plan->write, w);
 	}
@@ -175,9 +184,12 @@ void plan_build_late(struct session *s)
 		if (!real) {
 			/* A mount needs an existing object; a path that does not exist
 			 * yet cannot be covered without creating it in the user's
-			 * tree. The supervisor checks it after the session instead. */
+			 * tree. The supervisor checks it after the session instead,
+			 * where the session could have made it: in a writable root
+			 * (elsewhere it would be the user's own, made meanwhile). */
 			struct stat st;
-			if (lstat(lex, &st) < 0 && errno == ENOENT)
+			if (lstat(lex, &st) < 0 && errno == ENOENT && plan_in_writable_root(pol, lex) &&
+			    !strv_contains(&plan->absent_protect, lex))
 				strv_add(&plan->absent_protect, lex);
 			continue;
 		}
@@ -199,22 +211,88 @@ void plan_build_late(struct session *s)
  * the session (no mount can cover a path that is not there). What the
  * session created there is moved aside before anything outside can use
  * it, and the user is told where it went. */
-void plan_check_absent(const struct mount_plan *plan, const char *session_id)
+void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
+		       const char *session_id)
 {
 	for (size_t i = 0; i < plan->absent_protect.n; i++) {
-		const char *p = plan->absent_protect.v[i];
 		struct stat st;
-		if (lstat(p, &st) < 0)
-			continue;
-		char *q = xasprintf("%s.quarantined-by-wicket-%s", p, session_id);
-		if (rename(p, q) == 0)
-			warnmsg("the session created %s, a protected or hidden path that did not exist "
-				"when it started (git hooks and config, ssh keys can run code or let "
-				"someone in); moved it to %s for you to review", p, q);
-		else
-			warnmsg("WARNING: the session created %s, a protected or hidden path that did "
-				"not exist when it started, and it could not be moved aside (%s); review "
-				"it before using it", p, strerror(errno));
-		free(q);
+		if (lstat(plan->absent_protect.v[i], &st) == 0)
+			plan_quarantine(pol, plan->absent_protect.v[i], session_id);
 	}
+}
+
+void plan_quarantine(const struct policy *pol, const char *p, const char *session_id)
+{
+	/* Only what the session could have made: its parent, as it resolves
+	 * now (a symlink the session left on the way included), in a
+	 * writable root. Anything else is not the session's to move. */
+	char *parent = path_dirname(p);
+	char *rparent = realpath(parent, NULL);
+	bool mine = rparent && writable_root_of(pol, rparent);
+	free(rparent);
+	free(parent);
+	if (!mine)
+		return;
+	char *q = xasprintf("%s.quarantined-by-wicket-%s", p, session_id);
+	if (rename(p, q) == 0)
+		warnmsg("the session created %s, a protected or hidden path that did not exist "
+			"when it started (git hooks and config, shell startup files, ssh keys can "
+			"run code or let someone in); moved it to %s for you to review", p, q);
+	else
+		warnmsg("WARNING: the session created %s, a protected or hidden path that did "
+			"not exist when it started, and it could not be moved aside (%s); review "
+			"it before using it", p, strerror(errno));
+	free(q);
+}
+
+/* PATH (which may not exist) lies in a writable root, its nearest
+ * existing ancestor resolved: a symlink on the way is followed as the
+ * kernel would follow it. */
+bool plan_in_writable_root(const struct policy *pol, const char *path)
+{
+	char *d = xstrdup(path), *rest = NULL;
+	char *real;
+	while (!(real = realpath(d, NULL)) && strcmp(d, "/") != 0) {
+		char *up = path_dirname(d);
+		const char *base = d + strlen(up) + (strcmp(up, "/") != 0);
+		char *r = rest ? path_join(base, rest) : xstrdup(base);
+		free(rest);
+		rest = r;
+		free(d);
+		d = up;
+	}
+	char *full = real && rest ? path_join(real, rest) : NULL;
+	bool in = (full || real) && writable_root_of(pol, full ? full : real);
+	free(full);
+	free(real);
+	free(rest);
+	free(d);
+	return in;
+}
+
+void plan_shared_spaces(const char *const *homes, const char *runtime_dir, struct strv *out)
+{
+	const char *fixed[] = {"/tmp", "/var/tmp", "/dev/shm", "/run", runtime_dir, NULL};
+	for (size_t i = 0; fixed[i]; i++) {
+		char *r = fixed[i][0] == '/' ? realpath(fixed[i], NULL) : NULL;
+		if (r && !strv_contains(out, r))
+			strv_push(out, r);
+		else
+			free(r);
+	}
+	for (size_t i = 0; homes[i]; i++) {
+		char *r = realpath(homes[i], NULL);
+		if (r && !strv_contains(out, r))
+			strv_push(out, r);
+		else
+			free(r);
+	}
+}
+
+const char *plan_shared_in(const struct strv *shared, const char *root)
+{
+	for (size_t i = 0; i < shared->n; i++)
+		if (path_is_under(shared->v[i], root))
+			return shared->v[i];
+	return NULL;
 }

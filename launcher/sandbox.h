@@ -147,6 +147,12 @@ struct session {
 	struct watch watch[WK_MAX_WATCH];
 	bool best_effort;
 	bool read_only;
+	/* Shared spaces (plan.c): refused as writable roots unless allowed. */
+	struct strv shared;
+	bool allow_shared;        /* --allow-shared-write */
+	const char *homes[3];     /* $HOME and the passwd home, NULL-terminated */
+	/* The places that run code (autorun.c) as they were at the start. */
+	struct strv autorun_start;
 	const char *approver;     /* --approver CMD (ask.c), NULL: the policy's */
 };
 
@@ -184,7 +190,27 @@ const char *writable_root_of(const struct policy *pol, const char *path);
  * (canonical, in the sandbox's view): a writable root, the session's own
  * /tmp, /run or /dev/shm; NULL: out of reach. */
 const char *plan_unix_root(const struct session *s, const char *path);
-void plan_check_absent(const struct mount_plan *plan, const char *session_id);
+void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
+		       const char *session_id);
+/* Move PATH, which the session created, aside (PATH.quarantined-by-wicket-ID),
+ * when its parent lies in one of POL's writable roots. */
+void plan_quarantine(const struct policy *pol, const char *path, const char *session_id);
+bool plan_in_writable_root(const struct policy *pol, const char *path);
+/* The shared spaces, canonical: /tmp, /var/tmp, /dev/shm, /run,
+ * RUNTIME_DIR and HOMES (NULL-terminated); plan_shared_in: the one ROOT
+ * is or contains, or NULL (pure). */
+void plan_shared_spaces(const char *const *homes, const char *runtime_dir, struct strv *out);
+const char *plan_shared_in(const struct strv *shared, const char *root);
+
+/* autorun.c: where the user's own tools run code from later (git hooks
+ * and config, shell and desktop startup files), in the writable roots
+ * ROOTS (canonical); HOMES NULL-terminated. Appended to OUT, lexical,
+ * existing or not. autorun_check_new moves aside those the session
+ * created (after it ended; s->autorun_start: those of the start). */
+bool autorun_git_places(const struct strv *roots, struct strv *out); /* false: too many to list */
+void autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out);
+bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out);
+void autorun_check_new(const struct session *s, const char *const *homes);
 
 /* The character devices the sandbox offers from the host's /dev (bound
  * into its own /dev; reopened for stdio; named in Landlock rules when

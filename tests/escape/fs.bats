@@ -377,3 +377,15 @@ for step in (lambda: os.chmod("f", 0o777, dir_fd=7),
 	case $after in *2001-02-03*) false ;; esac
 	[ "$xattrs" = "[]" ]
 }
+
+@test "fs: moving aside an absent protected path never moves a file outside the writable roots" {
+	# --protect names a path that does not exist; the session makes its
+	# parent a symlink to a directory outside, where a file of that name
+	# lives. At the end, wicket must not rename the outside file.
+	mkdir "$OUT/d"
+	printf 'keep\n' >"$OUT/d/x"
+	sbx_opts --protect "$WS/sub/x" -- ln -s "$OUT/d" sub
+	assert_equal "$status" 0
+	[ "$(cat "$OUT/d/x")" = keep ]
+	[ -z "$(ls "$OUT/d" | grep -v '^x$')" ]
+}

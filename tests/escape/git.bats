@@ -35,8 +35,10 @@ hooks_state() {
 	(cd "$1/.git/hooks" && find . -printf '%p %m %s\n' | sort && cat ./* 2>/dev/null | sha256sum)
 }
 
-# host_git DIR: what the user does after the session; runs every hook
-# and config-driven command a planted file could name.
+# host_git DIR [MORE...]: what the user does after the session; runs
+# every hook and config-driven command a planted file could name. In
+# each further directory (a submodule, a worktree) a plain `git status`,
+# as a prompt that shows git status runs on `cd`.
 host_git() {
 	(
 		cd "$1" || exit 1
@@ -44,8 +46,43 @@ host_git() {
 		git -c user.name=t -c user.email=t@example.invalid commit -q --allow-empty -m probe
 		git status --short
 		git checkout -q -b "probe-$RANDOM"
+		shift
+		for d in "$@"; do
+			(cd "$d" && git status --short)
+		done
 	) >/dev/null 2>&1 || true
 }
+
+# host_status DIR: only a `git status` in DIR, with the test's config alone.
+host_status() {
+	(cd "$1" && GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git status --short) \
+		>/dev/null 2>&1 || true
+}
+
+# git_commit DIR MSG: a commit made outside, with no config of the host's.
+git_commit() {
+	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
+		git -C "$1" -c user.name=t -c user.email=t@example.invalid commit -q --allow-empty -m "$2"
+}
+
+# add_submodule REPO NAME: a submodule NAME (absorbed: its git directory in
+# REPO/.git/modules/NAME, a .git file in REPO/NAME), made outside.
+add_submodule() {
+	local src
+	mkout src
+	git -C "$src" init -q
+	git_commit "$src" sub
+	(cd "$1" && GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
+		git -c protocol.file.allow=always submodule add -q "$src" "$2" >/dev/null 2>&1)
+	git_commit "$1" "add $2"
+	[ -f "$1/$2/.git" ] && [ -f "$1/.git/modules/$2/config" ]
+}
+
+# PLANT_FSMONITOR: a shell snippet for `sh -c "$PLANT_FSMONITOR" _ CONFIG
+# MARK` that sets core.fsmonitor in the git config file CONFIG to a command
+# leaving MARK outside.
+PLANT_FSMONITOR='git config -f "$1" core.fsmonitor "touch $2; false" ||
+	printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$2" >>"$1"'
 
 # assert_not_planted: the host's git ran nothing and the protected files
 # are what they were.
@@ -184,5 +221,178 @@ sanity_repo() {
 	rm -f "$PWNED"
 
 	sbx sh -c "$attack" _ "$PWNED" "$EVIL_HOOK"
+	assert_not_planted
+}
+
+@test "git: core.fsmonitor planted in a submodule's git directory (.git/modules/X/config)" {
+	add_submodule "$WS" sub
+	r=$(sanity_repo)
+	git_commit "$r" init
+	add_submodule "$r" sub
+	(cd "$r" && sh -c "$PLANT_FSMONITOR" _ .git/modules/sub/config "$PWNED") || true
+	host_git "$r" "$r/sub"
+	[ -e "$PWNED" ]
+	rm -f "$PWNED"
+
+	CONFIG_SUM=$(sha256sum <"$WS/.git/config")
+	sbx sh -c "$PLANT_FSMONITOR" _ .git/modules/sub/config "$PWNED"
+	assert_not_planted
+	host_git "$WS" "$WS/sub"
+	[ ! -e "$PWNED" ]
+}
+
+@test "git: a submodule's .git file repointed at a planted git directory" {
+	add_submodule "$WS" sub
+	attack='cp -a .git/modules/sub evilgit && sh -c "$2" _ evilgit/config "$1"
+		git config -f evilgit/config --unset core.worktree
+		printf "gitdir: ../evilgit\n" >sub/.git.new && mv -f sub/.git.new sub/.git ||
+		printf "gitdir: ../evilgit\n" >sub/.git'
+	r=$(sanity_repo)
+	git_commit "$r" init
+	add_submodule "$r" sub
+	(cd "$r" && sh -c "$attack" _ "$PWNED" "$PLANT_FSMONITOR") || true
+	host_git "$r" "$r/sub"
+	[ -e "$PWNED" ]
+	rm -f "$PWNED"
+
+	CONFIG_SUM=$(sha256sum <"$WS/.git/config")
+	sbx sh -c "$attack" _ "$PWNED" "$PLANT_FSMONITOR"
+	assert_not_planted
+	host_git "$WS" "$WS/sub"
+	[ ! -e "$PWNED" ]
+}
+
+@test "git: a submodule's git directory created during the session (git submodule add inside)" {
+	local src
+	mkout src
+	git -C "$src" init -q
+	git_commit "$src" sub
+	sbx sh -c 'git -c protocol.file.allow=always submodule add -q "$1" sub >/dev/null 2>&1
+		sh -c "$3" _ .git/modules/sub/config "$2"' _ "$src" "$PWNED" "$PLANT_FSMONITOR"
+	# It worked inside; what it left must not run outside.
+	[ -d "$WS/sub" ]
+	host_git "$WS" "$WS/sub"
+	[ ! -e "$PWNED" ]
+}
+
+@test "git: a linked worktree's commondir repointed at a planted repository" {
+	git_commit "$WS" init
+	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -C "$WS" worktree add -q "$WS/wt" 2>/dev/null
+	[ -f "$WS/.git/worktrees/wt/commondir" ]
+	attack='mkdir -p evil && cp -a .git/HEAD .git/refs .git/objects evil/ && cp .git/config evil/config
+		sh -c "$2" _ evil/config "$1"
+		d=$PWD; cd .git/worktrees/wt && { printf "%s/evil\n" "$d" >commondir.new && mv -f commondir.new commondir ||
+			printf "%s/evil\n" "$d" >commondir; }
+		printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$1" >>config.worktree'
+	r=$(sanity_repo)
+	git_commit "$r" init
+	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -C "$r" worktree add -q "$r/wt" 2>/dev/null
+	(cd "$r" && sh -c "$attack" _ "$PWNED" "$PLANT_FSMONITOR") || true
+	host_status "$r/wt"
+	[ -e "$PWNED" ]
+	rm -f "$PWNED"
+
+	CONFIG_SUM=$(sha256sum <"$WS/.git/config")
+	sbx sh -c "$attack" _ "$PWNED" "$PLANT_FSMONITOR"
+	assert_not_planted
+	host_status "$WS/wt"
+	[ ! -e "$PWNED" ]
+}
+
+@test "git: a .git file created in a workspace that had none names a planted git directory" {
+	rm -rf "$WS/.git"
+	attack='git init -q --bare evil.git >/dev/null 2>&1 || mkdir -p evil.git
+		sh -c "$2" _ evil.git/config "$1"
+		git config -f evil.git/config core.bare false
+		printf "gitdir: evil.git\n" >.git'
+	r=$(sanity_repo)
+	rm -rf "$r/.git"
+	(cd "$r" && sh -c "$attack" _ "$PWNED" "$PLANT_FSMONITOR") || true
+	host_status "$r"
+	[ -e "$PWNED" ]
+	rm -f "$PWNED"
+
+	sbx sh -c "$attack" _ "$PWNED" "$PLANT_FSMONITOR"
+	host_status "$WS"
+	[ ! -e "$PWNED" ]
+}
+
+@test "git: a writable root given with --write gets the same protection" {
+	local other
+	mkout other
+	git -C "$other" init -q
+	CONF2=$(sha256sum <"$other/.git/config")
+	sbx_opts --write "$other" -- sh -c 'sh -c "$3" _ "$1/.git/config" "$2"
+		mkdir -p "$1/.git/hooks"; printf "#!/bin/sh\ntouch %s\n" "$2" >"$1/.git/hooks/pre-commit"
+		chmod +x "$1/.git/hooks/pre-commit"; echo ok >"$1/file"' _ "$other" "$PWNED" "$PLANT_FSMONITOR"
+	# The root was writable...
+	[ "$(cat "$other/file")" = ok ]
+	# ...but not its git metadata.
+	[ "$(sha256sum <"$other/.git/config")" = "$CONF2" ]
+	host_git "$other"
+	[ ! -e "$PWNED" ]
+}
+
+@test "git: init, commit, submodule add and worktree add still work inside" {
+	local src
+	mkout src
+	git -C "$src" init -q
+	git_commit "$src" sub
+	rm -rf "$WS/.git"
+	sbx sh -c 'set -e; export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+		git init -q; echo a >a; git add a
+		git -c user.name=t -c user.email=t@example.invalid commit -q -m one
+		git -c protocol.file.allow=always submodule add -q "$1" sub >/dev/null 2>&1
+		git -c user.name=t -c user.email=t@example.invalid commit -q -m two
+		git worktree add -q wt 2>/dev/null
+		git -C wt status --short >/dev/null
+		git log --oneline | wc -l; echo done' _ "$src"
+	[ "$status" -eq 0 ]
+	assert_line 2
+	assert_line done
+	[ -f "$WS/wt/a" ] && [ -d "$WS/sub" ]
+}
+
+@test "git: wicket why in a repository's subdirectory advises nothing that lifts a protection" {
+	export XDG_STATE_HOME=$OUT/state
+	mkdir -p "$WS/sub"
+	attack='printf "%s\n" "$1" >"$2/.git/hooks/pre-commit"; chmod +x "$2/.git/hooks/pre-commit"
+		sh -c "$3" _ "$2/.git/config" "$4"'
+	(cd "$WS/sub" && bounded 30 "$WICKET" run -- sh -c "$attack" _ "$EVIL_HOOK" "$WS" \
+		"$PLANT_FSMONITOR" "$PWNED") || true
+	run "$WICKET" why
+	echo "$output"
+	assert_output --partial "write blocked: $WS/.git/hooks/pre-commit"
+	assert_output --partial "wicket ask -- "
+	refute_output --partial "--write $WS/.git"
+	# Whatever --write it does give, followed, must not let the attack through.
+	for w in $(printf '%s\n' "$output" | sed -n 's/^ *wicket run --write \([^ ]*\) .*/\1/p' | sort -u); do
+		(cd "$WS/sub" && bounded 30 "$WICKET" run --write "$w" -- sh -c "$attack" _ "$EVIL_HOOK" \
+			"$WS" "$PLANT_FSMONITOR" "$PWNED") || true
+	done
+	assert_not_planted
+}
+
+@test "git: worktree pointers that form cycles do not hang the check at exit" {
+	# 200 linked worktree git directories whose commondir names the main
+	# one, which lists them all again: each git directory is looked at once.
+	sbx sh -c 'i=0; while [ $i -lt 200 ]; do
+			mkdir -p .git/worktrees/w$i && echo ../.. >.git/worktrees/w$i/commondir
+			echo "$PWD/.git/worktrees/w$((i + 1))" >.git/worktrees/w$i/gitdir
+			i=$((i + 1))
+		done; echo planted'
+	assert_line planted
+	assert_equal "$status" 0
+	refute_output --partial WARNING
+	# What the session created there was moved aside, nothing left to follow.
+	[ ! -e "$WS/.git/worktrees/w7/commondir" ] && [ ! -e "$WS/.git/worktrees/w199/commondir" ]
+	assert_not_planted
+}
+
+@test "git: more git directories than the check looks at are said out loud at the end" {
+	sbx sh -c 'i=0; while [ $i -lt 300 ]; do mkdir -p .git/worktrees/w$i; i=$((i + 1)); done
+		printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$1" >.git/worktrees/w299/config.worktree' _ "$PWNED"
+	assert_equal "$status" 0
+	assert_output --partial "WARNING: a writable root holds too many git directories"
 	assert_not_planted
 }

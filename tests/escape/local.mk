@@ -26,6 +26,7 @@ EXTRA_DIST += \
 	tests/escape/escape_helpers.bash \
 	tests/escape/fs.bats \
 	tests/escape/git.bats \
+	tests/escape/shared.bats \
 	tests/escape/ipc.bats \
 	tests/escape/kernel.bats \
 	tests/escape/mounts.bats \

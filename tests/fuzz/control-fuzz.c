@@ -20,15 +20,9 @@
 #include "askproto.h"
 #include "path.h"
 
-/* The launcher's functions control.c uses, reduced to what it needs. */
-const char *writable_root_of(const struct policy *pol, const char *path)
-{
-	for (size_t i = 0; i < pol->write.n; i++)
-		if (path_is_under(path, pol->write.v[i]))
-			return pol->write.v[i];
-	return NULL;
-}
-
+/* The launcher's functions control.c uses, reduced to what it needs
+ * (plan.c and autorun.c, which decide what `wicket why` may advise, are
+ * the real ones). */
 struct passwd *passwd_of(uid_t uid)
 {
 	(void)uid;

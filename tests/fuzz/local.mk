@@ -60,6 +60,8 @@ FUZZ_CORPUS = \
 CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/tests/fuzz/control-fuzz.c \
 	$(top_srcdir)/launcher/control.c \
+	$(top_srcdir)/launcher/autorun.c \
+	$(top_srcdir)/launcher/plan.c \
 	$(top_srcdir)/lib/envscrub.c \
 	$(top_srcdir)/lib/askproto.c \
 	$(top_srcdir)/lib/path.c \

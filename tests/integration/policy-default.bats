@@ -400,7 +400,7 @@ end"
 	echo "SECRET-aws" >"$home/.aws/credentials"
 	echo "SECRET-docker" >"$home/.docker/config.json"
 	echo "SECRET-netrc" >"$home/.netrc"
-	run --separate-stderr bounded 60 bash -c 'cd "$1" && HOME="$1" "$WICKET" run -- sh -c "
+	run --separate-stderr bounded 60 bash -c 'cd "$1" && HOME="$1" "$WICKET" run --allow-shared-write -- sh -c "
 		cat .ssh/id_ed25519 .aws/credentials .docker/config.json .netrc 2>/dev/null
 		ls -A .ssh .aws 2>/dev/null
 		grep -r SECRET . 2>/dev/null

@@ -380,7 +380,7 @@ $f"
 	ws=$(mk_workspace)
 	track "$ws"
 	# The workspace is the home directory, which has no ~/.ssh yet.
-	run --separate-stderr bash -c 'cd "$1" && HOME="$1" timeout --kill-after=5 60 "$2" run -- sh -c "mkdir -p ~/.ssh && echo evil-key >~/.ssh/authorized_keys && echo planted"' _ "$ws" "$WICKET"
+	run --separate-stderr bash -c 'cd "$1" && HOME="$1" timeout --kill-after=5 60 "$2" run --allow-shared-write -- sh -c "mkdir -p ~/.ssh && echo evil-key >~/.ssh/authorized_keys && echo planted"' _ "$ws" "$WICKET"
 	assert_equal "$status" 0
 	assert_output planted
 	[ ! -e "$ws/.ssh" ]
@@ -431,7 +431,7 @@ ro"
 	# sandbox off, and a change to the policy file of the session itself.
 	mkdir -p "$home/.config"
 	pol "$home" mine.json '{"extends": "workspace-write"}' >/dev/null
-	run --separate-stderr bash -c 'cd "$1" && HOME="$1" XDG_CONFIG_HOME= timeout --kill-after=5 60 "$2" run --policy ./mine.json -- sh -c "
+	run --separate-stderr bash -c 'cd "$1" && HOME="$1" XDG_CONFIG_HOME= timeout --kill-after=5 60 "$2" run --allow-shared-write --policy ./mine.json -- sh -c "
 		mkdir -p ~/.config/wicket/policies 2>/dev/null
 		echo {\"extends\": \"full-access\"} >~/.config/wicket/policies/workspace-write.json 2>/dev/null
 		echo {\"extends\": \"full-access\"} >mine.json 2>/dev/null || echo mine-protected
@@ -442,7 +442,7 @@ ro"
 	[ ! -e "$home/.config/wicket" ]
 	assert_regex "$stderr" "moved it to $home/.config/wicket.quarantined-by-wicket-"
 	# The next plain session is sandboxed.
-	run --separate-stderr bash -c 'cd "$1" && HOME="$1" XDG_CONFIG_HOME= timeout --kill-after=5 60 "$2" run -- sh -c "grep ^NoNewPrivs /proc/self/status"' _ "$home" "$WICKET"
+	run --separate-stderr bash -c 'cd "$1" && HOME="$1" XDG_CONFIG_HOME= timeout --kill-after=5 60 "$2" run --allow-shared-write -- sh -c "grep ^NoNewPrivs /proc/self/status"' _ "$home" "$WICKET"
 	assert_equal "$status" 0
 	assert_output $'NoNewPrivs:\t1'
 }

@@ -107,5 +107,19 @@ int main(void)
 	       "without a mount namespace: the session's own tmp directory");
 	ok(!plan_unix_root(&us, "/dev/shm/s.sock"), "without a mount namespace: the host's /dev/shm");
 	strv_free(&us.pol.write);
+
+	/* Shared spaces: a root that is one, or holds one, is refused. */
+	struct strv shared = {0};
+	strv_add(&shared, "/tmp");
+	strv_add(&shared, "/var/tmp");
+	strv_add(&shared, "/home/me");
+	is_str(plan_shared_in(&shared, "/tmp"), "/tmp", "/tmp itself");
+	is_str(plan_shared_in(&shared, "/var"), "/var/tmp", "an ancestor of /var/tmp");
+	is_str(plan_shared_in(&shared, "/"), "/tmp", "/ holds them all");
+	is_str(plan_shared_in(&shared, "/home"), "/home/me", "an ancestor of the home");
+	ok(plan_shared_in(&shared, "/home/me/proj") == NULL, "a project in the home is not shared");
+	ok(plan_shared_in(&shared, "/tmp/ws") == NULL, "a directory of its own under /tmp is not");
+	ok(plan_shared_in(&shared, "/home/mel") == NULL, "a sibling with the same prefix is not");
+	strv_free(&shared);
 	return done_testing();
 }

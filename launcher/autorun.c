@@ -1,0 +1,350 @@
+/* The places in a writable root that the user's own tools run code from
+ * later, outside any sandbox: git's hooks and the config files that name
+ * commands (core.fsmonitor, core.hooksPath, core.sshCommand, filter and
+ * diff drivers, include paths), and the files shells and desktops run at
+ * login. A session that could write them would leave code behind for
+ * `git status` in a prompt or the next login to run.
+ *
+ * One list, used three ways: protected (read-only) when they exist at
+ * the start (main.c adds them to the protect list, plan.c mounts them),
+ * moved aside after the session when it created them (autorun_check_new),
+ * and never lifted by `wicket why`'s advice (control.c).
+ *
+ * Git is found where it looks: a root's .git (a directory, or a file
+ * naming one), the git directory a root lies in, and from each git
+ * directory what git follows from it (commondir, modules/, worktrees/,
+ * a submodule's or a worktree's .git file). Finding a repository nested
+ * deeper in a root needs a walk of the whole root; wicket does not walk
+ * (see wicket-policy(5), "Files that run code"). */
+#include "config.h"
+#include "sandbox.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "path.h"
+
+/* Submodules of submodules, worktrees of those: deep enough for any real
+ * repository, bounded for a crafted one (pointers that form a cycle, a
+ * modules/ of thousands): each git directory is looked at once, at most
+ * GIT_DIRS of them and GIT_ENTRIES entries of a directory per listing;
+ * beyond, the listing says it is incomplete. */
+#define GIT_DEPTH 6
+#define GIT_ENTRIES 256 /* modules/ or worktrees/ entries looked at, per directory */
+#define GIT_DIRS 512
+
+struct walk {
+	struct strv *out;
+	struct strv seen;   /* git directories looked at */
+	unsigned dirs;      /* directories read, at most GIT_DIRS * 4 */
+	bool truncated;     /* a bound reached: not all were looked at */
+};
+
+/* The next entry of DIR but "." and "..", or NULL at the end or, with
+ * *N entries given already (GIT_ENTRIES) or too many directories read,
+ * NULL with the walk marked truncated. */
+static struct dirent *next_entry(struct walk *w, DIR *dir, int *n)
+{
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		if ((*n)++ >= GIT_ENTRIES || w->dirs > GIT_DIRS * 4) {
+			w->truncated = true;
+			return NULL;
+		}
+		return e;
+	}
+	return NULL;
+}
+
+/* What shells and desktops run from a home directory. */
+static const char *const startup_files[] = {
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
+	".config/fish", ".config/autostart", ".config/systemd/user", ".local/share/systemd",
+	".config/environment.d", ".gitconfig", ".config/git", NULL,
+};
+
+/* What git reads hooks or code-running settings from in a git directory. */
+static const char *const git_dir_files[] = {"hooks", "config", "commondir", "config.worktree",
+					    "gitdir", NULL};
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* git's own test, in short: HEAD, objects/ and refs/. */
+static bool is_git_dir(const char *d)
+{
+	char *h = path_join(d, "HEAD"), *o = path_join(d, "objects"), *r = path_join(d, "refs");
+	struct stat st;
+	bool yes = lstat(h, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+		   is_dir(o) && is_dir(r);
+	free(h);
+	free(o);
+	free(r);
+	return yes;
+}
+
+/* The path a one-line pointer file names ("gitdir: X", or X alone for
+ * commondir), resolved against BASE and normalised; NULL if none. */
+static char *read_pointer(const char *file, const char *prefix, const char *base)
+{
+	struct stat st;
+	char buf[PATH_MAX];
+	if (lstat(file, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    read_text_at(AT_FDCWD, file, buf, sizeof buf) <= 0)
+		return NULL;
+	buf[strcspn(buf, "\r\n")] = '\0';
+	size_t pl = strlen(prefix);
+	if (strncmp(buf, prefix, pl) != 0 || !buf[pl])
+		return NULL;
+	const char *t = buf + pl;
+	char *abs = t[0] == '/' ? xstrdup(t) : path_join(base, t);
+	char *n = path_normalize(abs);
+	free(abs);
+	return n;
+}
+
+/* The value of "worktree = X" in a git config file, resolved against
+ * the git directory G (how git writes a submodule's core.worktree). */
+static char *config_worktree(const char *g)
+{
+	char *cfg = path_join(g, "config");
+	char buf[16384];
+	struct stat st;
+	char *out = NULL;
+	if (lstat(cfg, &st) == 0 && S_ISREG(st.st_mode) &&
+	    read_text_at(AT_FDCWD, cfg, buf, sizeof buf) > 0) {
+		for (char *line = strtok(buf, "\n"); line && !out; line = strtok(NULL, "\n")) {
+			line += strspn(line, " \t");
+			if (strncmp(line, "worktree", 8) != 0)
+				continue;
+			char *v = line + 8 + strspn(line + 8, " \t");
+			if (*v++ != '=')
+				continue;
+			v += strspn(v, " \t\"");
+			v[strcspn(v, "\r\"")] = '\0';
+			if (!*v)
+				continue;
+			char *abs = v[0] == '/' ? xstrdup(v) : path_join(g, v);
+			out = path_normalize(abs);
+			free(abs);
+		}
+	}
+	free(cfg);
+	return out;
+}
+
+static void add(struct strv *out, char *owned)
+{
+	if (owned && !strv_contains(out, owned))
+		strv_push(out, owned);
+	else
+		free(owned);
+}
+
+static void git_dir_places(struct walk *w, const char *g, int depth);
+
+/* A worktree's .git (a submodule's, a linked worktree's): the file itself,
+ * and the git directory it names. */
+static void dot_git_places(struct walk *w, const char *dotgit, int depth)
+{
+	struct stat st;
+	if (lstat(dotgit, &st) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		git_dir_places(w, dotgit, depth);
+		return;
+	}
+	add(w->out, xstrdup(dotgit));
+	char *base = path_dirname(dotgit);
+	char *g = read_pointer(dotgit, "gitdir: ", base);
+	if (g && is_dir(g))
+		git_dir_places(w, g, depth);
+	free(g);
+	free(base);
+}
+
+/* Each git directory below G/modules (a submodule's name may hold '/'). */
+static void modules_places(struct walk *w, const char *d, int depth)
+{
+	if (depth <= 0)
+		return;
+	DIR *dir = opendir(d);
+	if (!dir)
+		return;
+	w->dirs++;
+	struct dirent *e;
+	int n = 0;
+	while ((e = next_entry(w, dir, &n))) {
+		char *m = path_join(d, e->d_name);
+		if (is_git_dir(m)) {
+			git_dir_places(w, m, depth - 1);
+			char *wt = config_worktree(m);
+			if (wt) {
+				add(w->out, path_join(wt, ".git"));
+				free(wt);
+			}
+		} else if (is_dir(m)) {
+			modules_places(w, m, depth - 1);
+		}
+		free(m);
+	}
+	closedir(dir);
+}
+
+static void git_dir_places(struct walk *w, const char *g, int depth)
+{
+	if (depth <= 0 || strv_contains(&w->seen, g))
+		return;
+	if (w->seen.n >= GIT_DIRS) {
+		w->truncated = true;
+		return;
+	}
+	strv_add(&w->seen, g);
+	for (size_t i = 0; git_dir_files[i]; i++)
+		add(w->out, path_join(g, git_dir_files[i]));
+	/* A linked worktree's git directory takes hooks and config from the
+	 * common one; and the worktree's .git file points back here. */
+	char *cf = path_join(g, "commondir");
+	char *common = read_pointer(cf, "", g);
+	if (common && is_dir(common))
+		git_dir_places(w, common, depth - 1);
+	free(common);
+	free(cf);
+	char *gf = path_join(g, "gitdir");
+	char *back = read_pointer(gf, "", g);
+	if (back)
+		add(w->out, back);
+	free(gf);
+
+	char *mods = path_join(g, "modules");
+	modules_places(w, mods, depth - 1);
+	free(mods);
+	char *wts = path_join(g, "worktrees");
+	DIR *dir = opendir(wts);
+	if (dir) {
+		w->dirs++;
+		struct dirent *e;
+		int n = 0;
+		while ((e = next_entry(w, dir, &n))) {
+			char *wt = path_join(wts, e->d_name);
+			if (is_dir(wt))
+				git_dir_places(w, wt, depth - 1);
+			free(wt);
+		}
+		closedir(dir);
+	}
+	free(wts);
+}
+
+/* The git directory ROOT is, or lies in: the nearest of ROOT and its
+ * ancestors that is one (a bare repository, a .git), or NULL. */
+static char *enclosing_git_dir(const char *root)
+{
+	char *d = xstrdup(root);
+	for (int i = 0; i < 64; i++) {
+		const char *base = strrchr(d, '/');
+		if ((base && strcmp(base + 1, ".git") == 0) || is_git_dir(d))
+			return d;
+		if (strcmp(d, "/") == 0)
+			break;
+		char *up = path_dirname(d);
+		free(d);
+		d = up;
+		/* Above a .git component git would not look for a bare one. */
+		if (!strstr(d, "/.git"))
+			break;
+	}
+	free(d);
+	return NULL;
+}
+
+bool autorun_git_places(const struct strv *roots, struct strv *out)
+{
+	bool complete = true;
+	for (size_t i = 0; i < roots->n; i++) {
+		const char *w = roots->v[i];
+		struct strv here = {0};
+		struct walk wk = {.out = &here};
+		char *dg = path_join(w, ".git");
+		dot_git_places(&wk, dg, GIT_DEPTH);
+		free(dg);
+		char *g = enclosing_git_dir(w);
+		if (g)
+			git_dir_places(&wk, g, GIT_DEPTH);
+		free(g);
+		strv_free(&wk.seen);
+		if (wk.truncated)
+			complete = false;
+		for (size_t j = 0; j < here.n; j++) {
+			/* A root inside one of them (--write .git/hooks) is one
+			 * of them: the root itself is kept read-only. */
+			if (path_is_under(w, here.v[j]) && strcmp(w, here.v[j]) != 0)
+				add(out, xstrdup(w));
+			else
+				add(out, xstrdup(here.v[j]));
+		}
+		strv_free(&here);
+	}
+	return complete;
+}
+
+void autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out)
+{
+	for (size_t h = 0; homes[h]; h++) {
+		char *home = realpath(homes[h], NULL);
+		if (!home)
+			continue;
+		/* Only where a root contains them: a home that is not
+		 * writable costs nothing here. */
+		for (size_t i = 0; startup_files[i]; i++) {
+			char *p = path_join(home, startup_files[i]);
+			bool in_root = false;
+			for (size_t r = 0; r < roots->n && !in_root; r++)
+				in_root = path_is_under(p, roots->v[r]);
+			if (in_root)
+				add(out, p);
+			else
+				free(p);
+		}
+		free(home);
+	}
+}
+
+bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out)
+{
+	bool complete = autorun_git_places(roots, out);
+	autorun_startup_places(roots, homes, out);
+	return complete;
+}
+
+void autorun_check_new(const struct session *s, const char *const *homes)
+{
+	struct strv now = {0};
+	if (!autorun_places(&s->pol.write, homes, &now))
+		warnmsg("WARNING: a writable root holds too many git directories (modules, "
+			"worktrees: more than %d, or %d in one directory); not all were checked for "
+			"hooks or config the session planted: review them before running git there",
+			GIT_DIRS, GIT_ENTRIES);
+	for (size_t i = 0; i < now.n; i++) {
+		const char *p = now.v[i];
+		struct stat st;
+		/* Protected from the start (mounted read-only, or watched as
+		 * absent by plan_check_absent): nothing new. */
+		if (!strv_contains(&s->autorun_start, p) && !strv_contains(&s->plan.absent_protect, p) &&
+		    lstat(p, &st) == 0)
+			plan_quarantine(&s->pol, p, s->session_id);
+	}
+	strv_free(&now);
+}

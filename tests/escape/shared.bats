@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# Shared spaces: a workspace or writable root that other programs of the
+# user (or other users) also use. `cd /tmp && wicket` would give the
+# sandbox the host's /tmp with every socket in it (a tmux server's among
+# them); a writable $HOME, the files shells and desktops run at login.
+# Such roots are refused (exit 125) unless --allow-shared-write accepts
+# them, and the startup files stay protected in every writable root.
+#
+# Judged outside: the host's tmux server got no new window, the startup
+# files are what they were, nothing new sits where a shell would run it.
+
+load ../lib/common
+load escape_helpers
+
+setup() {
+	esc_setup
+	H=$OUT/home
+	mkdir -p "$H"
+}
+
+teardown() {
+	escape_cleanup
+	common_teardown
+}
+
+# in_dir DIR ARGS...: `wicket run ARGS...` from DIR, HOME=$H, bounded.
+in_dir() {
+	local d=$1
+	shift
+	(cd "$d" && HOME=$H bounded 30 "$WICKET" run "$@")
+}
+
+# assert_refused_shared ROOT: the last `run` was refused, exit 125, with
+# one line naming ROOT and the option that accepts it.
+assert_refused_shared() {
+	assert_equal "$status" 125
+	[ "${#lines[@]}" -eq 1 ] || { echo "not one line: $output"; false; }
+	assert_output --partial "$1"
+	assert_output --partial "--allow-shared-write"
+}
+
+@test "shared: cd /tmp && wicket does not reach the host's tmux server" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	local name="wk-$RND" pid
+	tmux -L "$name" -f /dev/null new-session -d -s t "sleep 120"
+	pid=$(tmux -L "$name" display-message -p '#{pid}')
+	track_pid "$pid"
+	# The server is there, and reachable from outside.
+	tmux -L "$name" new-window -d "sleep 121"
+	[ "$(tmux -L "$name" list-windows | wc -l)" -eq 2 ]
+
+	run in_dir /tmp -- tmux -L "$name" new-window -d "touch $OUT/pwned; sleep 122"
+	# No window was opened by the sandbox, and nothing ran outside.
+	[ "$(tmux -L "$name" list-windows | wc -l)" -eq 2 ]
+	[ ! -e "$OUT/pwned" ]
+	assert_refused_shared /tmp
+}
+
+@test "shared: each shared space is refused as the workspace, exit 125" {
+	local rt
+	mkout rt
+	export XDG_RUNTIME_DIR=$rt
+	for d in /tmp /var/tmp /run /var "$rt" "$H" "$(dirname "$H")"; do
+		run in_dir "$d" -- true
+		echo "workspace $d: $output"
+		assert_refused_shared "$d"
+	done
+	# / and /dev/shm: refused even with the option, which cannot accept them.
+	for d in / /dev/shm; do
+		run in_dir "$d" --allow-shared-write -- true
+		echo "workspace $d: $output"
+		assert_equal "$status" 125
+		[ "${#lines[@]}" -eq 1 ]
+	done
+}
+
+@test "shared: a shared space given with --write, -C, through a symlink or in a policy is refused" {
+	run in_dir "$WS" --write /tmp -- true
+	assert_refused_shared /tmp
+	run in_dir "$WS" -C /var/tmp -- true
+	assert_refused_shared /var/tmp
+	run in_dir "$WS" --write "$H" -- true
+	assert_refused_shared "$H"
+	ln -s /tmp "$OUT/tmplink"
+	run in_dir "$OUT/tmplink" -- true
+	assert_refused_shared /tmp
+	run in_dir "$WS" --write "$OUT/tmplink" -- true
+	assert_refused_shared /tmp
+	printf '{"extends": "workspace-write", "filesystem": {"write": ["/var/tmp"]}}\n' >"$OUT/p.json"
+	run in_dir "$WS" --policy "$OUT/p.json" -- true
+	assert_refused_shared /var/tmp
+	# The real home too, when HOME names another directory.
+	real=$(getent passwd "$(id -u)" | cut -d: -f6)
+	run in_dir "$WS" --write "$real" -- true
+	assert_refused_shared "$real"
+}
+
+@test "shared: --allow-shared-write accepts it knowingly" {
+	run in_dir "$WS" --allow-shared-write --write /var/tmp -- sh -c 'echo ok >"$1/f2"' _ "$OUT"
+	assert_equal "$status" 0
+	[ "$(cat "$OUT/f2")" = ok ]
+}
+
+@test "shared: the files shells and desktops run stay protected in a writable home" {
+	printf 'orig\n' >"$H/.bashrc"
+	printf 'orig\n' >"$H/.profile"
+	mkdir -p "$H/.config/git" "$H/.config/systemd/user"
+	printf 'orig\n' >"$H/.config/git/config"
+	attack='for f in .bashrc .profile .config/git/config; do echo "touch $1" >>"$f"; done
+		for f in .zshrc .bash_profile .bash_login .zshenv .gitconfig .config/fish/config.fish \
+			.config/autostart/x.desktop .config/systemd/user/x.service \
+			.local/share/systemd/user/x.service .config/environment.d/x.conf; do
+			mkdir -p "$(dirname "$f")"; echo "touch $1" >"$f"
+		done
+		echo ok >plain'
+	run in_dir "$H" --allow-shared-write -- sh -c "$attack" _ "$OUT/pwned"
+	# The home was writable...
+	[ "$(cat "$H/plain")" = ok ]
+	# ...but not what a shell or a desktop would run from it.
+	for f in .bashrc .profile .config/git/config; do
+		[ "$(cat "$H/$f")" = orig ] || { echo "$f changed"; false; }
+	done
+	for f in .zshrc .bash_profile .bash_login .zshenv .gitconfig .config/fish .config/autostart \
+		.config/systemd/user/x.service .local/share/systemd .config/environment.d; do
+		[ ! -e "$H/$f" ] || { echo "$f planted"; false; }
+	done
+	# A login shell outside runs nothing planted.
+	HOME=$H bash -lic true </dev/null >/dev/null 2>&1 || true
+	[ ! -e "$OUT/pwned" ]
+}
+
+@test "shared: --write ~/.config keeps autostart, systemd, fish and git protected" {
+	mkdir -p "$H/.config/fish"
+	printf 'orig\n' >"$H/.config/fish/config.fish"
+	run in_dir "$WS" --write "$H/.config" -- sh -c '
+		echo "touch $2" >>"$1/fish/config.fish"
+		mkdir -p "$1/autostart" "$1/git" && echo x >"$1/autostart/x.desktop"
+		echo "[core] fsmonitor = touch $2" >"$1/git/config"
+		echo ok >"$1/plain"' _ "$H/.config" "$OUT/pwned"
+	[ "$(cat "$H/.config/plain")" = ok ]
+	[ "$(cat "$H/.config/fish/config.fish")" = orig ]
+	[ ! -e "$H/.config/autostart" ]
+	[ ! -e "$H/.config/git" ]
+}
