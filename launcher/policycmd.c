@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "askproto.h"
 #include "path.h"
 #include "policy.h"
 
@@ -264,6 +265,21 @@ static int policy_list(void)
 	return 0;
 }
 
+/* An allow rule ending in "**" runs arguments no one has read: options
+ * like git's --receive-pack, -c or --exec name programs of their own. */
+static void warn_open_rules(const char *file, const struct wk_argvs *allow)
+{
+	for (size_t i = 0; i < allow->n; i++) {
+		if (!ask_rule_open(&allow->v[i].argv))
+			continue;
+		char *t = ask_quote_argv(NULL, allow->v[i].argv.v, allow->v[i].argv.n);
+		printf("%s: warning: escalation.allow %s accepts any further arguments, unread: an "
+		       "option among them can name a program to run (git push --receive-pack=..., "
+		       "-c ...); list the arguments, with \"*\" for one that may vary\n", file, t);
+		free(t);
+	}
+}
+
 static int policy_check(int argc, char **argv)
 {
 	if (argc < 1)
@@ -282,6 +298,7 @@ static int policy_check(int argc, char **argv)
 			for (size_t k = 1; k < wp.chain.n; k++)
 				printf(" -> %s", wp.chain.v[k]);
 			printf(")\n");
+			warn_open_rules(argv[i], &wp.esc_allow);
 			wk_policy_free(&wp);
 		}
 		wk_policy_ctx_free(&ctx);
@@ -368,8 +385,12 @@ static json_t *jports(const struct wk_ports *p)
 static json_t *jargvs(const struct wk_argvs *a)
 {
 	json_t *arr = json_array();
-	for (size_t i = 0; i < a->n; i++)
-		json_array_append_new(arr, jstrv(&a->v[i]));
+	for (size_t i = 0; i < a->n; i++) {
+		json_t *argv = jstrv(&a->v[i].argv);
+		json_array_append_new(arr, a->v[i].cwd ? json_pack("{s:o, s:s}", "argv", argv, "cwd",
+								   a->v[i].cwd)
+						       : argv);
+	}
 	return arr;
 }
 
@@ -408,10 +429,10 @@ static void show_covers(const char *kind, const struct wk_rules *r, const struct
 static void print_argvs(const char *label, const struct wk_argvs *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
-		printf("  %-8s", label);
-		for (size_t k = 0; k < a->v[i].n; k++)
-			printf(" %s", a->v[i].v[k]);
-		printf("\n");
+		char *t = ask_quote_argv(NULL, a->v[i].argv.v, a->v[i].argv.n);
+		printf("  %-8s %s%s%s\n", label, t, a->v[i].cwd ? "   in " : "",
+		       a->v[i].cwd ? a->v[i].cwd : "");
+		free(t);
 	}
 }
 

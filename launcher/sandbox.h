@@ -175,6 +175,8 @@ void plan_build_base(struct session *s);
 void plan_build_late(struct session *s);
 void plan_pins(const char *root, const char *path, struct strv *out);
 const char *writable_root_of(const struct policy *pol, const char *path);
+struct wk_wset;
+void plan_wset(const struct session *s, struct wk_wset *w);
 void plan_check_absent(const struct mount_plan *plan, const char *session_id);
 
 /* The character devices the sandbox offers from the host's /dev (bound

@@ -1,0 +1,584 @@
+/* CAREFUL: is the code a command would run one the sandbox can write?
+ * See careful.h; the lists of programs are documented in wicket(1),
+ * "CAREFUL COMMANDS". */
+#include "config.h"
+#include "careful.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "path.h"
+
+#define MAX_LINKS 40 /* like the kernel's */
+#define MAX_DEPTH 4  /* wrappers inside wrappers */
+
+bool wk_wset_writable(const struct wk_wset *w, const char *path)
+{
+	bool in = false;
+	for (size_t i = 0; i < w->roots.n && !in; i++)
+		in = path_is_under(path, w->roots.v[i]);
+	for (size_t i = 0; i < w->ro.n && in; i++)
+		in = !path_is_under(path, w->ro.v[i]);
+	return in;
+}
+
+void wk_wset_free(struct wk_wset *w)
+{
+	strv_free(&w->roots);
+	strv_free(&w->ro);
+	strv_free(&w->fixed);
+}
+
+/* The entry PATH itself (not only its contents) can be removed, renamed
+ * or replaced: its directory is writable and it is not pinned. */
+static bool replaceable(const struct wk_wset *w, const char *path)
+{
+	char *dir = path_dirname(path);
+	bool r = wk_wset_writable(w, dir) && wk_wset_writable(w, path) &&
+		 !strv_contains(&w->fixed, path);
+	free(dir);
+	return r;
+}
+
+static bool in_proc(const char *p)
+{
+	return path_is_under(p, "/proc");
+}
+
+char *wk_path_place(const struct wk_wset *w, const char *cwd, const char *path, char **reason)
+{
+	*reason = NULL;
+	if (!path[0] || strlen(path) >= PATH_MAX || (path[0] != '/' && strlen(cwd) >= PATH_MAX)) {
+		*reason = xasprintf("the path is empty or too long to check");
+		return NULL;
+	}
+	/* TODO holds what is left to walk; CUR what is resolved ("" is "/"). */
+	char *todo = path[0] == '/' ? xstrdup(path) : path_join(cwd, path);
+	char *cur = xstrdup("");
+	bool missing = false;
+	int links = 0;
+	char *p = todo;
+	while (*p) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		size_t len = strcspn(p, "/");
+		char *rest = p + len;
+		if (len == 1 && p[0] == '.') {
+			p = rest;
+			continue;
+		}
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = strrchr(cur, '/');
+			if (slash)
+				*slash = '\0';
+			p = rest;
+			continue;
+		}
+		char *next = xasprintf("%s/%.*s", cur, (int)len, p);
+		if (in_proc(next)) {
+			*reason = xasprintf("%s goes through /proc, whose links lead into other "
+					    "processes' views: refused", path);
+			free(next);
+			goto fail;
+		}
+		struct stat st;
+		if (missing || lstat(next, &st) < 0) {
+			missing = true;
+			free(cur);
+			cur = next;
+			p = rest;
+			continue;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n = readlink(next, target, sizeof target - 1);
+			if (n <= 0 || ++links > MAX_LINKS) {
+				*reason = xasprintf("%s cannot be followed (a loop of links?)", path);
+				free(next);
+				goto fail;
+			}
+			target[n] = '\0';
+			if (!*reason && wk_wset_writable(w, next))
+				*reason = xasprintf("the link %s, which the sandbox can change", next);
+			free(next);
+			if (strlen(target) + strlen(rest) + 2 >= PATH_MAX) {
+				free(*reason);
+				*reason = xasprintf("%s is too long to check", path);
+				goto fail;
+			}
+			char *t = xasprintf("%s%s", target, rest);
+			free(todo);
+			todo = t;
+			p = todo;
+			if (target[0] == '/')
+				cur[0] = '\0';
+			continue;
+		}
+		free(cur);
+		cur = next;
+		p = rest;
+	}
+	free(todo);
+	if (!cur[0]) {
+		free(cur);
+		cur = xstrdup("/");
+	}
+	if (!*reason && wk_wset_writable(w, cur))
+		*reason = xasprintf("%s, a place the sandbox can write", cur);
+	return cur;
+fail:
+	free(todo);
+	free(cur);
+	return NULL;
+}
+
+/* WHAT (e.g. "the script") at PATH: why the sandbox controls it, or NULL. */
+static char *place_reason(const struct wk_careful_in *in, const char *base, const char *path,
+			  const char *what)
+{
+	char *why = NULL;
+	free(wk_path_place(in->wset, base, path, &why));
+	if (!why)
+		return NULL;
+	char *r = xasprintf("%s %s: %s", what, path, why);
+	free(why);
+	return r;
+}
+
+static const char *base_of(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b ? b + 1 : p;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool name_in(const char *name, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (strcmp(name, list[i]) == 0)
+			return true;
+	return false;
+}
+
+/* "python3.11" is python: a known name, then digits and dots. */
+static bool versioned(const char *name, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++) {
+		size_t n = strlen(list[i]);
+		if (strncmp(name, list[i], n) == 0 && strspn(name + n, "0123456789.") == strlen(name + n))
+			return true;
+	}
+	return false;
+}
+
+/* Interpreters: they run a script named among their arguments, and most
+ * load code from their working directory (modules, a Makefile). */
+static const char *const interpreters[] = {
+	"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh",
+	"busybox", "python", "pypy", "perl", "node", "nodejs", "deno", "bun", "ruby", "php",
+	"lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "make", "gmake",
+	"bmake", "Rscript", "pwsh", "osascript", NULL};
+/* Wrappers: they run the command in their arguments. */
+static const char *const wrappers[] = {
+	"env", "nice", "nohup", "timeout", "stdbuf", "setsid", "ionice", "taskset", "chrt",
+	"time", "flock", "sudo", "doas", "runuser", "setpriv", "unshare", "nsenter", "chroot",
+	"unbuffer", "faketime", "strace", "ltrace", "valgrind", "gdb", "watch", "script", NULL};
+
+enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT };
+
+static enum kind kind_of(const char *name)
+{
+	if (strcmp(name, "git") == 0)
+		return K_GIT;
+	if (strcmp(name, "xargs") == 0 || strcmp(name, "parallel") == 0)
+		return K_XARGS;
+	if (name_in(name, wrappers))
+		return K_WRAPPER;
+	if (versioned(name, interpreters))
+		return K_INTERP;
+	return K_OTHER;
+}
+
+static char *check(const struct wk_careful_in *in, const char *program, char *const *argv,
+		   size_t argc, int depth);
+
+/* Every part of ARG that looks like a path ("/x", "./x", "a/b": split at
+ * blanks, quotes and shell punctuation), checked: interpreters' arguments
+ * are code and file names at once. */
+static char *path_tokens(const struct wk_careful_in *in, const char *arg, const char *what)
+{
+	static const char seps[] = " \t\n\"'`;|&()<>=,:{}$";
+	char *r = place_reason(in, in->cwd, arg, what);
+	for (const char *p = arg; !r && *p;) {
+		size_t len = strcspn(p, seps);
+		if (len && memchr(p, '/', len)) {
+			char *tok = xasprintf("%.*s", (int)len, p);
+			r = place_reason(in, in->cwd, tok, what);
+			free(tok);
+		}
+		p += len;
+		p += strspn(p, seps);
+	}
+	return r;
+}
+
+static char *interp_check(const struct wk_careful_in *in, const char *name, char *const *argv,
+			  size_t argc)
+{
+	if (wk_wset_writable(in->wset, in->cwd))
+		return xasprintf("%s runs in %s, a directory the sandbox can write (it loads "
+				 "code from there: modules, a Makefile)", name, in->cwd);
+	for (size_t k = 1; k < argc; k++) {
+		char *r = path_tokens(in, argv[k], "its argument");
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+/* NAME as the command's PATH finds it (canonical), or NULL. A PATH
+ * directory the sandbox can write, met before NAME is found, makes the
+ * lookup itself CAREFUL (*REASON). */
+static char *which(const struct wk_careful_in *in, const char *name, char **reason)
+{
+	const char *p = in->path_env ? in->path_env : "/usr/local/bin:/usr/bin:/bin";
+	*reason = NULL;
+	while (*p) {
+		size_t len = strcspn(p, ":");
+		char *dir = len ? xasprintf("%.*s", (int)len, p) : xstrdup(".");
+		char *cand = path_join(dir, name);
+		char *why = NULL, *canon = wk_path_place(in->wset, in->cwd, cand, &why);
+		struct stat st;
+		bool found = canon && stat(canon, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+		if (why) {
+			*reason = xasprintf("%s would be looked up in %s: %s", name, dir, why);
+			free(canon);
+			canon = NULL;
+			found = true;
+		}
+		free(dir);
+		free(cand);
+		if (found)
+			return canon;
+		free(canon);
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	return NULL;
+}
+
+/* A wrapper runs one of its arguments as a command: each argument that
+ * names a program is checked as the command (a number or an option value
+ * names none), without knowing every wrapper's options. */
+static char *wrapper_check(const struct wk_careful_in *in, const char *name, char *const *argv,
+			   size_t argc, int depth)
+{
+	if (depth >= MAX_DEPTH)
+		return xasprintf("%s wraps other wrappers too deep to check", name);
+	for (size_t k = 1; k < argc; k++) {
+		const char *a = argv[k];
+		if (strcmp(name, "env") == 0 && (starts(a, "-S") || starts(a, "--split-string")))
+			return xstrdup("env -S splits a string into a command, which is not checked");
+		if (a[0] == '-' || (strcmp(name, "env") == 0 && strchr(a, '=')))
+			continue;
+		char *why = NULL, *prog;
+		if (strchr(a, '/'))
+			prog = wk_path_place(in->wset, in->cwd, a, &why);
+		else
+			prog = which(in, a, &why);
+		if (why) {
+			char *r = xasprintf("%s runs %s: %s", name, a, why);
+			free(why);
+			free(prog);
+			return r;
+		}
+		if (!prog)
+			continue;
+		char *r = check(in, prog, argv + k, argc - k, depth + 1);
+		free(prog);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+/* --- git ----------------------------------------------------------------- */
+
+/* "gitdir: X" of a .git file, relative to its directory DIR. */
+static char *gitfile_target(const char *file, const char *dir)
+{
+	char buf[PATH_MAX + 16];
+	if (read_text_at(AT_FDCWD, file, buf, sizeof buf) < 0 || !starts(buf, "gitdir: "))
+		return NULL;
+	char *t = buf + 8;
+	t[strcspn(t, "\r\n")] = '\0';
+	return t[0] == '/' ? xstrdup(t) : path_join(dir, t);
+}
+
+/* A repository that is not the sandbox's to change: its hooks, its config
+ * and the files that redirect git (commondir) are read-only. */
+static char *repo_check(const struct wk_careful_in *in, const char *gitdir)
+{
+	static const char *const parts[] = {"config", "hooks", "commondir", "config.worktree",
+					    "modules", NULL};
+	for (size_t i = 0; parts[i]; i++) {
+		char *p = path_join(gitdir, parts[i]);
+		char *r = place_reason(in, in->cwd, p, "git's");
+		free(p);
+		if (r)
+			return r;
+	}
+	char *cd = path_join(gitdir, "commondir"), buf[PATH_MAX];
+	char *r = NULL;
+	if (read_text_at(AT_FDCWD, cd, buf, sizeof buf) >= 0) {
+		buf[strcspn(buf, "\r\n")] = '\0';
+		char *common = buf[0] == '/' ? xstrdup(buf) : path_join(gitdir, buf);
+		for (size_t i = 0; parts[i] && !r; i++) {
+			char *p = path_join(common, parts[i]);
+			r = place_reason(in, in->cwd, p, "git's");
+			free(p);
+		}
+		free(common);
+	}
+	free(cd);
+	return r;
+}
+
+/* The repository git finds from DIR, as git looks for it: DIR/.git, or
+ * DIR itself, then each parent. A directory the sandbox can write where no
+ * repository is yet is one it could make a repository of. */
+static char *repo_find(const struct wk_careful_in *in, const char *dir, char **gitdir)
+{
+	char *a = xstrdup(dir), *r = NULL;
+	for (int depth = 0; depth < 256 && !r; depth++) {
+		char *dotgit = path_join(a, ".git"), *why = NULL;
+		char *canon = wk_path_place(in->wset, in->cwd, dotgit, &why);
+		struct stat st;
+		char *head = path_join(a, "HEAD");
+		if (canon && lstat(dotgit, &st) == 0) {
+			if (replaceable(in->wset, dotgit) || (why && !wk_wset_writable(in->wset, canon)))
+				r = xasprintf("git's repository %s can be replaced by the sandbox", dotgit);
+			else if (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode))
+				*gitdir = xstrdup(canon);
+			else
+				*gitdir = gitfile_target(dotgit, a);
+			if (!r && *gitdir)
+				r = repo_check(in, *gitdir);
+			char *mods = path_join(a, ".gitmodules");
+			if (!r && lstat(mods, &st) == 0)
+				r = xasprintf("the repository in %s has submodules, whose git directories "
+					      "and .git files are not checked", a);
+			free(mods);
+			free(canon);
+			free(why);
+			free(dotgit);
+			free(head);
+			break;
+		}
+		free(canon);
+		free(why);
+		free(dotgit);
+		if (wk_wset_writable(in->wset, a))
+			r = xasprintf("git looks for its repository in %s, where the sandbox can make "
+				      "one (with hooks and config of its own)", a);
+		else if (lstat(head, &st) == 0) {
+			*gitdir = xstrdup(a);
+			r = repo_check(in, a);
+			free(head);
+			break;
+		}
+		free(head);
+		if (r || strcmp(a, "/") == 0)
+			break;
+		char *up = path_dirname(a);
+		free(a);
+		a = up;
+		if (depth + 1 == 256)
+			r = xstrdup("git's repository cannot be found (too deep)");
+	}
+	free(a);
+	return r;
+}
+
+/* The repository at the far end of a push or fetch, when it is a local
+ * path: its hooks (pre-receive, update, post-receive) and config run. */
+static char *target_check(const struct wk_careful_in *in, const char *dir, const char *url)
+{
+	if (starts(url, "ext::") || strstr(url, "::"))
+		return xasprintf("git would reach %s through a transport that runs a command", url);
+	const char *path = url;
+	if (starts(url, "file://"))
+		path = url + 7;
+	else if (strstr(url, "://"))
+		return NULL; /* another host: its hooks are not ours to run */
+	else {
+		size_t colon = strcspn(url, ":"), slash = strcspn(url, "/");
+		if (url[colon] && colon < slash)
+			return NULL; /* host:path, over ssh */
+	}
+	static const char *const parts[] = {"", "hooks", "config", ".git", ".git/hooks",
+					    ".git/config", "commondir", ".git/commondir", NULL};
+	char *base = path[0] == '/' ? xstrdup(path) : path_join(dir, path);
+	char *r = NULL;
+	for (size_t i = 0; parts[i] && !r; i++) {
+		char *p = parts[i][0] ? path_join(base, parts[i]) : xstrdup(base);
+		char *why = NULL;
+		free(wk_path_place(in->wset, in->cwd, p, &why));
+		if (why)
+			r = xasprintf("git would push to or fetch from %s, whose hooks and config run: %s",
+				      url, why);
+		free(why);
+		free(p);
+	}
+	free(base);
+	return r;
+}
+
+/* Every url and pushurl of the repository's config: the remotes a push or
+ * fetch without one, or with a remote's name, would use. */
+static char *config_urls_check(const struct wk_careful_in *in, const char *dir,
+			       const char *gitdir)
+{
+	char *cfg = path_join(gitdir, "config"), *r = NULL;
+	FILE *f = fopen(cfg, "re");
+	free(cfg);
+	if (!f)
+		return NULL;
+	char line[PATH_MAX + 64];
+	while (!r && fgets(line, sizeof line, f)) {
+		char *p = line + strspn(line, " \t");
+		if (strncasecmp(p, "pushurl", 7) == 0)
+			p += 7;
+		else if (strncasecmp(p, "url", 3) == 0)
+			p += 3;
+		else
+			continue;
+		p += strspn(p, " \t");
+		if (*p != '=')
+			continue;
+		p++;
+		p += strspn(p, " \t\"");
+		p[strcspn(p, "\"\r\n")] = '\0';
+		r = target_check(in, dir, p);
+	}
+	fclose(f);
+	return r;
+}
+
+static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t argc)
+{
+	char *dir = xstrdup(in->cwd), *r = NULL, *found = NULL;
+	const char *gitdir = NULL;
+	size_t k = 1;
+	for (; k < argc && argv[k][0] == '-' && !r; k++) {
+		const char *a = argv[k];
+		if (strcmp(a, "-C") == 0 && k + 1 < argc) {
+			const char *d = argv[++k];
+			char *n = d[0] == '/' ? xstrdup(d) : path_join(dir, d);
+			free(dir);
+			dir = n;
+		} else if (strcmp(a, "-c") == 0 || starts(a, "--config-env") ||
+			   starts(a, "--exec-path") || starts(a, "--upload-pack") ||
+			   starts(a, "--receive-pack")) {
+			r = xasprintf("the git option %s sets configuration or a program on the "
+				      "command line", a);
+		} else if (strcmp(a, "--git-dir") == 0 && k + 1 < argc) {
+			gitdir = argv[++k];
+		} else if (starts(a, "--git-dir=")) {
+			gitdir = a + 10;
+		} else if (strcmp(a, "--work-tree") == 0 || strcmp(a, "--namespace") == 0) {
+			k++;
+		}
+	}
+	const char *sub = k < argc ? argv[k] : "";
+	if (!r && gitdir) {
+		char *g = gitdir[0] == '/' ? xstrdup(gitdir) : path_join(dir, gitdir);
+		r = place_reason(in, in->cwd, g, "git's repository");
+		if (!r)
+			r = repo_check(in, g);
+		found = g;
+	} else if (!r) {
+		r = repo_find(in, dir, &found);
+	}
+	/* git's own config: the user's and the system's. */
+	static const char *const user_cfg[] = {".gitconfig", ".config/git/config",
+					       ".config/git/attributes", NULL};
+	for (size_t i = 0; !r && in->home && user_cfg[i]; i++) {
+		char *p = path_join(in->home, user_cfg[i]);
+		r = place_reason(in, in->cwd, p, "git's config");
+		free(p);
+	}
+	if (!r)
+		r = place_reason(in, in->cwd, "/etc/gitconfig", "git's config");
+	static const char *const remote_subs[] = {"push", "fetch", "pull", "clone", "ls-remote",
+						  "remote", "submodule", "archive", "request-pull",
+						  NULL};
+	bool remote = name_in(sub, remote_subs);
+	for (size_t j = k + 1; !r && j < argc; j++) {
+		const char *a = argv[j];
+		if (starts(a, "--receive-pack") || starts(a, "--upload-pack") || starts(a, "--exec") ||
+		    (strcmp(a, "-u") == 0 && strcmp(sub, "push") != 0))
+			r = xasprintf("the git option %s names a program for git to run", a);
+		else if (remote && a[0] != '-')
+			r = target_check(in, dir, a);
+	}
+	if (!r && remote && found)
+		r = config_urls_check(in, dir, found);
+	free(found);
+	free(dir);
+	return r;
+}
+
+/* --- the decision --------------------------------------------------------- */
+
+static char *check(const struct wk_careful_in *in, const char *program, char *const *argv,
+		   size_t argc, int depth)
+{
+	if (wk_wset_writable(in->wset, program))
+		return xasprintf("the program %s is in a place the sandbox can write", program);
+	const char *names[2] = {base_of(program), argc ? base_of(argv[0]) : ""};
+	for (int i = 0; i < 2; i++) {
+		char *r = NULL;
+		switch (kind_of(names[i])) {
+		case K_GIT:
+			r = git_check(in, argv, argc);
+			break;
+		case K_XARGS:
+			r = xasprintf("%s takes further arguments from its input, which the sandbox "
+				      "controls", names[i]);
+			break;
+		case K_WRAPPER:
+			r = wrapper_check(in, names[i], argv, argc, depth);
+			break;
+		case K_INTERP:
+			r = interp_check(in, names[i], argv, argc);
+			break;
+		case K_OTHER:
+			break;
+		}
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+char *wk_careful(const struct wk_careful_in *in)
+{
+	if (!in->argc || !in->program)
+		return xstrdup("no program to check");
+	return check(in, in->program, in->argv, in->argc, 0);
+}
