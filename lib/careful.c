@@ -56,7 +56,7 @@ char *wk_path_place(const struct wk_wset *w, const char *cwd, const char *path, 
 {
 	*reason = NULL;
 	if (!path[0] || strlen(path) >= PATH_MAX || (path[0] != '/' && strlen(cwd) >= PATH_MAX)) {
-		*reason = xasprintf("the path is empty or too long to check");
+		*reason = xstrdup("is empty or too long to check");
 		return NULL;
 	}
 	/* TODO holds what is left to walk; CUR what is resolved ("" is "/"). */
@@ -85,8 +85,8 @@ char *wk_path_place(const struct wk_wset *w, const char *cwd, const char *path, 
 		}
 		char *next = xasprintf("%s/%.*s", cur, (int)len, p);
 		if (in_proc(next)) {
-			*reason = xasprintf("%s goes through /proc, whose links lead into other "
-					    "processes' views: refused", path);
+			*reason = xstrdup("goes through /proc, whose links lead into other "
+					  "processes' views (refused)");
 			free(next);
 			goto fail;
 		}
@@ -102,17 +102,18 @@ char *wk_path_place(const struct wk_wset *w, const char *cwd, const char *path, 
 			char target[PATH_MAX];
 			ssize_t n = readlink(next, target, sizeof target - 1);
 			if (n <= 0 || ++links > MAX_LINKS) {
-				*reason = xasprintf("%s cannot be followed (a loop of links?)", path);
+				*reason = xstrdup("cannot be followed (a loop of links?)");
 				free(next);
 				goto fail;
 			}
 			target[n] = '\0';
 			if (!*reason && wk_wset_writable(w, next))
-				*reason = xasprintf("the link %s, which the sandbox can change", next);
+				*reason = xasprintf("goes through the link %s, which the sandbox can "
+						    "change", next);
 			free(next);
 			if (strlen(target) + strlen(rest) + 2 >= PATH_MAX) {
 				free(*reason);
-				*reason = xasprintf("%s is too long to check", path);
+				*reason = xstrdup("is too long to check");
 				goto fail;
 			}
 			char *t = xasprintf("%s%s", target, rest);
@@ -133,7 +134,8 @@ char *wk_path_place(const struct wk_wset *w, const char *cwd, const char *path, 
 		cur = xstrdup("/");
 	}
 	if (!*reason && wk_wset_writable(w, cur))
-		*reason = xasprintf("%s, a place the sandbox can write", cur);
+		*reason = strcmp(cur, path) == 0 ? xstrdup("is in a place the sandbox can write")
+						 : xasprintf("is %s, in a place the sandbox can write", cur);
 	return cur;
 fail:
 	free(todo);
@@ -149,7 +151,7 @@ static char *place_reason(const struct wk_careful_in *in, const char *base, cons
 	free(wk_path_place(in->wset, base, path, &why));
 	if (!why)
 		return NULL;
-	char *r = xasprintf("%s %s: %s", what, path, why);
+	char *r = xasprintf("%s %s %s", what, path, why);
 	free(why);
 	return r;
 }
@@ -242,7 +244,7 @@ static char *interp_check(const struct wk_careful_in *in, const char *name, char
 		return xasprintf("%s runs in %s, a directory the sandbox can write (it loads "
 				 "code from there: modules, a Makefile)", name, in->cwd);
 	for (size_t k = 1; k < argc; k++) {
-		char *r = path_tokens(in, argv[k], "its argument");
+		char *r = path_tokens(in, argv[k], "the argument");
 		if (r)
 			return r;
 	}
@@ -264,7 +266,7 @@ static char *which(const struct wk_careful_in *in, const char *name, char **reas
 		struct stat st;
 		bool found = canon && stat(canon, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
 		if (why) {
-			*reason = xasprintf("%s would be looked up in %s: %s", name, dir, why);
+			*reason = xasprintf("is looked up in PATH, and %s %s", dir, why);
 			free(canon);
 			canon = NULL;
 			found = true;
@@ -301,7 +303,7 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 		else
 			prog = which(in, a, &why);
 		if (why) {
-			char *r = xasprintf("%s runs %s: %s", name, a, why);
+			char *r = xasprintf("%s runs %s, which %s", name, a, why);
 			free(why);
 			free(prog);
 			return r;
@@ -337,7 +339,7 @@ static char *repo_check(const struct wk_careful_in *in, const char *gitdir)
 					    "modules", NULL};
 	for (size_t i = 0; parts[i]; i++) {
 		char *p = path_join(gitdir, parts[i]);
-		char *r = place_reason(in, in->cwd, p, "git's");
+		char *r = place_reason(in, in->cwd, p, "the repository's");
 		free(p);
 		if (r)
 			return r;
@@ -349,7 +351,7 @@ static char *repo_check(const struct wk_careful_in *in, const char *gitdir)
 		char *common = buf[0] == '/' ? xstrdup(buf) : path_join(gitdir, buf);
 		for (size_t i = 0; parts[i] && !r; i++) {
 			char *p = path_join(common, parts[i]);
-			r = place_reason(in, in->cwd, p, "git's");
+			r = place_reason(in, in->cwd, p, "the repository's");
 			free(p);
 		}
 		free(common);
@@ -439,8 +441,8 @@ static char *target_check(const struct wk_careful_in *in, const char *dir, const
 		char *why = NULL;
 		free(wk_path_place(in->wset, in->cwd, p, &why));
 		if (why)
-			r = xasprintf("git would push to or fetch from %s, whose hooks and config run: %s",
-				      url, why);
+			r = xasprintf("git would push to or fetch from %s, whose hooks and config "
+				      "run: %s %s", url, p, why);
 		free(why);
 		free(p);
 	}
