@@ -266,16 +266,27 @@ static int policy_list(void)
 }
 
 /* An allow rule ending in "**" runs arguments no one has read: options
- * like git's --receive-pack, -c or --exec name programs of their own. */
-static void warn_open_rules(const char *file, const struct wk_argvs *allow)
+ * like git's --receive-pack, -c or --exec name programs of their own. A
+ * deny rule without it refuses one exact argv only (rules used to match
+ * prefixes: ["curl"] refused every curl). */
+static void warn_rules(const char *file, const struct wk_policy *wp)
 {
-	for (size_t i = 0; i < allow->n; i++) {
-		if (!ask_rule_open(&allow->v[i].argv))
+	for (size_t i = 0; i < wp->esc_allow.n; i++) {
+		if (!ask_rule_open(&wp->esc_allow.v[i].argv))
 			continue;
-		char *t = ask_quote_argv(NULL, allow->v[i].argv.v, allow->v[i].argv.n);
+		char *t = ask_quote_argv(NULL, wp->esc_allow.v[i].argv.v, wp->esc_allow.v[i].argv.n);
 		printf("%s: warning: escalation.allow %s accepts any further arguments, unread: an "
 		       "option among them can name a program to run (git push --receive-pack=..., "
 		       "-c ...); list the arguments, with \"*\" for one that may vary\n", file, t);
+		free(t);
+	}
+	for (size_t i = 0; i < wp->esc_deny.n; i++) {
+		const struct strv *r = &wp->esc_deny.v[i].argv;
+		if (ask_rule_open(r))
+			continue;
+		char *t = ask_quote_argv(NULL, r->v, r->n);
+		printf("%s: warning: escalation.deny %s refuses only exactly this command; add \"**\" "
+		       "to refuse it with any further arguments\n", file, t);
 		free(t);
 	}
 }
@@ -298,7 +309,7 @@ static int policy_check(int argc, char **argv)
 			for (size_t k = 1; k < wp.chain.n; k++)
 				printf(" -> %s", wp.chain.v[k]);
 			printf(")\n");
-			warn_open_rules(argv[i], &wp.esc_allow);
+			warn_rules(argv[i], &wp);
 			wk_policy_free(&wp);
 		}
 		wk_policy_ctx_free(&ctx);
