@@ -6,7 +6,10 @@
  * SOCK_SEQPACKET reply socket. The supervisor decides, in order: the
  * policy's escalation.deny rules, its escalation.allow rules, the mode
  * (deny; the approver program: --approver or the policy's; the real
- * terminal), and no answer within the timeout is No. An approved command
+ * terminal), and no answer within the timeout is No. Rules match the
+ * whole argv (askproto.h). A CAREFUL command, one whose code the sandbox
+ * can write (careful.h), skips the allow rules and the approver: only the
+ * terminal can approve it. An approved command
  * runs outside the sandbox, as the supervisor's child, with the
  * requester's stdio and cwd and the supervisor's own environment. The
  * reply socket carries {"v":1,"type":"signal","signal":N} from the client
@@ -23,8 +26,10 @@
  *  - what runs is what was shown: the executable is opened (O_PATH) when
  *    the request arrives and run through that descriptor (execveat), the
  *    cwd likewise (fchdir), so renaming files or directories afterwards
- *    changes nothing; an allow rule never approves a file the sandbox
- *    can write (it could change its contents after the match);
+ *    changes nothing; neither an allow rule nor an approver approves a
+ *    CAREFUL command (the sandbox could change the code after the
+ *    decision); paths through /proc magic links (/proc/PID/root...) are
+ *    refused: they lead into the sandbox's own view of the files;
  *  - argv[0] is resolved with the supervisor's PATH (absolute entries
  *    only) and the command gets the supervisor's environment: no
  *    LD_PRELOAD, PATH or other variable of the sandbox's reaches it;
@@ -1028,7 +1033,11 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 				   .path_env = getenv("PATH"), .home = getenv("HOME"),
 				   .program = a->path, .argv = a->req.argv.v,
 				   .argc = a->req.argv.n};
-	a->careful = wk_careful(&ci);
+	char *careful = wk_careful(&ci);
+	/* Shown on the terminal and logged: it quotes paths and arguments of
+	 * the sandbox's, so no control character and a bounded length. */
+	a->careful = careful ? text_clean(careful, 1024) : NULL;
+	free(careful);
 
 	/* 2. escalation.allow: the very file the rule names, never CAREFUL. */
 	for (size_t i = 0; i < s->wpol.esc_allow.n && !a->careful; i++) {

@@ -204,7 +204,8 @@ void plan_check_absent(const struct mount_plan *plan, const char *session_id)
  * writable roots; its own /tmp and /dev/shm, which exist only in its
  * mount namespace (the same names outside are other, world-writable
  * directories: a program named there is not one to trust either); the
- * directory that stands in for /tmp without one. Protected paths that
+ * directory that stands in for /tmp without one (its /run is a
+ * read-only cover, not counted). Protected paths that
  * exist are bound read-only and their ancestors pinned; one that did not
  * exist at the start can be created, so it is not read-only here. Without
  * a mount namespace nothing is protected. No sandbox: everything. */

@@ -4,7 +4,6 @@
 #include "config.h"
 #include "careful.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -189,15 +188,20 @@ static bool versioned(const char *name, const char *const *list)
 /* Interpreters: they run a script named among their arguments, and most
  * load code from their working directory (modules, a Makefile). */
 static const char *const interpreters[] = {
-	"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh",
-	"busybox", "python", "pypy", "perl", "node", "nodejs", "deno", "bun", "ruby", "php",
+	"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh", "python", "pypy", "perl", "node", "nodejs", "deno", "bun", "ruby", "php",
 	"lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "make", "gmake",
 	"bmake", "Rscript", "pwsh", "osascript", NULL};
 /* Wrappers: they run the command in their arguments. */
 static const char *const wrappers[] = {
 	"env", "nice", "nohup", "timeout", "stdbuf", "setsid", "ionice", "taskset", "chrt",
 	"time", "flock", "sudo", "doas", "runuser", "setpriv", "unshare", "nsenter", "chroot",
-	"unbuffer", "faketime", "strace", "ltrace", "valgrind", "gdb", "watch", "script", NULL};
+	"unbuffer", "faketime", "strace", "ltrace", "valgrind", "gdb", "watch", "script",
+	"busybox", NULL};
+/* Shells: their code is a script or the string of -c, which is checked
+ * command by command when it is plain words. */
+static const char *const shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash",
+				     "fish", "csh", "tcsh", NULL};
+
 
 enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT };
 
@@ -237,9 +241,84 @@ static char *path_tokens(const struct wk_careful_in *in, const char *arg, const 
 	return r;
 }
 
-static char *interp_check(const struct wk_careful_in *in, const char *name, char *const *argv,
-			  size_t argc)
+static char *which(const struct wk_careful_in *in, const char *name, char **reason);
+
+/* Words of a shell's -c string the shell runs as they are; anything else
+ * a shell does (variables, quotes, globs, redirections, cd, eval, source,
+ * functions) is not followed here, and makes the string CAREFUL. */
+static const char *const shell_plain[] = {"echo", "printf", "true", "false", ":", "exit",
+					  "test", "[", "wait", "pwd", NULL};
+
+static char *shell_code_check(const struct wk_careful_in *in, const char *name, const char *code,
+			      int depth)
 {
+	if (strpbrk(code, "$`\\\"'*?[]~<>(){}#!"))
+		return xasprintf("the code of %s -c uses quotes, variables, patterns or "
+				 "redirections, which are not checked", name);
+	char *copy = xstrdup(code), *r = NULL, *save = NULL;
+	for (char *cmd = strtok_r(copy, ";&|\n", &save); cmd && !r;
+	     cmd = strtok_r(NULL, ";&|\n", &save)) {
+		char *words[256], *wsave = NULL;
+		size_t n = 0;
+		for (char *w = strtok_r(cmd, " \t", &wsave); w && n < 255; w = strtok_r(NULL, " \t", &wsave))
+			words[n++] = w;
+		words[n] = NULL;
+		if (!n || name_in(words[0], shell_plain))
+			continue;
+		if (strchr(words[0], '=') || n == 255) {
+			r = xasprintf("the code of %s -c sets variables or is too long to check", name);
+			break;
+		}
+		char *why = NULL;
+		char *prog = strchr(words[0], '/') ? wk_path_place(in->wset, in->cwd, words[0], &why)
+						   : which(in, words[0], &why);
+		if (why)
+			r = xasprintf("%s -c runs %s, which %s", name, words[0], why);
+		else if (prog && depth + 1 < MAX_DEPTH)
+			r = check(in, prog, words, n, depth + 1);
+		else if (prog)
+			r = xasprintf("%s -c runs commands too deep to check", name);
+		else if (!strchr(words[0], '/'))
+			r = xasprintf("%s -c runs %s, a shell builtin or a command not found, which is "
+				      "not checked", name, words[0]);
+		free(prog);
+	}
+	free(copy);
+	return r;
+}
+
+/* sh [OPTIONS] (-c CODE | SCRIPT | nothing: standard input). */
+static char *shell_check(const struct wk_careful_in *in, const char *name, char *const *argv,
+			 size_t argc, int depth)
+{
+	bool c = false;
+	for (size_t k = 1; k < argc; k++) {
+		const char *a = argv[k];
+		if ((a[0] == '-' || a[0] == '+') && a[1] && strcmp(a, "--") != 0) {
+			if (strchr(a, 's') && a[1] != '-')
+				break; /* -s: commands from standard input */
+			c |= a[1] != '-' && strchr(a, 'c') != NULL;
+			if ((strcmp(a, "-o") == 0 || strcmp(a, "+o") == 0 || strcmp(a, "-O") == 0 ||
+			     strcmp(a, "+O") == 0) && k + 1 < argc)
+				k++;
+			continue;
+		}
+		if (strcmp(a, "--") == 0 && ++k >= argc)
+			break;
+		if (c)
+			return shell_code_check(in, name, argv[k], depth);
+		return place_reason(in, in->cwd, argv[k], "the script");
+	}
+	return xasprintf("%s reads its commands from standard input, which the sandbox gives",
+			 name);
+}
+
+static char *interp_check(const struct wk_careful_in *in, const char *name, char *const *argv,
+			  size_t argc, int depth)
+{
+	if (name_in(name, shells))
+		return shell_check(in, name, argv, argc, depth);
+	/* (Any argument is a file name in that directory too.) */
 	if (wk_wset_writable(in->wset, in->cwd))
 		return xasprintf("%s runs in %s, a directory the sandbox can write (it loads "
 				 "code from there: modules, a Makefile)", name, in->cwd);
@@ -248,6 +327,22 @@ static char *interp_check(const struct wk_careful_in *in, const char *name, char
 		if (r)
 			return r;
 	}
+	/* A program to run, inline (-c, -e...), as a file or a module;
+	 * else it is read from standard input. make and awk need none. */
+	static const char *const no_stdin[] = {"make", "gmake", "bmake", "awk", "gawk", "mawk",
+					       "nawk", NULL};
+	bool prog = versioned(name, no_stdin);
+	for (size_t k = 1; k < argc; k++)
+		if (strcmp(argv[k], "-") == 0)
+			prog = false, argc = k; /* "-": the program is standard input */
+	for (size_t k = 1; k < argc && !prog; k++)
+		prog = argv[k][0] != '-' || strcmp(argv[k], "-c") == 0 || strcmp(argv[k], "-e") == 0 ||
+		       strcmp(argv[k], "-E") == 0 || strcmp(argv[k], "-r") == 0 ||
+		       strcmp(argv[k], "-m") == 0 || strcmp(argv[k], "-p") == 0 ||
+		       starts(argv[k], "--eval") || starts(argv[k], "--print");
+	if (!prog)
+		return xasprintf("%s reads its program from standard input, which the sandbox "
+				 "gives", name);
 	return NULL;
 }
 
@@ -567,7 +662,7 @@ static char *check(const struct wk_careful_in *in, const char *program, char *co
 			r = wrapper_check(in, names[i], argv, argc, depth);
 			break;
 		case K_INTERP:
-			r = interp_check(in, names[i], argv, argc);
+			r = interp_check(in, names[i], argv, argc, depth);
 			break;
 		case K_OTHER:
 			break;

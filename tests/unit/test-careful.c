@@ -185,6 +185,33 @@ static void decisions(void)
 	CAREFUL(true, "make -f a workspace Makefile", "ro", P, "/usr/bin/make", "make", "-f",
 		"../ws/Makefile");
 
+	CAREFUL(false, "sh -c with plain commands, in the workspace", "ws", P, "/bin/sh", "sh", "-c",
+		"touch x; sleep 0.3");
+	CAREFUL(true, "sh -c running make in the workspace", "ws", P, "/bin/sh", "sh", "-c",
+		"true && make");
+	CAREFUL(true, "sh -c with a variable", "ro", P, "/bin/sh", "sh", "-c", "echo $HOME");
+	CAREFUL(true, "sh -c with cd", "ro", P, "/bin/bash", "bash", "-ec", "cd ../ws");
+	CAREFUL(true, "sh -c running a workspace program", "ro", P, "/bin/sh", "sh", "-c",
+		"../ws/tool");
+	CAREFUL(true, "a shell script in the workspace", "ws", P, "/bin/bash", "bash", "-x",
+		"script.sh");
+	CAREFUL(false, "a shell script in a read-only place", "ro", P, "/bin/bash", "bash",
+		"script.sh");
+	CAREFUL(true, "sh without a script reads standard input", "ro", P, "/bin/sh", "sh");
+	CAREFUL(true, "bash -s reads standard input", "ro", P, "/bin/bash", "bash", "-s", "x");
+	CAREFUL(true, "python3 without a program reads standard input", "ro", P, "/usr/bin/python3",
+		"python3", "-u");
+	CAREFUL(true, "python3 - reads standard input", "ro", P, "/usr/bin/python3", "python3", "-",
+		"script.py");
+	CAREFUL(false, "python3 -c in a read-only place", "ro", P, "/usr/bin/python3", "python3",
+		"-c", "print(1)");
+	CAREFUL(false, "awk with a program inline, in a read-only place", "ro", P, "/usr/bin/awk",
+		"awk", "{print}", "script.py");
+	CAREFUL(true, "awk -f a program in the workspace", "ro", P, "/usr/bin/gawk", "gawk", "-f",
+		wsx);
+	CAREFUL(true, "busybox sh -c make in the workspace", "ws", P, "/bin/busybox", "busybox",
+		"sh", "-c", "make");
+
 	/* git: a read-only repository (like workspace-write-strict's .git). */
 	dir("ro/repo");
 	git("ro/repo", "init -q -b main");
