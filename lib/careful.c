@@ -545,34 +545,48 @@ static char *target_check(const struct wk_careful_in *in, const char *dir, const
 	return r;
 }
 
-/* Every url and pushurl of the repository's config: the remotes a push or
- * fetch without one, or with a remote's name, would use. */
-static char *config_urls_check(const struct wk_careful_in *in, const char *dir,
-			       const char *gitdir)
+/* What the repository's config names (the config itself is not the
+ * sandbox's, or the command is CAREFUL already): a hooks directory
+ * (core.hooksPath, relative to the worktree) or another config file
+ * (include.path, relative to the config) the sandbox can write; with
+ * REMOTE, every url and pushurl: the remotes a push or fetch without one,
+ * or with a remote's name, would use. */
+static char *config_check(const struct wk_careful_in *in, const char *dir, const char *gitdir,
+			  bool remote)
 {
 	char *cfg = path_join(gitdir, "config"), *r = NULL;
 	FILE *f = fopen(cfg, "re");
 	free(cfg);
 	if (!f)
 		return NULL;
+	char *top = path_dirname(gitdir);
 	char line[PATH_MAX + 64];
 	while (!r && fgets(line, sizeof line, f)) {
 		char *p = line + strspn(line, " \t");
-		if (strncasecmp(p, "pushurl", 7) == 0)
-			p += 7;
-		else if (strncasecmp(p, "url", 3) == 0)
-			p += 3;
-		else
+		size_t klen = strcspn(p, " \t=");
+		char *v = p + klen;
+		v += strspn(v, " \t");
+		if (*v != '=')
 			continue;
-		p += strspn(p, " \t");
-		if (*p != '=')
-			continue;
-		p++;
-		p += strspn(p, " \t\"");
-		p[strcspn(p, "\"\r\n")] = '\0';
-		r = target_check(in, dir, p);
+		v++;
+		v += strspn(v, " \t\"");
+		v[strcspn(v, "\"\r\n")] = '\0';
+		bool url = (klen == 3 && strncasecmp(p, "url", 3) == 0) ||
+			   (klen == 7 && strncasecmp(p, "pushurl", 7) == 0);
+		bool path = (klen == 9 && strncasecmp(p, "hookspath", 9) == 0) ||
+			    (klen == 4 && strncasecmp(p, "path", 4) == 0);
+		if (url && remote)
+			r = target_check(in, dir, v);
+		else if (path && v[0]) {
+			char *exp = v[0] == '~' && in->home ? path_join(in->home, v + 1) : xstrdup(v);
+			r = place_reason(in, top, exp, "the repository's config names");
+			if (!r)
+				r = place_reason(in, gitdir, exp, "the repository's config names");
+			free(exp);
+		}
 	}
 	fclose(f);
+	free(top);
 	return r;
 }
 
@@ -633,8 +647,8 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 		else if (remote && a[0] != '-')
 			r = target_check(in, dir, a);
 	}
-	if (!r && remote && found)
-		r = config_urls_check(in, dir, found);
+	if (!r && found)
+		r = config_check(in, dir, found, remote);
 	free(found);
 	free(dir);
 	return r;

@@ -238,6 +238,13 @@ static void decisions(void)
 		"ext::sh -c x");
 	CAREFUL(false, "git -C a read-only repository", "ro", P, "/usr/bin/git", "git", "-C",
 		"repo2", "status");
+	dir("ro/repo3");
+	git("ro/repo3", "init -q -b main");
+	char *husky = xasprintf("config core.hooksPath %s/ws/.husky", top);
+	git("ro/repo3", husky);
+	CAREFUL(true, "core.hooksPath in the workspace", "ro/repo3", P, "/usr/bin/git", "git",
+		"commit", "-m", "x");
+	free(husky);
 
 	/* git: a repository in the workspace, hooks and config protected. */
 	dir("ws/repo");
