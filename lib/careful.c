@@ -4,6 +4,7 @@
 #include "config.h"
 #include "careful.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -249,13 +250,45 @@ static char *which(const struct wk_careful_in *in, const char *name, char **reas
 static const char *const shell_plain[] = {"echo", "printf", "true", "false", ":", "exit",
 					  "test", "[", "wait", "pwd", NULL};
 
+/* Blank out the redirections of shell code C (N>file, >>file, <file,
+ * >&N, 2>&1, <&-, &>file): they move data and run nothing. A here-document's
+ * lines stay, to be read as commands (more CAREFUL, never less). */
+static void blank_redirections(char *c)
+{
+	for (char *p = c; *p; p++) {
+		if (*p != '<' && *p != '>')
+			continue;
+		char *start = p;
+		while (start > c && isdigit((unsigned char)start[-1]))
+			start--;
+		if (start > c && !strchr(" \t;&|\n", start[-1]))
+			start = p; /* "a2>x": the digits belong to a word */
+		char *q = p + 1;
+		if (*q == *p || *q == '|')
+			q++;
+		if (*q == '&') {
+			q++;
+			while (isdigit((unsigned char)*q) || *q == '-')
+				q++;
+		} else {
+			q += strspn(q, " \t");
+			q += strcspn(q, " \t;&|\n<>()");
+		}
+		memset(start, ' ', (size_t)(q - start));
+		p = q - 1;
+	}
+}
+
 static char *shell_code_check(const struct wk_careful_in *in, const char *name, const char *code,
 			      int depth)
 {
-	if (strpbrk(code, "$`\\\"'*?[]~<>(){}#!"))
-		return xasprintf("the code of %s -c uses quotes, variables, patterns or "
-				 "redirections, which are not checked", name);
 	char *copy = xstrdup(code), *r = NULL, *save = NULL;
+	blank_redirections(copy);
+	if (strpbrk(copy, "$`\\\"'*?[]~(){}#!<>")) {
+		free(copy);
+		return xasprintf("the code of %s -c uses quotes, variables, patterns or "
+				 "substitutions, which are not checked", name);
+	}
 	for (char *cmd = strtok_r(copy, ";&|\n", &save); cmd && !r;
 	     cmd = strtok_r(NULL, ";&|\n", &save)) {
 		char *words[256], *wsave = NULL;

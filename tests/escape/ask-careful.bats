@@ -78,6 +78,16 @@ mkrepos() {
 	grep -q '"decision":"approved","by":"rule"' "$AUDIT"
 }
 
+@test "ask careful: a rule with a cwd matches only in that directory" {
+	mkdir "$WS/sub"
+	policy cwd workspace-write '[{"argv": ["pwd"], "cwd": "${cwd}/sub"}]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/cwd.json" -- sh -c '
+		cd sub && "$1" ask -- pwd; echo "rc=$?"
+		cd .. && "$1" ask -- pwd; echo "rc=$?"' _ "$WICKET" </dev/null
+	assert_equal "${lines[*]}" "$WS/sub rc=0 rc=123"
+	grep -qF "\"rule\":\"pwd (in $WS/sub)\"" "$AUDIT"
+}
+
 @test "ask careful: a pre-push hook the sandbox wrote (no hooks directory at the start) does not run without a question" {
 	mkrepos
 	rm -rf "$WS/.git/hooks"

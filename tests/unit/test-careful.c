@@ -190,6 +190,14 @@ static void decisions(void)
 	CAREFUL(true, "sh -c running make in the workspace", "ws", P, "/bin/sh", "sh", "-c",
 		"true && make");
 	CAREFUL(true, "sh -c with a variable", "ro", P, "/bin/sh", "sh", "-c", "echo $HOME");
+	CAREFUL(false, "sh -c with redirections", "ws", P, "/bin/sh", "sh", "-c",
+		"echo x >&2; touch y 2>/dev/null >>out <in &>all 2>&1");
+	CAREFUL(true, "sh -c with a redirection, then make", "ws", P, "/bin/sh", "sh", "-c",
+		"echo x >f; make");
+	CAREFUL(true, "sh -c reading a script on standard input", "ro", P, "/bin/sh", "sh", "-c",
+		"sh <../ws/x");
+	CAREFUL(true, "sh -c with process substitution", "ro", P, "/bin/bash", "bash", "-c",
+		"cat <(id)");
 	CAREFUL(true, "sh -c with cd", "ro", P, "/bin/bash", "bash", "-ec", "cd ../ws");
 	CAREFUL(true, "sh -c running a workspace program", "ro", P, "/bin/sh", "sh", "-c",
 		"../ws/tool");
