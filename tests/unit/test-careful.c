@@ -185,28 +185,34 @@ static void decisions(void)
 	CAREFUL(true, "make -f a workspace Makefile", "ro", P, "/usr/bin/make", "make", "-f",
 		"../ws/Makefile");
 
-	CAREFUL(false, "sh -c with plain commands, in the workspace", "ws", P, "/bin/sh", "sh", "-c",
-		"touch x; sleep 0.3");
-	CAREFUL(true, "sh -c running make in the workspace", "ws", P, "/bin/sh", "sh", "-c",
-		"true && make");
-	CAREFUL(true, "sh -c with a variable", "ro", P, "/bin/sh", "sh", "-c", "echo $HOME");
-	CAREFUL(false, "sh -c with redirections", "ws", P, "/bin/sh", "sh", "-c",
-		"echo x >&2; touch y 2>/dev/null >>out <in &>all 2>&1");
-	CAREFUL(true, "sh -c with a redirection, then make", "ws", P, "/bin/sh", "sh", "-c",
-		"echo x >f; make");
-	CAREFUL(true, "sh -c reading a script on standard input", "ro", P, "/bin/sh", "sh", "-c",
-		"sh <../ws/x");
-	CAREFUL(true, "sh -c with process substitution", "ro", P, "/bin/bash", "bash", "-c",
-		"cat <(id)");
-	CAREFUL(true, "sh -c with cd", "ro", P, "/bin/bash", "bash", "-ec", "cd ../ws");
-	CAREFUL(true, "sh -c running a workspace program", "ro", P, "/bin/sh", "sh", "-c",
-		"../ws/tool");
-	CAREFUL(true, "a shell script in the workspace", "ws", P, "/bin/bash", "bash", "-x",
-		"script.sh");
-	CAREFUL(false, "a shell script in a read-only place", "ro", P, "/bin/bash", "bash",
-		"script.sh");
-	CAREFUL(true, "sh without a script reads standard input", "ro", P, "/bin/sh", "sh");
-	CAREFUL(true, "bash -s reads standard input", "ro", P, "/bin/bash", "bash", "-s", "x");
+	/* Shells: their -c code, command by command; a script; standard input. */
+	static const struct {
+		bool want;
+		const char *what, *cwd, *prog, *argv[4];
+	} sh[] = {
+		{false, "sh -c with plain commands, in the workspace", "ws", "/bin/sh",
+		 {"sh", "-c", "touch x; sleep 0.3"}},
+		{true, "sh -c running make in the workspace", "ws", "/bin/sh",
+		 {"sh", "-c", "true && make"}},
+		{true, "sh -c with a variable", "ro", "/bin/sh", {"sh", "-c", "echo $HOME"}},
+		{false, "sh -c with redirections", "ws", "/bin/sh",
+		 {"sh", "-c", "echo x >&2; touch y 2>/dev/null >>out <in &>all 2>&1"}},
+		{true, "sh -c with a redirection, then make", "ws", "/bin/sh",
+		 {"sh", "-c", "echo x >f; make"}},
+		{true, "sh -c reading a script on standard input", "ro", "/bin/sh",
+		 {"sh", "-c", "sh <../ws/x"}},
+		{true, "sh -c with process substitution", "ro", "/bin/bash",
+		 {"bash", "-c", "cat <(id)"}},
+		{true, "sh -c with cd", "ro", "/bin/bash", {"bash", "-ec", "cd ../ws"}},
+		{true, "sh -c running a workspace program", "ro", "/bin/sh", {"sh", "-c", "../ws/tool"}},
+		{true, "a shell script in the workspace", "ws", "/bin/bash", {"bash", "-x", "script.sh"}},
+		{false, "a shell script in a read-only place", "ro", "/bin/bash", {"bash", "script.sh"}},
+		{true, "sh without a script reads standard input", "ro", "/bin/sh", {"sh"}},
+		{true, "bash -s reads standard input", "ro", "/bin/bash", {"bash", "-s", "x"}},
+	};
+	for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
+		CAREFUL(sh[i].want, sh[i].what, sh[i].cwd, P, sh[i].prog, sh[i].argv[0],
+			sh[i].argv[1], sh[i].argv[2], sh[i].argv[3]);
 	CAREFUL(true, "python3 without a program reads standard input", "ro", P, "/usr/bin/python3",
 		"python3", "-u");
 	CAREFUL(true, "python3 - reads standard input", "ro", P, "/usr/bin/python3", "python3", "-",
