@@ -190,8 +190,14 @@ static bool versioned(const char *name, const char *const *list)
  * load code from their working directory (modules, a Makefile). */
 static const char *const interpreters[] = {
 	"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh", "python", "pypy", "perl", "node", "nodejs", "deno", "bun", "ruby", "php",
-	"lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "make", "gmake",
-	"bmake", "Rscript", "pwsh", "osascript", NULL};
+	"lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "pwsh",
+	"osascript", NULL};
+/* Build tools and task runners: they run code their working directory
+ * names (a Makefile, package.json's scripts, build.rs, setup.py...). */
+static const char *const builders[] = {
+	"make", "gmake", "bmake", "npm", "npx", "yarn", "pnpm", "cargo", "go", "gradle", "gradlew",
+	"mvn", "ant", "pip", "pytest", "tox", "nox", "rake", "bundle", "composer", "cmake",
+	"meson", "ninja", "just", "scons", "bazel", "tsc", NULL};
 /* Wrappers: they run the command in their arguments. */
 static const char *const wrappers[] = {
 	"env", "nice", "nohup", "timeout", "stdbuf", "setsid", "ionice", "taskset", "chrt",
@@ -214,7 +220,7 @@ static enum kind kind_of(const char *name)
 		return K_XARGS;
 	if (name_in(name, wrappers))
 		return K_WRAPPER;
-	if (versioned(name, interpreters))
+	if (versioned(name, interpreters) || versioned(name, builders))
 		return K_INTERP;
 	return K_OTHER;
 }
@@ -362,9 +368,8 @@ static char *interp_check(const struct wk_careful_in *in, const char *name, char
 	}
 	/* A program to run, inline (-c, -e...), as a file or a module;
 	 * else it is read from standard input. make and awk need none. */
-	static const char *const no_stdin[] = {"make", "gmake", "bmake", "awk", "gawk", "mawk",
-					       "nawk", NULL};
-	bool prog = versioned(name, no_stdin);
+	static const char *const awks[] = {"awk", "gawk", "mawk", "nawk", NULL};
+	bool prog = versioned(name, awks) || versioned(name, builders);
 	for (size_t k = 1; k < argc; k++)
 		if (strcmp(argv[k], "-") == 0)
 			prog = false, argc = k; /* "-": the program is standard input */

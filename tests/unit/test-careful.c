@@ -184,6 +184,10 @@ static void decisions(void)
 	CAREFUL(true, "make in the workspace (its Makefile)", "ws", P, "/usr/bin/make", "make");
 	CAREFUL(true, "make -f a workspace Makefile", "ro", P, "/usr/bin/make", "make", "-f",
 		"../ws/Makefile");
+	CAREFUL(true, "npm in the workspace (package.json's scripts)", "ws", P, "/usr/bin/npm", "npm",
+		"test");
+	CAREFUL(false, "cargo --version in a read-only place", "ro", P, "/usr/bin/cargo", "cargo",
+		"--version");
 
 	/* Shells: their -c code, command by command; a script; standard input. */
 	static const struct {
