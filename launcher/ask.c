@@ -6,7 +6,10 @@
  * SOCK_SEQPACKET reply socket. The supervisor decides, in order: the
  * policy's escalation.deny rules, its escalation.allow rules, the mode
  * (deny; the approver program: --approver or the policy's; the real
- * terminal), and no answer within the timeout is No. An approved command
+ * terminal), and no answer within the timeout is No. Rules match the
+ * whole argv (askproto.h). A CAREFUL command, one whose code the sandbox
+ * can write (careful.h), skips the allow rules and the approver: only the
+ * terminal can approve it. An approved command
  * runs outside the sandbox, as the supervisor's child, with the
  * requester's stdio and cwd and the supervisor's own environment. The
  * reply socket carries {"v":1,"type":"signal","signal":N} from the client
@@ -23,8 +26,10 @@
  *  - what runs is what was shown: the executable is opened (O_PATH) when
  *    the request arrives and run through that descriptor (execveat), the
  *    cwd likewise (fchdir), so renaming files or directories afterwards
- *    changes nothing; an allow rule never approves a file the sandbox
- *    can write (it could change its contents after the match);
+ *    changes nothing; neither an allow rule nor an approver approves a
+ *    CAREFUL command (the sandbox could change the code after the
+ *    decision); paths through /proc magic links (/proc/PID/root...) are
+ *    refused: they lead into the sandbox's own view of the files;
  *  - argv[0] is resolved with the supervisor's PATH (absolute entries
  *    only) and the command gets the supervisor's environment: no
  *    LD_PRELOAD, PATH or other variable of the sandbox's reaches it;
@@ -57,10 +62,12 @@
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <linux/close_range.h>
+#include <linux/openat2.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "askproto.h"
+#include "careful.h"
 #include "path.h"
 
 extern char **environ;
@@ -85,6 +92,8 @@ struct ask {
 	long sb_pid;            /* as the sandbox sees it */
 	char *comm, *exe, *cwd, *path;
 	bool exe_writable;      /* the sandbox could change the program's contents */
+	char *careful;          /* NULL, or why the sandbox controls the code that would
+				 * run (careful.h): then only the terminal may approve */
 	long long t0, deadline; /* monotonic ms; deadline 0: none (running) */
 	time_t wall0;
 	pid_t child;            /* approver or command */
@@ -98,6 +107,8 @@ struct ask {
 
 static struct ask asks[ASK_MAX];
 static bool init_done;
+static struct wk_wset wset; /* what the session can write (plan_wset) */
+static bool wset_done;
 static int timer_fd = -1;
 static struct watch *w_timer;
 static unsigned audited;
@@ -264,6 +275,7 @@ static void slot_free(struct ask *a)
 	free(a->exe);
 	free(a->cwd);
 	free(a->path);
+	free(a->careful);
 	free(a->rule);
 	free(a->message);
 	*a = (struct ask){.io = {-1, -1, -1}, .reply = -1, .cwd_fd = -1, .exe_fd = -1,
@@ -547,23 +559,38 @@ static json_t *request_json(const struct session *s, const struct ask *a)
 	return o;
 }
 
-/* PATH is one the sandbox could write (then it could rewrite it). */
+/* What the session can write (careful.h), worked out once. */
+static const struct wk_wset *session_wset(const struct session *s)
+{
+	if (!wset_done)
+		plan_wset(s, &wset);
+	wset_done = true;
+	return &wset;
+}
+
+/* PATH (canonical) is one the sandbox could write (then it could rewrite it). */
 static bool sandbox_writable(const struct session *s, const char *path)
 {
-	if (!writable_root_of(&s->pol, path))
-		return false;
-	for (size_t i = 0; i < s->pol.protect.n; i++)
-		if (path_is_under(path, s->pol.protect.v[i]))
-			return false;
-	return true;
+	return wk_wset_writable(session_wset(s), path);
+}
+
+/* NAME under DIRFD, opened O_PATH without crossing a /proc magic link
+ * (/proc/PID/root, /proc/PID/cwd, /proc/PID/fd/N, /dev/fd/N): those lead
+ * into another mount namespace, the sandbox's, where a path does not mean
+ * what it means here (its private /tmp). errno ELOOP for those. */
+static int open_nomagic(int dirfd, const char *name)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
+	return (int)syscall(SYS_openat2, dirfd, name, &how, sizeof how);
 }
 
 /* NAME (a path, or a name found in the supervisor's PATH, absolute
- * entries only), opened O_PATH; -1 when there is no such program. */
+ * entries only), opened O_PATH; -1 when there is no such program (errno
+ * ELOOP: refused, through /proc). */
 static int open_program(const char *name, int dirfd)
 {
 	if (strchr(name, '/'))
-		return openat(dirfd, name, O_PATH | O_CLOEXEC);
+		return open_nomagic(dirfd, name);
 	const char *p = getenv("PATH");
 	if (!p)
 		p = "/usr/local/bin:/usr/bin:/bin";
@@ -571,7 +598,7 @@ static int open_program(const char *name, int dirfd)
 		size_t len = strcspn(p, ":");
 		if (len && p[0] == '/') {
 			char *cand = xasprintf("%.*s/%s", (int)len, p, name);
-			int fd = open(cand, O_PATH | O_CLOEXEC);
+			int fd = open_nomagic(AT_FDCWD, cand);
 			free(cand);
 			struct stat st;
 			if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
@@ -825,9 +852,29 @@ static const char *base_of(const char *p)
 	return b ? b + 1 : p;
 }
 
-static char *rule_text(const struct strv *r)
+static char *rule_text(const struct wk_cmdrule *r)
 {
-	return ask_quote_argv(NULL, r->v, r->n);
+	char *t = ask_quote_argv(NULL, r->argv.v, r->argv.n);
+	if (!r->cwd)
+		return t;
+	char *c = ask_quote(r->cwd), *both = xasprintf("%s (in %s)", t, c);
+	free(t);
+	free(c);
+	return both;
+}
+
+/* The rule's cwd, if it has one, is the directory the command runs in. */
+static bool rule_cwd_ok(const struct wk_cmdrule *r, int cwd_fd)
+{
+	if (!r->cwd)
+		return true;
+	struct stat a, b;
+	int fd = open(r->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	bool same = fd >= 0 && fstat(fd, &a) == 0 && fstat(cwd_fd, &b) == 0 &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (fd >= 0)
+		close(fd);
+	return same;
 }
 
 /* The cwd of the requester, the same directory outside: opened by the
@@ -938,6 +985,15 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		return;
 	}
 	a->exe_fd = open_program(a->req.argv.v[0], a->cwd_fd);
+	if (a->exe_fd < 0 && errno == ELOOP) {
+		char *clean = text_clean(a->req.argv.v[0], 256);
+		char *m = xasprintf("%s: refused: the path goes through /proc (a link into another "
+				    "process's view of the files) or loops", clean);
+		free(clean);
+		deny(s, a, "error", m);
+		free(m);
+		return;
+	}
 	struct stat st;
 	if (a->exe_fd < 0 || fstat(a->exe_fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    !(a->path = fd_path(a->exe_fd))) {
@@ -954,24 +1010,40 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	/* 1. escalation.deny: any sign that it is the command named. */
 	const char *arg0 = a->req.argv.v[0];
 	for (size_t i = 0; i < s->wpol.esc_deny.n; i++) {
-		const struct strv *r = &s->wpol.esc_deny.v[i];
-		if (!ask_args_match(r, a->req.argv.v, a->req.argv.n))
+		const struct wk_cmdrule *rule = &s->wpol.esc_deny.v[i];
+		const struct strv *r = &rule->argv;
+		if (!ask_args_match(r, a->req.argv.v, a->req.argv.n) || !rule_cwd_ok(rule, a->cwd_fd))
 			continue;
 		const char *r0 = r->v[0];
 		bool hit = strchr(r0, '/') ? strcmp(r0, a->path) == 0 || strcmp(r0, arg0) == 0
 					   : strcmp(r0, base_of(arg0)) == 0 ||
 						     strcmp(r0, base_of(a->path)) == 0;
 		if (hit || same_file(a->exe_fd, r0)) {
-			a->rule = rule_text(r);
+			a->rule = rule_text(rule);
 			deny(s, a, "rule", "a deny rule of the policy (escalation.deny) matches");
 			return;
 		}
 	}
-	/* 2. escalation.allow: the very file the rule names. */
-	for (size_t i = 0; i < s->wpol.esc_allow.n; i++) {
-		const struct strv *r = &s->wpol.esc_allow.v[i];
-		if (!ask_args_match(r, a->req.argv.v, a->req.argv.n) || a->exe_writable ||
-		    !same_file(a->exe_fd, r->v[0]))
+	/* CAREFUL: the sandbox can write the code this would run (the
+	 * program, a script, git's hooks and config...): no rule and no
+	 * approver may say yes to it, only the person at the terminal, shown
+	 * why. Decided on the file opened above and the checked cwd; a script
+	 * rewritten later is still in the same writable place. */
+	struct wk_careful_in ci = {.wset = session_wset(s), .cwd = a->cwd,
+				   .path_env = getenv("PATH"), .home = getenv("HOME"),
+				   .program = a->path, .argv = a->req.argv.v,
+				   .argc = a->req.argv.n};
+	char *careful = wk_careful(&ci);
+	/* Shown on the terminal and logged: it quotes paths and arguments of
+	 * the sandbox's, so no control character and a bounded length. */
+	a->careful = careful ? text_clean(careful, 1024) : NULL;
+	free(careful);
+
+	/* 2. escalation.allow: the very file the rule names, never CAREFUL. */
+	for (size_t i = 0; i < s->wpol.esc_allow.n && !a->careful; i++) {
+		const struct wk_cmdrule *r = &s->wpol.esc_allow.v[i];
+		if (!ask_args_match(&r->argv, a->req.argv.v, a->req.argv.n) ||
+		    !same_file(a->exe_fd, r->argv.v[0]) || !rule_cwd_ok(r, a->cwd_fd))
 			continue;
 		a->rule = rule_text(r);
 		approve(s, a, "rule");
@@ -984,13 +1056,18 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	}
 	const char *approver = s->approver ? s->approver :
 			       s->wpol.esc_mode == WK_ESC_APPROVER ? s->wpol.esc_approver : NULL;
-	if (approver) {
+	if (approver && !a->careful) {
 		ask_approver(s, a, approver);
 		timer_rearm();
 		return;
 	}
 	if (!prompt_busy() && !pty_can_prompt()) {
-		deny(s, a, "no-terminal", "no terminal to ask on");
+		char *m = a->careful ? xasprintf("CAREFUL: %s; only the person at the terminal may "
+						 "approve it, and there is no terminal to ask on",
+						 a->careful)
+				     : NULL;
+		deny(s, a, "no-terminal", m ? m : "no terminal to ask on");
+		free(m);
 		return;
 	}
 	timer_rearm();
@@ -1023,6 +1100,8 @@ void ask_finish(struct session *s)
 	for (size_t i = 0; i < ASK_MAX; i++)
 		if (asks[i].st != A_FREE)
 			slot_free(&asks[i]);
+	wk_wset_free(&wset);
+	wset_done = false;
 	if (w_timer)
 		session_unwatch(w_timer);
 	w_timer = NULL;

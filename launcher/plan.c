@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "careful.h"
 #include "path.h"
 
 void plan_pins(const char *root, const char *path, struct strv *out)
@@ -295,4 +296,35 @@ const char *plan_shared_in(const struct strv *shared, const char *root)
 		if (path_is_under(shared->v[i], root))
 			return shared->v[i];
 	return NULL;
+}
+
+/* Everything the session can write, for `wicket ask` (careful.h): the
+ * writable roots; its own /tmp and /dev/shm, which exist only in its
+ * mount namespace (the same names outside are other, world-writable
+ * directories: a program named there is not one to trust either); the
+ * directory that stands in for /tmp without one (its /run is a
+ * read-only cover, not counted). Protected paths that
+ * exist are bound read-only and their ancestors pinned; one that did not
+ * exist at the start can be created, so it is not read-only here. Without
+ * a mount namespace nothing is protected. No sandbox: everything. */
+void plan_wset(const struct session *s, struct wk_wset *w)
+{
+	memset(w, 0, sizeof *w);
+	if (!s->pol.sandbox) {
+		strv_add(&w->roots, "/");
+		return;
+	}
+	for (size_t i = 0; i < s->pol.write.n; i++)
+		strv_add(&w->roots, s->pol.write.v[i]);
+	if (s->layers.mntns) {
+		if (s->plan.private_tmp)
+			strv_add(&w->roots, "/tmp");
+		strv_add(&w->roots, "/dev/shm");
+		for (size_t i = 0; i < s->plan.protect.n; i++)
+			strv_add(&w->ro, s->plan.protect.v[i]);
+		for (size_t i = 0; i < s->plan.pins.n; i++)
+			strv_add(&w->fixed, s->plan.pins.v[i]);
+	}
+	if (s->fallback_tmp)
+		strv_add(&w->roots, s->fallback_tmp);
 }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "askproto.h"
 #include "path.h"
 #include "policy.h"
 
@@ -265,6 +266,32 @@ static int policy_list(void)
 	return 0;
 }
 
+/* An allow rule ending in "**" runs arguments no one has read: options
+ * like git's --receive-pack, -c or --exec name programs of their own. A
+ * deny rule without it refuses one exact argv only (rules used to match
+ * prefixes: ["curl"] refused every curl). */
+static void warn_rules(const char *file, const struct wk_policy *wp)
+{
+	for (size_t i = 0; i < wp->esc_allow.n; i++) {
+		if (!ask_rule_open(&wp->esc_allow.v[i].argv))
+			continue;
+		char *t = ask_quote_argv(NULL, wp->esc_allow.v[i].argv.v, wp->esc_allow.v[i].argv.n);
+		printf("%s: warning: escalation.allow %s accepts any further arguments, unread: an "
+		       "option among them can name a program to run (git push --receive-pack=..., "
+		       "-c ...); list the arguments, with \"*\" for one that may vary\n", file, t);
+		free(t);
+	}
+	for (size_t i = 0; i < wp->esc_deny.n; i++) {
+		const struct strv *r = &wp->esc_deny.v[i].argv;
+		if (ask_rule_open(r))
+			continue;
+		char *t = ask_quote_argv(NULL, r->v, r->n);
+		printf("%s: warning: escalation.deny %s refuses only exactly this command; add \"**\" "
+		       "to refuse it with any further arguments\n", file, t);
+		free(t);
+	}
+}
+
 static int policy_check(int argc, char **argv)
 {
 	if (argc < 1)
@@ -283,6 +310,7 @@ static int policy_check(int argc, char **argv)
 			for (size_t k = 1; k < wp.chain.n; k++)
 				printf(" -> %s", wp.chain.v[k]);
 			printf(")\n");
+			warn_rules(argv[i], &wp);
 			wk_policy_free(&wp);
 		}
 		wk_policy_ctx_free(&ctx);
@@ -369,8 +397,12 @@ static json_t *jports(const struct wk_ports *p)
 static json_t *jargvs(const struct wk_argvs *a)
 {
 	json_t *arr = json_array();
-	for (size_t i = 0; i < a->n; i++)
-		json_array_append_new(arr, jstrv(&a->v[i]));
+	for (size_t i = 0; i < a->n; i++) {
+		json_t *argv = jstrv(&a->v[i].argv);
+		json_array_append_new(arr, a->v[i].cwd ? json_pack("{s:o, s:s}", "argv", argv, "cwd",
+								   a->v[i].cwd)
+						       : argv);
+	}
 	return arr;
 }
 
@@ -409,10 +441,10 @@ static void show_covers(const char *kind, const struct wk_rules *r, const struct
 static void print_argvs(const char *label, const struct wk_argvs *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
-		printf("  %-8s", label);
-		for (size_t k = 0; k < a->v[i].n; k++)
-			printf(" %s", a->v[i].v[k]);
-		printf("\n");
+		char *t = ask_quote_argv(NULL, a->v[i].argv.v, a->v[i].argv.n);
+		printf("  %-8s %s%s%s\n", label, t, a->v[i].cwd ? "   in " : "",
+		       a->v[i].cwd ? a->v[i].cwd : "");
+		free(t);
 	}
 }
 

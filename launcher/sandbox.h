@@ -211,6 +211,8 @@ bool autorun_git_places(const struct strv *roots, struct strv *out); /* false: t
 void autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out);
 bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out);
 void autorun_check_new(const struct session *s, const char *const *homes);
+struct wk_wset;
+void plan_wset(const struct session *s, struct wk_wset *w);
 
 /* The character devices the sandbox offers from the host's /dev (bound
  * into its own /dev; reopened for stdio; named in Landlock rules when

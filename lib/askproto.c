@@ -179,13 +179,24 @@ int ask_parse_signal(const char *buf, size_t len)
 	return sig;
 }
 
+bool ask_rule_open(const struct strv *rule)
+{
+	return rule->n > 1 && strcmp(rule->v[rule->n - 1], "**") == 0;
+}
+
 bool ask_args_match(const struct strv *rule, char *const *argv, size_t argc)
 {
-	if (rule->n < 1 || rule->n > argc)
+	bool open = ask_rule_open(rule);
+	size_t n = open ? rule->n - 1 : rule->n;
+	if (n < 1 || (open ? argc < n : argc != n))
 		return false;
-	for (size_t i = 1; i < rule->n; i++)
-		if (strcmp(rule->v[i], argv[i]) != 0)
+	for (size_t i = 1; i < n; i++) {
+		const char *r = rule->v[i];
+		if (strcmp(r, "*") == 0)
+			continue;
+		if (strcmp(r[0] == '\\' ? r + 1 : r, argv[i]) != 0)
 			return false;
+	}
 	return true;
 }
 

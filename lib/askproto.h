@@ -34,11 +34,15 @@ void ask_req_free(struct ask_req *r);
  * SIGHUP, SIGINT, SIGQUIT or SIGTERM, else -1. */
 int ask_parse_signal(const char *buf, size_t len);
 
-/* RULE (an escalation.allow/deny prefix) matches ARGV when ARGV has at
- * least as many arguments and ARGV[i] equals RULE[i] for i >= 1. The
- * first element is compared by the caller, who knows which file each
- * names. */
+/* RULE (an escalation.allow/deny argv) matches ARGV argument by
+ * argument, the whole of it: RULE[i] "*" is any one argument, a last
+ * "**" any number of further arguments (none included), and any other
+ * element equals ARGV[i] once a leading backslash is dropped ("\\*" is
+ * a literal "*", "\\\\x" a literal "\\x"). The first element is compared
+ * by the caller, who knows which file each names. */
 bool ask_args_match(const struct strv *rule, char *const *argv, size_t argc);
+/* RULE ends in "**": it accepts arguments no one has read. */
+bool ask_rule_open(const struct strv *rule);
 
 /* S, quoted for a POSIX shell so that what is shown is what runs: bare
  * when it is only safe characters, in single quotes when it is printable

@@ -558,49 +558,93 @@ static void apply_env(struct loader *l, const struct src *s, json_t *env, struct
 	}
 }
 
+/* One rule's argv: strings, the first naming a program (no wildcard), a
+ * "**" only last. */
+static bool rule_argv(struct loader *l, const struct src *s, const char *p, json_t *e,
+		      struct strv *argv)
+{
+	if (!json_is_array(e) || json_array_size(e) == 0) {
+		err(l, s->label, p,
+		    "expected a command: a non-empty array of strings like [\"git\", \"status\"], "
+		    "or an object {\"argv\": [...], \"cwd\": \"${cwd}\"}, got %s",
+		    json_is_array(e) ? "an empty array" : type_name(e));
+		return false;
+	}
+	size_t j, n = json_array_size(e);
+	json_t *a;
+	bool bad = false;
+	json_array_foreach(e, j, a) {
+		char *pj = ptr_idx(p, j);
+		const char *v = json_string_value(a);
+		if (!v) {
+			err(l, s->label, pj, "expected an argument (a string), got %s", type_name(a));
+			bad = true;
+		} else if (j == 0 && (strcmp(v, "*") == 0 || strcmp(v, "**") == 0)) {
+			err(l, s->label, pj, "the first element names the program; it cannot be a "
+			    "wildcard");
+			bad = true;
+		} else if (strcmp(v, "**") == 0 && j + 1 != n) {
+			err(l, s->label, pj, "\"**\" (any further arguments) can only be the last "
+			    "element; write \"\\\\**\" for a literal **");
+			bad = true;
+		} else {
+			strv_add(argv, v);
+		}
+		free(pj);
+	}
+	if (bad)
+		strv_free(argv);
+	return !bad;
+}
+
 static void apply_argvs(struct loader *l, const struct src *s, const char *ptr, json_t *arr,
 			struct wk_argvs *out)
 {
 	if (!json_is_array(arr)) {
-		err(l, s->label, ptr, "expected an array of command prefixes, got %s",
-		    type_name(arr));
+		err(l, s->label, ptr, "expected an array of commands, got %s", type_name(arr));
 		return;
 	}
+	static const char *const known[] = {"argv", "cwd", NULL};
 	size_t i;
 	json_t *e;
 	json_array_foreach(arr, i, e) {
 		char *p = ptr_idx(ptr, i);
-		if (!json_is_array(e) || json_array_size(e) == 0) {
-			err(l, s->label, p,
-			    "expected a command prefix: a non-empty array of strings like "
-			    "[\"git\", \"push\"], got %s",
-			    json_is_array(e) ? "an empty array" : type_name(e));
-			free(p);
-			continue;
-		}
-		struct strv argv = {0};
-		size_t j;
-		json_t *a;
-		bool bad = false;
-		json_array_foreach(e, j, a) {
-			if (!json_is_string(a)) {
-				char *pj = ptr_idx(p, j);
-				err(l, s->label, pj, "expected an argument (a string), got %s",
-				    type_name(a));
-				free(pj);
-				bad = true;
-			} else {
-				strv_add(&argv, json_string_value(a));
+		struct wk_cmdrule r = {0};
+		bool ok;
+		if (json_is_object(e)) {
+			check_keys(l, s, p, e, known);
+			char *pa = xasprintf("%s/argv", p), *pc = xasprintf("%s/cwd", p);
+			json_t *argv = json_object_get(e, "argv"), *cwd = json_object_get(e, "cwd");
+			ok = rule_argv(l, s, pa, argv, &r.argv);
+			if (cwd) {
+				const char *text = json_string_value(cwd);
+				char *why = NULL, *x = NULL;
+				if (!text)
+					err(l, s->label, pc, "expected a directory (a string), got %s",
+					    type_name(cwd));
+				else if (!(x = expand(&l->ctx->vars, text, true, &why)))
+					err(l, s->label, pc, "%s", why);
+				else if (!(r.cwd = path_normalize(x)))
+					err(l, s->label, pc, "relative path \"%s\"; write an absolute "
+					    "path or ${cwd}/%s", text, text);
+				ok = ok && r.cwd;
+				free(x);
+				free(why);
 			}
-		}
-		if (bad) {
-			strv_free(&argv);
+			free(pa);
+			free(pc);
 		} else {
+			ok = rule_argv(l, s, p, e, &r.argv);
+		}
+		if (ok) {
 			if (out->n == out->cap) {
 				out->cap = out->cap ? out->cap * 2 : 4;
 				out->v = xrealloc(out->v, out->cap * sizeof *out->v);
 			}
-			out->v[out->n++] = argv;
+			out->v[out->n++] = r;
+		} else {
+			strv_free(&r.argv);
+			free(r.cwd);
 		}
 		free(p);
 	}
@@ -1077,8 +1121,10 @@ static void rules_free(struct wk_rules *r)
 
 static void argvs_free(struct wk_argvs *a)
 {
-	for (size_t i = 0; i < a->n; i++)
-		strv_free(&a->v[i]);
+	for (size_t i = 0; i < a->n; i++) {
+		strv_free(&a->v[i].argv);
+		free(a->v[i].cwd);
+	}
 	free(a->v);
 	memset(a, 0, sizeof *a);
 }

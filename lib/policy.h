@@ -48,9 +48,17 @@ struct wk_ports {
 	size_t n, cap;
 };
 
-/* An argv prefix of escalation.allow/deny. */
+/* A rule of escalation.allow/deny: the whole argv, where "*" stands for
+ * any one argument and a last "**" for any further arguments (a leading
+ * backslash is dropped: "\\*" is a literal "*"; ask_args_match()), and
+ * the working directory it must run in (NULL: any). */
+struct wk_cmdrule {
+	struct strv argv;
+	char *cwd; /* variables expanded, absolute, normalised */
+};
+
 struct wk_argvs {
-	struct strv *v;
+	struct wk_cmdrule *v;
 	size_t n, cap;
 };
 

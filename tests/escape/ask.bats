@@ -167,19 +167,27 @@ for pid in (1, os.getppid(), 999999):
 	[ ! -e "$OUT/made" ]
 }
 
-@test "ask: swapping the program or the cwd between the request and the run changes nothing" {
+@test "ask: swapping the cwd between the request and the run changes nothing; a program the sandbox could swap is never approved" {
 	mkdir "$WS/d"
-	printf '#!/bin/sh\necho original; pwd -P\n' >"$WS/tool"
+	printf '#!/bin/sh\necho original; pwd -P\n' >"$OUT/tool"
+	chmod 755 "$OUT/tool"
+	run --separate-stderr wsrun "$WS" --approver "$OUT/slowyes" -- sh -c '
+		cd d && { "$1" ask -- "$2/tool" & }
+		sleep 0.5
+		cd .. && mv d d.old && mkdir d
+		wait' _ "$WICKET" "$OUT" </dev/null
+	assert_equal "$status" 0
+	assert_equal "${lines[*]}" "original $WS/d.old"
+	# A program in the workspace is CAREFUL: the approver is not asked.
+	printf '#!/bin/sh\necho original\n' >"$WS/tool"
 	printf '#!/bin/sh\necho swapped; touch %s/made\n' "$OUT" >"$WS/evil"
 	chmod 755 "$WS/tool" "$WS/evil"
 	run --separate-stderr wsrun "$WS" --approver "$OUT/slowyes" -- sh -c '
-		cd d && { "$1" ask -- ../tool & }
+		{ "$1" ask -- ./tool; echo "rc=$?"; } &
 		sleep 0.5
-		mv ../tool ../tool.old && mv ../evil ../tool
-		cd .. && mv d d.old && mkdir d
+		mv tool tool.old && mv evil tool
 		wait' _ "$WICKET" </dev/null
-	assert_equal "$status" 0
-	assert_equal "${lines[*]}" "original $WS/d.old"
+	assert_equal "${lines[*]}" "rc=123"
 	[ ! -e "$OUT/made" ]
 }
 

@@ -38,4 +38,5 @@ EXTRA_DIST += \
 	tests/escape/tty.bats \
 	tests/escape/resources.bats \
 	tests/escape/ask.bats \
+	tests/escape/ask-careful.bats \
 	tests/escape/unixsock.bats

@@ -39,8 +39,12 @@ policy() {
 
 @test "ask: the approver says yes: the command runs outside with the requester's cwd and stdio, its status comes back" {
 	mkdir "$WS/sub"
+	# A program outside the workspace: a shell in a directory the sandbox
+	# can write would be CAREFUL, which no approver may approve.
+	printf '#!/bin/sh\ntouch "$1/made"; pwd; echo err >&2; exit 7\n' >"$OUT/act"
+	chmod 755 "$OUT/act"
 	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
-		cd sub && "$1" ask --reason "make the file" -- sh -c "touch \"$2/made\"; pwd; echo err >&2; exit 7"
+		cd sub && "$1" ask --reason "make the file" -- "$2/act" "$2"
 		echo "rc=$?"' _ "$WICKET" "$OUT"
 	assert_equal "$status" 0
 	assert_line --index 0 "$WS/sub"
@@ -54,8 +58,8 @@ reqs = glob.glob(out + "/req.*.json")
 assert len(reqs) == 1, reqs
 r = json.load(open(reqs[0]))
 assert r["v"] == 1 and r["type"] == "ask", r
-assert r["argv"][0] == "sh" and r["argv"][1] == "-c", r
-assert r["path"].startswith("/") and r["path"].split("/")[-1] in ("sh", "dash", "bash"), r
+assert r["argv"] == [out + "/act", out], r
+assert r["path"] == out + "/act", r
 assert r["cwd"] == ws + "/sub", r
 assert r["reason"] == "make the file", r
 assert r["comm"] == "wicket" and r["exe"].endswith("/wicket"), r
@@ -96,11 +100,11 @@ PYEOF
 }
 
 @test "ask: a policy allow rule approves without asking; a deny rule refuses even with an approver that says yes" {
-	policy rules '{"mode": "deny", "allow": [["true"], ["sh", "-c", "exit 5"]], "deny": [["touch"]]}'
+	policy rules '{"mode": "deny", "allow": [["true"], ["sh", "-c", "exit 5"]], "deny": [["touch", "**"]]}'
 	run --separate-stderr wsrun "$WS" --policy "$OUT/rules.json" -- sh -c '
 		"$1" ask -- true; echo "rc=$?"
 		"$1" ask -- /bin/true; echo "rc=$?"
-		"$1" ask -- sh -c "exit 5"; echo "rc=$?"
+		cd / && "$1" ask -- sh -c "exit 5"; echo "rc=$?"
 		"$1" ask -- sh -c "exit 6"; echo "rc=$?"' _ "$WICKET"
 	assert_equal "$status" 0
 	assert_equal "${lines[*]}" "rc=0 rc=0 rc=5 rc=122"
@@ -111,7 +115,7 @@ PYEOF
 	assert_equal "${lines[*]}" "rc=122 rc=122"
 	assert_line --index 0 "rc=122"
 	[ ! -e "$OUT/made" ]
-	grep -q '"by":"rule","rule":"touch"' "$AUDIT"
+	grep -qF '"by":"rule","rule":"touch '"'"'**'"'"'"' "$AUDIT"
 }
 
 @test "ask: an allow rule never approves a program the sandbox can write" {
@@ -130,12 +134,12 @@ PYEOF
 }
 
 @test "ask: stdio through pipes and files" {
-	policy cat '{"allow": [["cat"], ["sh"]]}'
+	policy cat '{"allow": [["cat"], ["sh", "-c", "echo to-stderr >&2"]]}'
 	run --separate-stderr wsrun "$WS" --policy "$OUT/cat.json" -- sh -c '
 		printf "one\ntwo\n" | "$1" ask -- cat | tr a-z A-Z
 		printf "in a file\n" >in.txt
 		"$1" ask -- cat <in.txt >out.txt 2>err.txt; echo "rc=$?"
-		"$1" ask -- sh -c "echo to-stderr >&2" 2>>err.txt
+		(cd / && "$1" ask -- sh -c "echo to-stderr >&2") 2>>err.txt
 		cat out.txt err.txt' _ "$WICKET" </dev/null
 	assert_equal "$status" 0
 	assert_equal "${lines[*]}" "ONE TWO rc=0 in a file to-stderr"
@@ -143,6 +147,7 @@ PYEOF
 
 @test "ask: ten requests at once are each answered" {
 	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+		cd /
 		for i in 0 1 2 3 4 5 6 7 8 9; do
 			"$1" ask -- sh -c "sleep 0.3; exit $i" & 
 		done
@@ -156,7 +161,7 @@ PYEOF
 
 @test "ask: from Python's subprocess.run (descriptors closed) and from a make recipe" {
 	command -v make >/dev/null || skip "no make"
-	policy py '{"allow": [["echo"]]}'
+	policy py '{"allow": [["echo", "from-python"], ["echo", "from-make"]]}'
 	printf 'all:\n\t"$(WICKET)" ask -- echo from-make\n' >"$WS/Makefile"
 	run --separate-stderr wsrun "$WS" --policy "$OUT/py.json" -- sh -c '
 		"$2" -c "import subprocess, sys; r = subprocess.run([sys.argv[1], \"ask\", \"--\", \"echo\", \"from-python\"]); print(\"rc=%d\" % r.returncode)" "$1"
@@ -167,17 +172,21 @@ PYEOF
 }
 
 @test "ask: SIGTERM, SIGINT and SIGHUP to wicket ask reach the command; it exits with the command's status" {
-	policy sl '{"allow": [["sh"]]}'
-	run with_signal TERM "$WS/ready" sh -c 'cd "$1" && exec "$2" run --policy "$3" -- "$2" ask -- sh -c "trap \"exit 42\" TERM; touch ready; while :; do sleep 0.1; done"' _ "$WS" "$WICKET" "$OUT/sl.json"
+	# Programs outside the workspace (a shell in it would be CAREFUL).
+	printf '#!/bin/sh\ntrap "exit 42" TERM; touch "$1"; while :; do sleep 0.1; done\n' >"$OUT/trapper"
+	printf '#!/bin/sh\ntouch "$1"; exec sleep 30\n' >"$OUT/sleeper"
+	chmod 755 "$OUT/trapper" "$OUT/sleeper"
+	policy sl '{"allow": [["'"$OUT"'/trapper", "*"], ["'"$OUT"'/sleeper", "*"]]}'
+	run with_signal TERM "$WS/ready" sh -c 'cd "$1" && exec "$2" run --policy "$3" -- "$2" ask -- "$4/trapper" "$1/ready"' _ "$WS" "$WICKET" "$OUT/sl.json" "$OUT"
 	# (the loop's sleep, in the same process group, is ended too)
 	assert_equal "${lines[-1]}" "exit 42"
 	rm -f "$WS/ready"
-	run with_signal INT "$WS/ready" sh -c 'cd "$1" && exec "$2" run --policy "$3" -- "$2" ask -- sh -c "touch ready; exec sleep 30"' _ "$WS" "$WICKET" "$OUT/sl.json"
+	run with_signal INT "$WS/ready" sh -c 'cd "$1" && exec "$2" run --policy "$3" -- "$2" ask -- "$4/sleeper" "$1/ready"' _ "$WS" "$WICKET" "$OUT/sl.json" "$OUT"
 	assert_output "exit 130"
 }
 
 @test "ask: the audit log: one line per request, owner-only, no environment" {
-	policy au '{"allow": [["true"]], "deny": [["false"]]}'
+	policy au '{"allow": [["true", "*", "b"]], "deny": [["false"]]}'
 	run -127 --separate-stderr env WK_SECRET_VALUE=s3cr3t bash -c 'cd "$1" && timeout 60 "$2" run --policy "$3" -- sh -c "
 		\"\$0\" ask --reason \"why not\" -- true a b
 		\"\$0\" ask -- false
@@ -196,7 +205,7 @@ for x in (a, b, c):
     assert x["cwd"] == sys.argv[2] and x["policy"] == sys.argv[3], x
     assert len(x["session"]) == 16 and x["comm"] == "wicket", x
 assert a["argv"] == ["true", "a", "b"] and a["decision"] == "approved" and a["by"] == "rule", a
-assert a["rule"] == "true" and a["status"] == 0 and a["reason"] == "why not", a
+assert a["rule"] == "true '*' b" and a["status"] == 0 and a["reason"] == "why not", a
 assert a["path"].endswith("/true") and a["path"].startswith("/"), a
 assert b["decision"] == "denied" and b["by"] == "rule" and b["rule"] == "false" and b["status"] is None, b
 assert c["decision"] == "denied" and c["by"] == "error" and c["path"] is None, c

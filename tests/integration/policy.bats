@@ -64,6 +64,23 @@ wicket: $bad: /network/connect/1: port 70000 out of range (1-65535)"
 	assert_equal "$status" 125
 }
 
+@test "policy check: escalation rules: \"**\" only last, no wildcard program; an open allow rule and an exact deny rule are warned about" {
+	local d good bad
+	d=$(mk_outside)
+	track "$d"
+	good=$(pol "$d" good.json '{"escalation": {"allow": [["git", "push", "**"], {"argv": ["git", "status"], "cwd": "${cwd}"}, ["make", "*"]], "deny": [["curl"], ["rm", "**"]]}}')
+	run --separate-stderr "$WICKET" policy check "$good"
+	assert_equal "$status" 0
+	assert_line --index 1 "$good: warning: escalation.allow git push '**' accepts any further arguments, unread: an option among them can name a program to run (git push --receive-pack=..., -c ...); list the arguments, with \"*\" for one that may vary"
+	assert_line --index 2 "$good: warning: escalation.deny curl refuses only exactly this command; add \"**\" to refuse it with any further arguments"
+	assert_equal "${#lines[@]}" 3
+	bad=$(pol "$d" bad.json '{"escalation": {"allow": [["**"], ["git", "**", "x"]]}}')
+	run --separate-stderr "$WICKET" policy check "$bad"
+	assert_equal "$status" 125
+	assert_equal "$stderr" "wicket: $bad: /escalation/allow/0/0: the first element names the program; it cannot be a wildcard
+wicket: $bad: /escalation/allow/1/1: \"**\" (any further arguments) can only be the last element; write \"\\\\**\" for a literal **"
+}
+
 @test "policy check: a syntax error gives line and column" {
 	local d f
 	d=$(mk_outside)

@@ -32,3 +32,9 @@ check_PROGRAMS += tests/unit/test-ask
 tests_unit_test_ask_SOURCES = tests/unit/test-ask.c
 tests_unit_test_ask_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_ask_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
+# Escalation rules (exact, "*", "**", escapes) and the CAREFUL decision
+# (lib/careful.c) on a small tree with git repositories.
+check_PROGRAMS += tests/unit/test-careful
+tests_unit_test_careful_SOURCES = tests/unit/test-careful.c
+tests_unit_test_careful_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_careful_LDADD = lib/libwicket.la $(JANSSON_LIBS)

@@ -294,9 +294,38 @@ int main(void)
 		     "t.json: /escalation/allow/0/1: expected an argument (a string), got an integer",
 		     "argv prefix entry");
 	expect_error("{\"escalation\": {\"deny\": [\"rm\"]}}",
-		     "t.json: /escalation/deny/0: expected a command prefix: a non-empty array of "
-		     "strings like [\"git\", \"push\"], got a string",
-		     "argv prefix shape");
+		     "t.json: /escalation/deny/0: expected a command: a non-empty array of strings "
+		     "like [\"git\", \"status\"], or an object {\"argv\": [...], \"cwd\": "
+		     "\"${cwd}\"}, got a string",
+		     "argv rule shape");
+	expect_error("{\"escalation\": {\"allow\": [[\"*\", \"x\"]]}}",
+		     "t.json: /escalation/allow/0/0: the first element names the program; it cannot "
+		     "be a wildcard",
+		     "no wildcard program");
+	expect_error("{\"escalation\": {\"allow\": [[\"git\", \"**\", \"x\"]]}}",
+		     "t.json: /escalation/allow/0/1: \"**\" (any further arguments) can only be the "
+		     "last element; write \"\\\\**\" for a literal **",
+		     "rest form only last");
+	expect_error("{\"escalation\": {\"allow\": [{\"argv\": [\"git\"], \"cwd\": \"rel\", "
+		     "\"x\": 1}]}}",
+		     "t.json: /escalation/allow/0/x: unknown key \"x\" (known here: argv, cwd)\n"
+		     "t.json: /escalation/allow/0/cwd: relative path \"rel\"; write an absolute path "
+		     "or ${cwd}/rel",
+		     "object rule: unknown key, relative cwd");
+	{
+		struct wk_policy_ctx oc = ctx_for();
+		struct wk_policy op;
+		const char *j = "{\"escalation\": {\"allow\": [[\"git\", \"status\"], "
+				"{\"argv\": [\"make\", \"*\"], \"cwd\": \"${cwd}/sub/..\"}]}}";
+		int or = wk_policy_load_buffer(&oc, "t.json", j, strlen(j), &op);
+		ok(or == 0 && op.esc_allow.n == 2 && !op.esc_allow.v[0].cwd &&
+			   op.esc_allow.v[1].cwd && strcmp(op.esc_allow.v[1].cwd, "/work/proj") == 0 &&
+			   op.esc_allow.v[1].argv.n == 2,
+		   "object rule: argv and a cwd, expanded and normalised");
+		if (or == 0)
+			wk_policy_free(&op);
+		wk_policy_ctx_free(&oc);
+	}
 	char want[512];
 	snprintf(want, sizeof want,
 		 "t.json: /extends: no policy named \"nosuch\" (searched %s/search, the "

@@ -1,0 +1,733 @@
+/* CAREFUL: is the code a command would run one the sandbox can write?
+ * See careful.h; the lists of programs are documented in wicket(1),
+ * "CAREFUL COMMANDS". */
+#include "config.h"
+#include "careful.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "path.h"
+
+#define MAX_LINKS 40 /* like the kernel's */
+#define MAX_DEPTH 4  /* wrappers inside wrappers */
+
+bool wk_wset_writable(const struct wk_wset *w, const char *path)
+{
+	bool in = false;
+	for (size_t i = 0; i < w->roots.n && !in; i++)
+		in = path_is_under(path, w->roots.v[i]);
+	for (size_t i = 0; i < w->ro.n && in; i++)
+		in = !path_is_under(path, w->ro.v[i]);
+	return in;
+}
+
+void wk_wset_free(struct wk_wset *w)
+{
+	strv_free(&w->roots);
+	strv_free(&w->ro);
+	strv_free(&w->fixed);
+}
+
+/* The entry PATH itself (not only its contents) can be removed, renamed
+ * or replaced: its directory is writable and it is not pinned. */
+static bool replaceable(const struct wk_wset *w, const char *path)
+{
+	char *dir = path_dirname(path);
+	bool r = wk_wset_writable(w, dir) && wk_wset_writable(w, path) &&
+		 !strv_contains(&w->fixed, path);
+	free(dir);
+	return r;
+}
+
+static bool in_proc(const char *p)
+{
+	return path_is_under(p, "/proc");
+}
+
+char *wk_path_place(const struct wk_wset *w, const char *cwd, const char *path, char **reason)
+{
+	*reason = NULL;
+	if (!path[0] || strlen(path) >= PATH_MAX || (path[0] != '/' && strlen(cwd) >= PATH_MAX)) {
+		*reason = xstrdup("is empty or too long to check");
+		return NULL;
+	}
+	/* TODO holds what is left to walk; CUR what is resolved ("" is "/"). */
+	char *todo = path[0] == '/' ? xstrdup(path) : path_join(cwd, path);
+	char *cur = xstrdup("");
+	bool missing = false;
+	int links = 0;
+	char *p = todo;
+	while (*p) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		size_t len = strcspn(p, "/");
+		char *rest = p + len;
+		if (len == 1 && p[0] == '.') {
+			p = rest;
+			continue;
+		}
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = strrchr(cur, '/');
+			if (slash)
+				*slash = '\0';
+			p = rest;
+			continue;
+		}
+		char *next = xasprintf("%s/%.*s", cur, (int)len, p);
+		if (in_proc(next)) {
+			*reason = xstrdup("goes through /proc, whose links lead into other "
+					  "processes' views (refused)");
+			free(next);
+			goto fail;
+		}
+		struct stat st;
+		if (missing || lstat(next, &st) < 0) {
+			missing = true;
+			free(cur);
+			cur = next;
+			p = rest;
+			continue;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n = readlink(next, target, sizeof target - 1);
+			if (n <= 0 || ++links > MAX_LINKS) {
+				*reason = xstrdup("cannot be followed (a loop of links?)");
+				free(next);
+				goto fail;
+			}
+			target[n] = '\0';
+			if (!*reason && wk_wset_writable(w, next))
+				*reason = xasprintf("goes through the link %s, which the sandbox can "
+						    "change", next);
+			free(next);
+			if (strlen(target) + strlen(rest) + 2 >= PATH_MAX) {
+				free(*reason);
+				*reason = xstrdup("is too long to check");
+				goto fail;
+			}
+			char *t = xasprintf("%s%s", target, rest);
+			free(todo);
+			todo = t;
+			p = todo;
+			if (target[0] == '/')
+				cur[0] = '\0';
+			continue;
+		}
+		free(cur);
+		cur = next;
+		p = rest;
+	}
+	free(todo);
+	if (!cur[0]) {
+		free(cur);
+		cur = xstrdup("/");
+	}
+	if (!*reason && wk_wset_writable(w, cur))
+		*reason = strcmp(cur, path) == 0 ? xstrdup("is in a place the sandbox can write")
+						 : xasprintf("is %s, in a place the sandbox can write", cur);
+	return cur;
+fail:
+	free(todo);
+	free(cur);
+	return NULL;
+}
+
+/* WHAT (e.g. "the script") at PATH: why the sandbox controls it, or NULL. */
+static char *place_reason(const struct wk_careful_in *in, const char *base, const char *path,
+			  const char *what)
+{
+	char *why = NULL;
+	free(wk_path_place(in->wset, base, path, &why));
+	if (!why)
+		return NULL;
+	char *r = xasprintf("%s %s %s", what, path, why);
+	free(why);
+	return r;
+}
+
+static const char *base_of(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b ? b + 1 : p;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool name_in(const char *name, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (strcmp(name, list[i]) == 0)
+			return true;
+	return false;
+}
+
+/* "python3.11" is python: a known name, then digits and dots. */
+static bool versioned(const char *name, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++) {
+		size_t n = strlen(list[i]);
+		if (strncmp(name, list[i], n) == 0 && strspn(name + n, "0123456789.") == strlen(name + n))
+			return true;
+	}
+	return false;
+}
+
+/* Interpreters: they run a script named among their arguments, and most
+ * load code from their working directory (modules, a Makefile). */
+static const char *const interpreters[] = {
+	"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh", "python", "pypy", "perl", "node", "nodejs", "deno", "bun", "ruby", "php",
+	"lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "pwsh",
+	"osascript", NULL};
+/* Build tools and task runners: they run code their working directory
+ * names (a Makefile, package.json's scripts, build.rs, setup.py...). */
+static const char *const builders[] = {
+	"make", "gmake", "bmake", "npm", "npx", "yarn", "pnpm", "cargo", "go", "gradle", "gradlew",
+	"mvn", "ant", "pip", "pytest", "tox", "nox", "rake", "bundle", "composer", "cmake",
+	"meson", "ninja", "just", "scons", "bazel", "tsc", NULL};
+/* Wrappers: they run the command in their arguments. */
+static const char *const wrappers[] = {
+	"env", "nice", "nohup", "timeout", "stdbuf", "setsid", "ionice", "taskset", "chrt",
+	"time", "flock", "sudo", "doas", "runuser", "setpriv", "unshare", "nsenter", "chroot",
+	"unbuffer", "faketime", "strace", "ltrace", "valgrind", "gdb", "watch", "script",
+	"busybox", NULL};
+/* Shells: their code is a script or the string of -c, which is checked
+ * command by command when it is plain words. */
+static const char *const shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash",
+				     "fish", "csh", "tcsh", NULL};
+
+
+enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT };
+
+static enum kind kind_of(const char *name)
+{
+	if (strcmp(name, "git") == 0)
+		return K_GIT;
+	if (strcmp(name, "xargs") == 0 || strcmp(name, "parallel") == 0)
+		return K_XARGS;
+	if (name_in(name, wrappers))
+		return K_WRAPPER;
+	if (versioned(name, interpreters) || versioned(name, builders))
+		return K_INTERP;
+	return K_OTHER;
+}
+
+static char *check(const struct wk_careful_in *in, const char *program, char *const *argv,
+		   size_t argc, int depth);
+
+/* Every part of ARG that looks like a path ("/x", "./x", "a/b": split at
+ * blanks, quotes and shell punctuation), checked: interpreters' arguments
+ * are code and file names at once. */
+static char *path_tokens(const struct wk_careful_in *in, const char *arg, const char *what)
+{
+	static const char seps[] = " \t\n\"'`;|&()<>=,:{}$";
+	char *r = place_reason(in, in->cwd, arg, what);
+	for (const char *p = arg; !r && *p;) {
+		size_t len = strcspn(p, seps);
+		if (len && memchr(p, '/', len)) {
+			char *tok = xasprintf("%.*s", (int)len, p);
+			r = place_reason(in, in->cwd, tok, what);
+			free(tok);
+		}
+		p += len;
+		p += strspn(p, seps);
+	}
+	return r;
+}
+
+static char *which(const struct wk_careful_in *in, const char *name, char **reason);
+
+/* Words of a shell's -c string the shell runs as they are; anything else
+ * a shell does (variables, quotes, globs, redirections, cd, eval, source,
+ * functions) is not followed here, and makes the string CAREFUL. */
+static const char *const shell_plain[] = {"echo", "printf", "true", "false", ":", "exit",
+					  "test", "[", "wait", "pwd", NULL};
+
+/* Blank out the redirections of shell code C (N>file, >>file, <file,
+ * >&N, 2>&1, <&-, &>file): they move data and run nothing. A here-document's
+ * lines stay, to be read as commands (more CAREFUL, never less). */
+static void blank_redirections(char *c)
+{
+	for (char *p = c; *p; p++) {
+		if (*p != '<' && *p != '>')
+			continue;
+		char *start = p;
+		while (start > c && isdigit((unsigned char)start[-1]))
+			start--;
+		if (start > c && !strchr(" \t;&|\n", start[-1]))
+			start = p; /* "a2>x": the digits belong to a word */
+		char *q = p + 1;
+		if (*q == *p || *q == '|')
+			q++;
+		if (*q == '&') {
+			q++;
+			while (isdigit((unsigned char)*q) || *q == '-')
+				q++;
+		} else {
+			q += strspn(q, " \t");
+			q += strcspn(q, " \t;&|\n<>()");
+		}
+		memset(start, ' ', (size_t)(q - start));
+		p = q - 1;
+	}
+}
+
+static char *shell_code_check(const struct wk_careful_in *in, const char *name, const char *code,
+			      int depth)
+{
+	char *copy = xstrdup(code), *r = NULL, *save = NULL;
+	blank_redirections(copy);
+	if (strpbrk(copy, "$`\\\"'*?[]~(){}#!<>")) {
+		free(copy);
+		return xasprintf("the code of %s -c uses quotes, variables, patterns or "
+				 "substitutions, which are not checked", name);
+	}
+	for (char *cmd = strtok_r(copy, ";&|\n", &save); cmd && !r;
+	     cmd = strtok_r(NULL, ";&|\n", &save)) {
+		char *words[256], *wsave = NULL;
+		size_t n = 0;
+		for (char *w = strtok_r(cmd, " \t", &wsave); w && n < 255; w = strtok_r(NULL, " \t", &wsave))
+			words[n++] = w;
+		words[n] = NULL;
+		if (!n || name_in(words[0], shell_plain))
+			continue;
+		if (strchr(words[0], '=') || n == 255) {
+			r = xasprintf("the code of %s -c sets variables or is too long to check", name);
+			break;
+		}
+		char *why = NULL;
+		char *prog = strchr(words[0], '/') ? wk_path_place(in->wset, in->cwd, words[0], &why)
+						   : which(in, words[0], &why);
+		if (why)
+			r = xasprintf("%s -c runs %s, which %s", name, words[0], why);
+		else if (prog && depth + 1 < MAX_DEPTH)
+			r = check(in, prog, words, n, depth + 1);
+		else if (prog)
+			r = xasprintf("%s -c runs commands too deep to check", name);
+		else if (!strchr(words[0], '/'))
+			r = xasprintf("%s -c runs %s, a shell builtin or a command not found, which is "
+				      "not checked", name, words[0]);
+		free(prog);
+	}
+	free(copy);
+	return r;
+}
+
+/* sh [OPTIONS] (-c CODE | SCRIPT | nothing: standard input). */
+static char *shell_check(const struct wk_careful_in *in, const char *name, char *const *argv,
+			 size_t argc, int depth)
+{
+	bool c = false;
+	for (size_t k = 1; k < argc; k++) {
+		const char *a = argv[k];
+		if ((a[0] == '-' || a[0] == '+') && a[1] && strcmp(a, "--") != 0) {
+			if (strchr(a, 's') && a[1] != '-')
+				break; /* -s: commands from standard input */
+			c |= a[1] != '-' && strchr(a, 'c') != NULL;
+			if ((strcmp(a, "-o") == 0 || strcmp(a, "+o") == 0 || strcmp(a, "-O") == 0 ||
+			     strcmp(a, "+O") == 0) && k + 1 < argc)
+				k++;
+			continue;
+		}
+		if (strcmp(a, "--") == 0 && ++k >= argc)
+			break;
+		if (c)
+			return shell_code_check(in, name, argv[k], depth);
+		return place_reason(in, in->cwd, argv[k], "the script");
+	}
+	return xasprintf("%s reads its commands from standard input, which the sandbox gives",
+			 name);
+}
+
+static char *interp_check(const struct wk_careful_in *in, const char *name, char *const *argv,
+			  size_t argc, int depth)
+{
+	if (name_in(name, shells))
+		return shell_check(in, name, argv, argc, depth);
+	/* (Any argument is a file name in that directory too.) */
+	if (wk_wset_writable(in->wset, in->cwd))
+		return xasprintf("%s runs in %s, a directory the sandbox can write (it loads "
+				 "code from there: modules, a Makefile)", name, in->cwd);
+	for (size_t k = 1; k < argc; k++) {
+		char *r = path_tokens(in, argv[k], "the argument");
+		if (r)
+			return r;
+	}
+	/* A program to run, inline (-c, -e...), as a file or a module;
+	 * else it is read from standard input. make and awk need none. */
+	static const char *const awks[] = {"awk", "gawk", "mawk", "nawk", NULL};
+	bool prog = versioned(name, awks) || versioned(name, builders);
+	for (size_t k = 1; k < argc; k++)
+		if (strcmp(argv[k], "-") == 0)
+			prog = false, argc = k; /* "-": the program is standard input */
+	for (size_t k = 1; k < argc && !prog; k++)
+		prog = argv[k][0] != '-' || strcmp(argv[k], "-c") == 0 || strcmp(argv[k], "-e") == 0 ||
+		       strcmp(argv[k], "-E") == 0 || strcmp(argv[k], "-r") == 0 ||
+		       strcmp(argv[k], "-m") == 0 || strcmp(argv[k], "-p") == 0 ||
+		       starts(argv[k], "--eval") || starts(argv[k], "--print");
+	if (!prog)
+		return xasprintf("%s reads its program from standard input, which the sandbox "
+				 "gives", name);
+	return NULL;
+}
+
+/* NAME as the command's PATH finds it (canonical), or NULL. A PATH
+ * directory the sandbox can write, met before NAME is found, makes the
+ * lookup itself CAREFUL (*REASON). */
+static char *which(const struct wk_careful_in *in, const char *name, char **reason)
+{
+	const char *p = in->path_env ? in->path_env : "/usr/local/bin:/usr/bin:/bin";
+	*reason = NULL;
+	while (*p) {
+		size_t len = strcspn(p, ":");
+		char *dir = len ? xasprintf("%.*s", (int)len, p) : xstrdup(".");
+		char *cand = path_join(dir, name);
+		char *why = NULL, *canon = wk_path_place(in->wset, in->cwd, cand, &why);
+		struct stat st;
+		bool found = canon && stat(canon, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+		if (why) {
+			*reason = xasprintf("is looked up in PATH, and %s %s", dir, why);
+			free(canon);
+			canon = NULL;
+			found = true;
+		}
+		free(dir);
+		free(cand);
+		if (found)
+			return canon;
+		free(canon);
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	return NULL;
+}
+
+/* A wrapper runs one of its arguments as a command: each argument that
+ * names a program is checked as the command (a number or an option value
+ * names none), without knowing every wrapper's options. */
+static char *wrapper_check(const struct wk_careful_in *in, const char *name, char *const *argv,
+			   size_t argc, int depth)
+{
+	if (depth >= MAX_DEPTH)
+		return xasprintf("%s wraps other wrappers too deep to check", name);
+	for (size_t k = 1; k < argc; k++) {
+		const char *a = argv[k];
+		if (strcmp(name, "env") == 0 && (starts(a, "-S") || starts(a, "--split-string")))
+			return xstrdup("env -S splits a string into a command, which is not checked");
+		if (a[0] == '-' || (strcmp(name, "env") == 0 && strchr(a, '=')))
+			continue;
+		char *why = NULL, *prog;
+		if (strchr(a, '/'))
+			prog = wk_path_place(in->wset, in->cwd, a, &why);
+		else
+			prog = which(in, a, &why);
+		if (why) {
+			char *r = xasprintf("%s runs %s, which %s", name, a, why);
+			free(why);
+			free(prog);
+			return r;
+		}
+		if (!prog)
+			continue;
+		char *r = check(in, prog, argv + k, argc - k, depth + 1);
+		free(prog);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+/* --- git ----------------------------------------------------------------- */
+
+/* "gitdir: X" of a .git file, relative to its directory DIR. */
+static char *gitfile_target(const char *file, const char *dir)
+{
+	char buf[PATH_MAX + 16];
+	if (read_text_at(AT_FDCWD, file, buf, sizeof buf) < 0 || !starts(buf, "gitdir: "))
+		return NULL;
+	char *t = buf + 8;
+	t[strcspn(t, "\r\n")] = '\0';
+	return t[0] == '/' ? xstrdup(t) : path_join(dir, t);
+}
+
+/* A repository that is not the sandbox's to change: its hooks, its config
+ * and the files that redirect git (commondir) are read-only. */
+static char *repo_check(const struct wk_careful_in *in, const char *gitdir)
+{
+	static const char *const parts[] = {"config", "hooks", "commondir", "config.worktree",
+					    "modules", NULL};
+	for (size_t i = 0; parts[i]; i++) {
+		char *p = path_join(gitdir, parts[i]);
+		char *r = place_reason(in, in->cwd, p, "the repository's");
+		free(p);
+		if (r)
+			return r;
+	}
+	char *cd = path_join(gitdir, "commondir"), buf[PATH_MAX];
+	char *r = NULL;
+	if (read_text_at(AT_FDCWD, cd, buf, sizeof buf) >= 0) {
+		buf[strcspn(buf, "\r\n")] = '\0';
+		char *common = buf[0] == '/' ? xstrdup(buf) : path_join(gitdir, buf);
+		for (size_t i = 0; parts[i] && !r; i++) {
+			char *p = path_join(common, parts[i]);
+			r = place_reason(in, in->cwd, p, "the repository's");
+			free(p);
+		}
+		free(common);
+	}
+	free(cd);
+	return r;
+}
+
+/* The repository git finds from DIR, as git looks for it: DIR/.git, or
+ * DIR itself, then each parent. A directory the sandbox can write where no
+ * repository is yet is one it could make a repository of. */
+static char *repo_find(const struct wk_careful_in *in, const char *dir, char **gitdir)
+{
+	char *a = xstrdup(dir), *r = NULL;
+	for (int depth = 0; depth < 256 && !r; depth++) {
+		char *dotgit = path_join(a, ".git"), *why = NULL;
+		char *canon = wk_path_place(in->wset, in->cwd, dotgit, &why);
+		struct stat st;
+		char *head = path_join(a, "HEAD");
+		if (canon && lstat(dotgit, &st) == 0) {
+			if (replaceable(in->wset, dotgit) || (why && !wk_wset_writable(in->wset, canon)))
+				r = xasprintf("git's repository %s can be replaced by the sandbox", dotgit);
+			else if (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode))
+				*gitdir = xstrdup(canon);
+			else
+				*gitdir = gitfile_target(dotgit, a);
+			if (!r && *gitdir)
+				r = repo_check(in, *gitdir);
+			char *mods = path_join(a, ".gitmodules");
+			if (!r && lstat(mods, &st) == 0)
+				r = xasprintf("the repository in %s has submodules, whose git directories "
+					      "and .git files are not checked", a);
+			free(mods);
+			free(canon);
+			free(why);
+			free(dotgit);
+			free(head);
+			break;
+		}
+		free(canon);
+		free(why);
+		free(dotgit);
+		if (wk_wset_writable(in->wset, a))
+			r = xasprintf("git looks for its repository in %s, where the sandbox can make "
+				      "one (with hooks and config of its own)", a);
+		else if (lstat(head, &st) == 0) {
+			*gitdir = xstrdup(a);
+			r = repo_check(in, a);
+			free(head);
+			break;
+		}
+		free(head);
+		if (r || strcmp(a, "/") == 0)
+			break;
+		char *up = path_dirname(a);
+		free(a);
+		a = up;
+		if (depth + 1 == 256)
+			r = xstrdup("git's repository cannot be found (too deep)");
+	}
+	free(a);
+	return r;
+}
+
+/* The repository at the far end of a push or fetch, when it is a local
+ * path: its hooks (pre-receive, update, post-receive) and config run. */
+static char *target_check(const struct wk_careful_in *in, const char *dir, const char *url)
+{
+	if (starts(url, "ext::") || strstr(url, "::"))
+		return xasprintf("git would reach %s through a transport that runs a command", url);
+	const char *path = url;
+	if (starts(url, "file://"))
+		path = url + 7;
+	else if (strstr(url, "://"))
+		return NULL; /* another host: its hooks are not ours to run */
+	else {
+		size_t colon = strcspn(url, ":"), slash = strcspn(url, "/");
+		if (url[colon] && colon < slash)
+			return NULL; /* host:path, over ssh */
+	}
+	static const char *const parts[] = {"", "hooks", "config", ".git", ".git/hooks",
+					    ".git/config", "commondir", ".git/commondir", NULL};
+	char *base = path[0] == '/' ? xstrdup(path) : path_join(dir, path);
+	char *r = NULL;
+	for (size_t i = 0; parts[i] && !r; i++) {
+		char *p = parts[i][0] ? path_join(base, parts[i]) : xstrdup(base);
+		char *why = NULL;
+		free(wk_path_place(in->wset, in->cwd, p, &why));
+		if (why)
+			r = xasprintf("git would push to or fetch from %s, whose hooks and config "
+				      "run: %s %s", url, p, why);
+		free(why);
+		free(p);
+	}
+	free(base);
+	return r;
+}
+
+/* What the repository's config names (the config itself is not the
+ * sandbox's, or the command is CAREFUL already): a hooks directory
+ * (core.hooksPath, relative to the worktree) or another config file
+ * (include.path, relative to the config) the sandbox can write; with
+ * REMOTE, every url and pushurl: the remotes a push or fetch without one,
+ * or with a remote's name, would use. */
+static char *config_check(const struct wk_careful_in *in, const char *dir, const char *gitdir,
+			  bool remote)
+{
+	char *cfg = path_join(gitdir, "config"), *r = NULL;
+	FILE *f = fopen(cfg, "re");
+	free(cfg);
+	if (!f)
+		return NULL;
+	char *top = path_dirname(gitdir);
+	char line[PATH_MAX + 64];
+	while (!r && fgets(line, sizeof line, f)) {
+		char *p = line + strspn(line, " \t");
+		size_t klen = strcspn(p, " \t=");
+		char *v = p + klen;
+		v += strspn(v, " \t");
+		if (*v != '=')
+			continue;
+		v++;
+		v += strspn(v, " \t\"");
+		v[strcspn(v, "\"\r\n")] = '\0';
+		bool url = (klen == 3 && strncasecmp(p, "url", 3) == 0) ||
+			   (klen == 7 && strncasecmp(p, "pushurl", 7) == 0);
+		bool path = (klen == 9 && strncasecmp(p, "hookspath", 9) == 0) ||
+			    (klen == 4 && strncasecmp(p, "path", 4) == 0);
+		if (url && remote)
+			r = target_check(in, dir, v);
+		else if (path && v[0]) {
+			char *exp = v[0] == '~' && in->home ? path_join(in->home, v + 1) : xstrdup(v);
+			r = place_reason(in, top, exp, "the repository's config names");
+			if (!r)
+				r = place_reason(in, gitdir, exp, "the repository's config names");
+			free(exp);
+		}
+	}
+	fclose(f);
+	free(top);
+	return r;
+}
+
+static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t argc)
+{
+	char *dir = xstrdup(in->cwd), *r = NULL, *found = NULL;
+	const char *gitdir = NULL;
+	size_t k = 1;
+	for (; k < argc && argv[k][0] == '-' && !r; k++) {
+		const char *a = argv[k];
+		if (strcmp(a, "-C") == 0 && k + 1 < argc) {
+			const char *d = argv[++k];
+			char *n = d[0] == '/' ? xstrdup(d) : path_join(dir, d);
+			free(dir);
+			dir = n;
+		} else if (strcmp(a, "-c") == 0 || starts(a, "--config-env") ||
+			   starts(a, "--exec-path") || starts(a, "--upload-pack") ||
+			   starts(a, "--receive-pack")) {
+			r = xasprintf("the git option %s sets configuration or a program on the "
+				      "command line", a);
+		} else if (strcmp(a, "--git-dir") == 0 && k + 1 < argc) {
+			gitdir = argv[++k];
+		} else if (starts(a, "--git-dir=")) {
+			gitdir = a + 10;
+		} else if (strcmp(a, "--work-tree") == 0 || strcmp(a, "--namespace") == 0) {
+			k++;
+		}
+	}
+	const char *sub = k < argc ? argv[k] : "";
+	if (!r && gitdir) {
+		char *g = gitdir[0] == '/' ? xstrdup(gitdir) : path_join(dir, gitdir);
+		r = place_reason(in, in->cwd, g, "git's repository");
+		if (!r)
+			r = repo_check(in, g);
+		found = g;
+	} else if (!r) {
+		r = repo_find(in, dir, &found);
+	}
+	/* git's own config: the user's and the system's. */
+	static const char *const user_cfg[] = {".gitconfig", ".config/git/config",
+					       ".config/git/attributes", NULL};
+	for (size_t i = 0; !r && in->home && user_cfg[i]; i++) {
+		char *p = path_join(in->home, user_cfg[i]);
+		r = place_reason(in, in->cwd, p, "git's config");
+		free(p);
+	}
+	if (!r)
+		r = place_reason(in, in->cwd, "/etc/gitconfig", "git's config");
+	static const char *const remote_subs[] = {"push", "fetch", "pull", "clone", "ls-remote",
+						  "remote", "submodule", "archive", "request-pull",
+						  NULL};
+	bool remote = name_in(sub, remote_subs);
+	for (size_t j = k + 1; !r && j < argc; j++) {
+		const char *a = argv[j];
+		if (starts(a, "--receive-pack") || starts(a, "--upload-pack") || starts(a, "--exec") ||
+		    (strcmp(a, "-u") == 0 && strcmp(sub, "push") != 0))
+			r = xasprintf("the git option %s names a program for git to run", a);
+		else if (remote && a[0] != '-')
+			r = target_check(in, dir, a);
+	}
+	if (!r && found)
+		r = config_check(in, dir, found, remote);
+	free(found);
+	free(dir);
+	return r;
+}
+
+/* --- the decision --------------------------------------------------------- */
+
+static char *check(const struct wk_careful_in *in, const char *program, char *const *argv,
+		   size_t argc, int depth)
+{
+	if (wk_wset_writable(in->wset, program))
+		return xasprintf("the program %s is in a place the sandbox can write", program);
+	const char *names[2] = {base_of(program), argc ? base_of(argv[0]) : ""};
+	for (int i = 0; i < 2; i++) {
+		char *r = NULL;
+		switch (kind_of(names[i])) {
+		case K_GIT:
+			r = git_check(in, argv, argc);
+			break;
+		case K_XARGS:
+			r = xasprintf("%s takes further arguments from its input, which the sandbox "
+				      "controls", names[i]);
+			break;
+		case K_WRAPPER:
+			r = wrapper_check(in, names[i], argv, argc, depth);
+			break;
+		case K_INTERP:
+			r = interp_check(in, names[i], argv, argc, depth);
+			break;
+		case K_OTHER:
+			break;
+		}
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+char *wk_careful(const struct wk_careful_in *in)
+{
+	if (!in->argc || !in->program)
+		return xstrdup("no program to check");
+	return check(in, in->program, in->argv, in->argc, 0);
+}

@@ -1,0 +1,57 @@
+/* CAREFUL: a `wicket ask` command whose code the sandbox could write.
+ *
+ * An approved command runs outside the sandbox. When the code it would
+ * run is one the sandbox can write (the program, a script an interpreter
+ * is given, a repository's hooks and config for git, the repository a
+ * push goes to), approving the command approves whatever the sandbox puts
+ * there, after the question too. Such a command is CAREFUL: no allow rule
+ * and no approver may approve it; only the person at the terminal, shown
+ * the reason (ask.c).
+ *
+ * The decision is here, apart from the supervisor, so that it can be
+ * tested: it reads the file system (lstat, readlink) but keeps no state
+ * and takes everything else as input. */
+#ifndef WICKET_CAREFUL_H
+#define WICKET_CAREFUL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+/* What the sandbox can write, as canonical absolute paths. */
+struct wk_wset {
+	struct strv roots; /* writable trees: roots, the private /tmp, /dev/shm */
+	struct strv ro;    /* read-only inside them (protected paths in place) */
+	struct strv fixed; /* directories inside them that cannot be renamed or
+			    * replaced (ancestors of protected paths, pinned) */
+};
+
+/* PATH (canonical) lies in a writable tree and not under a read-only one:
+ * the sandbox can change it, or create it. */
+bool wk_wset_writable(const struct wk_wset *w, const char *path);
+void wk_wset_free(struct wk_wset *w);
+
+/* Where a path leads, resolved component by component like the kernel
+ * would (lstat, readlink), relative ones against CWD. Returns the
+ * canonical path (components that do not exist appended as written) and
+ * sets *REASON (malloc'd) when the sandbox could change what the path
+ * names: the object or a symbolic link on the way is in a writable place.
+ * A path into /proc (its magic links lead into other mount namespaces)
+ * or one that loops yields NULL, with *REASON set. */
+char *wk_path_place(const struct wk_wset *w, const char *cwd, const char *path, char **reason);
+
+struct wk_careful_in {
+	const struct wk_wset *wset;
+	const char *cwd;      /* the command's, canonical */
+	const char *path_env; /* the PATH the command gets (wrappers use it) */
+	const char *home;     /* the HOME the command gets (git's own config) */
+	const char *program;  /* canonical path of the file that will run */
+	char *const *argv;
+	size_t argc;
+};
+
+/* NULL, or why the command is CAREFUL (malloc'd, one line). */
+char *wk_careful(const struct wk_careful_in *in);
+
+#endif

@@ -1,0 +1,171 @@
+#!/usr/bin/env bats
+# `wicket ask`: an allow rule or an approver must never say yes for the
+# person at the terminal when the command's code is the sandbox's to
+# write (CAREFUL), and a rule matches the whole argv, not a prefix.
+#
+# Every attack here has an allow rule that names the command and an
+# approver that says yes to anything: without the CAREFUL mark or with
+# prefix matching, the command runs without a question. The sessions have
+# no terminal, so a CAREFUL command is refused. Judged by a marker file
+# outside the sandbox ($OUT/made), which the command would create.
+
+load ../lib/common
+load escape_helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	command -v git >/dev/null || skip "git is not installed"
+	WS=$(mk_workspace) && OUT=$(mk_outside) || return 1
+	export XDG_STATE_HOME=$OUT/state
+	AUDIT=$XDG_STATE_HOME/wicket/audit.jsonl
+	printf '#!/bin/sh\ncat >/dev/null\nexit 0\n' >"$OUT/yes"
+	chmod 755 "$OUT/yes"
+	export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+	export WS OUT WICKET PY
+	HOSTTMP=
+}
+
+teardown() {
+	[ -n "$HOSTTMP" ] && rm -rf -- "$HOSTTMP"
+	escape_cleanup
+	common_teardown
+}
+
+wsrun() {
+	local ws=$1
+	shift
+	(cd "$ws" && bounded 90 "$WICKET" run "$@")
+}
+
+# policy NAME BASE ALLOW-JSON: a policy file outside the workspace.
+policy() {
+	printf '{"extends": "%s", "escalation": {"allow": %s, "timeout": 10}}\n' "$2" "$3" >"$OUT/$1.json"
+	chmod 644 "$OUT/$1.json"
+}
+
+# A repository in the workspace with one commit, and a bare one outside
+# to push to (the sandbox cannot write it).
+mkrepos() {
+	git -C "$WS" init -q -b main
+	git -C "$WS" -c user.name=t -c user.email=t@example.invalid commit -q --allow-empty -m one
+	git init -q --bare "$OUT/bare.git"
+}
+
+@test "ask careful: the documented rule [git, push] does not approve git push --receive-pack=<command>; nor does [git, push, **]" {
+	mkrepos
+	policy exact workspace-write-strict '[["git", "push"]]'
+	policy open workspace-write-strict '[["git", "push", "**"]]'
+	for p in exact open; do
+		run --separate-stderr wsrun "$WS" --policy "$OUT/$p.json" --approver "$OUT/yes" -- sh -c '
+			"$1" ask -- git push --receive-pack="sh -c \"touch $2/made\" #" "$2/bare.git" HEAD:main
+			echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+		assert_line "rc=123"
+		[ ! -e "$OUT/made" ]
+	done
+	assert_equal "$(grep -c '"by":"no-terminal"' "$AUDIT")" 2
+	grep -q 'CAREFUL: the git option --receive-pack' "$AUDIT"
+}
+
+@test "ask careful: rules match exactly: an exact git push runs without a question, one more argument does not" {
+	mkrepos
+	policy exact workspace-write-strict '[["git", "push", "-q", "'"$OUT"'/bare.git", "HEAD:main"]]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/exact.json" -- sh -c '
+		"$1" ask -- git push -q "$2/bare.git" HEAD:main; echo "rc=$?"
+		"$1" ask -- git push -q "$2/bare.git" HEAD:main --force; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+	assert_line --index 0 "rc=0"
+	assert_line --index 1 "rc=123"
+	git -C "$OUT/bare.git" rev-parse -q --verify main
+	grep -q '"decision":"approved","by":"rule"' "$AUDIT"
+}
+
+@test "ask careful: a rule with a cwd matches only in that directory" {
+	mkdir "$WS/sub"
+	policy cwd workspace-write '[{"argv": ["pwd"], "cwd": "${cwd}/sub"}]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/cwd.json" -- sh -c '
+		cd sub && "$1" ask -- pwd; echo "rc=$?"
+		cd .. && "$1" ask -- pwd; echo "rc=$?"' _ "$WICKET" </dev/null
+	assert_equal "${lines[*]}" "$WS/sub rc=0 rc=123"
+	grep -qF "\"rule\":\"pwd (in $WS/sub)\"" "$AUDIT"
+}
+
+@test "ask careful: a pre-push hook the sandbox wrote (no hooks directory at the start) does not run without a question" {
+	mkrepos
+	rm -rf "$WS/.git/hooks"
+	policy exact workspace-write '[["git", "push", "-q", "'"$OUT"'/bare.git", "HEAD:main"]]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/exact.json" --approver "$OUT/yes" -- sh -c '
+		mkdir -p .git/hooks && printf "#!/bin/sh\ntouch %s/made\n" "$2" >.git/hooks/pre-push
+		chmod 755 .git/hooks/pre-push
+		"$1" ask -- git push -q "$2/bare.git" HEAD:main; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+	assert_line "rc=123"
+	[ ! -e "$OUT/made" ]
+	grep -q '"message":"CAREFUL: ' "$AUDIT"
+}
+
+@test "ask careful: a push to a bare repository whose pre-receive hook the sandbox wrote does not run without a question (by path and by remote name)" {
+	mkrepos
+	git -C "$WS" remote add up "$WS/target.git"
+	policy exact workspace-write-strict '[["git", "push", "-q", "'"$WS"'/target.git", "HEAD:main"], ["git", "push", "-q", "up", "HEAD:main"]]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/exact.json" --approver "$OUT/yes" -- sh -c '
+		git init -q --bare target.git
+		printf "#!/bin/sh\ntouch %s/made\n" "$2" >target.git/hooks/pre-receive
+		chmod 755 target.git/hooks/pre-receive
+		"$1" ask -- git push -q "$PWD/target.git" HEAD:main; echo "rc=$?"
+		"$1" ask -- git push -q up HEAD:main; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+	assert_line --index 0 "rc=123"
+	assert_line --index 1 "rc=123"
+	[ ! -e "$OUT/made" ]
+}
+
+@test "ask careful: python3 check.py in the workspace is CAREFUL: neither the rule nor the approver runs it" {
+	policy py workspace-write '[["python3", "check.py"], {"argv": ["python3", "check.py"], "cwd": "${cwd}"}]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/py.json" --approver "$OUT/yes" -- sh -c '
+		printf "open(\"%s/made\", \"w\")\n" "$2" >check.py
+		"$1" ask -- python3 check.py; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+	assert_line "rc=123"
+	[ ! -e "$OUT/made" ]
+	grep -qE "CAREFUL: python3[.0-9]* runs in $WS" "$AUDIT"
+}
+
+@test "ask careful: a program reached through /proc/PID/root is refused" {
+	printf '#!/bin/sh\ncat >/dev/null\nexit 0\n' >"$OUT/yes"
+	(
+		cd "$WS" && bounded 60 "$WICKET" run --approver "$OUT/yes" -- sh -c '
+			printf "#!/bin/sh\ntouch %s/made\n" "$2" >/tmp/tool && chmod 755 /tmp/tool
+			: >ready
+			for i in $(seq 100); do [ -s pid ] && break; sleep 0.1; done
+			"$1" ask -- "/proc/$(cat pid)/root/tmp/tool"; echo "rc=$?" >rc' _ "$WICKET" "$OUT" </dev/null
+	) &
+	local sup=$! i p init=
+	for i in $(seq 100); do [ -e "$WS/ready" ] && break; sleep 0.1; done
+	# A process of the sandbox, by its host pid: its root is the sandbox's
+	# view, with the private /tmp the tool was written to.
+	for p in /proc/[0-9]*; do
+		grep -qs "$OUT/made" "$p/root/tmp/tool" && init=${p#/proc/} && break
+	done
+	[ -n "$init" ]
+	echo "$init" >"$WS/pid.tmp" && mv "$WS/pid.tmp" "$WS/pid"
+	wait "$sup" || true
+	[ "$(cat "$WS/rc")" = "rc=125" ]
+	[ ! -e "$OUT/made" ]
+	grep -q 'goes through /proc' "$AUDIT"
+}
+
+@test "ask careful: a program under /tmp or /dev/shm (the sandbox's own inside, another outside) is CAREFUL" {
+	HOSTTMP=$(mktemp -d /tmp/wicket-careful.XXXXXX)
+	local shm
+	shm=$(mktemp -d /dev/shm/wicket-careful.XXXXXX) && track_dir "$shm"
+	for d in "$HOSTTMP" "$shm"; do
+		printf '#!/bin/sh\ntouch %s/made\n' "$OUT" >"$d/tool"
+		chmod 755 "$d" "$d/tool"
+	done
+	policy tmp workspace-write '[["'"$HOSTTMP"'/tool"], ["'"$shm"'/tool"]]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/tmp.json" --approver "$OUT/yes" -- sh -c '
+		for d in "$2" "$3"; do
+			mkdir -p "$d" && printf "#!/bin/sh\necho sandbox\n" >"$d/tool" && chmod 755 "$d/tool"
+			"$1" ask -- "$d/tool"; echo "rc=$?"
+		done' _ "$WICKET" "$HOSTTMP" "$shm" </dev/null
+	assert_line --index 0 "rc=123"
+	assert_line --index 1 "rc=123"
+	[ ! -e "$OUT/made" ]
+	assert_equal "$(grep -c 'CAREFUL: the program ' "$AUDIT")" 2
+}

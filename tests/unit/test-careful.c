@@ -1,0 +1,329 @@
+/* Escalation rules (ask_args_match: exact, "*", a last "**", escapes) and
+ * the CAREFUL decision (careful.h) on a small tree: a workspace the
+ * "sandbox" can write, a read-only place beside it, links between them. */
+#include "config.h"
+#include "tap.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "askproto.h"
+#include "careful.h"
+#include "util.h"
+
+static char top[64];
+static struct wk_wset ws;
+
+static char *at(const char *rel)
+{
+	return xasprintf("%s/%s", top, rel);
+}
+
+static void put(const char *rel, const char *text, mode_t mode)
+{
+	char *p = at(rel);
+	FILE *f = fopen(p, "w");
+	if (!f)
+		abort();
+	fputs(text, f);
+	fclose(f);
+	chmod(p, mode);
+	free(p);
+}
+
+static void dir(const char *rel)
+{
+	char *p = at(rel);
+	mkdir(p, 0755);
+	free(p);
+}
+
+static void lnk(const char *target, const char *rel)
+{
+	char *p = at(rel);
+	if (symlink(target, p) < 0)
+		abort();
+	free(p);
+}
+
+static bool rule_is(const char *const *rule, const char *const *argv)
+{
+	struct strv r = {0};
+	size_t n = 0;
+	for (size_t i = 0; rule[i]; i++)
+		strv_add(&r, rule[i]);
+	while (argv[n])
+		n++;
+	bool m = ask_args_match(&r, (char *const *)argv, n);
+	strv_free(&r);
+	return m;
+}
+
+static void rules(void)
+{
+	const char *gp[] = {"git", "push", NULL};
+	const char *gp_open[] = {"git", "push", "**", NULL};
+	const char *star[] = {"git", "*", "x", NULL};
+	const char *lit[] = {"echo", "\\*", NULL};
+	const char *lit2[] = {"echo", "\\**", NULL};
+	const char *bs[] = {"echo", "\\\\x", NULL};
+	ok(rule_is(gp, (const char *[]){"git", "push", NULL}), "exact: the same argv matches");
+	ok(!rule_is(gp, (const char *[]){"git", "push", "--receive-pack=sh -c x", "r", NULL}),
+	   "exact: a longer argv does not (no prefix matching)");
+	ok(!rule_is(gp, (const char *[]){"git", NULL}), "exact: a shorter argv does not");
+	ok(!rule_is(gp, (const char *[]){"git", "pull", NULL}), "exact: another argument does not");
+	ok(rule_is(gp_open, (const char *[]){"git", "push", NULL}), "**: no further argument");
+	ok(rule_is(gp_open, (const char *[]){"git", "push", "a", "b", NULL}), "**: any further");
+	ok(!rule_is(gp_open, (const char *[]){"git", "pull", "a", NULL}), "**: the rest still exact");
+	ok(rule_is(star, (const char *[]){"git", "anything", "x", NULL}), "*: one argument");
+	ok(!rule_is(star, (const char *[]){"git", "a", NULL}), "*: not none");
+	ok(!rule_is(star, (const char *[]){"git", "a", "b", "x", NULL}), "*: not two");
+	ok(rule_is(lit, (const char *[]){"echo", "*", NULL}), "\\*: a literal *");
+	ok(!rule_is(lit, (const char *[]){"echo", "a", NULL}), "\\*: not a wildcard");
+	ok(rule_is(lit2, (const char *[]){"echo", "**", NULL}), "\\**: a literal **");
+	ok(!rule_is(lit2, (const char *[]){"echo", NULL}), "\\**: not the rest form");
+	ok(rule_is(bs, (const char *[]){"echo", "\\x", NULL}), "\\\\x: a literal \\x");
+	struct strv o = {0};
+	strv_add(&o, "git");
+	strv_add(&o, "**");
+	ok(ask_rule_open(&o), "a last ** is open");
+	strv_free(&o);
+	strv_add(&o, "git");
+	strv_add(&o, "\\**");
+	ok(!ask_rule_open(&o), "an escaped ** is not");
+	strv_free(&o);
+}
+
+/* CAREFUL for PROGRAM ARGV... in CWD (relative to top), PATH, HOME. */
+static char *careful(const char *cwd, const char *path_env, const char *program, ...)
+{
+	const char *argv[16];
+	size_t n = 0;
+	va_list ap;
+	va_start(ap, program);
+	for (const char *a; n < 15 && (a = va_arg(ap, const char *));)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	char *c = at(cwd), *home = at("ro/home");
+	char *prog = program[0] == '/' ? xstrdup(program) : at(program);
+	struct wk_careful_in in = {.wset = &ws, .cwd = c, .path_env = path_env, .home = home,
+				   .program = prog, .argv = (char *const *)argv, .argc = n};
+	char *r = wk_careful(&in);
+	free(c);
+	free(home);
+	free(prog);
+	return r;
+}
+
+#define CAREFUL(want, what, ...) do { \
+	char *r_ = careful(__VA_ARGS__, NULL); \
+	ok(want ? r_ != NULL : r_ == NULL, "%s%s%s", what, r_ ? ": " : "", r_ ? r_ : ""); \
+	free(r_); \
+} while (0)
+
+static void git(const char *repo, const char *args)
+{
+	char *cmd = xasprintf("cd %s/%s && git %s >/dev/null 2>&1", top, repo, args);
+	if (system(cmd) != 0)
+		abort();
+	free(cmd);
+}
+
+static void decisions(void)
+{
+	dir("ws");
+	dir("ws/sub");
+	dir("ro");
+	dir("ro/home");
+	dir("ro/bin");
+	dir("ro/cwd");
+	put("ro/bin/tool", "#!/bin/sh\n", 0755);
+	put("ro/script.py", "print(1)\n", 0644);
+	put("ws/tool", "#!/bin/sh\n", 0755);
+	put("ws/x.py", "print(1)\n", 0644);
+	char *wsx = at("ws/x.py"), *ros = at("ro/script.py");
+	lnk(wsx, "ro/link-to-ws");
+	lnk(ros, "ws/link-to-ro");
+	char *w = at("ws");
+	strv_push(&ws.roots, w);
+
+	const char *P = "/usr/bin:/bin";
+	CAREFUL(true, "the program in the workspace", "ro/cwd", P, "ws/tool", "tool");
+	CAREFUL(false, "a program in a read-only place, not an interpreter", "ws", P, "ro/bin/tool",
+		"tool", "x.py");
+	CAREFUL(false, "python3 with a read-only script and cwd", "ro", P, "/usr/bin/python3",
+		"python3", "script.py");
+	CAREFUL(true, "python3 in the workspace (it imports from its cwd)", "ws", P,
+		"/usr/bin/python3", "python3", "-c", "print(1)");
+	CAREFUL(true, "a script in the workspace", "ro/cwd", P, "/usr/bin/python3", "python3",
+		wsx);
+	CAREFUL(true, "a read-only link to a script in the workspace", "ro", P, "/usr/bin/python3",
+		"python3.11", "link-to-ws");
+	char *l = at("ws/link-to-ro");
+	CAREFUL(true, "a link in the workspace to a read-only script", "ro", P, "/usr/bin/perl",
+		"perl", l);
+	char *code = xasprintf("exec(open('%s').read())", wsx);
+	CAREFUL(true, "a workspace path inside inline code", "ro", P, "/usr/bin/python3", "python3",
+		"-c", code);
+	CAREFUL(true, "a script through /proc", "ro", P, "/bin/sh", "sh", "/proc/1/root/x");
+	CAREFUL(false, "env, then a read-only script", "ro", P, "/usr/bin/env", "env", "A=1",
+		"python3", "script.py");
+	char *wpath = xasprintf("%s:/usr/bin:/bin", w);
+	CAREFUL(true, "env, with a workspace directory in PATH", "ro", wpath, "/usr/bin/env", "env",
+		"python3", "script.py");
+	CAREFUL(true, "env -S", "ro", P, "/usr/bin/env", "env", "-S", "python3 script.py");
+	CAREFUL(true, "timeout wrapping a workspace program", "ro", P, "/usr/bin/timeout", "timeout",
+		"10", "../ws/tool");
+	CAREFUL(true, "xargs takes its arguments from its input", "ro", P, "/usr/bin/xargs", "xargs",
+		"echo");
+	CAREFUL(true, "make in the workspace (its Makefile)", "ws", P, "/usr/bin/make", "make");
+	CAREFUL(true, "make -f a workspace Makefile", "ro", P, "/usr/bin/make", "make", "-f",
+		"../ws/Makefile");
+	CAREFUL(true, "npm in the workspace (package.json's scripts)", "ws", P, "/usr/bin/npm", "npm",
+		"test");
+	CAREFUL(false, "cargo --version in a read-only place", "ro", P, "/usr/bin/cargo", "cargo",
+		"--version");
+
+	/* Shells: their -c code, command by command; a script; standard input. */
+	static const struct {
+		bool want;
+		const char *what, *cwd, *prog, *argv[4];
+	} sh[] = {
+		{false, "sh -c with plain commands, in the workspace", "ws", "/bin/sh",
+		 {"sh", "-c", "touch x; sleep 0.3"}},
+		{true, "sh -c running make in the workspace", "ws", "/bin/sh",
+		 {"sh", "-c", "true && make"}},
+		{true, "sh -c with a variable", "ro", "/bin/sh", {"sh", "-c", "echo $HOME"}},
+		{false, "sh -c with redirections", "ws", "/bin/sh",
+		 {"sh", "-c", "echo x >&2; touch y 2>/dev/null >>out <in &>all 2>&1"}},
+		{true, "sh -c with a redirection, then make", "ws", "/bin/sh",
+		 {"sh", "-c", "echo x >f; make"}},
+		{true, "sh -c reading a script on standard input", "ro", "/bin/sh",
+		 {"sh", "-c", "sh <../ws/x"}},
+		{true, "sh -c with process substitution", "ro", "/bin/bash",
+		 {"bash", "-c", "cat <(id)"}},
+		{true, "sh -c with cd", "ro", "/bin/bash", {"bash", "-ec", "cd ../ws"}},
+		{true, "sh -c running a workspace program", "ro", "/bin/sh", {"sh", "-c", "../ws/tool"}},
+		{true, "a shell script in the workspace", "ws", "/bin/bash", {"bash", "-x", "script.sh"}},
+		{false, "a shell script in a read-only place", "ro", "/bin/bash", {"bash", "script.sh"}},
+		{true, "sh without a script reads standard input", "ro", "/bin/sh", {"sh"}},
+		{true, "bash -s reads standard input", "ro", "/bin/bash", {"bash", "-s", "x"}},
+	};
+	for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
+		CAREFUL(sh[i].want, sh[i].what, sh[i].cwd, P, sh[i].prog, sh[i].argv[0],
+			sh[i].argv[1], sh[i].argv[2], sh[i].argv[3]);
+	CAREFUL(true, "python3 without a program reads standard input", "ro", P, "/usr/bin/python3",
+		"python3", "-u");
+	CAREFUL(true, "python3 - reads standard input", "ro", P, "/usr/bin/python3", "python3", "-",
+		"script.py");
+	CAREFUL(false, "python3 -c in a read-only place", "ro", P, "/usr/bin/python3", "python3",
+		"-c", "print(1)");
+	CAREFUL(false, "awk with a program inline, in a read-only place", "ro", P, "/usr/bin/awk",
+		"awk", "{print}", "script.py");
+	CAREFUL(true, "awk -f a program in the workspace", "ro", P, "/usr/bin/gawk", "gawk", "-f",
+		wsx);
+	CAREFUL(true, "busybox sh -c make in the workspace", "ws", P, "/bin/busybox", "busybox",
+		"sh", "-c", "make");
+
+	/* git: a read-only repository (like workspace-write-strict's .git). */
+	dir("ro/repo");
+	git("ro/repo", "init -q -b main");
+	git("ro/repo", "remote add up ../../ws/bare.git");
+	git("ro/repo", "remote add far ssh://example.invalid/x.git");
+	dir("ro/repo2");
+	git("ro/repo2", "init -q -b main");
+	git("ro/repo2", "remote add far host.invalid:x.git");
+	CAREFUL(false, "git status in a read-only repository", "ro/repo2", P, "/usr/bin/git", "git",
+		"status");
+	CAREFUL(false, "git push over ssh", "ro/repo2", P, "/usr/bin/git", "git", "push", "far",
+		"HEAD:main");
+	CAREFUL(true, "git push --receive-pack", "ro/repo2", P, "/usr/bin/git", "git", "push",
+		"--receive-pack=sh -c x", "far");
+	CAREFUL(true, "git -c", "ro/repo2", P, "/usr/bin/git", "git", "-c", "core.pager=x", "log");
+	char *bare = at("ws/bare.git");
+	CAREFUL(true, "git push to a bare repository in the workspace", "ro/repo2", P,
+		"/usr/bin/git", "git", "push", bare, "HEAD:main");
+	char *url = xasprintf("file://%s", bare);
+	CAREFUL(true, "the same as a file:// URL", "ro/repo2", P, "/usr/bin/git", "git", "push", url);
+	CAREFUL(true, "a remote whose url is in the workspace", "ro/repo", P, "/usr/bin/git", "git",
+		"push", "up", "HEAD:main");
+	CAREFUL(true, "ext:: runs a command", "ro/repo2", P, "/usr/bin/git", "git", "fetch",
+		"ext::sh -c x");
+	CAREFUL(false, "git -C a read-only repository", "ro", P, "/usr/bin/git", "git", "-C",
+		"repo2", "status");
+	dir("ro/repo3");
+	git("ro/repo3", "init -q -b main");
+	char *husky = xasprintf("config core.hooksPath %s/ws/.husky", top);
+	git("ro/repo3", husky);
+	CAREFUL(true, "core.hooksPath in the workspace", "ro/repo3", P, "/usr/bin/git", "git",
+		"commit", "-m", "x");
+	free(husky);
+
+	/* git: a repository in the workspace, hooks and config protected. */
+	dir("ws/repo");
+	git("ws/repo", "init -q -b main");
+	char *hooks = at("ws/repo/.git/hooks"), *cfg = at("ws/repo/.git/config");
+	char *gitd = at("ws/repo/.git");
+	strv_add(&ws.ro, hooks);
+	strv_add(&ws.ro, cfg);
+	strv_add(&ws.fixed, gitd);
+	CAREFUL(true, "hooks and config protected, but .git/commondir can be created", "ws/repo",
+		P, "/usr/bin/git", "git", "status");
+	strv_add(&ws.ro, gitd);
+	CAREFUL(false, "all of .git protected (workspace-write-strict)", "ws/repo", P,
+		"/usr/bin/git", "git", "status");
+	dir("ws/repo/sub");
+	CAREFUL(true, "from a subdirectory, where the sandbox could make a repository",
+		"ws/repo/sub", P, "/usr/bin/git", "git", "status");
+	put("ws/repo/.gitmodules", "", 0644);
+	CAREFUL(true, "submodules", "ws/repo", P, "/usr/bin/git", "git", "status");
+	char *h = at("ro/home/.gitconfig");
+	strv_add(&ws.roots, h);
+	CAREFUL(true, "the user's git config writable", "ro/repo2", P, "/usr/bin/git", "git",
+		"status");
+
+	/* The writable set itself. */
+	ok(wk_wset_writable(&ws, w), "a root is writable");
+	ok(!wk_wset_writable(&ws, hooks), "a protected path is not");
+	ok(!wk_wset_writable(&ws, top), "its parent is not");
+	char *why = NULL, *p = wk_path_place(&ws, top, "ro/link-to-ws", &why);
+	ok(p && strcmp(p, wsx) == 0 && why, "a link resolves to its target, in the workspace");
+	free(p);
+	free(why);
+	p = wk_path_place(&ws, top, "/proc/self/root/etc", &why);
+	ok(!p && why, "a path through /proc is refused");
+	free(why);
+	free(h);
+	free(hooks);
+	free(cfg);
+	free(gitd);
+	free(bare);
+	free(url);
+	free(wpath);
+	free(code);
+	free(l);
+	free(wsx);
+	free(ros);
+}
+
+int main(void)
+{
+	rules();
+	snprintf(top, sizeof top, "/tmp/wk-careful-XXXXXX");
+	if (!mkdtemp(top))
+		return 1;
+	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	decisions();
+	char *rm = xasprintf("rm -rf %s", top);
+	if (system(rm) != 0)
+		ok(0, "cleanup");
+	free(rm);
+	wk_wset_free(&ws);
+	return done_testing();
+}
