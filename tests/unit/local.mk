@@ -32,3 +32,8 @@ check_PROGRAMS += tests/unit/test-ask
 tests_unit_test_ask_SOURCES = tests/unit/test-ask.c
 tests_unit_test_ask_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_ask_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
+# The question `wicket ask` draws on the terminal (lib/askrender.c).
+check_PROGRAMS += tests/unit/test-askrender
+tests_unit_test_askrender_SOURCES = tests/unit/test-askrender.c
+tests_unit_test_askrender_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_askrender_LDADD = lib/libwicket.la $(JANSSON_LIBS)
