@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -49,13 +50,15 @@
 
 /* --- pure ---------------------------------------------------------------- */
 
-unsigned pty_choose(const struct pty_fdinfo fd[3], bool sandbox, bool background)
+unsigned pty_choose(const struct pty_fdinfo fd[3], const struct pty_fdinfo *ctty, bool sandbox,
+		    bool background)
 {
-	if (!sandbox || background || !fd[0].tty)
+	const struct pty_fdinfo *term = fd[0].tty ? &fd[0] : ctty && ctty->tty ? ctty : NULL;
+	if (!sandbox || background || !term)
 		return 0;
-	unsigned m = 1;
+	unsigned m = fd[0].tty;
 	for (int i = 1; i < 3; i++)
-		if (fd[i].tty && fd[i].rdev == fd[0].rdev)
+		if (fd[i].tty && fd[i].rdev == term->rdev)
 			m |= 1u << i;
 	return m;
 }
@@ -86,24 +89,39 @@ static int above_stdio(int fd)
  * to the session's terminal a little later). */
 static struct winsize planned_ws;
 static bool planned_ws_ok;
+/* The real terminal: stdin, or, when stdin is not a terminal (a pipe),
+ * stdout or stderr when it is the controlling terminal (as sudo asks on
+ * /dev/tty): the session gets a pty all the same, so the sandbox never
+ * holds the real terminal and a question can be asked on it. */
+static int term_fd = STDIN_FILENO;
 
 void pty_plan(struct session *s)
 {
 	struct pty_plan *p = &s->pty;
 	p->on = false;
 	p->sock[0] = p->sock[1] = -1;
-	struct pty_fdinfo fi[3];
+	struct pty_fdinfo fi[3], ci = {0};
+	struct stat st;
 	for (int fd = 0; fd < 3; fd++) {
-		struct stat st;
 		fi[fd].tty = isatty(fd) && fstat(fd, &st) == 0;
 		fi[fd].rdev = fi[fd].tty ? st.st_rdev : 0;
 	}
+	/* stdout or stderr that is wicket's controlling terminal (tcgetsid
+	 * says so only of that one). */
+	term_fd = STDIN_FILENO;
+	for (int fd = 1; fd < 3 && !fi[0].tty && !ci.tty; fd++)
+		if (fi[fd].tty && tcgetsid(fd) == getsid(0)) {
+			ci = fi[fd];
+			term_fd = fd;
+		}
 	/* In the background of its terminal wicket could neither make it raw
 	 * nor read it: the session keeps the terminal as it is. */
-	pid_t fg = fi[0].tty ? tcgetpgrp(STDIN_FILENO) : -1;
-	unsigned m = pty_choose(fi, s->pol.sandbox, fg >= 0 && fg != getpgrp());
-	if (!m)
+	pid_t fg = fi[0].tty || ci.tty ? tcgetpgrp(term_fd) : -1;
+	unsigned m = pty_choose(fi, &ci, s->pol.sandbox, fg >= 0 && fg != getpgrp());
+	if (!m) {
+		term_fd = STDIN_FILENO;
 		return;
+	}
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, p->sock) < 0)
 		die_errno("socketpair for the session's terminal");
 	p->sock[0] = above_stdio(p->sock[0]);
@@ -114,7 +132,7 @@ void pty_plan(struct session *s)
 	for (int fd = 0; fd < 3; fd++)
 		if (m & (1u << fd))
 			s->stdio[fd].kind = STDIO_PTY;
-	planned_ws_ok = ioctl(STDIN_FILENO, TIOCGWINSZ, &planned_ws) == 0;
+	planned_ws_ok = ioctl(term_fd, TIOCGWINSZ, &planned_ws) == 0;
 }
 
 static int send_fd(int sock, int fd)
@@ -164,9 +182,9 @@ int pty_child_open(struct session *s)
 	}
 	struct termios t;
 	struct winsize ws;
-	if (tcgetattr(STDIN_FILENO, &t) == 0)
+	if (tcgetattr(term_fd, &t) == 0)
 		tcsetattr(sl, TCSANOW, &t);
-	if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+	if (ioctl(term_fd, TIOCGWINSZ, &ws) == 0)
 		ioctl(sl, TIOCSWINSZ, &ws);
 	int r = send_fd(s->pty.sock[1], m);
 	int e = errno;
@@ -186,7 +204,8 @@ int pty_child_ctty(const struct session *s)
 {
 	if (!s->pty.on)
 		return 0;
-	if (setsid() < 0 || ioctl(STDIN_FILENO, TIOCSCTTY, 0) < 0)
+	int fd = s->stdio[0].kind == STDIO_PTY ? 0 : s->stdio[1].kind == STDIO_PTY ? 1 : 2;
+	if (setsid() < 0 || ioctl(fd, TIOCSCTTY, 0) < 0)
 		return setup_fail(STAGE_STDIO, errno, "make the session's terminal the controlling one");
 	return 0;
 }
@@ -257,7 +276,7 @@ static void raw_leave(void)
 	sigemptyset(&ttou);
 	sigaddset(&ttou, SIGTTOU);
 	sigprocmask(SIG_BLOCK, &ttou, &old);
-	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	tcsetattr(term_fd, TCSANOW, &saved);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	raw_on = 0;
 }
@@ -268,14 +287,14 @@ static void raw_enter(void)
 	cfmakeraw(&raw);
 	raw.c_cc[VMIN] = 1;
 	raw.c_cc[VTIME] = 0;
-	if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0)
+	if (tcsetattr(term_fd, TCSANOW, &raw) == 0)
 		raw_on = 1;
 }
 
 static void sync_winsize(void)
 {
 	struct winsize ws;
-	if (P.master >= 0 && ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+	if (P.master >= 0 && ioctl(term_fd, TIOCGWINSZ, &ws) == 0)
 		ioctl(P.master, TIOCSWINSZ, &ws);
 }
 
@@ -302,7 +321,7 @@ static void on_cont(int sig)
 {
 	(void)sig;
 	int e = errno;
-	if (!raw_on && P.master >= 0 && tcgetpgrp(STDIN_FILENO) == getpgrp())
+	if (!raw_on && P.master >= 0 && tcgetpgrp(term_fd) == getpgrp())
 		raw_enter();
 	sync_winsize();
 	errno = e;
@@ -572,7 +591,7 @@ void pty_start(struct session *s, bool started)
 		return;
 	}
 	fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK);
-	if (tcgetattr(STDIN_FILENO, &saved) < 0) {
+	if (tcgetattr(term_fd, &saved) < 0) {
 		close(m);
 		return;
 	}
@@ -580,8 +599,10 @@ void pty_start(struct session *s, bool started)
 	/* A description of our own, so that non-blocking I/O never changes
 	 * the one the calling shell shares; the shared one, written only when
 	 * poll() says so, where the terminal cannot be opened again. */
-	P.tty_own = open("/proc/self/fd/0", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	P.tty_rd = P.tty_own >= 0 ? P.tty_own : STDIN_FILENO;
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", term_fd);
+	P.tty_own = open(self, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	P.tty_rd = P.tty_own >= 0 ? P.tty_own : term_fd;
 	P.tty_wr = P.tty_own >= 0 ? P.tty_own
 		 : s->stdio[1].kind == STDIO_PTY ? STDOUT_FILENO
 		 : s->stdio[2].kind == STDIO_PTY ? STDERR_FILENO : STDIN_FILENO;
@@ -598,7 +619,7 @@ void pty_start(struct session *s, bool started)
 	 * have set a size of its own, which is not overwritten with the one
 	 * init copied. */
 	struct winsize ws;
-	if (!planned_ws_ok || ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) < 0 ||
+	if (!planned_ws_ok || ioctl(term_fd, TIOCGWINSZ, &ws) < 0 ||
 	    memcmp(&ws, &planned_ws, sizeof ws) != 0)
 		sync_winsize();
 	P.w_master = session_watch(s, P.master, POLLIN, master_ready, NULL);

@@ -256,7 +256,10 @@ struct pty_fdinfo {
 	bool tty;
 	dev_t rdev;
 };
-unsigned pty_choose(const struct pty_fdinfo fd[3], bool sandbox, bool background);
+/* CTTY: the controlling terminal, looked at when stdin is not a terminal:
+ * then stdout and stderr that are it get the pty (stdin stays as it is). */
+unsigned pty_choose(const struct pty_fdinfo fd[3], const struct pty_fdinfo *ctty, bool sandbox,
+		    bool background);
 size_t pty_crlf(char *out, const char *in, size_t n);
 /* The prompt of `wicket ask` on the real terminal: possible when the
  * session has its own pty and wicket is in the terminal's foreground.

@@ -158,7 +158,7 @@ PYEOF
 	! grep -q 'audit' "$WS/listing" 2>/dev/null
 }
 
-@test "ask attack 6: wicket ask with stdin a pipe asks on the terminal, like sudo on /dev/tty" {
+@test "ask attack 6: wicket ask, or the whole session, with stdin a pipe asks on the terminal, like sudo on /dev/tty" {
 	drive <<'PYEOF'
 import os
 from ptydrive import Term, check, run
@@ -176,6 +176,21 @@ def main():
         check(f.read() == "piped-input\n", "the command read the pipe")
     t.line("exit 0")
     check(t.wait() == 0, "wicket exits with the shell's status")
+    # The session's own stdin a pipe, its output on the terminal (an agent
+    # runs it so): the session still gets a terminal of its own, and the
+    # question comes on the real one.
+    t = Term(["bash", "--norc", "--noprofile", "-i"], cwd=ws, env=dict(os.environ, PS1="sh$ ", HISTFILE=""))
+    t.expect(r"sh\$ ")
+    t.line('echo session-input | "%s" run -- sh -c \'read l; echo "got $l"; "$0" ask -- touch "$1/session"; echo "rc=$?"\' "%s" "%s"'
+           % (w, w, out))
+    t.expect(r"got session-input")
+    t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
+    t.send("y\r")
+    t.expect(r"rc=0\r\n")
+    check(os.path.exists(out + "/session"), "y ran it")
+    t.expect(r"sh\$ ")
+    t.line("exit 0")
+    t.wait()
 
 run(main)
 PYEOF

@@ -10,7 +10,7 @@
 static unsigned choose(bool t0, bool t1, bool t2, dev_t d1, dev_t d2, bool sandbox, bool bg)
 {
 	struct pty_fdinfo fi[3] = {{t0, 7}, {t1, d1}, {t2, d2}};
-	return pty_choose(fi, sandbox, bg);
+	return pty_choose(fi, NULL, sandbox, bg);
 }
 
 static void crlf(const char *in, const char *want, const char *what)
@@ -27,7 +27,16 @@ int main(void)
 	ok(choose(true, false, true, 0, 7, true, false) == 5, "stdout a file: stdin and stderr only");
 	ok(choose(true, true, false, 7, 0, true, false) == 3, "stderr a file: stdin and stdout only");
 	ok(choose(true, true, true, 9, 7, true, false) == 5, "stdout another terminal: it stays where it is");
-	ok(choose(false, true, true, 7, 7, true, false) == 0, "stdin not a terminal: no pty");
+	ok(choose(false, true, true, 7, 7, true, false) == 0, "stdin not a terminal, no controlling one: no pty");
+	struct pty_fdinfo piped[3] = {{false, 0}, {true, 7}, {true, 7}}, ctty = {true, 7}, other = {true, 9};
+	ok(pty_choose(piped, &ctty, true, false) == 6,
+	   "stdin a pipe, stdout and stderr the controlling terminal: they get the pty");
+	ok(pty_choose(piped, &other, true, false) == 0,
+	   "stdin a pipe, stdout and stderr another terminal than the controlling one: no pty");
+	struct pty_fdinfo none[3] = {{false, 0}, {false, 0}, {false, 0}};
+	ok(pty_choose(none, &ctty, true, false) == 0,
+	   "no stdio on the controlling terminal: no pty (nothing would hold it)");
+	ok(pty_choose(piped, &ctty, true, true) == 0, "piped, in the background: no pty");
 	ok(choose(true, true, true, 7, 7, true, true) == 0, "in the background of its terminal: no pty");
 	ok(choose(true, true, true, 7, 7, false, false) == 0, "no sandbox: no pty");
 
