@@ -12,11 +12,8 @@ load escape_helpers
 bats_require_minimum_version 1.5.0
 
 setup() {
-	WS=$(mk_workspace) && OUT=$(mk_outside) || return 1
-	export XDG_STATE_HOME=$OUT/state
-	AUDIT=$XDG_STATE_HOME/wicket/audit.jsonl
+	ask_setup || return 1
 	TMUX_SOCK=wicket-askterm-$$-$BATS_TEST_NUMBER
-	export WS OUT WICKET PY AUDIT
 }
 
 teardown() {
@@ -25,8 +22,17 @@ teardown() {
 	common_teardown
 }
 
-# drive: a python program on stdin with tests/lib/ptydrive importable.
-drive() { PYTHONPATH=$BATS_TEST_DIRNAME/../lib bounded 120 "$PY" - "$@"; }
+# drive: a python program on stdin with tests/lib/ptydrive importable,
+# after PRELUDE: OUT, WS, W (wicket) and session(), an interactive bash
+# in the sandbox, on a terminal of the test's.
+PRELUDE='
+import os, re, time
+from ptydrive import Term, bash, check, run
+out, ws, w = os.environ["OUT"], os.environ["WS"], os.environ["WICKET"]
+def session():
+    return bash([w, "run", "--"], cwd=ws)
+'
+drive() { { printf '%s\n' "$PRELUDE"; cat; } | PYTHONPATH=$BATS_TEST_DIRNAME/../lib bounded 120 "$PY" - "$@"; }
 
 # The screen of a terminal emulator (tmux, 80x24) running CMD in $WS:
 # what a person sees, attributes included (capture-pane -e).
@@ -37,17 +43,8 @@ tmux_start() {
 		bash --norc --noprofile -c 'cd "$1" && shift && "$@"; echo "wicket-exit=$?"; sleep 60' \
 		_ "$WS" "$@"
 }
-screen() { tmux -L "$TMUX_SOCK" capture-pane -p -e; }
-wait_screen() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		screen | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	echo "the screen never matched: $1" >&2
-	screen | cat -v >&2
-	return 1
-}
+screen() { tmux_screen -e; }
+wait_screen() { tmux_wait "$1" -e; }
 
 @test "ask attack 1: what the sandbox wrote before the question (scroll region, charset, hidden text, an open OSC) cannot hide or fake it" {
 	command -v tmux >/dev/null || skip "tmux is not installed"
@@ -76,14 +73,8 @@ wait_screen() {
 
 @test "ask attack 4: y and Enter typed 150 ms after the question appeared do not answer it" {
 	drive <<'PYEOF'
-import os, time
-from ptydrive import Term, check, run
-
 def main():
-    out, ws, w = os.environ["OUT"], os.environ["WS"], os.environ["WICKET"]
-    t = Term([w, "run", "--", "bash", "--norc", "--noprofile", "-i"],
-             cwd=ws, env=dict(os.environ, PS1="wk$ ", HISTFILE=""))
-    t.expect(r"wk\$ ")
+    t = session()
     t.line('"%s" ask -- touch "%s/typeahead"; echo "rc=$?"' % (w, out))
     t.expect(r"asks to run a command")
     time.sleep(0.15)
@@ -102,14 +93,8 @@ PYEOF
 
 @test "ask attack 5: a loop that ignores signals cannot hold the terminal: after 5 refusals the rest are refused without a question, said once, audited compactly" {
 	drive <<'PYEOF'
-import os, re
-from ptydrive import Term, check, run
-
 def main():
-    out, ws, w = os.environ["OUT"], os.environ["WS"], os.environ["WICKET"]
-    t = Term([w, "run", "--", "bash", "--norc", "--noprofile", "-i"],
-             cwd=ws, env=dict(os.environ, PS1="wk$ ", HISTFILE=""))
-    t.expect(r"wk\$ ")
+    t = session()
     t.line('trap "" INT TERM; for i in $(seq 40); do "%s" ask -- touch "%s/flood$i"; done; echo loop-done' % (w, out))
     for k in range(5):
         t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
@@ -160,14 +145,8 @@ PYEOF
 
 @test "ask attack 6: wicket ask, or the whole session, with stdin a pipe asks on the terminal, like sudo on /dev/tty" {
 	drive <<'PYEOF'
-import os
-from ptydrive import Term, check, run
-
 def main():
-    out, ws, w = os.environ["OUT"], os.environ["WS"], os.environ["WICKET"]
-    t = Term([w, "run", "--", "bash", "--norc", "--noprofile", "-i"],
-             cwd=ws, env=dict(os.environ, PS1="wk$ ", HISTFILE=""))
-    t.expect(r"wk\$ ")
+    t = session()
     t.line('echo piped-input | "%s" ask -- sh -c "cat >%s/piped"; echo "rc=$?"' % (w, out))
     t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
     t.send("y\r")
@@ -179,8 +158,7 @@ def main():
     # The session's own stdin a pipe, its output on the terminal (an agent
     # runs it so): the session still gets a terminal of its own, and the
     # question comes on the real one.
-    t = Term(["bash", "--norc", "--noprofile", "-i"], cwd=ws, env=dict(os.environ, PS1="sh$ ", HISTFILE=""))
-    t.expect(r"sh\$ ")
+    t = bash(prompt="sh$ ", cwd=ws)
     t.line('echo session-input | "%s" run -- sh -c \'read l; echo "got $l"; "$0" ask -- touch "$1/session"; echo "rc=$?"\' "%s" "%s"'
            % (w, w, out))
     t.expect(r"got session-input")
@@ -204,11 +182,7 @@ PYEOF
 	for sh in /bin/bash $(command -v zsh); do
 		rm -f "$WS/log" "$OUT/two words"
 		SH=$sh drive <<'PYEOF'
-import os, time
-from ptydrive import Term, check, run
-
 def main():
-    out, ws, w = os.environ["OUT"], os.environ["WS"], os.environ["WICKET"]
     env = dict(os.environ, HOME=out, SHELL=os.environ["SH"], HISTFILE="", WICKET_DIAG="on")
     t = Term([w, "shell", "--approver", out + "/yes"], cwd=ws, env=env)
     t.expect(r"\(wicket\) ")

@@ -34,20 +34,11 @@ start_shell() {
 		_ "$OUTF" "$WS" "$WICKET" shell "$@"
 }
 
-pane() { tmux -L "$TMUX_SOCK" capture-pane -p -S -200 -J; }
+pane() { tmux_screen -S -200 -J; }
 keys() { tmux -L "$TMUX_SOCK" send-keys -l -- "$1"; tmux -L "$TMUX_SOCK" send-keys Enter; }
 
 # wait_pane REGEX: until the screen matches (10 s at most).
-wait_pane() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		pane | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	echo "the screen never matched: $1" >&2
-	pane >&2
-	return 1
-}
+wait_pane() { tmux_wait "$1" -S -200 -J; }
 
 # wait_rc: the status `wicket shell` ended with.
 wait_rc() {
