@@ -177,7 +177,8 @@ PYEOF
 @test "ask attack 6: the hooks' ask (bash, zsh) runs exactly the refused command, never the whole line nor a later command" {
 	printf '#!/bin/sh\nexit 0\n' >"$OUT/yes"
 	printf '#!/bin/sh\nsleep 2\necho again >>"%s/log"\n' "$WS" >"$WS/append"
-	chmod 755 "$OUT/yes" "$WS/append"
+	printf '#!/bin/sh\n: >"$1"\nsleep 0.3\n' >"$WS/mk"
+	chmod 755 "$OUT/yes" "$WS/append" "$WS/mk"
 	: >"$OUT/.zshrc"
 	for sh in /bin/bash $(command -v zsh); do
 		rm -f "$WS/log" "$OUT/two words"
@@ -194,8 +195,9 @@ def main():
     t.expect(r"ask=\d+")
     check(open(ws + "/log").read() == "once\n", "ask ran the first command again")
     check(not os.path.exists(out + "/two words"), "ask ran a line that was not one command")
-    # One command, refused: ask runs exactly it, its arguments intact.
-    t.line('touch "%s/two words"' % out)
+    # One command, refused (it lingers so that the refusal is counted
+    # before the prompt): ask runs exactly it, its arguments intact.
+    t.line('./mk "%s/two words"' % out)
     t.expect(r"if approved: ask")
     t.line('ask; echo "ask=$?"')
     t.expect(r"ask=0")

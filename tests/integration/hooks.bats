@@ -217,9 +217,12 @@ RC
 	out=$(mk_outside)
 	track "$out"
 	printf '#!/bin/sh\nexit 0\n' >"$H/yes" && chmod 755 "$H/yes"
+	# One plain command whose own process is refused, and lingers so that
+	# the refusal is counted before the prompt.
+	printf '#!/bin/sh\n: >"$1"\nsleep 0.3\n' >"$WS/mk" && chmod 755 "$WS/mk"
 	start_shell /bin/bash --approver "$H/yes"
 	wait_pane '^\(wicket\) \[0\][#$] $'
-	keys "touch $out/made-by-ask"
+	keys "./mk $out/made-by-ask"
 	wait_pane '^  to run it outside the sandbox once, if approved: ask$'
 	[ ! -e "$out/made-by-ask" ]
 	keys 'clear; ask; echo "ask=$?"'
