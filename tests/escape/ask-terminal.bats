@@ -53,15 +53,21 @@ wait_screen() { tmux_wait "$1" -e; }
 	# the top, origin mode, no wrap, the line-drawing charset in G0 and
 	# G1 and shifted out, insert mode, hidden text, a hidden cursor, the
 	# alternate screen, and an OSC string left open to swallow what
-	# follows.
+	# follows. The charsets and attributes are set before the alternate
+	# screen is entered, so that leaving it does not restore them.
 	printf '%s\n' '#!/bin/sh' \
 		'printf "\033[2J\033[H  would run: git status\r\nRun it outside the sandbox once? [y/N] \r\n"' \
-		'printf "\033[?1049h\033[1;3r\033[?6h\033[?7l\033(0\033)0\016\033[4h\033[8m\033[?25l\033]0;"' \
+		'printf "\033(0\033)0\016\033[8m\033[?1049h\033[1;3r\033[?6h\033[?7l\033[4h\033[?25l\033]0;"' \
 		'exec "$1" ask --reason "git status" -- touch "$2/made"' >"$WS/attack"
 	chmod 755 "$WS/attack"
 	tmux_start "$WICKET" run -- ./attack "$WICKET" "$OUT"
 	wait_screen '^Run it outside the sandbox once\? \[y/N\] ?$'
-	# The real command, plain, whole, on the screen a person looks at.
+	# The real command, plain, whole, on the screen a person looks at:
+	# from its first line on, no attribute or character set of the
+	# sandbox's (tmux -e marks a change where it starts, with ESC or SO).
+	run -0 bash -c 'tmux -L "$1" capture-pane -p -e | sed -n "/a program in the sandbox asks/,\$p"' _ "$TMUX_SOCK"
+	[ -n "$output" ]
+	refute_output --regexp $'[\033\016]'
 	screen | grep -qxF "  [0]       touch"
 	screen | grep -qxF "  [1]       $OUT/made"
 	screen | grep -qE '^  program:  /\S*/touch$'
