@@ -542,8 +542,6 @@ static void approve(struct session *s, struct ask *a, const char *by)
 	run_command(s, a);
 }
 
-/* --- the terminal ------------------------------------------------------------ */
-
 /* --- floods: too many questions refused ------------------------------------- */
 
 /* The one audit line for the requests refused without a question. */

@@ -1,6 +1,7 @@
 /* The session's own terminal (DESIGN §2: the sudo use_pty model).
  *
- * When stdin is a terminal and wicket is not in its background, the
+ * When stdin is a terminal (or, stdin not being one, stdout or stderr is
+ * wicket's controlling terminal) and wicket is not in its background, the
  * command never gets that terminal. It gets a pty of its own, is the
  * session leader there, and the supervisor copies bytes between the real
  * terminal (in raw mode) and the pty's master. Whatever the sandbox does
@@ -119,7 +120,7 @@ void pty_plan(struct session *s)
 	pid_t fg = fi[0].tty || ci.tty ? tcgetpgrp(term_fd) : -1;
 	unsigned m = pty_choose(fi, &ci, s->pol.sandbox, fg >= 0 && fg != getpgrp());
 	if (!m) {
-		term_fd = STDIN_FILENO;
+		term_fd = STDIN_FILENO; /* unused: no pty */
 		return;
 	}
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, p->sock) < 0)

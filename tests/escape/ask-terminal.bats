@@ -183,7 +183,11 @@ PYEOF
 @test "ask attack 6: the hooks' ask (bash, zsh) runs exactly the refused command, never the whole line nor a later command" {
 	printf '#!/bin/sh\nexit 0\n' >"$OUT/yes"
 	printf '#!/bin/sh\nsleep 2\necho again >>"%s/log"\n' "$WS" >"$WS/append"
-	printf '#!/bin/sh\n: >"$1"\nsleep 0.3\n' >"$WS/mk"
+	# ./mk FILE: one plain command whose own process is refused, and that
+	# waits until the refusal is counted (the hooks' status file says so),
+	# so that it shows after this command and not after the next one.
+	printf '%s\n' '#!/bin/sh' 'st=/dev/fd/${WICKET_STATUS_FD%%:*}' 'n=$(head -n 1 "$st")' ': >"$1"' \
+		'i=0; while [ "$i" -lt 100 ] && [ "$(head -n 1 "$st")" = "$n" ]; do sleep 0.05; i=$((i + 1)); done' >"$WS/mk"
 	chmod 755 "$OUT/yes" "$WS/append" "$WS/mk"
 	: >"$OUT/.zshrc"
 	for sh in /bin/bash $(command -v zsh); do
@@ -201,8 +205,7 @@ def main():
     t.expect(r"ask=\d+")
     check(open(ws + "/log").read() == "once\n", "ask ran the first command again")
     check(not os.path.exists(out + "/two words"), "ask ran a line that was not one command")
-    # One command, refused (it lingers so that the refusal is counted
-    # before the prompt): ask runs exactly it, its arguments intact.
+    # One command, refused: ask runs exactly it, its arguments intact.
     t.line('./mk "%s/two words"' % out)
     t.expect(r"if approved: ask")
     t.line('ask; echo "ask=$?"')

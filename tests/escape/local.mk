@@ -32,4 +32,5 @@ EXTRA_DIST += \
 	tests/escape/procs.bats \
 	tests/escape/secrets.bats \
 	tests/escape/tty.bats \
-	tests/escape/ask.bats
+	tests/escape/ask.bats \
+	tests/escape/ask-terminal.bats

@@ -217,9 +217,12 @@ RC
 	out=$(mk_outside)
 	track "$out"
 	printf '#!/bin/sh\nexit 0\n' >"$H/yes" && chmod 755 "$H/yes"
-	# One plain command whose own process is refused, and lingers so that
-	# the refusal is counted before the prompt.
-	printf '#!/bin/sh\n: >"$1"\nsleep 0.3\n' >"$WS/mk" && chmod 755 "$WS/mk"
+	# ./mk FILE: one plain command whose own process is refused, and that
+	# waits until the refusal is counted (the hooks' status file says so),
+	# so that it shows after this command and not after the next one.
+	printf '%s\n' '#!/bin/sh' 'st=/dev/fd/${WICKET_STATUS_FD%%:*}' 'n=$(head -n 1 "$st")' ': >"$1"' \
+		'i=0; while [ "$i" -lt 100 ] && [ "$(head -n 1 "$st")" = "$n" ]; do sleep 0.05; i=$((i + 1)); done' >"$WS/mk"
+	chmod 755 "$WS/mk"
 	start_shell /bin/bash --approver "$H/yes"
 	wait_pane '^\(wicket\) \[0\][#$] $'
 	keys "./mk $out/made-by-ask"
