@@ -56,6 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -68,12 +69,23 @@
 
 #include "askproto.h"
 #include "careful.h"
+#include "askrender.h"
 #include "path.h"
 
 extern char **environ;
 
 #define ASK_MAX 16            /* requests in flight */
 #define AUDIT_MAX 10000       /* audit lines per session, then one note */
+#define AUDIT_ARGS 32         /* arguments an audit line lists (it says how many there were) */
+#define AUDIT_STR 256         /* bytes of a string in an audit line; longer: cut in the middle */
+#define AUDIT_ROTATE (4 << 20) /* audit.jsonl grows to this, then becomes audit.jsonl.1 */
+/* After FLOOD_REFUSALS questions refused (No, Ctrl-C, no answer) within
+ * FLOOD_WINDOW_MS, the session's requests are refused without a question
+ * until it has not asked for FLOOD_QUIET_MS: a loop that asks again as
+ * soon as it is refused (and ignores signals) cannot take the terminal. */
+#define FLOOD_REFUSALS 5
+#define FLOOD_WINDOW_MS 60000
+#define FLOOD_QUIET_MS 30000
 #define SIGNALS_PER_WAKE 8
 
 #ifndef AT_EMPTY_PATH
@@ -112,6 +124,11 @@ static bool wset_done;
 static int timer_fd = -1;
 static struct watch *w_timer;
 static unsigned audited;
+static long long refused_at[FLOOD_REFUSALS]; /* the latest refusals, monotonic ms */
+static unsigned refused_next;
+static long long muted_until;    /* 0: questions are asked */
+static unsigned muted_count;     /* requests refused without a question since */
+static time_t muted_from, muted_last;
 
 static long long now_ms(void)
 {
@@ -157,6 +174,37 @@ static void send_error(int fd, const char *msg)
 
 /* --- the audit log --------------------------------------------------------- */
 
+/* FILE for appending a line of LEN bytes, locked: when the line would
+ * take it past AUDIT_ROTATE it becomes FILE.1 (replacing the one before)
+ * and a new FILE is started. The lock is on the file itself, and the
+ * name is checked to still be that file once it is held: two sessions
+ * that rotate at once rename it once. */
+static int audit_open(const char *file, size_t len)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		struct stat st, named;
+		if (fd < 0 || flock(fd, LOCK_EX) < 0 || fstat(fd, &st) < 0) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		if (lstat(file, &named) < 0 || named.st_ino != st.st_ino || named.st_dev != st.st_dev) {
+			close(fd); /* rotated meanwhile by another session */
+			continue;
+		}
+		if (st.st_size == 0 || (unsigned long long)st.st_size + len <= AUDIT_ROTATE)
+			return fd;
+		char *old = xasprintf("%s.1", file);
+		bool moved = rename(file, old) == 0;
+		free(old);
+		close(fd);
+		if (!moved)
+			return -1;
+	}
+	return -1;
+}
+
 static void audit_line(json_t *o)
 {
 	char *dir = wicket_state_dir();
@@ -164,7 +212,7 @@ static void audit_line(json_t *o)
 	json_decref(o);
 	if (dir && text && wicket_state_dir_make(dir)) {
 		char *file = path_join(dir, "audit.jsonl");
-		int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		int fd = audit_open(file, strlen(text) + 1);
 		if (fd >= 0) {
 			size_t n = strlen(text);
 			text[n] = '\n'; /* json_dumps leaves room: the NUL becomes the newline */
@@ -202,6 +250,38 @@ static json_t *jstr(const char *s)
 	return j;
 }
 
+/* S for the audit log: at most AUDIT_STR bytes, its middle cut out. */
+static json_t *jstr_cut(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n <= AUDIT_STR)
+		return jstr(s);
+	char *c = xasprintf("%.*s...%s", AUDIT_STR / 2, s, s + n - AUDIT_STR / 2);
+	json_t *j = jstr(c);
+	free(c);
+	return j;
+}
+
+/* The argv for the audit log: the first AUDIT_ARGS arguments, a long one
+ * as {"head", "tail", "bytes"}; "argc" beside it says how many there were. */
+static json_t *audit_argv(const struct strv *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < v->n && i < AUDIT_ARGS; i++) {
+		size_t n = strlen(v->v[i]);
+		if (n <= AUDIT_STR / 2) {
+			json_array_append_new(a, jstr(v->v[i]));
+			continue;
+		}
+		char *head = xasprintf("%.*s", AUDIT_STR / 4, v->v[i]);
+		json_array_append_new(a, json_pack("{s:o, s:o, s:I}", "head", jstr(head), "tail",
+						   jstr(v->v[i] + n - AUDIT_STR / 4), "bytes",
+						   (json_int_t)n));
+		free(head);
+	}
+	return a;
+}
+
 static const char *policy_name(const struct session *s)
 {
 	return s->pol.name ? s->pol.name : DEFAULT_POLICY;
@@ -209,6 +289,8 @@ static const char *policy_name(const struct session *s)
 
 static void audit(const struct session *s, const struct ask *a)
 {
+	if (a->by && strcmp(a->by, "rate-limit") == 0)
+		return; /* counted, and said in one line (flood_summary) */
 	if (audited > AUDIT_MAX)
 		return;
 	if (audited++ == AUDIT_MAX) {
@@ -227,18 +309,21 @@ static void audit(const struct session *s, const struct ask *a)
 	json_object_set_new(o, "policy", jstr(policy_name(s)));
 	json_object_set_new(o, "pid", json_integer(a->host_pid));
 	json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
-	json_object_set_new(o, "comm", jstr(a->comm));
-	json_object_set_new(o, "exe", jstr(a->exe));
-	json_object_set_new(o, "argv", argv_json(&a->req.argv));
-	json_object_set_new(o, "path", jstr(a->path));
-	json_object_set_new(o, "cwd", jstr(a->cwd));
-	json_object_set_new(o, "reason", jstr(a->req.reason));
+	json_object_set_new(o, "comm", jstr_cut(a->comm));
+	json_object_set_new(o, "exe", jstr_cut(a->exe));
+	json_object_set_new(o, "argc", json_integer((json_int_t)a->req.argv.n));
+	json_object_set_new(o, "argv", audit_argv(&a->req.argv));
+	json_object_set_new(o, "path", jstr_cut(a->path));
+	json_object_set_new(o, "cwd", jstr_cut(a->cwd));
+	json_object_set_new(o, "reason", jstr_cut(a->req.reason));
+	if (a->careful)
+		json_object_set_new(o, "careful", jstr_cut(a->careful));
 	json_object_set_new(o, "decision", json_string(a->decision ? a->decision : "error"));
 	json_object_set_new(o, "by", json_string(a->by ? a->by : "error"));
 	if (a->rule)
-		json_object_set_new(o, "rule", jstr(a->rule));
+		json_object_set_new(o, "rule", jstr_cut(a->rule));
 	if (a->message)
-		json_object_set_new(o, "message", jstr(a->message));
+		json_object_set_new(o, "message", jstr_cut(a->message));
 	json_object_set_new(o, "status", a->ran ? json_integer(a->status) : json_null());
 	json_object_set_new(o, "duration_ms", json_integer(now_ms() - a->t0));
 	audit_line(o);
@@ -282,6 +367,9 @@ static void slot_free(struct ask *a)
 			  .child_pidfd = -1, .status = -1};
 }
 
+static const char taken_back[] =
+	"wicket: the question was taken back (no answer in time, or the requester is gone).";
+
 /* The end of a request: the answer to the client, the audit line, and
  * the slot freed (or kept until a killed approver is reaped). */
 static void conclude(struct session *s, struct ask *a, const char *decision, const char *by,
@@ -301,8 +389,7 @@ static void conclude(struct session *s, struct ask *a, const char *decision, con
 	audit(s, a);
 	bool was_prompt = a->st == A_PROMPT;
 	if (was_prompt)
-		pty_prompt_cancel(s, "wicket: the question was taken back (no answer in time, or "
-				     "the requester is gone).");
+		pty_prompt_cancel(s, taken_back);
 	if (a->st == A_APPROVER && a->child > 0) {
 		kill_group(a->child, SIGKILL);
 		a->st = A_REAPING;
@@ -465,6 +552,66 @@ static void approve(struct session *s, struct ask *a, const char *by)
 	run_command(s, a);
 }
 
+/* --- floods: too many questions refused ------------------------------------- */
+
+/* The one audit line for the requests refused without a question. */
+static void flood_summary(const struct session *s)
+{
+	if (!muted_count)
+		return;
+	char from[32], to[32];
+	struct tm tm;
+	strftime(from, sizeof from, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&muted_from, &tm));
+	strftime(to, sizeof to, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&muted_last, &tm));
+	audit_line(json_pack("{s:s, s:s, s:s, s:s, s:s, s:i}", "time", from, "until", to, "session",
+			     s->session_id ? s->session_id : "", "decision", "denied", "by",
+			     "rate-limit", "refused_without_question", (int)muted_count));
+	muted_count = 0;
+}
+
+/* Whether the questions are paused now; a request while they are keeps
+ * them paused (the quiet time starts again). */
+static bool flood_muted(const struct session *s)
+{
+	long long now = now_ms();
+	if (muted_until && now >= muted_until) {
+		flood_summary(s);
+		muted_until = 0;
+		memset(refused_at, 0, sizeof refused_at);
+	}
+	if (!muted_until)
+		return false;
+	muted_until = now + FLOOD_QUIET_MS;
+	return true;
+}
+
+static void flood_refused(struct session *s)
+{
+	long long now = now_ms();
+	refused_at[refused_next++ % FLOOD_REFUSALS] = now;
+	long long oldest = refused_at[refused_next % FLOOD_REFUSALS];
+	if (muted_until || !oldest || now - oldest > FLOOD_WINDOW_MS)
+		return;
+	muted_until = now + FLOOD_QUIET_MS;
+	muted_from = muted_last = time(NULL);
+	char *note = xasprintf("wicket: %d questions refused within %d s: further requests of this "
+			       "session are refused without a question until it has not asked for "
+			       "%d s.",
+			       FLOOD_REFUSALS, FLOOD_WINDOW_MS / 1000, FLOOD_QUIET_MS / 1000);
+	pty_note(s, note);
+	free(note);
+}
+
+static void flood_deny(struct session *s, struct ask *a)
+{
+	if (!muted_count)
+		muted_from = time(NULL);
+	muted_count++;
+	muted_last = time(NULL);
+	deny(s, a, "rate-limit", "not asked: too many questions of this session were refused "
+				 "just before");
+}
+
 /* --- the terminal ------------------------------------------------------------ */
 
 static void prompt_done(struct session *s, bool yes, void *data)
@@ -473,37 +620,27 @@ static void prompt_done(struct session *s, bool yes, void *data)
 	if (a->st != A_PROMPT)
 		return;
 	a->st = A_QUEUED; /* no longer on the terminal: conclude() must not cancel it */
-	if (yes)
+	if (yes) {
 		approve(s, a, "terminal");
-	else
+	} else {
 		deny(s, a, "terminal", "the person at the terminal said no");
+		flood_refused(s);
+	}
 	prompt_next(s);
 }
 
 static char *prompt_text(const struct ask *a)
 {
-	char *comm = text_clean(a->comm ? a->comm : "?", 64);
-	char *cwd = text_clean(a->cwd ? a->cwd : "?", PATH_MAX);
-	char *cmd = ask_quote_argv(a->path, a->req.argv.v, a->req.argv.n);
-	char *reason = a->req.reason ? text_clean(a->req.reason, ASK_REASON_MAX) : NULL;
-	char *arg0 = strcmp(a->req.argv.v[0], a->path) != 0 ? ask_quote(a->req.argv.v[0]) : NULL;
-	char *t = xasprintf("wicket: a program in the sandbox asks to run a command outside it:\n"
-			    "  asked by:  %s (pid %ld in the sandbox), in %s\n"
-			    "  would run: %s\n"
-			    "%s%s%s"
-			    "  reason:    %s\n"
-			    "%s%s%s"
-			    "  with your own environment, in that directory, on its input and output.\n",
-			    comm, a->sb_pid, cwd, cmd, arg0 ? "  (named:    " : "", arg0 ? arg0 : "",
-			    arg0 ? ")\n" : "", reason ? reason : "(none given)",
-			    a->exe_writable ? "  CAREFUL:   the sandbox can change " : "",
-			    a->exe_writable ? a->path : "",
-			    a->exe_writable ? ", the program that would run\n" : "");
-	free(comm);
-	free(cwd);
-	free(cmd);
-	free(reason);
-	free(arg0);
+	unsigned rows, cols = pty_prompt_width(&rows);
+	char *own = !a->careful && a->exe_writable
+			    ? xasprintf("the sandbox can change the program that would run: %s", a->path)
+			    : NULL;
+	struct askr_question q = {.comm = a->comm ? a->comm : "?", .pid = a->sb_pid,
+				  .cwd = a->cwd ? a->cwd : "?", .path = a->path,
+				  .argv = a->req.argv.v, .argc = a->req.argv.n,
+				  .reason = a->req.reason, .careful = a->careful ? a->careful : own};
+	char *t = askr_render(&q, cols, rows);
+	free(own);
 	return t;
 }
 
@@ -527,6 +664,10 @@ static void prompt_next(struct session *s)
 				a = &asks[i];
 		if (!a)
 			return;
+		if (flood_muted(s)) {
+			flood_deny(s, a);
+			continue;
+		}
 		char *t = prompt_text(a);
 		a->st = A_PROMPT;
 		bool ok = pty_prompt(s, t, prompt_done, a);
@@ -708,8 +849,20 @@ static void timer_ready(struct session *s, struct watch *w, short revents)
 	for (size_t i = 0; i < ASK_MAX; i++) {
 		struct ask *a = &asks[i];
 		if ((a->st == A_QUEUED || a->st == A_PROMPT || a->st == A_APPROVER) && a->deadline &&
-		    now >= a->deadline)
+		    now >= a->deadline) {
+			bool asked = a->st == A_PROMPT;
+			if (asked) {
+				/* Taken back here, so that the refusal is counted
+				 * before the next question is drawn. */
+				pty_prompt_cancel(s, taken_back);
+				a->st = A_QUEUED;
+			}
 			conclude(s, a, "denied", "timeout", "no answer in time");
+			if (asked) {
+				flood_refused(s);
+				prompt_next(s);
+			}
+		}
 	}
 	timer_rearm();
 }
@@ -1070,6 +1223,10 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		free(m);
 		return;
 	}
+	if (flood_muted(s)) {
+		flood_deny(s, a);
+		return;
+	}
 	timer_rearm();
 	prompt_next(s);
 }
@@ -1102,6 +1259,7 @@ void ask_finish(struct session *s)
 			slot_free(&asks[i]);
 	wk_wset_free(&wset);
 	wset_done = false;
+	flood_summary(s);
 	if (w_timer)
 		session_unwatch(w_timer);
 	w_timer = NULL;

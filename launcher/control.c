@@ -183,16 +183,25 @@ static char *json_str(const char *s)
 	return o ? o : xstrdup("\"?\"");
 }
 
-/* Where a protect rule that no policy file wrote comes from. */
-static char *protect_origin(const struct session *s, const char *prot)
+/* PATH is wicket's state directory (main.c hides and protects it). */
+static bool is_state_dir(const char *path)
 {
 	char *state = wicket_state_dir();
 	char *rstate = state ? realpath(state, NULL) : NULL;
-	bool is_state = rstate && strcmp(rstate, prot) == 0;
+	bool is_state = rstate && strcmp(rstate, path) == 0;
 	free(state);
 	free(rstate);
-	if (is_state)
-		return xstrdup("wicket's own record of sessions, read-only in every session");
+	return is_state;
+}
+
+static const char state_origin[] = "wicket's own record of sessions and the audit log, hidden in "
+				   "every session";
+
+/* Where a protect rule that no policy file wrote comes from. */
+static char *protect_origin(const struct session *s, const char *prot)
+{
+	if (is_state_dir(prot))
+		return xstrdup(state_origin);
 	if (strv_contains(&s->cli_protect, prot))
 		return xstrdup("--protect on the command line");
 	struct strv git = {0}, startup = {0};
@@ -258,11 +267,16 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 			      e->comm);
 	if (hid) {
 		const char *from = rule_origin(&s->wpol.hide, hid);
+		bool state = !from && is_state_dir(hid);
+		if (state)
+			from = state_origin;
 		e->rule = xasprintf("%s is hidden by the rule \"%s\"%s%s%s", obj, hid,
 				    from ? " (" : "", from ? from : "", from ? ")" : "");
 		strv_push(&e->allow, ask);
-		strv_push(&e->allow, xasprintf("a policy of your own that does not hide %s (a policy "
-					       "that extends %s keeps its hide rules)", hid, pname));
+		if (!state)
+			strv_push(&e->allow, xasprintf("a policy of your own that does not hide %s (a "
+						       "policy that extends %s keeps its hide rules)",
+						       hid, pname));
 		return;
 	}
 	if (prot) {

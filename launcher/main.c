@@ -342,9 +342,13 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	/* A session must not be able to choose the policy of the next one. */
 	if (s.pol.sandbox)
 		policy_protect_sources(&wp, &s.pol.protect);
-	/* Nor rewrite its own record (last-session.json, the audit log). */
+	/* Nor rewrite its own record (last-session.json, the audit log), nor
+	 * read it: the audit log holds the supervisor's host pid and every
+	 * command asked for, of this session and others. */
 	char *state = s.pol.sandbox ? wicket_state_dir() : NULL;
 	char *rstate = state && wicket_state_dir_make(state) ? realpath(state, NULL) : NULL;
+	if (rstate && !strv_contains(&s.pol.hide, rstate))
+		strv_add(&s.pol.hide, rstate);
 	if (rstate && !strv_contains(&s.pol.protect, rstate))
 		strv_push(&s.pol.protect, rstate);
 	else

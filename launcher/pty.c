@@ -5,8 +5,9 @@
  * When any of stdin, stdout and stderr is a terminal, the first one that
  * is decides: every stream on that terminal gets a pty of the session's
  * own, whose session leader the command is. When that is stdin and
- * wicket is in the terminal's foreground, the supervisor copies bytes
- * both ways between the real terminal (in raw mode) and the pty's
+ * wicket is in the terminal's foreground (or, stdin not being a
+ * terminal, when that terminal is wicket's controlling one, as sudo asks
+ * on /dev/tty), the supervisor copies bytes both ways between the real terminal (in raw mode) and the pty's
  * master. Otherwise the pty only shows output: the supervisor copies the
  * master to the real terminal, never reads it, never makes it raw (the
  * slave has OPOST off: the real terminal processes the output, once),
@@ -54,13 +55,17 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "askrender.h"
+
 /* --- pure ---------------------------------------------------------------- */
 
-unsigned pty_choose(const struct pty_fdinfo fd[3], bool sandbox, bool background)
+unsigned pty_choose(const struct pty_fdinfo fd[3], const struct pty_fdinfo *ctty, bool sandbox,
+		    bool background)
 {
 	if (!sandbox)
 		return 0;
@@ -73,7 +78,11 @@ unsigned pty_choose(const struct pty_fdinfo fd[3], bool sandbox, bool background
 	for (int i = t; i < 3; i++)
 		if (fd[i].tty && fd[i].rdev == fd[t].rdev)
 			m |= 1u << i;
-	if (t == 0 && !background)
+	/* The pty reads the real terminal when that is stdin, or (stdin not
+	 * a terminal) wicket's controlling terminal CTTY, as sudo asks on
+	 * /dev/tty: a program that opens /dev/tty, and a `wicket ask`
+	 * question, then read it. Not from the terminal's background. */
+	if (!background && (t == 0 || (ctty && ctty->tty && ctty->rdev == fd[t].rdev)))
 		m |= PTY_INPUT;
 	return m;
 }
@@ -104,6 +113,10 @@ static int above_stdio(int fd)
  * to the session's terminal a little later). */
 static struct winsize planned_ws;
 static bool planned_ws_ok;
+/* The real terminal: stdin, or, when stdin is not a terminal (a pipe),
+ * stdout or stderr when it is the controlling terminal (as sudo asks on
+ * /dev/tty): the session gets a pty all the same, so the sandbox never
+ * holds the real terminal and a question can be asked on it. */
 
 void pty_plan(struct session *s)
 {
@@ -112,16 +125,22 @@ void pty_plan(struct session *s)
 	p->input = false;
 	p->tty_fd = -1;
 	p->sock[0] = p->sock[1] = -1;
-	struct pty_fdinfo fi[3];
+	struct pty_fdinfo fi[3], ci = {0};
+	struct stat st;
 	for (int fd = 0; fd < 3; fd++) {
-		struct stat st;
 		fi[fd].tty = isatty(fd) && fstat(fd, &st) == 0;
 		fi[fd].rdev = fi[fd].tty ? st.st_rdev : 0;
 	}
+	/* stdout or stderr that is wicket's controlling terminal (tcgetsid
+	 * says so only of that one). */
+	for (int fd = 1; fd < 3 && !fi[0].tty && !ci.tty; fd++)
+		if (fi[fd].tty && tcgetsid(fd) == getsid(0))
+			ci = fi[fd];
 	/* In the background of its terminal wicket can neither make it raw
 	 * nor read it: the pty then only shows output. */
-	pid_t fg = fi[0].tty ? tcgetpgrp(STDIN_FILENO) : -1;
-	unsigned m = pty_choose(fi, s->pol.sandbox, fg >= 0 && fg != getpgrp());
+	int first = fi[0].tty ? 0 : fi[1].tty ? 1 : 2;
+	pid_t fg = fi[first].tty ? tcgetpgrp(first) : -1;
+	unsigned m = pty_choose(fi, &ci, s->pol.sandbox, fg >= 0 && fg != getpgrp());
 	if (!m)
 		return;
 	p->input = (m & PTY_INPUT) != 0;
@@ -702,19 +721,52 @@ int pty_drain(struct session *s)
  * sandbox's pty: what the sandbox writes waits in its pty (it cannot draw
  * over the question or after it), and every keystroke is read here. The
  * terminal stays raw, so Ctrl-C is a byte (it means No), not a signal.
- * Typeahead is flushed when the question appears. An answer is "y" or
- * "yes" and Enter; anything else, and any escape sequence or control
- * character in the line (a terminal's reply to a query the sandbox
- * printed earlier arrives as one), is No. */
+ * An answer is "y" or "yes" and Enter; anything else, and any escape
+ * sequence or control character in the line (a terminal's reply to a
+ * query the sandbox printed earlier, a paste), is No.
+ *
+ * What the sandbox wrote before the question reached the terminal, and
+ * may have left it in a state of its choosing (issue 12): a scroll region
+ * that keeps the question out of sight, wrap off, line-drawing letters,
+ * hidden text, an escape string left open that would swallow the
+ * question whole. PROMPT_RESET undoes each of those explicitly; a hard
+ * reset (RIS, ESC c) would do it too but clears the person's screen and
+ * scrollback on many terminals, and is not needed. Then a line of its
+ * own, everything below it cleared, and the question (askrender.c: the
+ * exact argv, printable, as wide as the terminal at most).
+ *
+ * Keys typed before the question was up, or within PROMPT_GRACE_MS after
+ * it was drawn (a habitual second "y" Enter meant for something else),
+ * are dropped: the terminal's input is flushed when the question appears
+ * and again when the grace ends, and what is read meanwhile is ignored.
+ * The "[y/N]" is only drawn when answers count. */
+
+#define PROMPT_GRACE_MS 1000
+
+static const char prompt_reset[] =
+	"\030\033\\"          /* CAN ends any sequence or string left open; ST too */
+	"\033[?1049l"           /* the normal screen: the question stays in the scrollback */
+	"\033[r\033[?69l"       /* no scroll region, no left and right margins */
+	"\033[?6l\033[?7h"      /* origin mode off, wrap at the right edge on */
+	"\033[4l"               /* replace, not insert */
+	"\033(B\033)B\017"      /* G0 and G1 ASCII, G0 shifted in: letters are letters */
+	"\033[0m\033[?5l"       /* plain attributes (nothing hidden), screen not reversed */
+	"\033[?25h"             /* a visible cursor */
+	"\033[?1000l\033[?1002l\033[?1003l\033[?1006l" /* no mouse reports */
+	"\033[?1l\033>"         /* cursor keys and keypad send their plain codes */
+	"\033[?2004h"           /* bracketed paste: a paste arrives marked, never an answer */
+	"\r\n\033[J";           /* a line of its own, and nothing below it */
 
 static struct {
-	struct watch *w;
+	struct watch *w, *w_grace;
+	int grace_fd;
+	bool open;               /* the grace is over: keys answer */
 	char line[8];
 	size_t len;
 	bool tainted;
 	void (*done)(struct session *, bool, void *);
 	void *data;
-} Q;
+} Q = {.grace_fd = -1};
 
 bool pty_can_prompt(void)
 {
@@ -752,13 +804,47 @@ static void tty_say(const char *text)
 	free(c);
 }
 
+static unsigned tty_columns(unsigned *rows)
+{
+	struct winsize ws;
+	if (ioctl(P.tty_rd, TIOCGWINSZ, &ws) < 0)
+		ws.ws_col = ws.ws_row = 0;
+	*rows = ws.ws_row;
+	return ws.ws_col;
+}
+
+/* TEXT, wrapped to the terminal's width. */
+static void tty_say_wrapped(const char *text)
+{
+	unsigned rows, cols = tty_columns(&rows);
+	char *w = askr_wrap(text, cols ? cols : 80);
+	tty_say(w);
+	free(w);
+}
+
+/* The real terminal in a known state, on a line of its own: what the
+ * command wrote before comes first, then PROMPT_RESET. */
+static void tty_take(void)
+{
+	if (P.out.len)
+		tty_write_bounded(P.out.b + P.out.off, P.out.len);
+	P.out.len = P.out.off = 0;
+	tty_write_bounded(prompt_reset, sizeof prompt_reset - 1);
+}
+
 static void prompt_close(void)
 {
 	if (Q.w)
 		session_unwatch(Q.w);
-	Q.w = NULL;
+	if (Q.w_grace)
+		session_unwatch(Q.w_grace);
+	Q.w = Q.w_grace = NULL;
+	if (Q.grace_fd >= 0)
+		close(Q.grace_fd);
+	Q.grace_fd = -1;
 	Q.done = NULL;
 	P.paused = false;
+	tty_write_bounded("\033[?2004l", 8); /* the shell in the sandbox sets it again if it uses it */
 	rearm();
 }
 
@@ -784,6 +870,8 @@ static void prompt_ready(struct session *s, struct watch *w, short revents)
 		prompt_answer(s, false);
 		return;
 	}
+	if (!Q.open)
+		return; /* typed before the question could be read */
 	for (ssize_t i = 0; i < n; i++) {
 		unsigned char c = b[i];
 		if (c == '\r' || c == '\n') {
@@ -809,29 +897,50 @@ static void prompt_ready(struct session *s, struct watch *w, short revents)
 	}
 }
 
+static void grace_over(struct session *s, struct watch *w, short revents)
+{
+	(void)s, (void)w, (void)revents;
+	session_unwatch(Q.w_grace);
+	Q.w_grace = NULL;
+	close(Q.grace_fd);
+	Q.grace_fd = -1;
+	tcflush(P.tty_rd, TCIFLUSH);
+	Q.open = true;
+	static const char ask[] = "Run it outside the sandbox once? [y/N] ";
+	unsigned rows, cols = tty_columns(&rows);
+	if (cols && cols < sizeof ask) {
+		tty_say_wrapped("Run it outside the sandbox once?");
+		tty_say("[y/N] ");
+	} else {
+		tty_say(ask);
+	}
+}
+
 bool pty_prompt(struct session *s, const char *text,
 		void (*done)(struct session *, bool yes, void *), void *data)
 {
 	if (!pty_can_prompt())
 		return false;
+	Q.grace_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	struct itimerspec its = {.it_value = {PROMPT_GRACE_MS / 1000, (PROMPT_GRACE_MS % 1000) * 1000000L}};
 	Q.w = session_watch(s, P.tty_rd, POLLIN, prompt_ready, NULL);
-	if (!Q.w)
+	Q.w_grace = Q.grace_fd >= 0 ? session_watch(s, Q.grace_fd, POLLIN, grace_over, NULL) : NULL;
+	if (!Q.w || !Q.w_grace || timerfd_settime(Q.grace_fd, 0, &its, NULL) < 0) {
+		Q.done = NULL;
+		prompt_close();
 		return false;
+	}
 	P.paused = true;
 	rearm();
-	/* What the command wrote before the question comes first. */
-	if (P.out.len)
-		tty_write_bounded(P.out.b + P.out.off, P.out.len);
-	P.out.len = P.out.off = 0;
 	tcflush(P.tty_rd, TCIFLUSH);
+	Q.open = false;
 	Q.len = 0;
 	Q.tainted = false;
 	Q.done = done;
 	Q.data = data;
-	/* Plain attributes and a visible cursor, whatever the command set. */
-	tty_say("\r\n\033[0m\033[?25h");
+	tty_take();
 	tty_say(text);
-	tty_say("Run it outside the sandbox once? [y/N] ");
+	tty_say_wrapped("(keys typed in the next second are ignored)");
 	return true;
 }
 
@@ -841,9 +950,24 @@ void pty_prompt_cancel(struct session *s, const char *note)
 	if (!Q.w)
 		return;
 	tty_say("\n");
-	tty_say(note);
-	tty_say("\n");
+	tty_say_wrapped(note);
 	prompt_close();
+}
+
+unsigned pty_prompt_width(unsigned *rows)
+{
+	*rows = 0;
+	return P.master >= 0 ? tty_columns(rows) : 0;
+}
+
+void pty_note(struct session *s, const char *note)
+{
+	(void)s;
+	if (P.master < 0 || P.tty_gone || P.paused)
+		return;
+	tty_take();
+	tty_say_wrapped(note);
+	tty_write_bounded("\033[?2004l", 8);
 }
 
 void pty_finish(struct session *s)

@@ -333,18 +333,30 @@ struct pty_fdinfo {
 	dev_t rdev;
 };
 #define PTY_INPUT 8u
-unsigned pty_choose(const struct pty_fdinfo fd[3], bool sandbox, bool background);
+/* CTTY: wicket's controlling terminal, looked at when stdin is not a
+ * terminal: when the streams that get the pty are on it, the pty reads it
+ * (PTY_INPUT), as it does stdin's. */
+unsigned pty_choose(const struct pty_fdinfo fd[3], const struct pty_fdinfo *ctty, bool sandbox,
+		    bool background);
 size_t pty_crlf(char *out, const char *in, size_t n);
 /* The prompt of `wicket ask` on the real terminal: possible when the
  * session has its own pty and wicket is in the terminal's foreground.
- * pty_prompt pauses the relay, flushes typeahead, shows TEXT and the
- * question, and calls DONE with the answer (the relay resumed); false:
+ * pty_prompt pauses the relay, resets the terminal's state, flushes
+ * typeahead, shows TEXT, ignores keys for a grace period, then asks, and
+ * calls DONE with the answer (the relay resumed); false:
  * no terminal to ask on. pty_prompt_cancel takes the question back
  * (a timeout), saying NOTE, without calling DONE. */
 bool pty_can_prompt(void);
 bool pty_prompt(struct session *s, const char *text,
 		void (*done)(struct session *, bool yes, void *), void *data);
 void pty_prompt_cancel(struct session *s, const char *note);
+/* The real terminal's columns and rows (0: unknown or none), for the
+ * question's layout. */
+unsigned pty_prompt_width(unsigned *rows);
+/* NOTE on the real terminal, once, between what the command writes (the
+ * terminal put in a known state first, as for a question); nothing when
+ * there is no pty or a question is up. */
+void pty_note(struct session *s, const char *note);
 
 /* diag.c: the preload shim, the launcher's side: where it is, and the
  * environment that injects it and tells it the rules. */

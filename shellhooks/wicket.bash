@@ -6,7 +6,10 @@
 #   - a prompt marker, "(wicket)" or "(POLICY)" when the policy is not the
 #     default, unless WICKET_PROMPT=0;
 #   - after a command the sandbox blocked something for, a short block: up
-#     to three of the lines, a count, and what to do about it.
+#     to three of the lines, a count, and what to do about it;
+#   - `ask`, which runs the command that was refused once outside through
+#     `wicket ask`, only when that line was one plain command and the
+#     refusals came from it (else the block shows a line to copy).
 # Nothing here changes $?, PIPESTATUS, an existing PROMPT_COMMAND (string
 # or array), a DEBUG trap or bash-preexec; it works under set -u and -e.
 
@@ -23,6 +26,40 @@ if [ -z "${__wicket_hooked-}" ]; then
 	if shopt -q expand_aliases; then __wicket_ea=1; fi
 	shopt -u expand_aliases
 	__wicket_seen=0
+	__wicket_ask_argv=()
+	__wicket_ask_line=
+	__wicket_pids=' '
+
+	# __wicket_one_command LINE REFUSAL...: sets __wicket_ask_argv to the
+	# words of LINE (the command line just run) when it is one plain
+	# command -- words of safe characters and quotes, so nothing in it is
+	# expanded, redirected or a second command -- and every REFUSAL (a
+	# status line, "... (what by COMM[PID])") came from one process of
+	# that program that had not been refused during an earlier command.
+	# Else returns 1. So `ask` runs exactly what was refused: never again
+	# the command before it on the line (a commit pushed twice), never a
+	# later command that a background process was refused during.
+	__wicket_one_command() {
+		local __wk_c=$1 __wk_l __wk_pid= __wk_name
+		local __wk_plain='^[A-Za-z0-9_./:=@%+,~ '"'"'"-]+$' __wk_by='[( ]([^][ ()]+)\[([0-9]+)\]\)$'
+		shift
+		__wicket_ask_argv=()
+		[[ $__wk_c =~ $__wk_plain ]] || return 1
+		eval "__wicket_ask_argv=( $__wk_c )" 2>/dev/null || { __wicket_ask_argv=(); return 1; }
+		case ${__wicket_ask_argv[0]-=} in *=*) __wicket_ask_argv=(); return 1 ;; esac
+		__wk_name=${__wicket_ask_argv[0]##*/}
+		__wk_name=${__wk_name:0:15}
+		for __wk_l in "$@"; do
+			if ! [[ $__wk_l =~ $__wk_by ]] || [ "${BASH_REMATCH[1]}" != "$__wk_name" ] ||
+				{ [ -n "$__wk_pid" ] && [ "$__wk_pid" != "${BASH_REMATCH[2]}" ]; } ||
+				[[ $__wicket_pids == *" ${BASH_REMATCH[2]} "* ]]; then
+				__wicket_ask_argv=()
+				return 1
+			fi
+			__wk_pid=${BASH_REMATCH[2]}
+		done
+		[ -n "$__wk_pid" ] || { __wicket_ask_argv=(); return 1; }
+	}
 
 	# The marker: the policy's name (a file's without directory and
 	# .json) unless it is the default.
@@ -73,34 +110,53 @@ if [ -z "${__wicket_hooked-}" ]; then
 					builtin printf '  ... and %d more\n' "$((__wk_new - 3))" >&2
 				fi
 				builtin printf '  why, and how to allow it: wicket why\n' >&2
-				if [ -n "$__wk_cmd" ]; then
-					__wicket_last_blocked=$__wk_cmd
-					if [ "$__wicket_own_ask" = 1 ]; then
-						builtin printf '  to run it outside the sandbox once, if approved: ask\n' >&2
-					else
-						# One argument for bash -c, single-quoted for any shell.
-						__wk_cmd=${__wk_cmd//\'/\'\\\'\'}
-						builtin printf "  to run it outside the sandbox once: wicket ask -- bash -c '%s'\n" "$__wk_cmd" >&2
-					fi
+				__wicket_ask_argv=()
+				__wicket_ask_line=
+				if [ -n "$__wk_cmd" ] && [ "$__wk_new" -le "${#__wk_lines[@]}" ] &&
+					__wicket_one_command "$__wk_cmd" "${__wk_lines[@]:$__wk_i}"; then
+					__wicket_ask_line="wicket ask --$(builtin printf ' %q' "${__wicket_ask_argv[@]}")"
+				elif [ -n "$__wk_cmd" ]; then
+					# One argument for bash -c, single-quoted for any shell:
+					# the whole line, to copy knowingly.
+					__wk_cmd=${__wk_cmd//\'/\'\\\'\'}
+					__wicket_ask_line="wicket ask -- bash -c '$__wk_cmd'"
 				fi
+				if [ "${#__wicket_ask_argv[@]}" -gt 0 ] && [ "$__wicket_own_ask" = 1 ]; then
+					builtin printf '  to run it outside the sandbox once, if approved: ask\n' >&2
+				elif [ -n "$__wicket_ask_line" ]; then
+					builtin printf '  to run it outside the sandbox once: %s\n' "$__wicket_ask_line" >&2
+				fi
+				# The processes refused so far: a later refusal of one of
+				# them is not the next command's.
+				for __wk_l in "${__wk_lines[@]:$__wk_i}"; do
+					if [[ $__wk_l =~ \[([0-9]+)\]\)$ ]]; then
+						__wicket_pids="${__wicket_pids: -2000} ${BASH_REMATCH[1]} "
+					fi
+				done
 			fi
 			__wicket_seen=$__wk_n
 		fi
 		return "$__wk_st"
 	}
 
-	# `ask`: the command line the sandbox last blocked, run once outside
-	# through `wicket ask` (the supervisor decides; nothing is run without
-	# approval). Only where the name is free.
+	# `ask`: the command the sandbox last refused, run once outside through
+	# `wicket ask` (the supervisor decides; nothing is run without
+	# approval), exactly its words (see __wicket_one_command). Only where
+	# the name is free.
 	__wicket_own_ask=0
 	if ! builtin type -t ask >/dev/null 2>&1; then
 		__wicket_own_ask=1
 		ask() {
-			if [ -z "${__wicket_last_blocked-}" ]; then
-				builtin printf 'ask: nothing was blocked in this shell yet\n' >&2
-				return 2
+			if [ "${#__wicket_ask_argv[@]}" -gt 0 ]; then
+				command "${WICKET_EXE:-wicket}" ask --reason "blocked in the sandbox" -- "${__wicket_ask_argv[@]}"
+				return
 			fi
-			command "${WICKET_EXE:-wicket}" ask --reason "blocked in the sandbox" -- bash -c "$__wicket_last_blocked"
+			if [ -n "$__wicket_ask_line" ]; then
+				builtin printf 'ask: what the sandbox refused was not one plain command of that line; to ask for the line anyway:\n  %s\n' "$__wicket_ask_line" >&2
+			else
+				builtin printf 'ask: nothing was blocked in this shell yet\n' >&2
+			fi
+			return 2
 		}
 	fi
 

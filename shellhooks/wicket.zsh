@@ -3,11 +3,40 @@
 #   - a prompt marker, "(wicket)" or "(POLICY)" when the policy is not the
 #     default, unless WICKET_PROMPT=0;
 #   - after a command the sandbox blocked something for, a short block: up
-#     to three of the lines, a count, and what to do about it.
+#     to three of the lines, a count, and what to do about it;
+#   - `ask`, which runs the command that was refused once outside through
+#     `wicket ask`, only when that line was one plain command and the
+#     refusals came from it (else the block shows a line to copy).
 # Through add-zsh-hook; $? is kept; works with setopt nounset/errexit.
 
 if (( ! ${+__wicket_hooked} )); then
-	typeset -g __wicket_hooked=1 __wicket_seen=0 __wicket_mark
+	typeset -g __wicket_hooked=1 __wicket_seen=0 __wicket_mark __wicket_ask_line= __wicket_pids=' '
+	typeset -ga __wicket_ask_argv
+
+	# As in wicket.bash: __wicket_ask_argv set to the words of LINE when it
+	# is one plain command (nothing expanded, redirected or added; no word
+	# starting with '=', which zsh expands) and every REFUSAL came from one
+	# process of that program not refused during an earlier command.
+	__wicket_one_command() {
+		local __wk_c=$1 __wk_l __wk_pid= __wk_name
+		local __wk_plain='^[A-Za-z0-9_./:=@%+,~ '"'"'"-]+$' __wk_by='[( ]([^][ ()]+)\[([0-9]+)\]\)$'
+		shift
+		__wicket_ask_argv=()
+		[[ $__wk_c =~ $__wk_plain && $__wk_c != (|*' ')=* ]] || return 1
+		eval "__wicket_ask_argv=( $__wk_c )" 2>/dev/null || { __wicket_ask_argv=(); return 1 }
+		[[ ${#__wicket_ask_argv} -gt 0 && $__wicket_ask_argv[1] != *=* ]] || { __wicket_ask_argv=(); return 1 }
+		__wk_name=${__wicket_ask_argv[1]:t}
+		__wk_name=${__wk_name[1,15]}
+		for __wk_l in "$@"; do
+			if ! [[ $__wk_l =~ $__wk_by ]] || [[ $match[1] != "$__wk_name" ]] ||
+				[[ -n $__wk_pid && $__wk_pid != $match[2] ]] || [[ $__wicket_pids == *" $match[2] "* ]]; then
+				__wicket_ask_argv=()
+				return 1
+			fi
+			__wk_pid=$match[2]
+		done
+		[[ -n $__wk_pid ]] || { __wicket_ask_argv=(); return 1 }
+	}
 
 	() {
 		local p=${WICKET_POLICY-}
@@ -42,33 +71,48 @@ if (( ! ${+__wicket_hooked} )); then
 				done
 				(( __wk_new > 3 )) && print -u2 -r -- "  ... and $(( __wk_new - 3 )) more"
 				print -u2 -r -- "  why, and how to allow it: wicket why"
-				# One argument for zsh -c, single-quoted for any shell.
-				if [[ -n $__wk_cmd ]]; then
-					__wicket_last_blocked=$__wk_cmd
-				fi
-				if [[ -n $__wk_cmd && $__wicket_own_ask == 1 ]]; then
-					print -u2 -r -- "  to run it outside the sandbox once, if approved: ask"
+				__wicket_ask_argv=()
+				__wicket_ask_line=
+				if [[ -n $__wk_cmd ]] && (( __wk_new <= ${#__wk_lines} )) &&
+					__wicket_one_command "$__wk_cmd" "${(@)__wk_lines[__wk_i,-1]}"; then
+					__wicket_ask_line="wicket ask -- ${(j: :)${(@q)__wicket_ask_argv}}"
 				elif [[ -n $__wk_cmd ]]; then
+					# One argument for zsh -c, single-quoted for any shell:
+					# the whole line, to copy knowingly.
 					__wk_cmd=${__wk_cmd//\'/\'\\\'\'}
-					print -u2 -r -- "  to run it outside the sandbox once: wicket ask -- zsh -c '$__wk_cmd'"
+					__wicket_ask_line="wicket ask -- zsh -c '$__wk_cmd'"
 				fi
+				if (( ${#__wicket_ask_argv} )) && [[ $__wicket_own_ask == 1 ]]; then
+					print -u2 -r -- "  to run it outside the sandbox once, if approved: ask"
+				elif [[ -n $__wicket_ask_line ]]; then
+					print -u2 -r -- "  to run it outside the sandbox once: $__wicket_ask_line"
+				fi
+				for __wk_l in "${(@)__wk_lines[__wk_i,-1]}"; do
+					[[ $__wk_l =~ '\[([0-9]+)\]\)$' ]] && __wicket_pids="${__wicket_pids[-2000,-1]} $match[1] "
+				done
 			fi
 			__wicket_seen=$__wk_n
 		fi
 		return $__wk_st
 	}
 
-	# `ask`: the command line the sandbox last blocked, run once outside
-	# through `wicket ask`; only where the name is free.
-	typeset -g __wicket_own_ask=0 __wicket_last_blocked=
+	# `ask`: the command the sandbox last refused, exactly its words, run
+	# once outside through `wicket ask`; only where the name is free.
+	typeset -g __wicket_own_ask=0
 	if ! whence ask >/dev/null 2>&1; then
 		__wicket_own_ask=1
 		ask() {
-			if [[ -z $__wicket_last_blocked ]]; then
-				print -u2 -r -- "ask: nothing was blocked in this shell yet"
-				return 2
+			if (( ${#__wicket_ask_argv} )); then
+				command "${WICKET_EXE:-wicket}" ask --reason "blocked in the sandbox" -- "${(@)__wicket_ask_argv}"
+				return
 			fi
-			command "${WICKET_EXE:-wicket}" ask --reason "blocked in the sandbox" -- zsh -c "$__wicket_last_blocked"
+			if [[ -n $__wicket_ask_line ]]; then
+				print -u2 -r -- "ask: what the sandbox refused was not one plain command of that line; to ask for the line anyway:"
+				print -u2 -r -- "  $__wicket_ask_line"
+			else
+				print -u2 -r -- "ask: nothing was blocked in this shell yet"
+			fi
+			return 2
 		}
 	fi
 

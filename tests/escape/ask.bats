@@ -9,9 +9,7 @@ load escape_helpers
 bats_require_minimum_version 1.5.0
 
 setup() {
-	WS=$(mk_workspace) && OUT=$(mk_outside) || return 1
-	export XDG_STATE_HOME=$OUT/state
-	AUDIT=$XDG_STATE_HOME/wicket/audit.jsonl
+	ask_setup || return 1
 	printf '#!/bin/sh\ncat >/dev/null\nexit 1\n' >"$OUT/no"
 	printf '#!/bin/sh\ncat >/dev/null\nsleep 1.5\nexit 0\n' >"$OUT/slowyes"
 	printf '#!/bin/sh\ncat >/dev/null\nexec sleep 30\n' >"$OUT/slow"

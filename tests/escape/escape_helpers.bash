@@ -383,3 +383,12 @@ pid_of_comm() {
 	done
 	return 1
 }
+
+# ask_setup: for `wicket ask` tests, a workspace WS, a directory outside
+# OUT, and the sessions' state under OUT (the audit log: AUDIT).
+ask_setup() {
+	WS=$(mk_workspace) && OUT=$(mk_outside) || return 1
+	export XDG_STATE_HOME=$OUT/state
+	AUDIT=$XDG_STATE_HOME/wicket/audit.jsonl
+	export WS OUT WICKET PY AUDIT
+}

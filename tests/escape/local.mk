@@ -39,4 +39,5 @@ EXTRA_DIST += \
 	tests/escape/resources.bats \
 	tests/escape/ask.bats \
 	tests/escape/ask-careful.bats \
-	tests/escape/unixsock.bats
+	tests/escape/unixsock.bats \
+	tests/escape/ask-terminal.bats

@@ -88,13 +88,31 @@ ASK_CORPUS = \
 	tests/fuzz/ask-corpus/signal
 EXTRA_DIST += tests/fuzz/ask-fuzz.c tests/fuzz/ask.dict $(ASK_CORPUS)
 CLEANFILES += tests/fuzz/ask-fuzz
+# The question `wicket ask` draws (lib/askrender.c): it reads back as the
+# command it stands for.
+ASKRENDER_FUZZ_SRCS = \
+	$(top_srcdir)/tests/fuzz/askrender-fuzz.c \
+	$(top_srcdir)/lib/askrender.c \
+	$(top_srcdir)/lib/util.c
+ASKRENDER_CORPUS = \
+	tests/fuzz/askrender-corpus/attack \
+	tests/fuzz/askrender-corpus/long \
+	tests/fuzz/askrender-corpus/many
+EXTRA_DIST += tests/fuzz/askrender-fuzz.c tests/fuzz/askrender.dict $(ASKRENDER_CORPUS)
+CLEANFILES += tests/fuzz/askrender-fuzz
 EXTRA_DIST += tests/fuzz/policy-fuzz.c tests/fuzz/run-fuzz tests/fuzz/policy.dict \
 	$(FUZZ_CORPUS) tests/fuzz/control-fuzz.c tests/fuzz/control.dict $(CONTROL_CORPUS)
 CLEANFILES += tests/fuzz/policy-fuzz tests/fuzz/control-fuzz
 
 .PHONY: fuzz
 if HAVE_FUZZER
-check_SCRIPTS = tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz
+check_SCRIPTS = tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz \
+	tests/fuzz/askrender-fuzz
+tests/fuzz/askrender-fuzz: $(ASKRENDER_FUZZ_SRCS) $(top_srcdir)/lib/askrender.h \
+		$(top_srcdir)/lib/util.h config.h
+	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib \
+		-o $@ $(ASKRENDER_FUZZ_SRCS)
 tests/fuzz/ask-fuzz: $(ASK_FUZZ_SRCS) $(top_srcdir)/lib/askproto.h $(top_srcdir)/lib/util.h config.h
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib $(JANSSON_CFLAGS) \
@@ -109,13 +127,16 @@ tests/fuzz/policy-fuzz: $(FUZZ_SRCS) lib/policy-builtins.c $(top_srcdir)/lib/pol
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib $(JANSSON_CFLAGS) \
 		-o $@ $(FUZZ_SRCS) lib/policy-builtins.c $(JANSSON_LIBS)
-fuzz: tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz
+fuzz: tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz tests/fuzz/askrender-fuzz
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/policy-fuzz \
 		$(top_srcdir)/tests/fuzz/corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/policy.dict
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/control-fuzz \
 		$(top_srcdir)/tests/fuzz/control-corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/control.dict
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/ask-fuzz \
 		$(top_srcdir)/tests/fuzz/ask-corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/ask.dict
+	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/askrender-fuzz \
+		$(top_srcdir)/tests/fuzz/askrender-corpus $(FUZZ_SECONDS) \
+		$(top_srcdir)/tests/fuzz/askrender.dict
 else
 fuzz:
 	@echo "make fuzz: skipped: configure found no clang that can link -fsanitize=fuzzer" \

@@ -237,9 +237,10 @@ def main():
     t.expect(r"wk\$ ")
     w = os.environ["WICKET"]
     t.line('"%s" ask --reason "$(printf "need\\033[31mit")" -- touch "%s/yes" "a b"; echo "rc=$?"' % (w, out))
-    t.expect(r"asked by:  wicket \(pid \d+ in the sandbox\), in " + ws)
-    t.expect(r"would run: /\S*/touch %s/yes 'a b'" % out)
-    t.expect(r"reason:    need\?\[31mit")
+    t.expect(r"  asked by: wicket \(pid \d+ in the sandbox\)\r\n  in:       " + ws + r"\r\n")
+    t.expect(r"  reason:   \$'need\\x1b\[31mit'\r\n")
+    t.expect(r"  program:  /\S*/touch\r\n  argv:     3 words, one a line, as a shell would take them:\r\n"
+             r"  \[0\]       touch\r\n  \[1\]       %s/yes\r\n  \[2\]       'a b'\r\n" % out)
     t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
     t.send("y\r")
     t.expect(r"rc=0\r\n")

@@ -34,20 +34,11 @@ start_shell() {
 		_ "$OUTF" "$WS" "$WICKET" shell "$@"
 }
 
-pane() { tmux -L "$TMUX_SOCK" capture-pane -p -S -200 -J; }
+pane() { tmux_screen -S -200 -J; }
 keys() { tmux -L "$TMUX_SOCK" send-keys -l -- "$1"; tmux -L "$TMUX_SOCK" send-keys Enter; }
 
 # wait_pane REGEX: until the screen matches (10 s at most).
-wait_pane() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		pane | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	echo "the screen never matched: $1" >&2
-	pane >&2
-	return 1
-}
+wait_pane() { tmux_wait "$1" -S -200 -J; }
 
 # wait_rc: the status `wicket shell` ended with.
 wait_rc() {
@@ -79,7 +70,8 @@ RC
 	wait_pane '^  why, and how to allow it: wicket why$'
 	pane | grep -qxF 'wicket: the sandbox blocked 1 thing in that command:'
 	pane | grep -qE '^  sandbox: write blocked: /usr/wk-hook \(create by touch\[[0-9]+\]\)$'
-	pane | grep -qxF "  to run it outside the sandbox once, if approved: ask"
+	# Two commands on the line: `ask` offers no replay, the line is to copy.
+	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- bash -c 'touch /usr/wk-hook; sleep 0.3'"
 	# $? as the user's prompt sees it is the command's own.
 	wait_pane '^\(wicket\) \[0\][#$] $'
 	keys 'clear; (exit 4)'
@@ -160,7 +152,7 @@ RC
 	keys 'touch /usr/wk-zhook; sleep 0.3'
 	wait_pane '^  why, and how to allow it: wicket why$'
 	pane | grep -qE '^  sandbox: write blocked: /usr/wk-zhook \(create by touch\[[0-9]+\]\)$'
-	pane | grep -qxF "  to run it outside the sandbox once, if approved: ask"
+	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- zsh -c 'touch /usr/wk-zhook; sleep 0.3'"
 	keys 'clear; echo quiet'
 	wait_pane '^quiet$'
 	! pane | grep -q 'wicket:'
@@ -219,15 +211,21 @@ RC
 	fi
 }
 
-@test "bash: 'ask' runs the blocked command line once outside through wicket ask (an approver says yes); a user's own ask is kept" {
+@test "bash: 'ask' runs the blocked command once outside through wicket ask (an approver says yes); a user's own ask is kept" {
 	bashrc
 	local out
 	out=$(mk_outside)
 	track "$out"
 	printf '#!/bin/sh\nexit 0\n' >"$H/yes" && chmod 755 "$H/yes"
+	# ./mk FILE: one plain command whose own process is refused, and that
+	# waits until the refusal is counted (the hooks' status file says so),
+	# so that it shows after this command and not after the next one.
+	printf '%s\n' '#!/bin/sh' 'st=/dev/fd/${WICKET_STATUS_FD%%:*}' 'n=$(head -n 1 "$st")' ': >"$1"' \
+		'i=0; while [ "$i" -lt 100 ] && [ "$(head -n 1 "$st")" = "$n" ]; do sleep 0.05; i=$((i + 1)); done' >"$WS/mk"
+	chmod 755 "$WS/mk"
 	start_shell /bin/bash --approver "$H/yes"
 	wait_pane '^\(wicket\) \[0\][#$] $'
-	keys "touch $out/made-by-ask; sleep 0.3"
+	keys "./mk $out/made-by-ask"
 	wait_pane '^  to run it outside the sandbox once, if approved: ask$'
 	[ ! -e "$out/made-by-ask" ]
 	keys 'clear; ask; echo "ask=$?"'

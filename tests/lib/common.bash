@@ -71,3 +71,20 @@ bounded() {
 	shift
 	timeout --kill-after=5 "$secs" "$@"
 }
+
+# tmux_screen ARGS...: the screen of the tmux server on socket $TMUX_SOCK
+# (tmux capture-pane -p ARGS): what a person at that terminal sees.
+tmux_screen() { tmux -L "$TMUX_SOCK" capture-pane -p "$@"; }
+
+# tmux_wait REGEX ARGS...: until that screen matches REGEX (10 s at most).
+tmux_wait() {
+	local re=$1 i
+	shift
+	for ((i = 0; i < 100; i++)); do
+		tmux_screen "$@" | grep -qE -- "$re" && return 0
+		sleep 0.1
+	done
+	echo "the screen never matched: $re" >&2
+	tmux_screen "$@" | cat -v >&2
+	return 1
+}

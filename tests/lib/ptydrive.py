@@ -183,6 +183,16 @@ class Term:
         return os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st)
 
 
+def bash(prefix=(), prompt="wk$ ", cwd=None, env=None):
+    """A Term running an interactive bash without rc files or history,
+    after PREFIX (e.g. [wicket, "run", "--"]), once its prompt PROMPT is
+    up."""
+    t = Term(list(prefix) + ["bash", "--norc", "--noprofile", "-i"], cwd=cwd,
+             env=dict(env if env is not None else os.environ, PS1=prompt, HISTFILE=""))
+    t.expect(re.escape(prompt))
+    return t
+
+
 def run(main):
     """Run MAIN(); on failure show why and the screen, exit 1."""
     try:

@@ -38,3 +38,8 @@ check_PROGRAMS += tests/unit/test-careful
 tests_unit_test_careful_SOURCES = tests/unit/test-careful.c
 tests_unit_test_careful_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_careful_LDADD = lib/libwicket.la $(JANSSON_LIBS)
+# The question `wicket ask` draws on the terminal (lib/askrender.c).
+check_PROGRAMS += tests/unit/test-askrender
+tests_unit_test_askrender_SOURCES = tests/unit/test-askrender.c
+tests_unit_test_askrender_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_askrender_LDADD = lib/libwicket.la $(JANSSON_LIBS)

@@ -1,0 +1,229 @@
+#!/usr/bin/env bats
+# `wicket ask` on the real terminal against a hostile sandbox (issue 12):
+# the question cannot be faked by what the sandbox wrote before it (1),
+# typed-ahead keys do not answer it (4), a loop of requests cannot hold
+# the terminal nor fill the disk (5), and the hooks' `ask` runs exactly
+# the command that was refused (6). Judged outside: what a terminal
+# emulator (tmux) shows, marker files the command would make outside the
+# sandbox, the audit log.
+
+load ../lib/common
+load escape_helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	ask_setup || return 1
+	TMUX_SOCK=wicket-askterm-$$-$BATS_TEST_NUMBER
+}
+
+teardown() {
+	tmux -L "$TMUX_SOCK" kill-server 2>/dev/null || true
+	escape_cleanup
+	common_teardown
+}
+
+# drive: a python program on stdin with tests/lib/ptydrive importable,
+# after PRELUDE: OUT, WS, W (wicket) and session(), an interactive bash
+# in the sandbox, on a terminal of the test's.
+PRELUDE='
+import os, re, time
+from ptydrive import Term, bash, check, run
+out, ws, w = os.environ["OUT"], os.environ["WS"], os.environ["WICKET"]
+def session():
+    return bash([w, "run", "--"], cwd=ws)
+'
+drive() { { printf '%s\n' "$PRELUDE"; cat; } | PYTHONPATH=$BATS_TEST_DIRNAME/../lib bounded 120 "$PY" - "$@"; }
+
+# The screen of a terminal emulator (tmux, 80x24) running CMD in $WS:
+# what a person sees, attributes included (capture-pane -e).
+tmux_start() {
+	tmux -L "$TMUX_SOCK" -f /dev/null new-session -d -x 80 -y 24 \
+		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$OUT" TERM=xterm LANG=C.UTF-8 \
+		XDG_STATE_HOME="$XDG_STATE_HOME" WICKET_DIAG=off \
+		bash --norc --noprofile -c 'cd "$1" && shift && "$@"; echo "wicket-exit=$?"; sleep 60' \
+		_ "$WS" "$@"
+}
+screen() { tmux_screen -e; }
+wait_screen() { tmux_wait "$1" -e; }
+
+@test "ask attack 1: what the sandbox wrote before the question (scroll region, charset, hidden text, an open OSC) cannot hide or fake it" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	# A fake question where the person looks, then terminal state that
+	# would keep the real one out of sight: a scroll region of 3 lines at
+	# the top, origin mode, no wrap, the line-drawing charset in G0 and
+	# G1 and shifted out, insert mode, hidden text, a hidden cursor, the
+	# alternate screen, and an OSC string left open to swallow what
+	# follows. The charsets and attributes are set before the alternate
+	# screen is entered, so that leaving it does not restore them.
+	printf '%s\n' '#!/bin/sh' \
+		'printf "\033[2J\033[H  would run: git status\r\nRun it outside the sandbox once? [y/N] \r\n"' \
+		'printf "\033(0\033)0\016\033[8m\033[?1049h\033[1;3r\033[?6h\033[?7l\033[4h\033[?25l\033]0;"' \
+		'exec "$1" ask --reason "git status" -- touch "$2/made"' >"$WS/attack"
+	chmod 755 "$WS/attack"
+	tmux_start "$WICKET" run -- ./attack "$WICKET" "$OUT"
+	wait_screen '^Run it outside the sandbox once\? \[y/N\] ?$'
+	# The real command, plain, whole, on the screen a person looks at:
+	# from its first line on, no attribute or character set of the
+	# sandbox's (tmux -e marks a change where it starts, with ESC or SO).
+	run -0 bash -c 'tmux -L "$1" capture-pane -p -e | sed -n "/a program in the sandbox asks/,\$p"' _ "$TMUX_SOCK"
+	[ -n "$output" ]
+	refute_output --regexp $'[\033\016]'
+	screen | grep -qxF "  [0]       touch"
+	screen | grep -qxF "  [1]       $OUT/made"
+	screen | grep -qE '^  program:  /\S*/touch$'
+	[ ! -e "$OUT/made" ]
+	tmux -L "$TMUX_SOCK" send-keys y Enter
+	wait_screen '^wicket-exit=0$'
+	[ -e "$OUT/made" ]
+}
+
+@test "ask attack 4: y and Enter typed 150 ms after the question appeared do not answer it" {
+	drive <<'PYEOF'
+def main():
+    t = session()
+    t.line('"%s" ask -- touch "%s/typeahead"; echo "rc=$?"' % (w, out))
+    t.expect(r"asks to run a command")
+    time.sleep(0.15)
+    t.send("y\r")          # the habitual second y, for the question before
+    t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
+    check(not os.path.exists(out + "/typeahead"), "keys typed ahead answered the question")
+    t.send("n\r")
+    t.expect(r"rc=122\r\n")
+    check(not os.path.exists(out + "/typeahead"), "the command ran")
+    t.line("exit 0")
+    check(t.wait() == 0, "wicket exits with the shell's status")
+
+run(main)
+PYEOF
+}
+
+@test "ask attack 5: a loop that ignores signals cannot hold the terminal: after 5 refusals the rest are refused without a question, said once, audited compactly" {
+	drive <<'PYEOF'
+def main():
+    t = session()
+    t.line('trap "" INT TERM; for i in $(seq 40); do "%s" ask -- touch "%s/flood$i"; done; echo loop-done' % (w, out))
+    for k in range(5):
+        t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
+        t.send("\x03" if k == 0 else "n\r")
+    t.expect(r"loop-done", timeout=30)
+    check(len(re.findall(rb"refused without a question", t.out)) == 1, "the refusals are said once")
+    check(t.out.count(b"[y/N]") == 5, "no question after the fifth refusal")
+    t.line("echo back-$((6*7))")
+    t.expect(r"back-42")
+    t.line("exit 0")
+    check(t.wait() == 0, "wicket exits with the shell's status")
+    check(not [f for f in os.listdir(out) if f.startswith("flood")], "nothing of the loop ran")
+
+run(main)
+PYEOF
+	# 40 requests: 5 lines for the questions, then one compact record.
+	run -0 wc -l <"$AUDIT"
+	assert_equal "$output" 6
+	grep -q '"refused_without_question":35' "$AUDIT"
+}
+
+@test "ask attack 5: audit lines are bounded, the log rotates at its size limit, and the state directory cannot be read inside" {
+	printf '#!/bin/sh\ncat >/dev/null\nexit 1\n' >"$OUT/no"
+	chmod 755 "$OUT/no"
+	mkdir -p "$XDG_STATE_HOME/wicket"
+	chmod 700 "$XDG_STATE_HOME/wicket"
+	# Just under the limit (4 MiB): the next line rotates it.
+	head -c 4194000 /dev/zero | tr '\0' '\n' >"$AUDIT"
+	chmod 600 "$AUDIT"
+	run --separate-stderr bash -c 'cd "$WS" && exec "$1" run --approver "$OUT/no" -- sh -c '\''
+		"$1" ask -- true "$(head -c 30000 /dev/zero | tr "\0" x)" $(seq 300 | head -n 250)
+		for f in "$XDG_STATE_HOME/wicket"/*; do cat "$f"; done >"$PWD/leak" 2>/dev/null
+		ls -a "$XDG_STATE_HOME/wicket" >"$PWD/listing" 2>/dev/null; true'\'' _ "$1"' _ "$WICKET"
+	assert_equal "$status" 0
+	[ -s "$AUDIT.1" ]
+	[ "$(stat -c %s "$AUDIT.1")" -ge 4194000 ]
+	run -0 wc -l <"$AUDIT"
+	assert_equal "$output" 1
+	run -0 wc -c <"$AUDIT"
+	[ "$output" -le 8192 ]
+	grep -q '"bytes":30000' "$AUDIT"
+	grep -q '"argc":252' "$AUDIT"
+	[ "$(stat -c %a "$AUDIT")" = 600 ]
+	# From inside, nothing of the state directory: no line of the log.
+	[ ! -s "$WS/leak" ] || ! grep -q '"session"' "$WS/leak"
+	! grep -q 'audit' "$WS/listing" 2>/dev/null
+}
+
+@test "ask attack 6: wicket ask, or the whole session, with stdin a pipe asks on the terminal, like sudo on /dev/tty" {
+	drive <<'PYEOF'
+def main():
+    t = session()
+    t.line('echo piped-input | "%s" ask -- sh -c "cat >%s/piped"; echo "rc=$?"' % (w, out))
+    t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
+    t.send("y\r")
+    t.expect(r"rc=0\r\n")
+    with open(out + "/piped") as f:
+        check(f.read() == "piped-input\n", "the command read the pipe")
+    t.line("exit 0")
+    check(t.wait() == 0, "wicket exits with the shell's status")
+    # The session's own stdin a pipe, its output on the terminal (an agent
+    # runs it so): the session still gets a terminal of its own, and the
+    # question comes on the real one.
+    t = bash(prompt="sh$ ", cwd=ws)
+    t.line('echo session-input | "%s" run -- sh -c \'read l; echo "got $l"; "$0" ask -- touch "$1/session"; echo "rc=$?"\' "%s" "%s"'
+           % (w, w, out))
+    t.expect(r"got session-input")
+    t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
+    t.send("y\r")
+    t.expect(r"rc=0\r\n")
+    check(os.path.exists(out + "/session"), "y ran it")
+    t.expect(r"sh\$ ")
+    t.line("exit 0")
+    t.wait()
+
+run(main)
+PYEOF
+}
+
+@test "ask attack 6: the hooks' ask (bash, zsh) runs exactly the refused command, never the whole line nor a later command" {
+	printf '#!/bin/sh\nexit 0\n' >"$OUT/yes"
+	printf '#!/bin/sh\nsleep 2\necho again >>"%s/log"\n' "$WS" >"$WS/append"
+	# ./mk FILE: one plain command whose own process is refused, and that
+	# waits until the refusal is counted (the hooks' status file says so),
+	# so that it shows after this command and not after the next one.
+	printf '%s\n' '#!/bin/sh' 'st=/dev/fd/${WICKET_STATUS_FD%%:*}' 'n=$(head -n 1 "$st")' ': >"$1"' \
+		'i=0; while [ "$i" -lt 100 ] && [ "$(head -n 1 "$st")" = "$n" ]; do sleep 0.05; i=$((i + 1)); done' >"$WS/mk"
+	chmod 755 "$OUT/yes" "$WS/append" "$WS/mk"
+	: >"$OUT/.zshrc"
+	for sh in /bin/bash $(command -v zsh); do
+		rm -f "$WS/log" "$OUT/two words"
+		SH=$sh drive <<'PYEOF'
+def main():
+    env = dict(os.environ, HOME=out, SHELL=os.environ["SH"], HISTFILE="", WICKET_DIAG="on")
+    t = Term([w, "shell", "--approver", out + "/yes"], cwd=ws, env=env)
+    t.expect(r"\(wicket\) ")
+    # A line of two commands, the second refused: `ask` must not run the
+    # first again outside (a commit pushed twice).
+    t.line('echo once >>"%s/log"; touch "%s/two words"' % (ws, out))
+    t.expect(r"how to allow it")
+    t.line('ask; echo "ask=$?"')
+    t.expect(r"ask=\d+")
+    check(open(ws + "/log").read() == "once\n", "ask ran the first command again")
+    check(not os.path.exists(out + "/two words"), "ask ran a line that was not one command")
+    # One command, refused: ask runs exactly it, its arguments intact.
+    t.line('./mk "%s/two words"' % out)
+    t.expect(r"if approved: ask")
+    t.line('ask; echo "ask=$?"')
+    t.expect(r"ask=0")
+    check(os.path.exists(out + "/two words"), "ask did not run the refused command")
+    # A process refused in the background shows after a later command,
+    # itself one plain command: ask must not offer that later command.
+    t.line('(sleep 1; touch "%s/late") &' % out)
+    t.expect(r"\(wicket\) ")
+    t.line("./append")
+    t.expect(r"wicket: the sandbox blocked")
+    t.line('ask; echo "ask=$?"')
+    t.expect(r"ask=\d+")
+    check(open(ws + "/log").read() == "once\nagain\n", "ask ran a later command")
+    t.line("exit 0")
+    t.wait()
+
+run(main)
+PYEOF
+	done
+}
