@@ -6,6 +6,7 @@
 #include "config.h"
 #include "sandbox.h"
 #include "landlock_compat.h"
+#include "path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -174,15 +175,20 @@ int landlock_build(const struct session *s)
 	 * in for it; the host's /tmp only when the policy makes it a
 	 * writable root (above). */
 	const char *tmp = !s->layers.mntns ? s->fallback_tmp : s->plan.private_tmp ? "/tmp" : NULL;
-	if (tmp && add_path(rs, tmp, FS_READ | FS_WRITE_TREE | FS_UNIX, h) < 0)
+	/* Read roots kept under the private /tmp are the host's directories
+	 * bound in, and a rule on /tmp would reach their sockets too: then
+	 * no unix socket in /tmp is reachable (plan_unix_root says the same
+	 * of the kept roots). Untested here: no kernel with ABI 9. */
+	bool tmp_unix = true;
+	for (size_t i = 0; tmp && i < s->plan.read_keep.n; i++)
+		if (path_is_under(s->plan.read_keep.v[i], tmp))
+			tmp_unix = false;
+	if (tmp && add_path(rs, tmp, FS_READ | FS_WRITE_TREE | (tmp_unix ? FS_UNIX : 0), h) < 0)
 		goto fail;
 	if (s->layers.mntns && add_path(rs, "/dev/shm", FS_READ | FS_WRITE_TREE | FS_UNIX, h) < 0)
 		goto fail;
-	/* The session's own /run (a tmpfs over the host's): its sockets are
-	 * the sandbox's. Untested here: no kernel with ABI 9 to run on. */
-	if (s->layers.mntns && s->plan.cover_run && (h & FS_UNIX) &&
-	    add_path(rs, "/run", FS_READ | FS_UNIX, h) < 0)
-		goto fail;
+	/* The session's own /run is a read-only cover with kept files and
+	 * read roots only: no socket there is the sandbox's (no rule). */
 	/* With a mount namespace /dev is the sandbox's own minimal tmpfs (a
 	 * few harmless nodes and its own devpts instance): one rule covers
 	 * it. Without one it is the host's /dev, where only the named nodes

@@ -48,12 +48,17 @@ const char *plan_unix_root(const struct session *s, const char *path)
 		 * own directory stands in for /tmp. */
 		return s->fallback_tmp && path_is_under(path, s->fallback_tmp) ? s->fallback_tmp
 									       : NULL;
-	static const char *const own[] = {"/tmp", "/run", "/dev/shm"};
-	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
-		bool mine = i == 0 ? s->plan.private_tmp : i == 1 ? s->plan.cover_run : true;
-		if (mine && path_is_under(path, own[i]))
-			return own[i];
-	}
+	/* Read roots under the private /tmp are the host's own directories,
+	 * bound in (mounts.c): their sockets are the host's services. */
+	for (size_t i = 0; i < s->plan.read_keep.n; i++)
+		if (path_is_under(path, s->plan.read_keep.v[i]))
+			return NULL;
+	/* The session's /run is a read-only cover holding only kept regular
+	 * files and read roots: no socket there is the sandbox's own. */
+	if (s->plan.private_tmp && path_is_under(path, "/tmp"))
+		return "/tmp";
+	if (path_is_under(path, "/dev/shm"))
+		return "/dev/shm";
 	return NULL;
 }
 

@@ -188,7 +188,7 @@ void plan_pins(const char *root, const char *path, struct strv *out);
 const char *writable_root_of(const struct policy *pol, const char *path);
 /* The root beneath which the sandbox may reach the unix socket at PATH
  * (canonical, in the sandbox's view): a writable root, the session's own
- * /tmp, /run or /dev/shm; NULL: out of reach. */
+ * /tmp (but not a read root kept there) or /dev/shm; NULL: out of reach. */
 const char *plan_unix_root(const struct session *s, const char *path);
 void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
 		       const char *session_id);

@@ -2,7 +2,9 @@
  * (LANDLOCK_ACCESS_FS_RESOLVE_UNIX is ABI 9): the supervisor decides
  * every connect() and every send that names a destination, and performs
  * the allowed ones itself. DESIGN §4: unix sockets outside the writable
- * roots and the session's private /tmp and /run are never reachable.
+ * roots and the session's private /tmp (DESIGN also names /run: the
+ * session's /run is a read-only cover with no socket of its own) are
+ * never reachable.
  *
  * The "unix" seccomp programs (seccomp-rules.c) send connect(), sendto()
  * with a destination, sendmsg() and sendmmsg() here as user
@@ -21,8 +23,8 @@
  * (at most 40) and every symlink on a proc file system refused, so that
  * /proc/self/root, /proc/1/root or /proc/self/fd/N lead nowhere (they
  * are magic links). What is checked is the canonical path of the
- * descriptor held at the end (beneath a writable root, the private /tmp,
- * /run or /dev/shm: plan_unix_root), and what is connected to is that
+ * descriptor held at the end (beneath a writable root, the private /tmp
+ * but not a read root kept in it, or /dev/shm: plan_unix_root), and what is connected to is that
  * same inode, as "/proc/self/fd/N" of the supervisor's O_PATH
  * descriptor. The sandbox cannot move a directory from outside the
  * allowed roots into them (it cannot write outside), so the path checked

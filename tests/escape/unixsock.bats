@@ -119,3 +119,20 @@ unreached() {
 	sleep 0.3
 	grep -q "sanity-$RND" "$dg"
 }
+
+@test "unixsock: a host socket under a read root inside the private /tmp or /run is not reached" {
+	# A read root under /tmp is bound into the session's private /tmp (and
+	# one under /run into its cover): the sockets in it are the host's,
+	# even though the path looks like the session's own /tmp.
+	local d
+	d=$(mktemp -d /tmp/wicket-rt.XXXXXX)
+	_ESC_DIRS+=("$d")
+	chmod 755 "$d"
+	service unix "$d/x.sock"
+	cat >"$OUT/read-tmp.json" <<JSON
+{"extends": "workspace-write", "filesystem": {"read": ["/", "$d"]}}
+JSON
+	unreached connect "$d/x.sock" --policy "$OUT/read-tmp.json"
+	service unix-dgram "$d/y.sock"
+	unreached sendto "$d/y.sock" --policy "$OUT/read-tmp.json"
+}

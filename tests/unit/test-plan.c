@@ -93,7 +93,11 @@ int main(void)
 	us.plan.private_tmp = us.plan.cover_run = true;
 	is_str(plan_unix_root(&us, "/work/ws/a/s.sock"), "/work/ws", "beneath a writable root");
 	is_str(plan_unix_root(&us, "/tmp/s.sock"), "/tmp", "the private /tmp");
-	is_str(plan_unix_root(&us, "/run/x/s.sock"), "/run", "the session's /run");
+	ok(!plan_unix_root(&us, "/run/x/s.sock"), "the session's /run: a read-only cover, out of reach");
+	strv_add(&us.plan.read_keep, "/tmp/host-x11");
+	ok(!plan_unix_root(&us, "/tmp/host-x11/X0"), "a read root kept in the private /tmp: the host's");
+	is_str(plan_unix_root(&us, "/tmp/host-x11b/s"), "/tmp", "beside it: the session's own");
+	strv_free(&us.plan.read_keep);
 	is_str(plan_unix_root(&us, "/dev/shm/s.sock"), "/dev/shm", "its own /dev/shm");
 	ok(!plan_unix_root(&us, "/var/tmp/s.sock"), "/var/tmp: out of reach");
 	ok(!plan_unix_root(&us, "/work/wsx/s.sock"), "a sibling with a common prefix: out of reach");
