@@ -378,6 +378,8 @@ struct nest {
 	long long deadline_ns; /* CLOCK_MONOTONIC */
 	unsigned long entries;
 	bool truncated;
+	unsigned long unlisted; /* directories that could not be read */
+	char first_unlisted[PATH_MAX];
 	char path[PATH_MAX];
 };
 
@@ -409,6 +411,30 @@ static bool nested_new(const struct nest *n, const struct stat *st)
 			return false;
 	}
 	return true;
+}
+
+/* PATH (N->path) names a directory NAME of FD that cannot be read (the
+ * session took its read permission away): its .git, if git can reach it
+ * (search permission is all git needs), is looked at all the same; what
+ * lies deeper is not, and the end says so. */
+static void nest_unlisted(struct nest *n, int fd, const char *name, size_t len)
+{
+	if (!n->unlisted++)
+		memcpy(n->first_unlisted, n->path, len + 1);
+	int p = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (p < 0 || len + 5 >= sizeof n->path) {
+		if (p >= 0)
+			close(p);
+		return;
+	}
+	if (fstatat(p, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		memcpy(n->path + len, "/.git", 6);
+		if (nested_new(n, &st))
+			plan_quarantine(&n->s->pol, n->path, n->s->session_id);
+		n->path[len] = '\0';
+	}
+	close(p);
 }
 
 /* Walk the directory FD (its path in N->path, LEN long; FD is taken).
@@ -457,6 +483,8 @@ static void nest_walk(struct nest *n, int fd, size_t len, int depth)
 				nest_walk(n, sub, len + 1 + nl, depth + 1);
 			else if (depth >= NEST_DEPTH)
 				n->truncated = true;
+			else if (errno == EACCES)
+				nest_unlisted(n, fd, name, len + 1 + nl);
 		}
 		n->path[len] = '\0';
 		if (n->truncated)
@@ -500,5 +528,10 @@ void autorun_check_nested(const struct session *s)
 			"directories or files the session made, which git outside would use; review "
 			"them (find DIR -name .git -newer ...) before running git there",
 			NEST_ENTRIES, NEST_DEPTH, NEST_SECONDS);
+	if (n->unlisted)
+		warnmsg("WARNING: %lu directories in the writable roots could not be read (%s "
+			"first): what lies below them was not checked for .git directories or files "
+			"the session made, which git outside would use; review them before running "
+			"git there", n->unlisted, n->first_unlisted);
 	free(n);
 }

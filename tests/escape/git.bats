@@ -26,6 +26,11 @@ setup() {
 }
 
 teardown() {
+	# What a test made unreadable, readable again to be removed.
+	local d list="${BATS_TEST_TMPDIR:-${TMPDIR:-/tmp}}/.wicket-cleanup"
+	if [ -f "$list" ]; then
+		while IFS= read -r d; do chmod -R u+rwX -- "$d" 2>/dev/null || true; done <"$list"
+	fi
 	escape_cleanup
 	common_teardown
 }
@@ -453,6 +458,15 @@ NESTED_INIT='mkdir -p a/b && cd a/b && git init -q && sh -c "$2" _ .git/config "
 	nested_attack 'git init -q --bare evil.git && sh -c "$2" _ evil.git/config "$1" &&
 		git config -f evil.git/config core.bare false && mkdir -p a/b &&
 		printf "gitdir: %s/evil.git\n" "$PWD" >gitfile && ln gitfile a/b/.git'
+}
+
+@test "git: a nested repository in a directory made unreadable (search permission only)" {
+	# git needs only to search a/b to find a/b/.git; a walk that lists
+	# directories cannot read it (as a user without CAP_DAC_OVERRIDE).
+	nested_attack "$NESTED_INIT"' && chmod 311 . && cd .. && mkdir c && chmod 0 c'
+	chmod 755 "$WS/a/b" "$WS/a/c"
+	[ "$(id -u)" = 0 ] ||
+		assert_output --partial "WARNING: 2 directories in the writable roots could not be read"
 }
 
 @test "git: a session that makes directories but no .git moves nothing aside" {
