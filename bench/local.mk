@@ -31,6 +31,7 @@ bench-ask: launcher/wicket$(EXEEXT)
 # What the check of the files that run code (launcher/autorun.c) costs a
 # session, on a root of 100 000 files without and with a .git.
 .PHONY: bench-autorun
-bench-autorun: bench/autorunbench$(EXEEXT)
+bench-autorun: bench/autorunbench$(EXEEXT) launcher/wicket$(EXEEXT)
+	WICKET="$(abs_top_builddir)/launcher/wicket$(EXEEXT)" \
 	$(SHELL) $(top_srcdir)/bench/autorun-bench bench/autorunbench$(EXEEXT)
 EXTRA_DIST += bench/autorun-bench

@@ -14,8 +14,13 @@
  * naming one), the git directory a root lies in, and from each git
  * directory what git follows from it (commondir, modules/, worktrees/,
  * a submodule's or a worktree's .git file). Finding a repository nested
- * deeper in a root needs a walk of the whole root; wicket does not walk
- * (see wicket-policy(5), "Files that run code"). */
+ * deeper in a root needs a walk of the whole root: wicket walks only at
+ * exit, only after a session that made a directory or a name (the
+ * seccomp filter refers every such call to the supervisor, which notes
+ * it: netnotify.c), and moves aside the .git entries made during the
+ * session (autorun_check_nested). Repositories nested deeper that existed
+ * at the start are not protected (see wicket-policy(5), "Files that run
+ * code"). */
 #include "config.h"
 #include "sandbox.h"
 
@@ -25,7 +30,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "path.h"
@@ -347,4 +355,183 @@ void autorun_check_new(const struct session *s, const char *const *homes)
 			plan_quarantine(&s->pol, p, s->session_id);
 	}
 	strv_free(&now);
+}
+
+/* The walk for nested .git entries: bounded in entries, depth and time;
+ * past a bound it stops and says so. */
+#define NEST_ENTRIES 2000000
+#define NEST_SECONDS 5
+#define NEST_DEPTH 256
+/* File systems stamp ctime from a coarse clock (one tick, up to 10 ms):
+ * a .git made right at the start may look a little older. FAT keeps
+ * 2 s steps. Too wide a margin would take a .git the user made just
+ * before the session for the session's. */
+#define NEST_MARGIN_NS 20000000LL
+#define NEST_MARGIN_FAT_NS 2000000000LL
+#ifndef EXFAT_SUPER_MAGIC
+#define EXFAT_SUPER_MAGIC 0x2011BAB0
+#endif
+
+struct nest {
+	const struct session *s;
+	long long since_ns;    /* ctime at or after this: made in the session */
+	long long deadline_ns; /* CLOCK_MONOTONIC */
+	unsigned long entries;
+	bool truncated;
+	unsigned long unlisted; /* directories that could not be read */
+	char first_unlisted[PATH_MAX];
+	char path[PATH_MAX];
+};
+
+static long long ns_of(const struct timespec *t)
+{
+	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+static long long mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return ns_of(&t);
+}
+
+/* PATH (N->path) is a .git made during the session, not one of the
+ * places of the start (a root's own .git, a submodule's .git file):
+ * those are autorun_check_new's. */
+static bool nested_new(const struct nest *n, const struct stat *st)
+{
+	const struct session *s = n->s;
+	if (ns_of(&st->st_ctim) < n->since_ns || strv_contains(&s->autorun_start, n->path))
+		return false;
+	for (size_t i = 0; i < s->pol.write.n; i++) {
+		char *own = path_join(s->pol.write.v[i], ".git");
+		bool is_own = strcmp(own, n->path) == 0;
+		free(own);
+		if (is_own)
+			return false;
+	}
+	return true;
+}
+
+/* PATH (N->path) names a directory NAME of FD that cannot be read (the
+ * session took its read permission away): its .git, if git can reach it
+ * (search permission is all git needs), is looked at all the same; what
+ * lies deeper is not, and the end says so. */
+static void nest_unlisted(struct nest *n, int fd, const char *name, size_t len)
+{
+	if (!n->unlisted++)
+		memcpy(n->first_unlisted, n->path, len + 1);
+	int p = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (p < 0 || len + 5 >= sizeof n->path) {
+		if (p >= 0)
+			close(p);
+		return;
+	}
+	if (fstatat(p, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		memcpy(n->path + len, "/.git", 6);
+		if (nested_new(n, &st))
+			plan_quarantine(&n->s->pol, n->path, n->s->session_id);
+		n->path[len] = '\0';
+	}
+	close(p);
+}
+
+/* Walk the directory FD (its path in N->path, LEN long; FD is taken).
+ * Never follows a symlink: every open and stat is relative to the
+ * directory's descriptor, with O_NOFOLLOW or AT_SYMLINK_NOFOLLOW. */
+static void nest_walk(struct nest *n, int fd, size_t len, int depth)
+{
+	DIR *dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		const char *name = e->d_name;
+		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+			continue;
+		if (++n->entries > NEST_ENTRIES ||
+		    ((n->entries & 1023) == 0 && mono_ns() > n->deadline_ns)) {
+			n->truncated = true;
+			break;
+		}
+		size_t nl = strlen(name);
+		if (len + 1 + nl >= sizeof n->path)
+			continue;
+		bool git = strcmp(name, ".git") == 0;
+		if (!git && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		/* The ones moved aside (a .git directory's insides are git's). */
+		if (strncmp(name, ".git.quarantined-by-wicket-", 27) == 0)
+			continue;
+		/* Only a .git, or a directory the type does not tell, is stat'ed. */
+		struct stat st;
+		if ((git || e->d_type == DT_UNKNOWN) && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		n->path[len] = '/';
+		memcpy(n->path + len + 1, name, nl + 1);
+		if (git) {
+			if (nested_new(n, &st))
+				plan_quarantine(&n->s->pol, n->path, n->s->session_id);
+		} else if (e->d_type == DT_DIR || S_ISDIR(st.st_mode)) {
+			int sub = depth < NEST_DEPTH
+					  ? openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+					  : -1;
+			if (sub >= 0)
+				nest_walk(n, sub, len + 1 + nl, depth + 1);
+			else if (depth >= NEST_DEPTH)
+				n->truncated = true;
+			else if (errno == EACCES)
+				nest_unlisted(n, fd, name, len + 1 + nl);
+		}
+		n->path[len] = '\0';
+		if (n->truncated)
+			break;
+	}
+	closedir(dir);
+}
+
+void autorun_check_nested(const struct session *s)
+{
+	/* Watched and nothing made: no .git can be new (see the header). */
+	if (s->names_watched && !s->made_names)
+		return;
+	struct nest *n = xcalloc(1, sizeof *n);
+	n->s = s;
+	n->deadline_ns = mono_ns() + NEST_SECONDS * 1000000000LL;
+	for (size_t i = 0; i < s->pol.write.n && !n->truncated; i++) {
+		const char *w = s->pol.write.v[i];
+		/* A root inside another was walked with it. */
+		bool inner = false;
+		for (size_t j = 0; j < s->pol.write.n && !inner; j++)
+			inner = j != i && path_is_under(w, s->pol.write.v[j]) &&
+				strcmp(w, s->pol.write.v[j]) != 0;
+		size_t len = strlen(w);
+		if (inner || len >= sizeof n->path)
+			continue;
+		int fd = open(w, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		memcpy(n->path, w, len + 1);
+		struct statfs sf;
+		bool fat = fstatfs(fd, &sf) == 0 &&
+			   (sf.f_type == MSDOS_SUPER_MAGIC || sf.f_type == EXFAT_SUPER_MAGIC);
+		n->since_ns = ns_of(&s->started) - (fat ? NEST_MARGIN_FAT_NS : NEST_MARGIN_NS);
+		/* "/" is refused as a root; a trailing slash never comes. */
+		nest_walk(n, fd, len, 0);
+	}
+	if (n->truncated)
+		warnmsg("WARNING: the writable roots hold more than %d entries (or are deeper than "
+			"%d, or took more than %d s to look through): not all were checked for .git "
+			"directories or files the session made, which git outside would use; review "
+			"them (find DIR -name .git -newer ...) before running git there",
+			NEST_ENTRIES, NEST_DEPTH, NEST_SECONDS);
+	if (n->unlisted)
+		warnmsg("WARNING: %lu directories in the writable roots could not be read (%s "
+			"first): what lies below them was not checked for .git directories or files "
+			"the session made, which git outside would use; review them before running "
+			"git there", n->unlisted, n->first_unlisted);
+	free(n);
 }

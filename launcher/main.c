@@ -387,9 +387,14 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		late_prepare(&s);
 	}
 
+	/* Before the command can make anything: what is newer than this
+	 * was made during the session (autorun_check_nested). */
+	clock_gettime(CLOCK_REALTIME, &s.started);
 	rc = session_run(&s);
-	if (s.pol.sandbox)
+	if (s.pol.sandbox) {
 		autorun_check_new(&s, s.homes);
+		autorun_check_nested(&s);
+	}
 	plan_check_absent(&s.pol, &s.plan, sid);
 	if (s.fallback_tmp)
 		nftw(s.fallback_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

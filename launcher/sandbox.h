@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "policy.h"
 #include "util.h"
@@ -153,6 +154,12 @@ struct session {
 	const char *homes[3];     /* $HOME and the passwd home, NULL-terminated */
 	/* The places that run code (autorun.c) as they were at the start. */
 	struct strv autorun_start;
+	struct timespec started;  /* wall clock before the command started */
+	/* The supervisor holds the seccomp listener, which every call that
+	 * makes a directory or a name reaches (netnotify.c); made_names: one
+	 * was made. Without the listener, the check at exit always walks. */
+	bool names_watched;
+	bool made_names;
 	const char *approver;     /* --approver CMD (ask.c), NULL: the policy's */
 };
 
@@ -211,6 +218,10 @@ bool autorun_git_places(const struct strv *roots, struct strv *out); /* false: t
 void autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out);
 bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out);
 void autorun_check_new(const struct session *s, const char *const *homes);
+/* The .git entries (directories, files, symlinks) the session made deeper
+ * in a writable root, moved aside: after a session that made directories
+ * or names (or could have, unwatched), a bounded walk of the roots. */
+void autorun_check_nested(const struct session *s);
 struct wk_wset;
 void plan_wset(const struct session *s, struct wk_wset *w);
 

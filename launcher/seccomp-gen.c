@@ -1,7 +1,7 @@
 /* Build-time tool: compile the seccomp policy of seccomp-rules.c to BPF
  * with libseccomp and print it as a C header, one program per network
- * mode, a "notify" program for each mode that refuses network calls
- * (wk_bpf_notify_*), and a "unix" program for every mode (wk_bpf_unix_*:
+ * mode, a "notify" program for each mode (wk_bpf_notify_*: network
+ * refusals and the calls that make directories go to the supervisor), and a "unix" program for every mode (wk_bpf_unix_*:
  * the notify program that also refers unix socket connects and sends to
  * the supervisor). The launcher loads these programs as they are. */
 #include "config.h"
@@ -71,7 +71,7 @@ int main(void)
 	       seccomp_version()->major, seccomp_version()->minor, seccomp_version()->micro);
 	for (int m = 0; m < SECCOMP_NET_COUNT; m++)
 		if (emit((enum seccomp_net)m, false, false) ||
-		    (m != SECCOMP_NET_FULL && emit((enum seccomp_net)m, true, false)) ||
+		    emit((enum seccomp_net)m, true, false) ||
 		    emit((enum seccomp_net)m, true, true))
 			return 1;
 	return 0;

@@ -15,8 +15,9 @@ enum seccomp_net {
 
 /* The filter for one network mode, as a libseccomp context (caller
  * releases); NOTIFY: its network refusals go to a listener (SCMP_ACT_NOTIFY)
- * instead of failing with EPERM, and the sandbox may not make a listener
- * of its own. UNIX_SOCKS (implies NOTIFY): connect() and the sends that
+ * instead of failing with EPERM, the calls that make directories or
+ * names go there too (to be let through), and the sandbox may not make
+ * a listener of its own. UNIX_SOCKS (implies NOTIFY): connect() and the sends that
  * carry a destination go to the listener as well, for the supervisor to
  * decide pathname unix sockets. NULL and *err set on failure. */
 scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, bool notify, bool unix_socks, int *err);

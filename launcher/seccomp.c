@@ -19,7 +19,7 @@ int seccomp_apply(const struct policy *pol, bool unix_socks, int *listener)
 {
 	struct sock_fprog none = PROG(wk_bpf_net_none), full = PROG(wk_bpf_net_full),
 			  ports = PROG(wk_bpf_net_ports), ports_udp = PROG(wk_bpf_net_ports_udp);
-	struct sock_fprog n_none = PROG(wk_bpf_notify_net_none),
+	struct sock_fprog n_none = PROG(wk_bpf_notify_net_none), n_full = PROG(wk_bpf_notify_net_full),
 			  n_ports = PROG(wk_bpf_notify_net_ports),
 			  n_ports_udp = PROG(wk_bpf_notify_net_ports_udp);
 	struct sock_fprog u_none = PROG(wk_bpf_unix_net_none), u_full = PROG(wk_bpf_unix_net_full),
@@ -29,8 +29,9 @@ int seccomp_apply(const struct policy *pol, bool unix_socks, int *listener)
 	switch (pol->net) {
 	case NET_FULL:
 		prog = &full;
-		/* Nothing of the network to refuse; unix sockets to decide. */
-		notify = unix_socks ? &u_full : NULL;
+		/* Nothing of the network to refuse; unix sockets to decide,
+		 * and the calls that make directories to note. */
+		notify = unix_socks ? &u_full : &n_full;
 		break;
 	case NET_PORTS:
 		prog = pol->udp ? &ports_udp : &ports;

@@ -26,6 +26,11 @@ setup() {
 }
 
 teardown() {
+	# What a test made unreadable, readable again to be removed.
+	local d list="${BATS_TEST_TMPDIR:-${TMPDIR:-/tmp}}/.wicket-cleanup"
+	if [ -f "$list" ]; then
+		while IFS= read -r d; do chmod -R u+rwX -- "$d" 2>/dev/null || true; done <"$list"
+	fi
 	escape_cleanup
 	common_teardown
 }
@@ -395,4 +400,83 @@ sanity_repo() {
 	assert_equal "$status" 0
 	assert_output --partial "WARNING: a writable root holds too many git directories"
 	assert_not_planted
+}
+
+# Nested repositories made during the session, in a subdirectory of the
+# workspace: a plain `git status` run there afterwards, outside, is what a
+# prompt does on `cd`.
+
+# nested_attack ATTACK [OPTS...]: ATTACK (sh code run in the workspace with
+# "$1" = the marker, "$2" = PLANT_FSMONITOR) leaves a repository whose
+# config runs "touch marker" in a/b. Shown to work without the sandbox
+# first; then, inside, its .git must be moved aside and said so.
+nested_attack() {
+	local attack=$1 r
+	shift
+	r=$(sanity_repo)
+	(cd "$r" && sh -c "$attack" _ "$PWNED" "$PLANT_FSMONITOR") >/dev/null 2>&1 || true
+	host_status "$r/a/b"
+	[ -e "$PWNED" ]
+	rm -f "$PWNED"
+
+	sbx_opts "$@" -- sh -c "$attack" _ "$PWNED" "$PLANT_FSMONITOR"
+	host_status "$WS/a/b"
+	if [ -e "$PWNED" ]; then
+		echo "ESCAPE: git on the host ran a command from a nested repository planted inside"
+		false
+	fi
+	assert_output --partial "the session created $WS/a/b/.git"
+	assert_output --partial "moved it to $WS/a/b/.git.quarantined-by-wicket-"
+	assert_not_planted
+}
+
+NESTED_INIT='mkdir -p a/b && cd a/b && git init -q && sh -c "$2" _ .git/config "$1"'
+
+@test "git: a nested repository made by git init in a subdirectory" {
+	nested_attack "$NESTED_INIT"
+}
+
+@test "git: a nested repository made by git init, with --no-diagnostics" {
+	nested_attack "$NESTED_INIT" --no-diagnostics
+}
+
+@test "git: a nested repository written by hand (mkdir .git and its files)" {
+	nested_attack 'mkdir -p a/b/.git/objects a/b/.git/refs/heads && cd a/b/.git &&
+		echo "ref: refs/heads/main" >HEAD && printf "[core]\n\trepositoryformatversion = 0\n" >config &&
+		sh -c "$2" _ config "$1"'
+}
+
+@test "git: a nested repository made elsewhere and renamed to .git" {
+	nested_attack 'mkdir -p a/b/x && git init -q --bare a/b/x/r && sh -c "$2" _ a/b/x/r/config "$1" &&
+		git config -f a/b/x/r/config core.bare false && mv a/b/x/r a/b/.git'
+}
+
+@test "git: a nested .git symlink, and a .git file hard-linked in" {
+	nested_attack 'git init -q --bare evil.git && sh -c "$2" _ evil.git/config "$1" &&
+		git config -f evil.git/config core.bare false && mkdir -p a/b && ln -s ../../evil.git a/b/.git'
+	rm -rf "$WS/a" "$WS/evil.git" "$WS"/*.quarantined-by-wicket-*
+	nested_attack 'git init -q --bare evil.git && sh -c "$2" _ evil.git/config "$1" &&
+		git config -f evil.git/config core.bare false && mkdir -p a/b &&
+		printf "gitdir: %s/evil.git\n" "$PWD" >gitfile && ln gitfile a/b/.git'
+}
+
+@test "git: a nested repository in a directory made unreadable (search permission only)" {
+	# git needs only to search a/b to find a/b/.git; a walk that lists
+	# directories cannot read it (as a user without CAP_DAC_OVERRIDE).
+	nested_attack "$NESTED_INIT"' && chmod 311 . && cd .. && mkdir c && chmod 0 c'
+	chmod 755 "$WS/a/b" "$WS/a/c"
+	[ "$(id -u)" = 0 ] ||
+		assert_output --partial "WARNING: 2 directories in the writable roots could not be read"
+}
+
+@test "git: a session that makes directories but no .git moves nothing aside" {
+	mkdir -p "$WS/old/sub"
+	git -C "$WS/old/sub" init -q
+	# Older than the start by more than the file system's clock tick.
+	sleep 0.1
+	sbx sh -c 'mkdir -p x/y && echo a >x/y/f && mv x z && ln -s z l && ln z/y/f h && echo done'
+	assert_line done
+	refute_output --partial quarantined
+	[ -z "$(find "$WS" -name '*quarantined-by-wicket*')" ]
+	[ -d "$WS/old/sub/.git" ]
 }

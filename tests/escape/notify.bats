@@ -115,7 +115,7 @@ sanity_nested() {
 	# wicket has exited (its listener with it); the leftover attacks now.
 	touch "$d/go"
 	for ((i = 0; i < 100; i++)); do
-		[ -e "$d/out" ] && break
+		[ -e "$d/done" ] && break
 		sleep 0.1
 	done
 	cat "$d/out"

@@ -19,7 +19,8 @@
  *       Leave the session (double fork, setsid, stdio on /dev/null),
  *       write DIR/pid, wait up to 20 s for DIR/go, then try the datagram
  *       as it is ("before: socket: ..."), then run "nested", with the
- *       output in DIR/out: the attack after the supervisor is gone.
+ *       output in DIR/out, then DIR/done: the attack after the supervisor
+ *       is gone.
  *
  * Exit status: 0 on success of the last step, 1 otherwise, 2 on usage.
  * The tests judge by the UDP listener on the host, not by this output. */
@@ -201,10 +202,10 @@ static int orphan(const char *dir, const char *host, int port, const char *msg)
 	struct stat st;
 	for (int i = 0; i < 200 && stat(path, &st) < 0; i++)
 		usleep(100000);
-	char tmp[4096], out[4096];
-	snprintf(tmp, sizeof tmp, "%s/out.tmp", dir);
+	char done[4096], out[4096];
+	snprintf(done, sizeof done, "%s/done", dir);
 	snprintf(out, sizeof out, "%s/out", dir);
-	int o = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (o >= 0) {
 		dup2(o, 1);
 		close(o);
@@ -213,7 +214,11 @@ static int orphan(const char *dir, const char *host, int port, const char *msg)
 	try_send(host, port, msg);
 	int r = nested(host, port, msg);
 	fflush(stdout);
-	rename(tmp, out);
+	/* Not a rename: with the listener gone, the calls that make names
+	 * fail too (ENOSYS, see notify_create in seccomp-rules.c). */
+	o = open(done, O_WRONLY | O_CREAT, 0644);
+	if (o >= 0)
+		close(o);
 	_exit(r);
 }
 
