@@ -5,9 +5,8 @@
  * When any of stdin, stdout and stderr is a terminal, the first one that
  * is decides: every stream on that terminal gets a pty of the session's
  * own, whose session leader the command is. When that is stdin and
- * wicket is in the terminal's foreground (or, stdin not being a
- * terminal, when that terminal is wicket's controlling one, as sudo asks
- * on /dev/tty), the supervisor copies bytes both ways between the real terminal (in raw mode) and the pty's
+ * wicket is in the terminal's foreground, the supervisor copies bytes
+ * both ways between the real terminal (in raw mode) and the pty's
  * master. Otherwise the pty only shows output: the supervisor copies the
  * master to the real terminal, never reads it, never makes it raw (the
  * slave has OPOST off: the real terminal processes the output, once),
@@ -64,8 +63,7 @@
 
 /* --- pure ---------------------------------------------------------------- */
 
-unsigned pty_choose(const struct pty_fdinfo fd[3], const struct pty_fdinfo *ctty, bool sandbox,
-		    bool background)
+unsigned pty_choose(const struct pty_fdinfo fd[3], bool sandbox, bool background)
 {
 	if (!sandbox)
 		return 0;
@@ -78,11 +76,7 @@ unsigned pty_choose(const struct pty_fdinfo fd[3], const struct pty_fdinfo *ctty
 	for (int i = t; i < 3; i++)
 		if (fd[i].tty && fd[i].rdev == fd[t].rdev)
 			m |= 1u << i;
-	/* The pty reads the real terminal when that is stdin, or (stdin not
-	 * a terminal) wicket's controlling terminal CTTY, as sudo asks on
-	 * /dev/tty: a program that opens /dev/tty, and a `wicket ask`
-	 * question, then read it. Not from the terminal's background. */
-	if (!background && (t == 0 || (ctty && ctty->tty && ctty->rdev == fd[t].rdev)))
+	if (t == 0 && !background)
 		m |= PTY_INPUT;
 	return m;
 }
@@ -125,22 +119,16 @@ void pty_plan(struct session *s)
 	p->input = false;
 	p->tty_fd = -1;
 	p->sock[0] = p->sock[1] = -1;
-	struct pty_fdinfo fi[3], ci = {0};
+	struct pty_fdinfo fi[3];
 	struct stat st;
 	for (int fd = 0; fd < 3; fd++) {
 		fi[fd].tty = isatty(fd) && fstat(fd, &st) == 0;
 		fi[fd].rdev = fi[fd].tty ? st.st_rdev : 0;
 	}
-	/* stdout or stderr that is wicket's controlling terminal (tcgetsid
-	 * says so only of that one). */
-	for (int fd = 1; fd < 3 && !fi[0].tty && !ci.tty; fd++)
-		if (fi[fd].tty && tcgetsid(fd) == getsid(0))
-			ci = fi[fd];
 	/* In the background of its terminal wicket can neither make it raw
 	 * nor read it: the pty then only shows output. */
-	int first = fi[0].tty ? 0 : fi[1].tty ? 1 : 2;
-	pid_t fg = fi[first].tty ? tcgetpgrp(first) : -1;
-	unsigned m = pty_choose(fi, &ci, s->pol.sandbox, fg >= 0 && fg != getpgrp());
+	pid_t fg = fi[0].tty ? tcgetpgrp(STDIN_FILENO) : -1;
+	unsigned m = pty_choose(fi, s->pol.sandbox, fg >= 0 && fg != getpgrp());
 	if (!m)
 		return;
 	p->input = (m & PTY_INPUT) != 0;

@@ -344,11 +344,7 @@ struct pty_fdinfo {
 	dev_t rdev;
 };
 #define PTY_INPUT 8u
-/* CTTY: wicket's controlling terminal, looked at when stdin is not a
- * terminal: when the streams that get the pty are on it, the pty reads it
- * (PTY_INPUT), as it does stdin's. */
-unsigned pty_choose(const struct pty_fdinfo fd[3], const struct pty_fdinfo *ctty, bool sandbox,
-		    bool background);
+unsigned pty_choose(const struct pty_fdinfo fd[3], bool sandbox, bool background);
 size_t pty_crlf(char *out, const char *in, size_t n);
 /* The prompt of `wicket ask` on the real terminal: possible when the
  * session has its own pty and wicket is in the terminal's foreground.

@@ -61,7 +61,15 @@ wait_screen() { tmux_wait "$1" -e; }
 		'exec "$1" ask --reason "git status" -- touch "$2/made"' >"$WS/attack"
 	chmod 755 "$WS/attack"
 	tmux_start "$WICKET" run -- ./attack "$WICKET" "$OUT"
-	wait_screen '^Run it outside the sandbox once\? \[y/N\] ?$'
+	# The fake question has its own [y/N] line: wait for the real one,
+	# drawn below it once the grace period is over (a key sent before
+	# would be ignored, as it should).
+	wait_screen '^\(keys typed in the next second are ignored\)$'
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ "$(screen | grep -cE '^Run it outside the sandbox once\? \[y/N\] ?$')" -ge 2 ] && break
+		sleep 0.1
+	done
 	# The real command, plain, whole, on the screen a person looks at:
 	# from its first line on, no attribute or character set of the
 	# sandbox's (tmux -e marks a change where it starts, with ESC or SO).
@@ -149,7 +157,7 @@ PYEOF
 	! grep -q 'audit' "$WS/listing" 2>/dev/null
 }
 
-@test "ask attack 6: wicket ask, or the whole session, with stdin a pipe asks on the terminal, like sudo on /dev/tty" {
+@test "ask attack 6: wicket ask with stdin a pipe asks on the terminal, like sudo on /dev/tty; a session on a pipe is not asked" {
 	drive <<'PYEOF'
 def main():
     t = session()
@@ -161,17 +169,16 @@ def main():
         check(f.read() == "piped-input\n", "the command read the pipe")
     t.line("exit 0")
     check(t.wait() == 0, "wicket exits with the shell's status")
-    # The session's own stdin a pipe, its output on the terminal (an agent
-    # runs it so): the session still gets a terminal of its own, and the
-    # question comes on the real one.
+    # The session's own stdin a pipe, its output on the terminal: the pty
+    # only shows output (wicket never reads the terminal then), so there
+    # is no question to trust: refused, nothing runs.
     t = bash(prompt="sh$ ", cwd=ws)
     t.line('echo session-input | "%s" run -- sh -c \'read l; echo "got $l"; "$0" ask -- touch "$1/session"; echo "rc=$?"\' "%s" "%s"'
            % (w, w, out))
     t.expect(r"got session-input")
-    t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
-    t.send("y\r")
-    t.expect(r"rc=0\r\n")
-    check(os.path.exists(out + "/session"), "y ran it")
+    t.expect(r"no terminal to ask on")
+    t.expect(r"rc=[1-9][0-9]*\r\n")
+    check(not os.path.exists(out + "/session"), "nothing ran without a question")
     t.expect(r"sh\$ ")
     t.line("exit 0")
     t.wait()
@@ -183,12 +190,13 @@ PYEOF
 @test "ask attack 6: the hooks' ask (bash, zsh) runs exactly the refused command, never the whole line nor a later command" {
 	printf '#!/bin/sh\nexit 0\n' >"$OUT/yes"
 	printf '#!/bin/sh\nsleep 2\necho again >>"%s/log"\n' "$WS" >"$WS/append"
-	# ./mk FILE: one plain command whose own process is refused, and that
+	# OUT/mk FILE (outside the workspace, or it would be CAREFUL and no
+	# approver could approve it): one plain command whose own process is refused, and that
 	# waits until the refusal is counted (the hooks' status file says so),
 	# so that it shows after this command and not after the next one.
 	printf '%s\n' '#!/bin/sh' 'st=/dev/fd/${WICKET_STATUS_FD%%:*}' 'n=$(head -n 1 "$st")' ': >"$1"' \
-		'i=0; while [ "$i" -lt 100 ] && [ "$(head -n 1 "$st")" = "$n" ]; do sleep 0.05; i=$((i + 1)); done' >"$WS/mk"
-	chmod 755 "$OUT/yes" "$WS/append" "$WS/mk"
+		'i=0; while [ "$i" -lt 100 ] && [ "$(head -n 1 "$st")" = "$n" ]; do sleep 0.05; i=$((i + 1)); done' >"$OUT/mk"
+	chmod 755 "$OUT/yes" "$WS/append" "$OUT/mk"
 	: >"$OUT/.zshrc"
 	for sh in /bin/bash $(command -v zsh); do
 		rm -f "$WS/log" "$OUT/two words"
@@ -206,7 +214,7 @@ def main():
     check(open(ws + "/log").read() == "once\n", "ask ran the first command again")
     check(not os.path.exists(out + "/two words"), "ask ran a line that was not one command")
     # One command, refused: ask runs exactly it, its arguments intact.
-    t.line('./mk "%s/two words"' % out)
+    t.line('"%s/mk" "%s/two words"' % (out, out))
     t.expect(r"if approved: ask")
     t.line('ask; echo "ask=$?"')
     t.expect(r"ask=0")

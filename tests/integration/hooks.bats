@@ -217,15 +217,17 @@ RC
 	out=$(mk_outside)
 	track "$out"
 	printf '#!/bin/sh\nexit 0\n' >"$H/yes" && chmod 755 "$H/yes"
-	# ./mk FILE: one plain command whose own process is refused, and that
+	# OUT/mk FILE: one plain command whose own process is refused, and that
 	# waits until the refusal is counted (the hooks' status file says so),
-	# so that it shows after this command and not after the next one.
+	# so that it shows after this command and not after the next one. It
+	# lies outside the workspace: a program the sandbox could rewrite is
+	# CAREFUL, which no approver may approve.
 	printf '%s\n' '#!/bin/sh' 'st=/dev/fd/${WICKET_STATUS_FD%%:*}' 'n=$(head -n 1 "$st")' ': >"$1"' \
-		'i=0; while [ "$i" -lt 100 ] && [ "$(head -n 1 "$st")" = "$n" ]; do sleep 0.05; i=$((i + 1)); done' >"$WS/mk"
-	chmod 755 "$WS/mk"
+		'i=0; while [ "$i" -lt 100 ] && [ "$(head -n 1 "$st")" = "$n" ]; do sleep 0.05; i=$((i + 1)); done' >"$out/mk"
+	chmod 755 "$out/mk"
 	start_shell /bin/bash --approver "$H/yes"
 	wait_pane '^\(wicket\) \[0\][#$] $'
-	keys "./mk $out/made-by-ask"
+	keys "$out/mk $out/made-by-ask"
 	wait_pane '^  to run it outside the sandbox once, if approved: ask$'
 	[ ! -e "$out/made-by-ask" ]
 	keys 'clear; ask; echo "ask=$?"'

@@ -10,7 +10,7 @@
 static unsigned choose(bool t0, bool t1, bool t2, dev_t d1, dev_t d2, bool sandbox, bool bg)
 {
 	struct pty_fdinfo fi[3] = {{t0, 7}, {t1, d1}, {t2, d2}};
-	return pty_choose(fi, NULL, sandbox, bg);
+	return pty_choose(fi, sandbox, bg);
 }
 
 static void crlf(const char *in, const char *want, const char *what)
@@ -33,15 +33,6 @@ int main(void)
 	ok(choose(false, true, true, 7, 9, true, false) == 2, "stdout and stderr on two terminals: the first one's");
 	ok(choose(false, false, false, 0, 0, true, false) == 0, "no terminal: no pty");
 	ok(choose(true, true, true, 7, 7, true, true) == 7, "in the background of its terminal: the pty, output only");
-	struct pty_fdinfo piped[3] = {{false, 0}, {true, 7}, {true, 7}}, ctty = {true, 7}, other = {true, 9};
-	ok(pty_choose(piped, &ctty, true, false) == (6 | I),
-	   "stdin a pipe, stdout and stderr the controlling terminal: the pty, which reads it");
-	ok(pty_choose(piped, &other, true, false) == 6,
-	   "stdin a pipe, stdout and stderr another terminal than the controlling one: the pty, output only");
-	struct pty_fdinfo none[3] = {{false, 0}, {false, 0}, {false, 0}};
-	ok(pty_choose(none, &ctty, true, false) == 0,
-	   "no stdio on the controlling terminal: no pty (nothing would hold it)");
-	ok(pty_choose(piped, &ctty, true, true) == 6, "piped, in the background: the pty, output only");
 	ok(choose(true, true, true, 7, 7, false, false) == 0, "no sandbox: no pty");
 
 	crlf("a\nb\n", "a\r\nb\r\n", "each LF gets a CR");
