@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -187,15 +186,6 @@ static char **build_env(const struct session *s, const char *session_id)
 	w = diag_env(s, env, w);
 	control_env(s, env, w);
 	return env;
-}
-
-static void make_session_id(char *buf, size_t len)
-{
-	unsigned char r[8] = {0};
-	if (getrandom(r, sizeof r, GRND_NONBLOCK) < 0)
-		memset(r, 0, sizeof r);
-	for (size_t i = 0; i < sizeof r && 2 * i + 2 < len; i++)
-		snprintf(buf + 2 * i, 3, "%02x", r[i]);
 }
 
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
@@ -377,7 +367,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		s.fallback_tmp = xstrdup(tmpl);
 	}
 	char sid[20] = "";
-	make_session_id(sid, sizeof sid);
+	random_hex(sid, sizeof sid);
 	s.session_id = sid;
 	if (s.layers.mntns) {
 		if (pipe2(s.late_pipe, O_CLOEXEC) < 0)

@@ -4,11 +4,14 @@
 #include "sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "careful.h"
 #include "path.h"
@@ -227,6 +230,17 @@ void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
 	}
 }
 
+void random_hex(char *buf, size_t len)
+{
+	unsigned char r[8] = {0};
+	if (getrandom(r, sizeof r, GRND_NONBLOCK) < 0)
+		memset(r, 0, sizeof r);
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < sizeof r && 2 * i + 2 < len; i++)
+		snprintf(buf + 2 * i, 3, "%02x", r[i]);
+}
+
 void plan_quarantine(const struct policy *pol, const char *p, const char *session_id)
 {
 	/* Only what the session could have made: its parent, as it resolves
@@ -239,16 +253,42 @@ void plan_quarantine(const struct policy *pol, const char *p, const char *sessio
 	free(parent);
 	if (!mine)
 		return;
-	char *q = xasprintf("%s.quarantined-by-wicket-%s", p, session_id);
-	if (rename(p, q) == 0)
-		warnmsg("the session created %s, a protected or hidden path that did not exist "
-			"when it started (git hooks and config, shell startup files, ssh keys can "
-			"run code or let someone in); moved it to %s for you to review", p, q);
-	else
-		warnmsg("WARNING: the session created %s, a protected or hidden path that did "
-			"not exist when it started, and it could not be moved aside (%s); review "
-			"it before using it", p, strerror(errno));
-	free(q);
+	/* The session knows its id, so the name gets a part it cannot guess,
+	 * and the move never replaces nor lands in what is there already: a
+	 * name taken in advance cannot keep the planted file live. */
+	int err = 0;
+	for (int tries = 0; tries < 4; tries++) {
+		char rnd[17];
+		random_hex(rnd, sizeof rnd);
+		char *q = xasprintf("%s.quarantined-by-wicket-%s-%s", p, session_id, rnd);
+		if (renameat2(AT_FDCWD, p, AT_FDCWD, q, RENAME_NOREPLACE) == 0) {
+			warnmsg("the session created %s, a protected or hidden path that did not "
+				"exist when it started (git hooks and config, shell startup files, "
+				"ssh keys can run code or let someone in); moved it to %s for you to "
+				"review", p, q);
+			free(q);
+			return;
+		}
+		err = errno;
+		free(q);
+		if (err != EEXIST)
+			break;
+	}
+	/* It cannot be moved aside: what is not a directory is removed (it
+	 * stays harmful where it is); a directory is said out loud. */
+	struct stat st;
+	if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		if (unlink(p) == 0) {
+			warnmsg("WARNING: the session created %s, a protected or hidden path that did "
+				"not exist when it started; it could not be moved aside (%s), so it "
+				"was removed", p, strerror(err));
+			return;
+		}
+		err = errno;
+	}
+	warnmsg("WARNING: the session created %s, a protected or hidden path that did "
+		"not exist when it started, and it could not be moved aside nor removed (%s); "
+		"review it before using it", p, strerror(err));
 }
 
 /* PATH (which may not exist) lies in a writable root, its nearest

@@ -716,7 +716,8 @@ int pty_drain(struct session *s)
  * What the sandbox wrote before the question reached the terminal, and
  * may have left it in a state of its choosing (issue 12): a scroll region
  * that keeps the question out of sight, wrap off, line-drawing letters,
- * hidden text, an escape string left open that would swallow the
+ * hidden text, default colours of its choosing (black on black: OSC 10,
+ * 11, 12, 4), an escape string left open that would swallow the
  * question whole. PROMPT_RESET undoes each of those explicitly; a hard
  * reset (RIS, ESC c) would do it too but clears the person's screen and
  * scrollback on many terminals, and is not needed. Then a line of its
@@ -739,6 +740,8 @@ static const char prompt_reset[] =
 	"\033[4l"               /* replace, not insert */
 	"\033(B\033)B\017"      /* G0 and G1 ASCII, G0 shifted in: letters are letters */
 	"\033[0m\033[?5l"       /* plain attributes (nothing hidden), screen not reversed */
+	"\033]110\033\\\033]111\033\\" /* the default foreground and background colours */
+	"\033]112\033\\\033]104\033\\" /* the cursor's colour, the whole palette */
 	"\033[?25h"             /* a visible cursor */
 	"\033[?1000l\033[?1002l\033[?1003l\033[?1006l" /* no mouse reports */
 	"\033[?1l\033>"         /* cursor keys and keypad send their plain codes */

@@ -199,10 +199,14 @@ const char *writable_root_of(const struct policy *pol, const char *path);
 const char *plan_unix_root(const struct session *s, const char *path);
 void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
 		       const char *session_id);
-/* Move PATH, which the session created, aside (PATH.quarantined-by-wicket-ID),
- * when its parent lies in one of POL's writable roots. */
+/* Move PATH, which the session created, aside
+ * (PATH.quarantined-by-wicket-ID-RANDOM, never replacing anything), when its
+ * parent lies in one of POL's writable roots; if it cannot be moved, a
+ * non-directory is removed, a directory is warned about. */
 void plan_quarantine(const struct policy *pol, const char *path, const char *session_id);
 bool plan_in_writable_root(const struct policy *pol, const char *path);
+/* BUF (LEN bytes) gets up to 16 random hex digits, NUL-terminated. */
+void random_hex(char *buf, size_t len);
 /* The shared spaces, canonical: /tmp, /var/tmp, /dev/shm, /run,
  * RUNTIME_DIR and HOMES (NULL-terminated); plan_shared_in: the one ROOT
  * is or contains, or NULL (pure). */

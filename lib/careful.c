@@ -167,6 +167,18 @@ static bool starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* A is git's long option --NAME as git reads it: NAME itself or a unique
+ * prefix of it (at least 3 characters; git takes any unambiguous one),
+ * with or without "=value". */
+static bool git_long_opt(const char *a, const char *name)
+{
+	if (strncmp(a, "--", 2) != 0)
+		return false;
+	a += 2;
+	size_t n = strcspn(a, "=");
+	return n >= 3 && n <= strlen(name) && strncmp(a, name, n) == 0;
+}
+
 static bool name_in(const char *name, const char *const *list)
 {
 	for (size_t i = 0; list[i]; i++)
@@ -197,7 +209,9 @@ static const char *const interpreters[] = {
 static const char *const builders[] = {
 	"make", "gmake", "bmake", "npm", "npx", "yarn", "pnpm", "cargo", "go", "gradle", "gradlew",
 	"mvn", "ant", "pip", "pytest", "tox", "nox", "rake", "bundle", "composer", "cmake",
-	"meson", "ninja", "just", "scons", "bazel", "tsc", NULL};
+	"meson", "ninja", "just", "scons", "bazel", "tsc", "terraform", "tofu", "dotnet", "task",
+	"uv", "uvx", "poetry", "pre-commit", "ansible-playbook", "hg", "jest", "eslint", "vite",
+	"vitest", "docker-compose", "docker", "podman-compose", NULL};
 /* Wrappers: they run the command in their arguments. */
 static const char *const wrappers[] = {
 	"env", "nice", "nohup", "timeout", "stdbuf", "setsid", "ionice", "taskset", "chrt",
@@ -640,9 +654,10 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 			char *n = d[0] == '/' ? xstrdup(d) : path_join(dir, d);
 			free(dir);
 			dir = n;
-		} else if (strcmp(a, "-c") == 0 || starts(a, "--config-env") ||
-			   starts(a, "--exec-path") || starts(a, "--upload-pack") ||
-			   starts(a, "--receive-pack")) {
+		} else if (starts(a, "-c") || git_long_opt(a, "config-env") ||
+			   git_long_opt(a, "exec-path") || git_long_opt(a, "upload-pack") ||
+			   git_long_opt(a, "receive-pack") || starts(a, "--exec-path") ||
+			   starts(a, "--config-env")) {
 			r = xasprintf("the git option %s sets configuration or a program on the "
 				      "command line", a);
 		} else if (strcmp(a, "--git-dir") == 0 && k + 1 < argc) {
@@ -677,10 +692,15 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 						  "remote", "submodule", "archive", "request-pull",
 						  NULL};
 	bool remote = name_in(sub, remote_subs);
+	/* These write a repository's config and hooks (-c, --config, --template). */
+	static const char *const create_subs[] = {"clone", "init", "submodule", NULL};
+	bool creates = name_in(sub, create_subs);
 	for (size_t j = k + 1; !r && j < argc; j++) {
 		const char *a = argv[j];
-		if (starts(a, "--receive-pack") || starts(a, "--upload-pack") || starts(a, "--exec") ||
-		    (strcmp(a, "-u") == 0 && strcmp(sub, "push") != 0))
+		if (git_long_opt(a, "receive-pack") || git_long_opt(a, "upload-pack") ||
+		    git_long_opt(a, "exec") || git_long_opt(a, "template") ||
+		    (creates && (git_long_opt(a, "config") || starts(a, "-c"))) ||
+		    (starts(a, "-u") && strcmp(sub, "push") != 0))
 			r = xasprintf("the git option %s names a program for git to run", a);
 		else if (remote && a[0] != '-')
 			r = target_check(in, dir, a);

@@ -66,6 +66,20 @@ mkrepos() {
 	grep -q 'CAREFUL: the git option --receive-pack' "$AUDIT"
 }
 
+@test "ask careful: an allowed git fetch with --upl=<command> (an abbreviation git accepts) is not run without a question" {
+	mkrepos
+	policy fetch workspace-write-strict '[{"argv": ["git", "fetch", "*", "*"], "cwd": "${cwd}"}]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/fetch.json" --approver "$OUT/yes" -- sh -c '
+		"$1" ask -- git fetch --upl="sh -c \"touch $2/made\" #" "$2/bare.git"
+		echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: git ran the sandbox's upload-pack command outside without a question"
+		false
+	fi
+	assert_line "rc=123"
+	grep -q 'CAREFUL: the git option --upl=' "$AUDIT"
+}
+
 @test "ask careful: rules match exactly: an exact git push runs without a question, one more argument does not" {
 	mkrepos
 	policy exact workspace-write-strict '[["git", "push", "-q", "'"$OUT"'/bare.git", "HEAD:main"]]'

@@ -85,6 +85,23 @@ wait_screen() { tmux_wait "$1" -e; }
 	[ -e "$OUT/made" ]
 }
 
+@test "ask attack 1: default colours the sandbox set (OSC 10, 11, 12, 4) are reset before the question" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	# Black on black: the real question would be invisible under a fake
+	# one. tmux keeps the pane's default colours (#{pane_fg}, #{pane_bg}).
+	printf '%s\n' '#!/bin/sh' \
+		'printf "\033]10;#000000\007\033]11;#000000\007\033]12;#000000\007\033]4;1;#000000\007"' \
+		'exec "$1" ask --reason "git status" -- touch "$2/made"' >"$WS/attack"
+	chmod 755 "$WS/attack"
+	tmux_start "$WICKET" run -- ./attack "$WICKET" "$OUT"
+	wait_screen '^Run it outside the sandbox once\? \[y/N\] ?$'
+	run -0 tmux -L "$TMUX_SOCK" display -p '#{pane_fg} #{pane_bg}'
+	assert_output "default default"
+	tmux -L "$TMUX_SOCK" send-keys n Enter
+	wait_screen '^wicket-exit='
+	[ ! -e "$OUT/made" ]
+}
+
 @test "ask attack 4: y and Enter typed 150 ms after the question appeared do not answer it" {
 	drive <<'PYEOF'
 def main():

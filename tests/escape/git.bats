@@ -229,6 +229,21 @@ sanity_repo() {
 	assert_not_planted
 }
 
+@test "git: a planted .git/commondir whose quarantine name is taken in advance" {
+	# The session knows its id ($WICKET_SESSION): it fills the name its
+	# planted file would be moved to with a non-empty directory, so that a
+	# plain rename fails and the file stays where git reads it.
+	attack='mkdir -p evil/hooks && cp -a .git/HEAD .git/refs .git/objects evil/ 2>/dev/null
+		printf "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"touch %s; false\"\n" "$1" >evil/config
+		for p in .git/commondir evil/config evil/hooks; do
+			mkdir -p "$p.quarantined-by-wicket-$WICKET_SESSION/x"
+		done
+		echo ../evil >.git/commondir'
+	sbx sh -c "$attack" _ "$PWNED"
+	assert_not_planted
+	[ ! -e "$WS/.git/commondir" ]
+}
+
 @test "git: core.fsmonitor planted in a submodule's git directory (.git/modules/X/config)" {
 	add_submodule "$WS" sub
 	r=$(sanity_repo)

@@ -182,6 +182,21 @@ static void decisions(void)
 	CAREFUL(true, "xargs takes its arguments from its input", "ro", P, "/usr/bin/xargs", "xargs",
 		"echo");
 	CAREFUL(true, "make in the workspace (its Makefile)", "ws", P, "/usr/bin/make", "make");
+	CAREFUL(true, "terraform in the workspace (.terraform providers)", "ws", P,
+		"/usr/bin/terraform", "terraform", "plan");
+	CAREFUL(true, "tofu in the workspace", "ws", P, "/usr/bin/tofu", "tofu", "init");
+	CAREFUL(true, "docker compose in the workspace", "ws", P, "/usr/bin/docker", "docker",
+		"compose", "up");
+	CAREFUL(true, "pre-commit in the workspace", "ws", P, "/usr/bin/pre-commit", "pre-commit",
+		"run");
+	CAREFUL(true, "uv run in the workspace", "ws", P, "/usr/bin/uv", "uv", "run", "x");
+	CAREFUL(true, "poetry in the workspace", "ws", P, "/usr/bin/poetry", "poetry", "install");
+	CAREFUL(true, "dotnet in the workspace", "ws", P, "/usr/bin/dotnet", "dotnet", "build");
+	CAREFUL(true, "ansible-playbook in the workspace", "ws", P, "/usr/bin/ansible-playbook",
+		"ansible-playbook", "x.yml");
+	CAREFUL(true, "hg in the workspace (.hg/hgrc hooks)", "ws", P, "/usr/bin/hg", "hg", "status");
+	CAREFUL(false, "terraform --version in a read-only place", "ro", P, "/usr/bin/terraform",
+		"terraform", "--version");
 	CAREFUL(true, "make -f a workspace Makefile", "ro", P, "/usr/bin/make", "make", "-f",
 		"../ws/Makefile");
 	CAREFUL(true, "npm in the workspace (package.json's scripts)", "ws", P, "/usr/bin/npm", "npm",
@@ -245,6 +260,25 @@ static void decisions(void)
 	CAREFUL(true, "git push --receive-pack", "ro/repo2", P, "/usr/bin/git", "git", "push",
 		"--receive-pack=sh -c x", "far");
 	CAREFUL(true, "git -c", "ro/repo2", P, "/usr/bin/git", "git", "-c", "core.pager=x", "log");
+	CAREFUL(true, "git fetch --upl= (a prefix git accepts)", "ro/repo2", P, "/usr/bin/git",
+		"git", "fetch", "--upl=sh -c x", "far");
+	CAREFUL(true, "git push --rece", "ro/repo2", P, "/usr/bin/git", "git", "push", "--rece",
+		"sh -c x", "far");
+	CAREFUL(true, "git ls-remote --exe=", "ro/repo2", P, "/usr/bin/git", "git", "ls-remote",
+		"--exe=sh -c x", "far");
+	CAREFUL(true, "git --exec-p=", "ro/repo2", P, "/usr/bin/git", "git", "--exec-p=/tmp", "log");
+	CAREFUL(true, "git --config-e", "ro/repo2", P, "/usr/bin/git", "git", "--config-e",
+		"core.pager=X", "log");
+	CAREFUL(true, "git -ccore.pager=x", "ro/repo2", P, "/usr/bin/git", "git", "-ccore.pager=x",
+		"log");
+	CAREFUL(true, "git clone --templ=", "ro/repo2", P, "/usr/bin/git", "git", "clone",
+		"--templ=/tmp/t", "far", "x");
+	CAREFUL(true, "git clone -c", "ro/repo2", P, "/usr/bin/git", "git", "clone", "-c",
+		"core.fsmonitor=x", "far", "x");
+	CAREFUL(true, "git clone -uX", "ro/repo2", P, "/usr/bin/git", "git", "clone", "-usx",
+		"far", "x");
+	CAREFUL(false, "git push --up (not a prefix of upload-pack's 3)", "ro/repo2", P,
+		"/usr/bin/git", "git", "push", "--up", "far");
 	char *bare = at("ws/bare.git");
 	CAREFUL(true, "git push to a bare repository in the workspace", "ro/repo2", P,
 		"/usr/bin/git", "git", "push", bare, "HEAD:main");
