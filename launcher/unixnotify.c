@@ -1087,7 +1087,6 @@ void unixnotify_start(struct session *s, int listener, int rsize)
 
 void unixnotify_finish(struct session *s)
 {
-	(void)s;
 	if (!started)
 		return;
 	bool stuck = false;
@@ -1120,6 +1119,10 @@ void unixnotify_finish(struct session *s)
 	}
 	if (stuck)
 		return; /* its descriptors stay: it may still use them */
+	/* What the workers posted before they stopped (a denial, a control
+	 * packet of a process that has since exited) is still in the pipe:
+	 * handled now, not lost with it. */
+	report_ready(s, NULL, 0);
 	if (report_watch)
 		session_unwatch(report_watch);
 	report_watch = NULL;
