@@ -10,8 +10,10 @@ bats_require_minimum_version 1.5.0
 setup() {
 	WS=$(mk_workspace) && OUT=$(mk_outside) || return 1
 	track "$WS" "$OUT"
-	# Every test keeps its own state directory.
-	export XDG_STATE_HOME=$OUT/state
+	# Every test keeps its own state directory, and a HOME of its own (no
+	# real ~/.ssh to be hidden and reported).
+	export XDG_STATE_HOME=$OUT/state HOME=$OUT/home
+	mkdir -p "$HOME"
 }
 
 teardown() { it_teardown; }
