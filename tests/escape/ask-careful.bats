@@ -146,11 +146,12 @@ mkrepos() {
 		cd "$WS" && bounded 60 "$WICKET" run --approver "$OUT/yes" -- sh -c '
 			printf "#!/bin/sh\ntouch %s/made\n" "$2" >/tmp/tool && chmod 755 /tmp/tool
 			: >ready
-			for i in $(seq 100); do [ -s pid ] && break; sleep 0.1; done
+			for i in $(seq 450); do [ -s pid ] && break; sleep 0.1; done
 			"$1" ask -- "/proc/$(cat pid)/root/tmp/tool"; echo "rc=$?" >rc' _ "$WICKET" "$OUT" </dev/null
 	) &
 	local sup=$! i p init=
-	for i in $(seq 100); do [ -e "$WS/ready" ] && break; sleep 0.1; done
+	# Bounds of 60 s: a loaded machine may take seconds to start it.
+	for i in $(seq 600); do [ -e "$WS/ready" ] && break; sleep 0.1; done
 	# A process of the sandbox, by its host pid: its root is the sandbox's
 	# view, with the private /tmp the tool was written to.
 	for p in /proc/[0-9]*; do
