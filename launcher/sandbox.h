@@ -161,6 +161,11 @@ struct session {
 	bool names_watched;
 	bool made_names;
 	const char *approver;     /* --approver CMD (ask.c), NULL: the policy's */
+	/* The shell's history of this session (history.c): a directory of
+	 * the supervisor's, held open, and the user's file it goes into. */
+	char *hist_dir;
+	int hist_dirfd;
+	char *hist_target;
 };
 
 /* probe.c */
@@ -453,6 +458,20 @@ int cmd_ask(int argc, char **argv);
 /* shell.c: the interactive shell and its hooks (s->argv, s->shell_env). */
 struct passwd;
 void shell_plan(struct session *s, const char *want, const struct passwd *pw);
+/* The shell to start: --shell WANT (bash or zsh, from PATH), else $SHELL,
+ * else the passwd entry's, else /bin/sh. Dies on a bad WANT. */
+char *shell_path(const char *want, const struct passwd *pw);
+
+/* history.c: the shell's history of the session. history_plan, before
+ * the mount plan: a session file (a writable root) when the user's file
+ * is not writable inside; history_merge, after the session: its new
+ * lines, filtered, appended to the user's file. history_filter (pure):
+ * the whole lines of IN (N bytes; the first one cut when PARTIAL_FIRST)
+ * without a control character and not too long, into OUT (room for N);
+ * returns the length. */
+void history_plan(struct session *s, const char *want, const struct passwd *pw);
+void history_merge(struct session *s);
+size_t history_filter(const char *in, size_t n, char *out, bool partial_first);
 
 /* supervisor.c */
 int session_run(struct session *s);

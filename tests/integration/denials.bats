@@ -146,8 +146,126 @@ def main():
 
 run(main)
 EOF
-	for f in .bash_history .zsh_history .viminfo .lesshst .python_history .npm/_logs .cache/pip; do
+	# (.bash_history is the session's history, kept at the end: see below.)
+	for f in .zsh_history .viminfo .lesshst .python_history .npm/_logs .cache/pip; do
 		[ ! -e "$H/$f" ]
 	done
 	[ ! -e "/usr/$token" ]
+}
+
+# The python side of the history tests: shell(argv_extra, rc) starts
+# `wicket` (the shell) in a terminal with HOME=$H and returns the Term.
+HIST_PY='
+import os, re
+from ptydrive import Term, check, run
+H, WS = os.environ["H"], os.environ["WS"]
+ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": H, "TERM": "xterm", "LANG": "C.UTF-8",
+       "XDG_STATE_HOME": H + "/state", "XDG_CONFIG_HOME": H + "/config"}
+
+def shell(sh, prompt):
+    t = Term([os.environ["WICKET"]], env=dict(ENV, SHELL=sh), cwd=WS, rows=50, cols=200)
+    t.expect(prompt)
+    return t
+
+def do(t, cmd, prompt):
+    t.line(cmd)
+    start = t.pos
+    t.expect(prompt)
+    return t.out[start:t.pos].decode("utf-8", "replace")
+'
+
+@test "history: bash and zsh keep the session's commands in the user's history; recall has the old ones; nothing left in /tmp" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	printf 'old-bash-line\n' >"$H/.bash_history"
+	printf '%s\n' "PS1='B> '" >"$H/.bashrc"
+	printf 'old-zsh-line\n' >"$H/.zsh_history"
+	printf '%s\n' "PROMPT='Z> '" 'HISTFILE=~/.zsh_history' 'SAVEHIST=100' 'HISTSIZE=100' >"$H/.zshrc"
+	drive <<EOF
+$HIST_PY
+def main():
+    t = shell("/bin/bash", "B> ")
+    seen = do(t, "history", "B> ")
+    check("old-bash-line" in seen, "bash recalls the user's history:\n%r" % seen)
+    seen = do(t, 'echo "HF=\$HISTFILE"', "B> ")
+    hf = re.search(r"HF=(/\S+)", seen).group(1)
+    check(hf.startswith("/") and "wicket-history-" in hf, "bash writes a session file: %r" % hf)
+    do(t, "echo new-bash-line", "B> ")
+    t.line("exit 0")
+    check(t.wait() == 0, "bash's status")
+    check(not os.path.exists(os.path.dirname(hf)), "the session's history directory is removed")
+    t = shell("/usr/bin/zsh", "Z> ")
+    seen = do(t, "fc -l 1", "Z> ")
+    check("old-zsh-line" in seen, "zsh recalls the user's history:\n%r" % seen)
+    do(t, "echo new-zsh-line", "Z> ")
+    t.line("exit 0")
+    check(t.wait() == 0, "zsh's status")
+
+run(main)
+EOF
+	grep -qx 'old-bash-line' "$H/.bash_history"
+	grep -qx 'echo new-bash-line' "$H/.bash_history"
+	grep -qx 'old-zsh-line' "$H/.zsh_history"
+	grep -q 'echo new-zsh-line' "$H/.zsh_history"
+	# Each line once: the old ones are not appended again.
+	[ "$(grep -c 'old-bash-line' "$H/.bash_history")" = 1 ]
+	[ "$(grep -c 'old-zsh-line' "$H/.zsh_history")" = 1 ]
+}
+
+@test "history (attack): what the sandbox writes into its history is data: no code runs outside, no escape reaches the history, no secret is read through a link, a FIFO or a flood is bounded" {
+	printf '%s\n' "PS1='B> '" >"$H/.bashrc"
+	mkdir -p "$H/.ssh"
+	printf 'SECRET-KEY-%s\n' "$$" >"$H/.ssh/id_wicket_test"
+	: >"$H/.bash_history"
+	drive <<EOF
+$HIST_PY
+def main():
+    # Hostile lines: commands to run, expansions, an escape sequence, a
+    # carriage return hiding the start of a line.
+    t = shell("/bin/bash", "B> ")
+    do(t, r"""printf '%s\n' 'touch $H/pwned-1' '\$(touch $H/pwned-2)' \$'\e]2;title\a touch $H/pwned-3' \$'rm -rf x\recho harmless' 'echo fine-line' >>"\$HISTFILE" """, "B> ")
+    # And the sandbox tries to name the file the supervisor appends to.
+    do(t, "HISTFILE=~/.bashrc; WICKET_HISTFILE=~/.bashrc", "B> ")
+    t.line("exit 0")
+    t.wait()
+    # The session file, a link to a secret the sandbox cannot read.
+    t = shell("/bin/bash", "B> ")
+    do(t, r'''rm -f "\$HISTFILE"; ln -s ~/.ssh/id_wicket_test "\$HISTFILE"; HISTFILE=''', "B> ")
+    t.line("exit 0")
+    t.wait()
+    # A FIFO: the supervisor must not wait on it.
+    t = shell("/bin/bash", "B> ")
+    do(t, r'''rm -f "\$HISTFILE"; mkfifo "\$HISTFILE"; HISTFILE=''', "B> ")
+    t.line("exit 0")
+    t.wait(timeout=30)
+    # A flood: 4 MiB of lines.
+    t = shell("/bin/bash", "B> ")
+    do(t, r'''yes flood-line-0123456789 | head -c 4194304 >"\$HISTFILE"; HISTFILE=''', "B> ")
+    t.line("exit 0")
+    t.wait()
+    # What the sessions left, before a shell outside rewrites the file.
+    with open(H + "/.bash_history", "rb") as f, open(H + "/hist-after", "wb") as g:
+        g.write(f.read())
+    # The user's own shell, outside, reads that history and shows it.
+    t = Term(["bash", "--norc", "-i"], env=dict(ENV, PS1="H> ", HISTFILE=H + "/.bash_history"), cwd=WS)
+    t.expect("H> ")
+    seen = do(t, "history | tail -n 3", "H> ")
+    t.line("exit 0")
+    t.wait()
+
+run(main)
+EOF
+	# Nothing ran outside; the user's rc file is untouched.
+	[ ! -e "$H/pwned-1" ] && [ ! -e "$H/pwned-2" ] && [ ! -e "$H/pwned-3" ]
+	[ "$(cat "$H/.bashrc")" = "PS1='B> '" ]
+	# The plain lines are kept as data, the ones with control characters dropped.
+	grep -qxF 'echo fine-line' "$H/hist-after"
+	grep -qxF "touch $H/pwned-1" "$H/hist-after"
+	run ! grep -q $'\e' "$H/hist-after"
+	run ! grep -q $'\r' "$H/hist-after"
+	run ! grep -q 'pwned-3' "$H/hist-after"
+	# No secret read through the link.
+	run ! grep -q 'SECRET-KEY' "$H/hist-after"
+	# The flood is bounded (256 KiB of it at most).
+	[ "$(stat -c %s "$H/hist-after")" -lt $((300 * 1024)) ]
+	grep -q 'flood-line' "$H/hist-after"
 }
