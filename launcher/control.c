@@ -486,16 +486,8 @@ static bool timer_armed, print_now;
 
 static void flush_lines(void)
 {
-	size_t off = 0;
 	pty_catch_up();
-	while (off < out_len) {
-		ssize_t w = write(control_out_fd, out_buf + off, out_len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
+	(void)write_all(control_out_fd, out_buf, out_len);
 	out_len = 0;
 	timer_armed = false;
 }

@@ -186,16 +186,9 @@ void history_merge(struct session *s)
 		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
 			warnmsg("%s: the session's history is not kept (%s)", s->hist_target,
 				fd < 0 ? strerror(errno) : "not a regular file of yours");
-		} else {
-			size_t off = 0;
-			while (off < m) {
-				ssize_t w = write(fd, out + off, m - off);
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w <= 0)
-					break;
-				off += (size_t)w;
-			}
+		} else if (!write_all(fd, out, m)) {
+			warnmsg("%s: the session's history is not all kept (%s)", s->hist_target,
+				strerror(errno));
 		}
 		if (fd >= 0)
 			close(fd);

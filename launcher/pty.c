@@ -60,6 +60,7 @@
 #include <unistd.h>
 
 #include "askrender.h"
+#include "sendfd.h"
 
 /* --- pure ---------------------------------------------------------------- */
 
@@ -202,25 +203,7 @@ void pty_plan(struct session *s)
 
 static int send_fd(int sock, int fd)
 {
-	char byte = 'm';
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	memset(&u, 0, sizeof u);
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof fd);
-	ssize_t n;
-	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n == 1 ? 0 : -1;
+	return send_with_fd(sock, "m", 1, fd, 0) == 1 ? 0 : -1;
 }
 
 /* In init, before the command exists: the pty, set up like the real
@@ -471,15 +454,7 @@ static void reset_handlers(void)
 
 static void write_best_effort(int fd, const char *p, size_t n)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
+	(void)write_all(fd, p, n);
 }
 
 /* What the supervisor wrote to its stderr while the terminal was raw and

@@ -57,6 +57,7 @@
 #include "diag.h"
 #include "fdguard.h"
 #include "netfmt.h"
+#include "sendfd.h"
 
 /* ---- configuration, taken once ---------------------------------------- */
 
@@ -716,23 +717,7 @@ void diag_status_sync(const char *num)
 	if (fd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		goto out;
 	static const char msg[] = "{\"v\":1,\"type\":\"sync\"}";
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	memset(&u, 0, sizeof u);
-	struct iovec iov = {(void *)msg, sizeof msg - 1};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
-			   .msg_controllen = sizeof u.b};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &sv[1], sizeof(int));
-	ssize_t w;
-	do
-		w = sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
-	while (w < 0 && errno == EINTR);
+	ssize_t w = send_with_fd(fd, msg, sizeof msg - 1, sv[1], MSG_DONTWAIT);
 	close(sv[1]);
 	if (w > 0) {
 		/* The answer, or the supervisor's end closed: either will do. */
