@@ -82,7 +82,8 @@ size_t history_filter(const char *in, size_t n, char *out, bool partial_first)
 void history_plan(struct session *s, const char *want, const struct passwd *pw)
 {
 	s->hist_dirfd = -1;
-	if (!s->pol.sandbox || !s->homes[0])
+	/* A read-only session changes nothing outside, its history neither. */
+	if (!s->pol.sandbox || !s->homes[0] || s->read_only || s->pol.write.n == 0)
 		return;
 	char *sh = shell_path(want, pw);
 	const char *base = strrchr(sh, '/') ? strrchr(sh, '/') + 1 : sh;
