@@ -25,24 +25,27 @@ teardown() { it_teardown; }
 # drive: the python program on stdin, with ptydrive importable, bounded.
 drive() { bounded 150 "$PY" - "$@"; }
 
-@test "denials: the line and the block come before the next prompt, every time (40 commands in a row)" {
+# in_order SHELL N: N refused commands in a row in SHELL (bash or zsh)
+# under wicket; each one's line and block come before the next prompt.
+in_order() {
 	local token
 	token=$(new_token)
 	guard_path "/usr/$token"-*
 	printf 'PS1=%s\n' "'P\\#> '" >"$H/.bashrc"
-	TOKEN=$token drive <<'EOF'
+	printf 'PROMPT=%s\n' "'P%h> '" >"$H/.zshrc"
+	TOKEN=$token SH=$1 N=$2 drive <<'EOF'
 import os, re
 from ptydrive import Term, check, run
 
 def main():
     h, tok = os.environ["H"], os.environ["TOKEN"]
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": h, "TERM": "xterm", "LANG": "C.UTF-8",
-           "SHELL": "/bin/bash", "XDG_STATE_HOME": h + "/state", "XDG_CONFIG_HOME": h + "/config",
+           "SHELL": os.environ["SH"], "XDG_STATE_HOME": h + "/state", "XDG_CONFIG_HOME": h + "/config",
            "XDG_CACHE_HOME": h + "/cache"}
     t = Term([os.environ["WICKET"]], env=env, cwd=os.environ["WS"], rows=50, cols=200)
     m = t.expect(r"P(\d+)> ")
     n = int(m.group(1))
-    for i in range(40):
+    for i in range(int(os.environ["N"])):
         t.line("touch /usr/%s-%d" % (tok, i))
         start = t.pos
         n += 1
@@ -58,7 +61,17 @@ def main():
 
 run(main)
 EOF
-	for i in $(seq 0 39); do [ ! -e "/usr/$token-$i" ]; done
+	local i
+	for ((i = 0; i < $2; i++)); do [ ! -e "/usr/$token-$i" ]; done
+}
+
+@test "denials: the line and the block come before the next prompt, every time (bash, 40 commands in a row)" {
+	in_order /bin/bash 40
+}
+
+@test "denials: the line and the block come before the next prompt, every time (zsh, 40 commands in a row)" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	in_order "$(command -v zsh)" 40
 }
 
 # alt_screen ENTER LEAVE: a program that takes the alternate screen, is
