@@ -23,7 +23,7 @@ setup() {
 teardown() { it_teardown; }
 
 # drive: the python program on stdin, with ptydrive importable, bounded.
-drive() { bounded 150 "$PY" - "$@"; }
+drive() { bounded 300 "$PY" - "$@"; }
 
 # in_order SHELL N: N refused commands in a row in SHELL (bash or zsh)
 # under wicket; each one's line and block come before the next prompt.
@@ -43,7 +43,7 @@ def main():
            "SHELL": os.environ["SH"], "XDG_STATE_HOME": h + "/state", "XDG_CONFIG_HOME": h + "/config",
            "XDG_CACHE_HOME": h + "/cache"}
     t = Term([os.environ["WICKET"]], env=env, cwd=os.environ["WS"], rows=50, cols=200)
-    m = t.expect(r"P(\d+)> ")
+    m = t.expect(r"P(\d+)> ", timeout=90)  # a loaded machine starts slowly
     n = int(m.group(1))
     for i in range(int(os.environ["N"])):
         t.line("touch /usr/%s-%d" % (tok, i))
@@ -96,7 +96,7 @@ def main():
             "time.sleep(0.3)\n"
             "print('after')\n") % (enter, tok, leave)
     t = Term([os.environ["WICKET"], "run", "--", "/usr/bin/python3", "-c", prog], cwd=os.environ["WS"])
-    t.expect("FULL-SCREEN")
+    t.expect("FULL-SCREEN", timeout=90)
     t.expect("after")
     t.wait()
     out = t.out
@@ -136,7 +136,7 @@ def main():
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": h, "TERM": "xterm", "LANG": "C.UTF-8",
            "SHELL": "/bin/bash", "XDG_STATE_HOME": h + "/state", "XDG_CONFIG_HOME": h + "/config"}
     t = Term([os.environ["WICKET"]], env=env, cwd=os.environ["WS"], rows=50, cols=200)
-    m = t.expect(r"P(\d+)> ")
+    m = t.expect(r"P(\d+)> ", timeout=90)  # a loaded machine starts slowly
     n = int(m.group(1))
     for f in (".bash_history", ".zsh_history", ".viminfo", ".lesshst", ".python_history",
               ".npm/_logs", ".cache/pip", ".bash_history-99.tmp"):
@@ -177,7 +177,7 @@ ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": H, "TERM": "xterm", "LANG
 
 def shell(sh, prompt):
     t = Term([os.environ["WICKET"]], env=dict(ENV, SHELL=sh), cwd=WS, rows=50, cols=200)
-    t.expect(prompt)
+    t.expect(prompt, timeout=90)
     return t
 
 def do(t, cmd, prompt):
