@@ -16,6 +16,10 @@
  *   why     `wicket why` asks for the session's denials; the packet
  *           carries a reply socket (SCM_RIGHTS), on which one JSON
  *           document is written and the socket closed: {"n": N}.
+ *   sync    the shim, before the shell's hooks read WICKET_STATUS_FD:
+ *           with a reply socket, answered {"v":1,"type":"sync"} once
+ *           every packet sent before it has been taken (packets on the
+ *           socket keep their order).
  *
  * Everything that arrives is written by code inside the sandbox: packets
  * are size-limited, parsed by jansson, checked field by field, and dropped
@@ -482,15 +486,8 @@ static bool timer_armed, print_now;
 
 static void flush_lines(void)
 {
-	size_t off = 0;
-	while (off < out_len) {
-		ssize_t w = write(control_out_fd, out_buf + off, out_len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
+	pty_catch_up();
+	(void)write_all(control_out_fd, out_buf, out_len);
 	out_len = 0;
 	timer_armed = false;
 }
@@ -538,6 +535,11 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 	int k = kind_of(d->kind);
 	if (k < 0 || !d->object || !d->object[0])
 		return;
+	/* A history or state file in the home (.bash_history, .cache/ ...):
+	 * still refused, still in `wicket why`, but no line and no block
+	 * after every command that touched it. */
+	if (k == K_WRITE && show != DENIAL_QUIET && path_is_home_state(d->object, s->homes))
+		show = DENIAL_QUIET;
 	recorded[k]++;
 	if (show != DENIAL_QUIET)
 		counts[k]++;
@@ -744,7 +746,7 @@ static const char *str_field(json_t *o, const char *key, size_t max, bool *bad)
 /* Where denial lines go: the supervisor's stderr (a test hook). */
 int control_out_fd = STDERR_FILENO;
 
-/* The descriptor to answer on: the only one of a "denial" or "why"
+/* The descriptor to answer on: the only one of a "denial", "why" or "sync"
  * packet, the fourth of an "ask"; every other one is closed. */
 static int answer_fd(const int *fds, int nfds)
 {
@@ -811,9 +813,14 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 		else
 			reply(s, fd, denials_json(s, want > WK_MAX_DENIALS ? WK_MAX_DENIALS :
 						  (size_t)want, false));
+	} else if (strcmp(type, "sync") == 0) {
+		/* Every packet before this one has been taken: the shell's
+		 * hooks read the status next (diag_status_sync). */
+		if (fd >= 0)
+			reply(s, fd, json_pack("{s:i, s:s}", "v", 1, "type", "sync"));
 	} else if (fd >= 0) {
 		char msg[128];
-		snprintf(msg, sizeof msg, "unknown request type (this supervisor knows: denial, why, ask)");
+		snprintf(msg, sizeof msg, "unknown request type (this supervisor knows: denial, why, sync, ask)");
 		reply_error(s, fd, msg);
 	}
 	json_decref(o);

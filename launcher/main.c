@@ -346,6 +346,9 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	free(state);
 	s.pol.private_tmp = !strv_contains(&s.pol.write, "/tmp");
 
+	s.hist_dirfd = -1;
+	if (shell)
+		history_plan(&s, cli->shell, session_passwd(s.uid));
 	plan_build_base(&s);
 	if (shell)
 		shell_plan(&s, cli->shell, session_passwd(s.uid));
@@ -388,6 +391,9 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	plan_check_absent(&s.pol, &s.plan, sid);
 	if (s.fallback_tmp)
 		nftw(s.fallback_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	history_merge(&s);
+	if (s.hist_dir)
+		nftw(s.hist_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
 }
 

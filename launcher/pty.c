@@ -60,6 +60,7 @@
 #include <unistd.h>
 
 #include "askrender.h"
+#include "sendfd.h"
 
 /* --- pure ---------------------------------------------------------------- */
 
@@ -90,6 +91,58 @@ size_t pty_crlf(char *out, const char *in, size_t n)
 		out[w++] = in[i];
 	}
 	return w;
+}
+
+enum { ALT_GROUND, ALT_ESC, ALT_CSI, ALT_PRIV, ALT_OTHER };
+
+size_t pty_alt_feed(struct pty_alt *a, const char *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)in[i];
+		switch (a->st) {
+		case ALT_ESC:
+			a->st = c == '[' ? ALT_CSI : c == 0x1b ? ALT_ESC : ALT_GROUND;
+			break;
+		case ALT_CSI:
+			a->param = 0;
+			a->set = false;
+			/* Only ESC [ ? ... is a private mode; any other CSI is
+			 * skipped to its final byte. */
+			a->st = c == '?' ? ALT_PRIV : c >= 0x40 && c <= 0x7e ? ALT_GROUND
+			      : c == 0x1b ? ALT_ESC : ALT_OTHER;
+			break;
+		case ALT_PRIV:
+			if (c >= '0' && c <= '9') {
+				a->param = a->param > 100000 ? a->param : a->param * 10 + (c - '0');
+			} else if (c == ';' || c == 'h' || c == 'l') {
+				a->set |= a->param == 1049 || a->param == 1047 || a->param == 47;
+				a->param = 0;
+				if (c != ';') {
+					a->st = ALT_GROUND;
+					bool was = a->on;
+					if (a->set)
+						a->on = c == 'h';
+					a->set = false;
+					if (a->on != was)
+						return i + 1;
+				}
+			} else {
+				a->st = c == 0x1b ? ALT_ESC : c >= 0x40 && c <= 0x7e ? ALT_GROUND : ALT_OTHER;
+			}
+			break;
+		case ALT_OTHER:
+			if (c >= 0x40 && c <= 0x7e)
+				a->st = ALT_GROUND;
+			else if (c == 0x1b)
+				a->st = ALT_ESC;
+			break;
+		default:
+			if (c == 0x1b)
+				a->st = ALT_ESC;
+			break;
+		}
+	}
+	return n;
 }
 
 /* --- the plan, and the child's side --------------------------------------- */
@@ -150,25 +203,7 @@ void pty_plan(struct session *s)
 
 static int send_fd(int sock, int fd)
 {
-	char byte = 'm';
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	memset(&u, 0, sizeof u);
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof fd);
-	ssize_t n;
-	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n == 1 ? 0 : -1;
+	return send_with_fd(sock, "m", 1, fd, 0) == 1 ? 0 : -1;
 }
 
 /* In init, before the command exists: the pty, set up like the real
@@ -282,6 +317,7 @@ static struct {
 	bool tty_gone;           /* the real terminal hung up */
 	bool child_gone;
 	bool paused;             /* a prompt has the real terminal (pty_prompt) */
+	struct pty_alt alt;      /* the command's output is on the alternate screen */
 	struct timespec last;    /* the last byte moved after the command ended */
 } P = {.master = -1, .tty_fd = STDIN_FILENO, .tty_own = -1, .err_rd = -1, .saved_err = -1};
 
@@ -418,15 +454,7 @@ static void reset_handlers(void)
 
 static void write_best_effort(int fd, const char *p, size_t n)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
+	(void)write_all(fd, p, n);
 }
 
 /* What the supervisor wrote to its stderr while the terminal was raw and
@@ -488,7 +516,7 @@ static void rearm(void)
 	if (P.w_out)
 		P.w_out->fd = P.out.len && !P.tty_gone ? P.tty_wr : -1;
 	if (P.w_err)
-		P.w_err->fd = !P.paused && buf_room(&P.out) >= 2 ? P.err_rd : -1;
+		P.w_err->fd = !P.paused && !P.alt.on && buf_room(&P.out) >= 2 ? P.err_rd : -1;
 }
 
 /* The real terminal hung up: what would have been shown is dropped, and
@@ -531,6 +559,86 @@ static void out_ready(struct session *s, struct watch *w, short revents)
 	rearm();
 }
 
+/* The supervisor's own lines waiting in its stderr pipe, into the relay,
+ * leaving RESERVE bytes of room. Not while a full-screen program has the
+ * alternate screen: there they would draw over it, so they wait in the
+ * pipe (a bounded queue: a write to a full pipe is dropped, the denial
+ * still counted for `wicket why`) until it leaves (scan_output). */
+static size_t err_pull(size_t reserve)
+{
+	if (P.err_rd < 0 || P.alt.on || buf_room(&P.out) < reserve + 2)
+		return 0;
+	char b[PTY_BUF / 2];
+	size_t want = (buf_room(&P.out) - reserve) / 2;
+	ssize_t n = read(P.err_rd, b, want < sizeof b ? want : sizeof b);
+	if (n <= 0)
+		return 0;
+	size_t added;
+	/* A raw terminal needs CR LF; one that is not adds the CR. */
+	if (P.input) {
+		added = pty_crlf(buf_tail(&P.out), b, (size_t)n);
+	} else {
+		memcpy(buf_tail(&P.out), b, (size_t)n);
+		added = (size_t)n;
+	}
+	P.out.len += added;
+	if (P.tty_gone)
+		P.out.len = P.out.off = 0;
+	return added;
+}
+
+/* The bytes just read from the pty, from FROM (P.out.off is 0) to the
+ * end, followed for the alternate screen: where the program leaves it,
+ * the lines held meanwhile go in, right after the sequence that left. */
+static void scan_output(size_t from)
+{
+	static char tail[PTY_BUF];
+	size_t i = from;
+	while (i < P.out.len) {
+		bool was = P.alt.on;
+		i += pty_alt_feed(&P.alt, P.out.b + i, P.out.len - i);
+		if (!was || P.alt.on)
+			continue;
+		size_t t = P.out.len - i;
+		memcpy(tail, P.out.b + i, t);
+		P.out.len = i;
+		i += err_pull(t);
+		memcpy(P.out.b + P.out.len, tail, t);
+		P.out.len += t;
+	}
+}
+
+/* What the pty holds now, into the relay (as far as there is room). */
+static void master_read(void)
+{
+	char *tail = buf_tail(&P.out);
+	size_t from = P.out.len;
+	ssize_t n = read(P.master, tail, buf_room(&P.out));
+	if (n > 0) {
+		P.out.len += (size_t)n;
+		scan_output(from);
+		if (P.tty_gone)
+			P.out.len = P.out.off = 0; /* no one to show it to: the command never waits */
+		progress();
+	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+		/* EIO: every descriptor of the slave is closed. */
+		P.master_done = true;
+	}
+}
+
+void pty_catch_up(void)
+{
+	if (P.master < 0 || P.paused || P.master_done)
+		return;
+	for (int i = 0; i < 8 && buf_room(&P.out) && !P.master_done; i++) {
+		size_t before = P.out.len;
+		master_read();
+		if (P.out.len == before)
+			break;
+	}
+	rearm();
+}
+
 static void master_ready(struct session *s, struct watch *w, short revents)
 {
 	(void)s, (void)w;
@@ -542,16 +650,13 @@ static void master_ready(struct session *s, struct watch *w, short revents)
 			P.in.len = P.in.off = 0;
 	}
 	if ((revents & (POLLIN | POLLHUP | POLLERR)) && buf_room(&P.out)) {
-		ssize_t n = read(P.master, buf_tail(&P.out), buf_room(&P.out));
-		if (n > 0) {
-			P.out.len += (size_t)n;
-			if (P.tty_gone)
-				P.out.len = P.out.off = 0; /* no one to show it to: the command never waits */
-			progress();
-		} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-			/* EIO: every descriptor of the slave is closed. */
-			P.master_done = true;
-		}
+		/* The supervisor's lines first: each was written after what
+		 * the pty held then (pty_catch_up) and before what it holds
+		 * now (a denial printed before the shell's prompt,
+		 * diag_status_sync), and is shown in that place. */
+		while (err_pull(PTY_BUF / 4))
+			;
+		master_read();
 	}
 	rearm();
 }
@@ -559,20 +664,7 @@ static void master_ready(struct session *s, struct watch *w, short revents)
 static void err_ready(struct session *s, struct watch *w, short revents)
 {
 	(void)s, (void)w, (void)revents;
-	char b[PTY_BUF / 2];
-	size_t want = buf_room(&P.out) / 2;
-	ssize_t n = read(P.err_rd, b, want < sizeof b ? want : sizeof b);
-	if (n > 0) {
-		/* A raw terminal needs CR LF; one that is not adds the CR. */
-		if (P.input) {
-			P.out.len += pty_crlf(buf_tail(&P.out), b, (size_t)n);
-		} else {
-			memcpy(buf_tail(&P.out), b, (size_t)n);
-			P.out.len += (size_t)n;
-		}
-		if (P.tty_gone)
-			P.out.len = P.out.off = 0;
-	}
+	err_pull(0);
 	rearm();
 }
 

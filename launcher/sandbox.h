@@ -161,6 +161,11 @@ struct session {
 	bool names_watched;
 	bool made_names;
 	const char *approver;     /* --approver CMD (ask.c), NULL: the policy's */
+	/* The shell's history of this session (history.c): a directory of
+	 * the supervisor's, held open, and the user's file it goes into. */
+	char *hist_dir;
+	int hist_dirfd;
+	char *hist_target;
 };
 
 /* probe.c */
@@ -332,6 +337,10 @@ int pty_child_ctty(const struct session *s);
 void pty_parent_close(struct session *s);
 void pty_start(struct session *s, bool started);
 int pty_drain(struct session *s);
+/* Before the supervisor writes a line of its own (a denial): what the
+ * command wrote to its pty before is taken into the relay first, so the
+ * line comes after it, and waits if that took the alternate screen. */
+void pty_catch_up(void);
 void pty_finish(struct session *s);
 /* Async-signal-safe: SIG from the real terminal (Ctrl-C, Ctrl-\\) to the
  * foreground of the session's pty when the supervisor does not read the
@@ -350,6 +359,18 @@ struct pty_fdinfo {
 #define PTY_INPUT 8u
 unsigned pty_choose(const struct pty_fdinfo fd[3], bool sandbox, bool background);
 size_t pty_crlf(char *out, const char *in, size_t n);
+/* Pure: follows a terminal's output for the alternate screen (ESC [ ? P h
+ * and l with P among 1049, 1047, 47; more parameters may share the
+ * sequence, which may be split across calls). Reads IN up to and
+ * including the first sequence that changes ON, and returns how many
+ * bytes that was (N when none did). */
+struct pty_alt {
+	bool on;            /* a full-screen program has the alternate screen */
+	unsigned char st;   /* where in a sequence the last byte left off */
+	unsigned param;     /* the parameter being read */
+	bool set;           /* the sequence so far names the alternate screen */
+};
+size_t pty_alt_feed(struct pty_alt *a, const char *in, size_t n);
 /* The prompt of `wicket ask` on the real terminal: possible when the
  * session has its own pty and wicket is in the terminal's foreground.
  * pty_prompt pauses the relay, resets the terminal's state, flushes
@@ -437,6 +458,20 @@ int cmd_ask(int argc, char **argv);
 /* shell.c: the interactive shell and its hooks (s->argv, s->shell_env). */
 struct passwd;
 void shell_plan(struct session *s, const char *want, const struct passwd *pw);
+/* The shell to start: --shell WANT (bash or zsh, from PATH), else $SHELL,
+ * else the passwd entry's, else /bin/sh. Dies on a bad WANT. */
+char *shell_path(const char *want, const struct passwd *pw);
+
+/* history.c: the shell's history of the session. history_plan, before
+ * the mount plan: a session file (a writable root) when the user's file
+ * is not writable inside; history_merge, after the session: its new
+ * lines, filtered, appended to the user's file. history_filter (pure):
+ * the whole lines of IN (N bytes; the first one cut when PARTIAL_FIRST)
+ * without a control character and not too long, into OUT (room for N);
+ * returns the length. */
+void history_plan(struct session *s, const char *want, const struct passwd *pw);
+void history_merge(struct session *s);
+size_t history_filter(const char *in, size_t n, char *out, bool partial_first);
 
 /* supervisor.c */
 int session_run(struct session *s);

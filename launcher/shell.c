@@ -78,7 +78,7 @@ static char *in_path(const char *name)
 	return NULL;
 }
 
-void shell_plan(struct session *s, const char *want, const struct passwd *pw)
+char *shell_path(const char *want, const struct passwd *pw)
 {
 	char *sh = NULL;
 	if (want) {
@@ -96,6 +96,12 @@ void shell_plan(struct session *s, const char *want, const struct passwd *pw)
 		else
 			sh = xstrdup("/bin/sh");
 	}
+	return sh;
+}
+
+void shell_plan(struct session *s, const char *want, const struct passwd *pw)
+{
+	char *sh = shell_path(want, pw);
 	const char *base = strrchr(sh, '/') ? strrchr(sh, '/') + 1 : sh;
 	bool bash = strcmp(base, "bash") == 0, zsh = strcmp(base, "zsh") == 0;
 	char *hooks = bash || zsh ? find_hooks() : NULL;

@@ -191,19 +191,11 @@ void stdio_parent_close(struct session *s)
 	pty_parent_close(s);
 }
 
-static void write_all(int fd, const char *buf, size_t len, bool *broken)
+static void write_or_break(int fd, const char *buf, size_t len, bool *broken)
 {
-	while (len && !*broken) {
-		ssize_t w = write(fd, buf, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			*broken = true; /* keep draining so the command never blocks */
-			return;
-		}
-		buf += w;
-		len -= (size_t)w;
-	}
+	/* A broken file: keep draining, so the command never blocks. */
+	if (!*broken && !write_all(fd, buf, len))
+		*broken = true;
 }
 
 bool stdio_has_relay(const struct session *s)
@@ -272,7 +264,7 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 				continue;
 			ssize_t n = read(s->stdio[fd].relay_rd, buf, sizeof buf);
 			if (n > 0) {
-				write_all(fd, buf, (size_t)n, &broken[fd]);
+				write_or_break(fd, buf, (size_t)n, &broken[fd]);
 			} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
 				close(s->stdio[fd].relay_rd);
 				s->stdio[fd].relay_rd = -1;

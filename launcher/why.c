@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "path.h"
+#include "sendfd.h"
 
 #define REPLY_MAX (8u << 20)
 #define REPLY_TIMEOUT_MS 10000
@@ -65,23 +66,7 @@ static json_t *ask_supervisor(int ctl, long n)
 		die_errno("socketpair");
 	char req[64];
 	int len = snprintf(req, sizeof req, "{\"v\":1,\"type\":\"why\",\"n\":%ld}", n);
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} cbuf;
-	memset(&cbuf, 0, sizeof cbuf);
-	struct iovec iov = {req, (size_t)len};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
-			   .msg_controllen = sizeof cbuf.b};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &sv[1], sizeof(int));
-	ssize_t w;
-	do
-		w = sendmsg(ctl, &m, MSG_NOSIGNAL);
-	while (w < 0 && errno == EINTR);
+	ssize_t w = send_with_fd(ctl, req, (size_t)len, sv[1], 0);
 	if (w < 0)
 		die("why: cannot reach the session's supervisor: %s", strerror(errno));
 	close(sv[1]);

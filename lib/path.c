@@ -80,3 +80,32 @@ char *path_dirname(const char *path)
 		return xstrdup("/");
 	return xasprintf("%.*s", (int)(slash - path), path);
 }
+
+bool path_is_home_state(const char *path, const char *const *homes)
+{
+	/* Files, with whatever a program writes next to them first
+	 * (.bash_history-1234.tmp, .zsh_history.LOCK, .viminfz.tmp). */
+	static const char *const files[] = {
+		".bash_history", ".zsh_history", ".viminf", ".lesshst", ".python_history",
+		".node_repl_history", ".psql_history", ".sqlite_history", ".mysql_history",
+		".wget-hsts", NULL,
+	};
+	static const char *const dirs[] = {".npm", ".cache", NULL};
+	for (size_t h = 0; homes && homes[h]; h++) {
+		size_t hl = strlen(homes[h]);
+		if (hl < 2 || strncmp(path, homes[h], hl) != 0 || path[hl] != '/')
+			continue;
+		const char *rest = path + hl + 1;
+		for (size_t i = 0; dirs[i]; i++) {
+			size_t n = strlen(dirs[i]);
+			if (strncmp(rest, dirs[i], n) == 0 && (rest[n] == '\0' || rest[n] == '/'))
+				return true;
+		}
+		if (strchr(rest, '/'))
+			continue;
+		for (size_t i = 0; files[i]; i++)
+			if (strncmp(rest, files[i], strlen(files[i])) == 0)
+				return true;
+	}
+	return false;
+}

@@ -22,4 +22,12 @@ char *path_expand_home(const char *path, const char *home);
 /* Parent directory of a normalised absolute path ("/" for "/x"). */
 char *path_dirname(const char *path);
 
+/* PATH is a file programs keep their history or state in, directly in
+ * one of HOMES (NULL-terminated): a shell's or REPL's history
+ * (.bash_history, .zsh_history, .python_history ..., with the temporary
+ * and lock files written next to it), .viminfo, .lesshst, or anything in
+ * .npm/ or .cache/. A refused write there is expected in a sandbox and
+ * not worth a line after every command (wicket(1), DIAGNOSTICS). */
+bool path_is_home_state(const char *path, const char *const *homes);
+
 #endif

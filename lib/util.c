@@ -182,3 +182,18 @@ ssize_t read_text_at(int dir, const char *path, char *buf, size_t size)
 	buf[n] = '\0';
 	return n;
 }
+
+bool write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		c += w;
+		n -= (size_t)w;
+	}
+	return true;
+}

@@ -23,6 +23,10 @@ noreturn void die_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2
 noreturn void die_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* All N bytes of P to FD, through short writes and EINTR; false when a
+ * write failed first. Async-signal-safe. */
+bool write_all(int fd, const void *p, size_t n);
+
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);

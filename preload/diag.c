@@ -47,14 +47,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "diag.h"
 #include "fdguard.h"
 #include "netfmt.h"
+#include "sendfd.h"
 
 /* ---- configuration, taken once ---------------------------------------- */
 
@@ -680,6 +683,58 @@ static void report(const struct cfg *c, const char *kind, const char *obj, const
 		send_report(fd, kind, obj, what, comm, num, c->out);
 	if (c->out == OUT_STDERR || (fd < 0 && c->out == OUT_DEFAULT))
 		write_line(kind, obj, what, comm, num);
+}
+
+/* ---- the shell's status read ------------------------------------------ */
+
+/* How long a status read waits for the supervisor at most: it answers at
+ * once unless it is stuck, and then the prompt must not be. */
+#define SYNC_WAIT_MS 2000
+
+/* The shell's hooks open /dev/fd/WICKET_STATUS_FD before each prompt to
+ * read how many denials there have been. A report travels on the control
+ * socket and the supervisor takes it when it next runs: without a wait,
+ * the denial of the command that just ended could be counted only after
+ * the prompt, and its block shown under the next command. So, first, one
+ * "sync" packet with a reply socket: the socket keeps its packets in
+ * order, so when the supervisor answers it has taken (counted, printed)
+ * every report sent before, by any process of the session. Bounded; a
+ * refusal to send (a flood filling the socket) skips the wait. */
+void diag_status_sync(const char *num)
+{
+	unsigned long long n, sn, dev, ino;
+	bool checked;
+	char *end;
+	int e = errno;
+	n = strtoull(num, &end, 10);
+	if (end == num || *end || !fdguard_parse_spec(getenv("WICKET_STATUS_FD"), &sn, &dev, &ino,
+						      &checked) || n != sn || n > INT_MAX ||
+	    !fdguard_held((int)n))
+		goto out;
+	struct cfg c;
+	get_cfg(&c);
+	int fd = ctl_fd(&c), sv[2];
+	if (fd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		goto out;
+	static const char msg[] = "{\"v\":1,\"type\":\"sync\"}";
+	ssize_t w = send_with_fd(fd, msg, sizeof msg - 1, sv[1], MSG_DONTWAIT);
+	close(sv[1]);
+	if (w > 0) {
+		/* The answer, or the supervisor's end closed: either will do. */
+		struct pollfd p = {.fd = sv[0], .events = POLLIN};
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (int left = SYNC_WAIT_MS; left > 0;) {
+			if (poll(&p, 1, left) != -1 || errno != EINTR)
+				break;
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			left = SYNC_WAIT_MS - (int)((t1.tv_sec - t0.tv_sec) * 1000 +
+						   (t1.tv_nsec - t0.tv_nsec) / 1000000);
+		}
+	}
+	close(sv[0]);
+out:
+	errno = e;
 }
 
 /* ---- file system -------------------------------------------------------- */

@@ -40,4 +40,9 @@ void diag_socket(int domain, int type, int err);
 void diag_net(const char *op, int fd, const struct sockaddr *addr, socklen_t len, int flags,
 	      int err);
 
+/* An open of "/dev/fd/NUM" is about to happen: when NUM is the shell
+ * hooks' status file (WICKET_STATUS_FD), waits (bounded) until the
+ * supervisor has taken every denial reported before. */
+void diag_status_sync(const char *num);
+
 #endif

@@ -94,6 +94,14 @@ static void open_failed(int dirfd, const char *path, int flags)
 	errno = err;
 }
 
+/* The shell's hooks read their status through /dev/fd/N before each
+ * prompt (diag_status_sync): one compare for every other open. */
+static inline void before_open(const char *path)
+{
+	if (__builtin_expect(path && path[0] == '/' && path[1] == 'd' && strncmp(path, "/dev/fd/", 8) == 0, 0))
+		diag_status_sync(path + 8);
+}
+
 #define OPEN_MODE(flags, mode)                   \
 	do {                                     \
 		if (open_needs_mode(flags)) {    \
@@ -109,6 +117,7 @@ EXPORT int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 	OPEN_MODE(flags, mode);
+	before_open(path);
 	int r = CALL(open, -1, path, flags, mode);
 	if (r < 0)
 		open_failed(AT_FDCWD, path, flags);
@@ -120,6 +129,7 @@ EXPORT int open64(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 	OPEN_MODE(flags, mode);
+	before_open(path);
 	int r = CALL(open64, -1, path, flags, mode);
 	if (r < 0)
 		open_failed(AT_FDCWD, path, flags);
@@ -131,6 +141,7 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 	OPEN_MODE(flags, mode);
+	before_open(path);
 	int r = CALL(openat, -1, dirfd, path, flags, mode);
 	if (r < 0)
 		open_failed(dirfd, path, flags);
@@ -142,6 +153,7 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 	OPEN_MODE(flags, mode);
+	before_open(path);
 	int r = CALL(openat64, -1, dirfd, path, flags, mode);
 	if (r < 0)
 		open_failed(dirfd, path, flags);
@@ -151,6 +163,7 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 DEFINE_REAL(__open_2)
 EXPORT int __open_2(const char *path, int flags)
 {
+	before_open(path);
 	int r = CALL(__open_2, -1, path, flags);
 	if (r < 0)
 		open_failed(AT_FDCWD, path, flags);
@@ -160,6 +173,7 @@ EXPORT int __open_2(const char *path, int flags)
 DEFINE_REAL(__open64_2)
 EXPORT int __open64_2(const char *path, int flags)
 {
+	before_open(path);
 	int r = CALL(__open64_2, -1, path, flags);
 	if (r < 0)
 		open_failed(AT_FDCWD, path, flags);
@@ -169,6 +183,7 @@ EXPORT int __open64_2(const char *path, int flags)
 DEFINE_REAL(__openat_2)
 EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
+	before_open(path);
 	int r = CALL(__openat_2, -1, dirfd, path, flags);
 	if (r < 0)
 		open_failed(dirfd, path, flags);
@@ -178,6 +193,7 @@ EXPORT int __openat_2(int dirfd, const char *path, int flags)
 DEFINE_REAL(__openat64_2)
 EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
+	before_open(path);
 	int r = CALL(__openat64_2, -1, dirfd, path, flags);
 	if (r < 0)
 		open_failed(dirfd, path, flags);

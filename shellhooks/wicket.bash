@@ -168,6 +168,19 @@ if [ -z "${__wicket_hooked-}" ]; then
 	else
 		PROMPT_COMMAND=__wicket_precmd
 	fi
+	# The session's history (wicket(1), THE INTERACTIVE SHELL): where the
+	# user's file is not writable here, the supervisor gives the session
+	# a file of its own (WICKET_HISTFILE). The user's file is read for
+	# recall; this session's commands are appended to the session's file
+	# (histappend), and the supervisor appends them to the user's when
+	# the session ends. Not when the rc files turned history off.
+	if [ -n "${WICKET_HISTFILE-}" ] && [ -n "${HISTFILE-}" ]; then
+		if [ -r "$HISTFILE" ] && [ -f "$HISTFILE" ]; then
+			builtin history -r "$HISTFILE"
+		fi
+		HISTFILE=$WICKET_HISTFILE
+		shopt -s histappend
+	fi
 	# A history file the sandbox may not write (outside the workspace) is
 	# read as usual but not written at exit, rather than refused with a
 	# denial line every time the shell ends. An EXIT trap already set is

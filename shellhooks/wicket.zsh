@@ -116,6 +116,15 @@ if (( ! ${+__wicket_hooked} )); then
 		}
 	fi
 
+	# The session's history, as in wicket.bash: the user's file read for
+	# recall, this session's commands appended to the session's file
+	# (zsh appends by default), which the supervisor appends to the
+	# user's at the end. Only when the rc files keep a history at all.
+	if [[ -n ${WICKET_HISTFILE-} && -n ${HISTFILE-} ]]; then
+		[[ -f $HISTFILE && -r $HISTFILE ]] && fc -R "$HISTFILE"
+		HISTFILE=$WICKET_HISTFILE
+	fi
+
 	autoload -Uz add-zsh-hook
 	add-zsh-hook precmd __wicket_precmd
 fi

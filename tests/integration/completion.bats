@@ -35,7 +35,8 @@ complete() {
 
 @test "bash: subcommands, and options of the shell" {
 	complete wicket ''
-	assert_output "doctor
+	assert_output "ask
+doctor
 help
 policy
 run
@@ -86,6 +87,39 @@ show"
 	complete wicket run -- ls --hel
 	assert_line --help
 	refute_line --net
+}
+
+@test "bash: ask's options, and the command after --; --approver takes a program" {
+	complete wicket ask --
+	assert_output "--
+--help
+--reason
+--timeout"
+	# ask's -r takes a reason: the word after it is not the command.
+	complete wicket ask -r because ''
+	assert_line --reason
+	complete wicket ask --reason why -- base
+	assert_line basename
+	complete wicket ask -- ls --hel
+	assert_line --help
+	refute_line --reason
+	complete wicket run --appr
+	assert_output "--approver"
+	complete wicket run --approver base
+	assert_line basename
+	# After the approver, run's options again.
+	complete wicket run --approver /bin/true --no
+	assert_output "--no-diagnostics"
+}
+
+@test "zsh: ask and --approver are in the completion" {
+	command -v zsh >/dev/null || { echo "zsh is not installed (apt-get install zsh)" >&2; return 1; }
+	# Parsed by zsh (no syntax error), and naming both.
+	run zsh -n "$WICKET_SRCDIR/shellhooks/_wicket"
+	assert_success
+	grep -qF 'ask\:"run a command once outside' "$WICKET_SRCDIR/shellhooks/_wicket"
+	grep -q -- "--approver\[" "$WICKET_SRCDIR/shellhooks/_wicket"
+	grep -q -- "ask)" "$WICKET_SRCDIR/shellhooks/_wicket"
 }
 
 @test "zsh: the completion loads and is bound to wicket" {

@@ -13,6 +13,7 @@ EXTRA_DIST += \
 	tests/integration/completion.bats \
 	tests/integration/shell.bats \
 	tests/integration/terminal.bats \
+	tests/integration/denials.bats \
 	tests/integration/doctor.bats \
 	tests/integration/unixsock.bats
 

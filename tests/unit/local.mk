@@ -43,3 +43,8 @@ check_PROGRAMS += tests/unit/test-askrender
 tests_unit_test_askrender_SOURCES = tests/unit/test-askrender.c
 tests_unit_test_askrender_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_askrender_LDADD = lib/libwicket.la $(JANSSON_LIBS)
+# What of the sandbox's history file is kept (history.c).
+check_PROGRAMS += tests/unit/test-history
+tests_unit_test_history_SOURCES = tests/unit/test-history.c
+tests_unit_test_history_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_history_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)

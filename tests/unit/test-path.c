@@ -51,5 +51,21 @@ int main(void)
 	j = path_dirname("/a");
 	is_str(j, "/", "dirname of top level");
 	free(j);
+
+	const char *homes[] = {"/home/u", "/root", NULL};
+	ok(path_is_home_state("/home/u/.bash_history", homes), "bash history is state");
+	ok(path_is_home_state("/home/u/.bash_history-123.tmp", homes), "and bash's temporary file");
+	ok(path_is_home_state("/root/.zsh_history.LOCK", homes), "zsh's lock, in the second home");
+	ok(path_is_home_state("/home/u/.viminfz.tmp", homes), "vim's temporary viminfo");
+	ok(path_is_home_state("/home/u/.lesshst", homes), "less history");
+	ok(path_is_home_state("/home/u/.python_history", homes), "python history");
+	ok(path_is_home_state("/home/u/.npm/_cacache/x", homes), "anything in .npm");
+	ok(path_is_home_state("/home/u/.cache", homes), ".cache itself");
+	ok(!path_is_home_state("/home/u/.cachet", homes), "not .cachet");
+	ok(!path_is_home_state("/home/u/.bashrc", homes), "not .bashrc");
+	ok(!path_is_home_state("/home/u/x/.bash_history", homes), "not a history below the home");
+	ok(!path_is_home_state("/home/uv/.bash_history", homes), "not another home with the same prefix");
+	ok(!path_is_home_state("/etc/hosts", homes), "not /etc/hosts");
+	ok(!path_is_home_state("/home/u/.bash_history", NULL), "no homes, nothing");
 	return done_testing();
 }

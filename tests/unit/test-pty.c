@@ -21,6 +21,34 @@ static void crlf(const char *in, const char *want, const char *what)
 	is_str(out, want, "crlf: %s", what);
 }
 
+/* Feeds IN in pieces of STEP bytes; returns the state after, and in
+ * *FLIPS how many times it changed. */
+static bool alt_after(struct pty_alt *a, const char *in, size_t step, int *flips)
+{
+	size_t n = strlen(in);
+	*flips = 0;
+	for (size_t i = 0; i < n;) {
+		size_t k = n - i < step ? n - i : step;
+		while (k) {
+			bool was = a->on;
+			size_t u = pty_alt_feed(a, in + i, k);
+			*flips += a->on != was;
+			i += u, k -= u;
+		}
+	}
+	return a->on;
+}
+
+static void alt(const char *in, bool want, int want_flips, const char *what)
+{
+	for (size_t step = 1; step <= 64; step *= 4) {
+		struct pty_alt a = {0};
+		int flips;
+		bool on = alt_after(&a, in, step, &flips);
+		ok(on == want && flips == want_flips, "alt screen: %s (pieces of %zu)", what, step);
+	}
+}
+
 int main(void)
 {
 	const unsigned I = PTY_INPUT;
@@ -39,5 +67,23 @@ int main(void)
 	crlf("a\r\nb", "a\r\nb", "an existing CR LF stays");
 	crlf("\n\n", "\r\n\r\n", "empty lines");
 	crlf("", "", "nothing");
+
+	alt("\033[?1049h", true, 1, "1049h enters");
+	alt("\033[?1049hx\033[?1049l", false, 2, "1049l leaves");
+	alt("\033[?47h", true, 1, "47h enters");
+	alt("\033[?1047h\033[?1047l", false, 2, "1047 enters and leaves");
+	alt("\033[?1;1049h", true, 1, "among other parameters");
+	alt("\033[?25l\033[?1h", false, 0, "other private modes do nothing");
+	alt("\033[1049h", false, 0, "not private: nothing");
+	alt("\033[?10490h\033[?471h", false, 0, "longer numbers are others");
+	alt("\033[?1049h\033[?1049h", true, 1, "entering twice is one change");
+	alt("\033[?1049\033[?1049h", true, 1, "a sequence cut by ESC starts over");
+	alt("\033]0;\033[?1049h\007", true, 1, "inside an OSC still seen (no harm: a title)");
+	alt("ab\033[31mcd\033[?1049hef\033[2J\033[?1049lgh", false, 2, "with colours and clears around");
+	{
+		struct pty_alt a = {0};
+		const char *s = "ab\033[?1049hcd";
+		ok(pty_alt_feed(&a, s, strlen(s)) == 10 && a.on, "stops right after the sequence that changed it");
+	}
 	return done_testing();
 }
