@@ -2,13 +2,17 @@
  * breakdown of the cost inside the sandbox (README.md, "Where the time
  * goes"). Not a sandbox: no mount namespace, nothing hidden.
  *
- *   layerwrap [-l] [-s] CMD [ARGS...]
+ *   layerwrap [-l] [-r DIR]... [-s] CMD [ARGS...]
  *
  * -l  a Landlock ruleset of the default policy's shape: every file-system
  *     right this kernel (ABI <= 8) handles, read and execute beneath /,
  *     everything beneath the current directory and /dev (as wicket's
  *     workspace, private /tmp and /dev), TCP bind and connect handled
  *     with no port, abstract unix sockets and signals scoped.
+ * -r  with -l: also a rule granting read and execute on DIR, the rights
+ *     it already has through /: the kernel stops its walk up the path of
+ *     each open at the first directory whose rules grant everything asked,
+ *     so this shows what the length of that walk costs.
  * -s  wicket's seccomp program for the default policy (the "unix" one
  *     of network mode none, launcher/seccomp-bpf.h), loaded without a
  *     listener: a call it would send to the supervisor fails with ENOSYS
@@ -47,7 +51,7 @@ static void rule(int rs, const char *path, __u64 access)
 	close(pb.parent_fd);
 }
 
-static void landlock(void)
+static void landlock(char **extra, int nextra)
 {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, WK_LL_CREATE_RULESET_VERSION);
 	if (abi < 6) {
@@ -65,6 +69,8 @@ static void landlock(void)
 	if (rs < 0)
 		die("landlock_create_ruleset");
 	rule(rs, "/", read);
+	for (int i = 0; i < nextra; i++)
+		rule(rs, extra[i], read);
 	rule(rs, ".", all);
 	rule(rs, "/dev", read | WK_LL_FS_WRITE_FILE | WK_LL_FS_TRUNCATE | WK_LL_FS_IOCTL_DEV);
 	if (syscall(SYS_landlock_restrict_self, rs, 0) < 0)
@@ -74,10 +80,13 @@ static void landlock(void)
 
 int main(int argc, char **argv)
 {
-	int opt, ll = 0, sc = 0;
-	while ((opt = getopt(argc, argv, "+ls")) != -1) {
+	int opt, ll = 0, sc = 0, nextra = 0;
+	char *extra[16];
+	while ((opt = getopt(argc, argv, "+lr:s")) != -1) {
 		if (opt == 'l')
 			ll = 1;
+		else if (opt == 'r' && nextra < 16)
+			extra[nextra++] = optarg;
 		else if (opt == 's')
 			sc = 1;
 		else
@@ -88,7 +97,7 @@ int main(int argc, char **argv)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die("no_new_privs");
 	if (ll)
-		landlock();
+		landlock(extra, nextra);
 	if (sc) {
 		struct sock_fprog p = {
 			.filter = (struct sock_filter *)wk_bpf_unix_net_none,
@@ -100,6 +109,6 @@ int main(int argc, char **argv)
 	execvp(argv[optind], argv + optind);
 	die(argv[optind]);
 usage:
-	fprintf(stderr, "usage: layerwrap [-l] [-s] CMD [ARGS...]\n");
+	fprintf(stderr, "usage: layerwrap [-l] [-r DIR]... [-s] CMD [ARGS...]\n");
 	return 2;
 }

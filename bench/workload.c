@@ -15,6 +15,10 @@
  *       that does not exist, each of which must fail with ENOENT (the
  *       bare reference of a storm: the same calls, refused by the file
  *       system instead of a sandbox).
+ *   workload [-s | -S] open FILE N
+ *       N times open(FILE, O_RDONLY), fstat, read up to 4 KiB, close: the
+ *       calls of a read workload, per file (what each layer adds to one
+ *       path lookup and open, README.md "Where the time goes").
  *   workload [-s | -S] unix-connect DIR N
  *       a unix stream listener in DIR, then N times socket, connect() to
  *       it, accept, close both: the cost of an allowed connect (which the
@@ -143,6 +147,20 @@ static double storm(const char *dir, long n, bool same, int want)
 	return now_ms() - t0;
 }
 
+static double open_read(const char *file, long n)
+{
+	static char buf[4096];
+	double t0 = now_ms();
+	for (long i = 0; i < n; i++) {
+		struct stat st;
+		int fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0 || read(fd, buf, sizeof buf) < 0)
+			die(errno, "open and read %s", file);
+		close(fd);
+	}
+	return now_ms() - t0;
+}
+
 static double unix_connect(const char *dir, long n)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -222,6 +240,8 @@ int main(int argc, char **argv)
 		ms = storm(argv[1], parse_n(argv[2]), true, 0);
 	else if (argc == 3 && strcmp(argv[0], "absent") == 0)
 		ms = storm(argv[1], parse_n(argv[2]), false, ENOENT);
+	else if (argc == 3 && strcmp(argv[0], "open") == 0)
+		ms = open_read(argv[1], parse_n(argv[2]));
 	else if (argc == 3 && strcmp(argv[0], "unix-connect") == 0)
 		ms = unix_connect(argv[1], parse_n(argv[2]));
 	else if (argc == 3 && strcmp(argv[0], "unix-sendmsg") == 0)
@@ -232,7 +252,7 @@ int main(int argc, char **argv)
 	return fflush(stdout) == 0 ? 0 : 1;
 
 usage:
-	fprintf(stderr, "usage: workload [-s|-S] loop|storm|storm-same|absent|unix-connect|unix-sendmsg "
+	fprintf(stderr, "usage: workload [-s|-S] loop|storm|storm-same|absent|open|unix-connect|unix-sendmsg "
 			"DIR N\n");
 	return 2;
 }
