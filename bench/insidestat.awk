@@ -3,37 +3,21 @@
 # rows are named WORKLOAD:WRAPPER, with a row true:WRAPPER for each
 # wrapper (`/bin/true` under the same wrapper, in the same rounds).
 #
-#   awk -v WORKLOADS="read loop" -v WRAPPERS="bare wicket ..." \
-#       [-v LABELS="read=TEXT;loop=TEXT"] [-v SUMMARY=FILE] -f insidestat.awk RAW
+#   awk -v WORKLOADS="read loop" -v WRAPPERS="bare wicket ..." [-v COL=3|5] \
+#       [-v LABELS="read=TEXT;loop=TEXT"] [-v SUMMARY=FILE] \
+#       -f quantile.awk -f insidestat.awk RAW
 #
 # For each round, inside(L, X) = wall(L:X) - wall(true:X): what running
-# workload L costs under wrapper X once X has started. Per workload and
+# workload L costs under wrapper X once X has started. With COL=5, the
+# same from the CPU time (user + system) of the process tree that
+# spawnbench waited for, instead of the wall time (COL=3, the default). Per workload and
 # wrapper it prints the median of inside over the rounds (p25..p75), the
 # extra cost against bare, median(inside(L, X)) - median(inside(L, bare)),
 # and the ratio median(inside(L, X)) / median(inside(L, bare)). The first
 # wrapper of WRAPPERS is the reference ("bare").
 
-function sort(v, n,    i, j, x) {
-	for (i = 2; i <= n; i++) {
-		x = v[i]
-		for (j = i - 1; j >= 1 && v[j] > x; j--)
-			v[j + 1] = v[j]
-		v[j + 1] = x
-	}
-}
-
-# Quantile P of the sorted V[1..N], linear between the closest ranks.
-function q(v, n, p,    h, lo) {
-	if (n == 0)
-		return 0
-	h = (n - 1) * p + 1
-	lo = int(h)
-	if (lo >= n)
-		return v[n]
-	return v[lo] + (h - lo) * (v[lo + 1] - v[lo])
-}
-
-!/^#/ { wall[$2, $1] = $3; seen[$1] = 1 }
+BEGIN { if (COL == "") COL = 3 }
+!/^#/ { wall[$2, $1] = $COL; seen[$1] = 1 }
 
 END {
 	nw = split(WRAPPERS, wr, " ")
@@ -57,7 +41,7 @@ END {
 				if ((L ":" X, r) in wall && ("true:" X, r) in wall)
 					v[++n] = wall[L ":" X, r] - wall["true:" X, r]
 			sort(v, n)
-			med[X] = q(v, n, .5)
+			med[X] = n ? q(v, n, .5) : 0
 			if (n == 0) {
 				printf "   %-8s %-14s %9s\n", L, X, "no runs"
 				continue
@@ -72,7 +56,8 @@ END {
 					q(v, n, .25), q(v, n, .75), d, r
 				if (SUMMARY != "")
 					printf "  inside, %-28s %-14s %+8.2f ms  %6.3fx %s\n",
-						(L in label ? label[L] : L), X, d, r, "(" n " rounds)" >>SUMMARY
+						(L in label ? label[L] : L) (COL == 5 ? ", cpu" : ""), X, d, r,
+						"(" n " rounds)" >>SUMMARY
 			}
 		}
 	}
