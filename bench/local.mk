@@ -3,16 +3,27 @@
 # same sandbox without it (a create loop, a parallel build, a storm of
 # denials), interleaved. Reports numbers; never part of `make check`.
 # See bench/README.md.
-EXTRA_PROGRAMS += bench/floor bench/spawnbench bench/workload bench/autorunbench
+EXTRA_PROGRAMS += bench/floor bench/spawnbench bench/workload bench/autorunbench \
+	bench/seccompcost bench/layerwrap
+# The instructions each seccomp program runs per system call (README.md,
+# "Where the time goes"): reads the generated launcher/seccomp-bpf.h.
+bench_seccompcost_SOURCES = bench/seccompcost.c
+nodist_EXTRA_bench_seccompcost_SOURCES = launcher/seccomp-bpf.h
+bench_seccompcost_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/launcher
+# One kernel layer alone (Landlock, seccomp) for the same breakdown.
+bench_layerwrap_SOURCES = bench/layerwrap.c
+nodist_EXTRA_bench_layerwrap_SOURCES = launcher/seccomp-bpf.h
+bench_layerwrap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/launcher -I$(top_srcdir)/launcher
 bench_floor_SOURCES = bench/floor.c
 bench_autorunbench_SOURCES = bench/autorunbench.c
 bench_autorunbench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 bench_autorunbench_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 bench_spawnbench_SOURCES = bench/spawnbench.c
 bench_workload_SOURCES = bench/workload.c
-EXTRA_DIST += bench/run-bench bench/README.md bench/gen-project bench/pairstat.awk bench/hookbench.py
+EXTRA_DIST += bench/run-bench bench/README.md bench/gen-project bench/quantile.awk bench/pairstat.awk bench/insidestat.awk bench/hookbench.py
 CLEANFILES += bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT) bench/workload$(EXEEXT) \
-	bench/autorunbench$(EXEEXT)
+	bench/autorunbench$(EXEEXT) bench/seccompcost$(EXEEXT) \
+	bench/layerwrap$(EXEEXT)
 
 BENCH_DEPS = launcher/wicket$(EXEEXT) bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT) \
 	bench/workload$(EXEEXT) preload/libwicket-preload.so

@@ -4,7 +4,8 @@
 # pairs: their ratio (or difference) cancels what drifted between rounds.
 #
 #   awk -v A=NAME -v B=NAME -v COL=3|4|5 -v LABEL=TEXT -v KIND=ratio|perop|diff
-#       [-v OPS=N] [-v TARGET=X] [-v WIDTH=N] [-v SUMMARY=FILE] -f pairstat.awk RAW
+#       [-v OPS=N] [-v TARGET=X] [-v WIDTH=N] [-v SUMMARY=FILE] \
+#       -f quantile.awk -f pairstat.awk RAW
 #
 # COL 3 is the wall time of the whole command, 4 the time the command
 # reported for its own work, 5 the CPU time (user + system) of the whole
@@ -30,24 +31,6 @@ function judge(fig, v, n, k,    m, h) {
 	if (m - h <= TARGET && TARGET < m + h)
 		return sprintf("inconclusive (95%% interval %.2f..%.2f)", m - h, m + h)
 	return fig <= TARGET ? "meets" : "misses"
-}
-
-function sort(v, n,    i, j, x) {
-	for (i = 2; i <= n; i++) {
-		x = v[i]
-		for (j = i - 1; j >= 1 && v[j] > x; j--)
-			v[j + 1] = v[j]
-		v[j + 1] = x
-	}
-}
-
-# Linear interpolation between closest ranks; V sorted, 1-based.
-function q(v, n, p,    pos, i) {
-	pos = p * (n - 1)
-	i = int(pos)
-	if (i >= n - 1)
-		return v[n]
-	return v[i + 1] + (pos - i) * (v[i + 2] - v[i + 1])
 }
 
 BEGIN { FS = "\t"; na = nb = 0 }

@@ -10,6 +10,15 @@
  *       every one of which must be refused (DIR outside the writable roots).
  *   workload [-s | -S] storm-same DIR N
  *       the same, N times with one name (the shim reports it once).
+ *   workload [-s | -S] absent DIR N
+ *       the storm's calls outside any sandbox: the same N opens, in a DIR
+ *       that does not exist, each of which must fail with ENOENT (the
+ *       bare reference of a storm: the same calls, refused by the file
+ *       system instead of a sandbox).
+ *   workload [-s | -S] open FILE N
+ *       N times open(FILE, O_RDONLY), fstat, read up to 4 KiB, close: the
+ *       calls of a read workload, per file (what each layer adds to one
+ *       path lookup and open, README.md "Where the time goes").
  *   workload [-s | -S] unix-connect DIR N
  *       a unix stream listener in DIR, then N times socket, connect() to
  *       it, accept, close both: the cost of an allowed connect (which the
@@ -118,7 +127,7 @@ static double loop(const char *top, long n)
 /* Every call must be refused by the sandbox: EROFS from the read-only
  * view, or EACCES from Landlock when there is no mount namespace. Any
  * success means DIR is writable here, which is no storm of denials. */
-static double storm(const char *dir, long n, bool same)
+static double storm(const char *dir, long n, bool same, int want)
 {
 	char name[4200];
 	double t0 = now_ms();
@@ -131,8 +140,23 @@ static double storm(const char *dir, long n, bool same)
 			die(0, "%s: the write was allowed: not a storm of denials (run it in a "
 			       "sandbox, with DIR outside the writable roots)", name);
 		}
-		if (errno != EROFS && errno != EACCES)
-			die(errno, "open %s: not refused by the sandbox", name);
+		if (want ? errno != want : errno != EROFS && errno != EACCES)
+			die(errno, "open %s: not refused %s", name,
+			    want ? "as expected" : "by the sandbox");
+	}
+	return now_ms() - t0;
+}
+
+static double open_read(const char *file, long n)
+{
+	static char buf[4096];
+	double t0 = now_ms();
+	for (long i = 0; i < n; i++) {
+		struct stat st;
+		int fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0 || read(fd, buf, sizeof buf) < 0)
+			die(errno, "open and read %s", file);
+		close(fd);
 	}
 	return now_ms() - t0;
 }
@@ -211,9 +235,13 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[0], "loop") == 0)
 		ms = loop(argv[1], parse_n(argv[2]));
 	else if (argc == 3 && strcmp(argv[0], "storm") == 0)
-		ms = storm(argv[1], parse_n(argv[2]), false);
+		ms = storm(argv[1], parse_n(argv[2]), false, 0);
 	else if (argc == 3 && strcmp(argv[0], "storm-same") == 0)
-		ms = storm(argv[1], parse_n(argv[2]), true);
+		ms = storm(argv[1], parse_n(argv[2]), true, 0);
+	else if (argc == 3 && strcmp(argv[0], "absent") == 0)
+		ms = storm(argv[1], parse_n(argv[2]), false, ENOENT);
+	else if (argc == 3 && strcmp(argv[0], "open") == 0)
+		ms = open_read(argv[1], parse_n(argv[2]));
 	else if (argc == 3 && strcmp(argv[0], "unix-connect") == 0)
 		ms = unix_connect(argv[1], parse_n(argv[2]));
 	else if (argc == 3 && strcmp(argv[0], "unix-sendmsg") == 0)
@@ -224,7 +252,7 @@ int main(int argc, char **argv)
 	return fflush(stdout) == 0 ? 0 : 1;
 
 usage:
-	fprintf(stderr, "usage: workload [-s|-S] loop|storm|storm-same|unix-connect|unix-sendmsg "
+	fprintf(stderr, "usage: workload [-s|-S] loop|storm|storm-same|absent|open|unix-connect|unix-sendmsg "
 			"DIR N\n");
 	return 2;
 }

@@ -1,0 +1,114 @@
+/* layerwrap: one of wicket's kernel layers alone, for `make bench`'s
+ * breakdown of the cost inside the sandbox (README.md, "Where the time
+ * goes"). Not a sandbox: no mount namespace, nothing hidden.
+ *
+ *   layerwrap [-l] [-r DIR]... [-s] CMD [ARGS...]
+ *
+ * -l  a Landlock ruleset of the default policy's shape: every file-system
+ *     right this kernel (ABI <= 8) handles, read and execute beneath /,
+ *     everything beneath the current directory and /dev (as wicket's
+ *     workspace, private /tmp and /dev), TCP bind and connect handled
+ *     with no port, abstract unix sockets and signals scoped.
+ * -r  with -l: also a rule granting read and execute on DIR, the rights
+ *     it already has through /: the kernel stops its walk up the path of
+ *     each open at the first directory whose rules grant everything asked,
+ *     so this shows what the length of that walk costs.
+ * -s  wicket's seccomp program for the default policy (the "unix" one
+ *     of network mode none, launcher/seccomp-bpf.h), loaded without a
+ *     listener: a call it would send to the supervisor fails with ENOSYS
+ *     instead. The same instructions run as in a session.
+ *
+ * Sets no_new_privs, applies what was asked, then execs CMD. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "landlock_compat.h"
+#include "seccomp-bpf.h"
+
+static void die(const char *what)
+{
+	fprintf(stderr, "layerwrap: %s: %s\n", what, strerror(errno));
+	exit(125);
+}
+
+static void rule(int rs, const char *path, __u64 access)
+{
+	struct wk_landlock_path_beneath_attr pb = {.allowed_access = access};
+	pb.parent_fd = open(path, O_PATH | O_CLOEXEC);
+	if (pb.parent_fd < 0 ||
+	    syscall(SYS_landlock_add_rule, rs, WK_LL_RULE_PATH_BENEATH, &pb, 0) < 0)
+		die(path);
+	close(pb.parent_fd);
+}
+
+static void landlock(char **extra, int nextra)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, WK_LL_CREATE_RULESET_VERSION);
+	if (abi < 6) {
+		errno = abi < 0 ? errno : ENOTSUP;
+		die("Landlock ABI 6 or later");
+	}
+	__u64 all = (WK_LL_FS_IOCTL_DEV << 1) - 1;
+	__u64 read = WK_LL_FS_EXECUTE | WK_LL_FS_READ_FILE | WK_LL_FS_READ_DIR;
+	struct wk_landlock_ruleset_attr attr = {
+		.handled_access_fs = all,
+		.handled_access_net = WK_LL_NET_BIND_TCP | WK_LL_NET_CONNECT_TCP,
+		.scoped = WK_LL_SCOPE_ABSTRACT_UNIX | WK_LL_SCOPE_SIGNAL,
+	};
+	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+	if (rs < 0)
+		die("landlock_create_ruleset");
+	rule(rs, "/", read);
+	for (int i = 0; i < nextra; i++)
+		rule(rs, extra[i], read);
+	rule(rs, ".", all);
+	rule(rs, "/dev", read | WK_LL_FS_WRITE_FILE | WK_LL_FS_TRUNCATE | WK_LL_FS_IOCTL_DEV);
+	if (syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+		die("landlock_restrict_self");
+	close(rs);
+}
+
+int main(int argc, char **argv)
+{
+	int opt, ll = 0, sc = 0, nextra = 0;
+	char *extra[16];
+	while ((opt = getopt(argc, argv, "+lr:s")) != -1) {
+		if (opt == 'l')
+			ll = 1;
+		else if (opt == 'r' && nextra < 16)
+			extra[nextra++] = optarg;
+		else if (opt == 's')
+			sc = 1;
+		else
+			goto usage;
+	}
+	if (optind >= argc)
+		goto usage;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die("no_new_privs");
+	if (ll)
+		landlock(extra, nextra);
+	if (sc) {
+		struct sock_fprog p = {
+			.filter = (struct sock_filter *)wk_bpf_unix_net_none,
+			.len = sizeof wk_bpf_unix_net_none / sizeof wk_bpf_unix_net_none[0],
+		};
+		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p, 0, 0) < 0)
+			die("seccomp");
+	}
+	execvp(argv[optind], argv + optind);
+	die(argv[optind]);
+usage:
+	fprintf(stderr, "usage: layerwrap [-l] [-r DIR]... [-s] CMD [ARGS...]\n");
+	return 2;
+}
