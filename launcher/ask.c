@@ -75,10 +75,18 @@
 extern char **environ;
 
 #define ASK_MAX 16            /* requests in flight */
-#define AUDIT_MAX 10000       /* audit lines per session, then one note */
+/* What one session may write to the audit log: past AUDIT_BUDGET bytes
+ * its further requests are refused, unrun and only counted (one line at
+ * the end of the session), so that no session can rotate away the record
+ * of the ones before it: the log keeps AUDIT_KEEP files of AUDIT_ROTATE
+ * before the current one, and a session can fill at most a quarter of
+ * one (plus the lines of the requests already in flight). */
+#define AUDIT_BUDGET (1 << 20)
+#define AUDIT_KEEP 3          /* audit.jsonl.1 .. audit.jsonl.3 */
 #define AUDIT_ARGS 32         /* arguments an audit line lists (it says how many there were) */
 #define AUDIT_STR 256         /* bytes of a string in an audit line; longer: cut in the middle */
 #define AUDIT_ROTATE (4 << 20) /* audit.jsonl grows to this, then becomes audit.jsonl.1 */
+_Static_assert(AUDIT_BUDGET <= AUDIT_ROTATE / 4, "a session fills at most a quarter of a file");
 /* After FLOOD_REFUSALS questions refused (No, Ctrl-C, no answer) within
  * FLOOD_WINDOW_MS, the session's requests are refused without a question
  * until it has not asked for FLOOD_QUIET_MS: a loop that asks again as
@@ -123,7 +131,9 @@ static struct wk_wset wset; /* what the session can write (plan_wset) */
 static bool wset_done;
 static int timer_fd = -1;
 static struct watch *w_timer;
-static unsigned audited;
+static size_t audit_bytes;       /* written by this session */
+static unsigned unlogged;        /* requests refused past AUDIT_BUDGET */
+static time_t unlogged_from, unlogged_last;
 static long long refused_at[FLOOD_REFUSALS]; /* the latest refusals, monotonic ms */
 static unsigned refused_next;
 static long long muted_until;    /* 0: questions are asked */
@@ -174,11 +184,28 @@ static void send_error(int fd, const char *msg)
 
 /* --- the audit log --------------------------------------------------------- */
 
+/* FILE.1 .. FILE.AUDIT_KEEP each one further back, the oldest dropped,
+ * and FILE becomes FILE.1. Under the lock of FILE (audit_open): one
+ * session at a time. */
+static bool audit_rotate(const char *file)
+{
+	for (int i = AUDIT_KEEP - 1; i >= 0; i--) {
+		char *from = i ? xasprintf("%s.%d", file, i) : xstrdup(file);
+		char *to = xasprintf("%s.%d", file, i + 1);
+		bool ok = rename(from, to) == 0 || (i && errno == ENOENT);
+		free(from);
+		free(to);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 /* FILE for appending a line of LEN bytes, locked: when the line would
- * take it past AUDIT_ROTATE it becomes FILE.1 (replacing the one before)
- * and a new FILE is started. The lock is on the file itself, and the
- * name is checked to still be that file once it is held: two sessions
- * that rotate at once rename it once. */
+ * take it past AUDIT_ROTATE it is rotated (audit_rotate) and a new FILE
+ * is started. The lock is on the file itself, and the name is checked
+ * to still be that file once it is held: two sessions that rotate at
+ * once rotate it once. */
 static int audit_open(const char *file, size_t len)
 {
 	for (int tries = 0; tries < 4; tries++) {
@@ -195,9 +222,7 @@ static int audit_open(const char *file, size_t len)
 		}
 		if (st.st_size == 0 || (unsigned long long)st.st_size + len <= AUDIT_ROTATE)
 			return fd;
-		char *old = xasprintf("%s.1", file);
-		bool moved = rename(file, old) == 0;
-		free(old);
+		bool moved = audit_rotate(file);
 		close(fd);
 		if (!moved)
 			return -1;
@@ -205,6 +230,8 @@ static int audit_open(const char *file, size_t len)
 	return -1;
 }
 
+/* One line of the audit log; what it takes counts against the session's
+ * budget. */
 static void audit_line(json_t *o)
 {
 	char *dir = wicket_state_dir();
@@ -218,6 +245,7 @@ static void audit_line(json_t *o)
 			text[n] = '\n'; /* json_dumps leaves room: the NUL becomes the newline */
 			if (write(fd, text, n + 1) != (ssize_t)(n + 1))
 				warnmsg("ask: cannot append to %s", file);
+			audit_bytes += n + 1;
 			close(fd);
 		} else {
 			warnmsg("ask: cannot open %s: %s", file, strerror(errno));
@@ -289,16 +317,8 @@ static const char *policy_name(const struct session *s)
 
 static void audit(const struct session *s, const struct ask *a)
 {
-	if (a->by && strcmp(a->by, "rate-limit") == 0)
-		return; /* counted, and said in one line (flood_summary) */
-	if (audited > AUDIT_MAX)
-		return;
-	if (audited++ == AUDIT_MAX) {
-		audit_line(json_pack("{s:I, s:s, s:s}", "time", (json_int_t)time(NULL), "session",
-				     s->session_id ? s->session_id : "", "note",
-				     "more requests than the audit log keeps per session"));
-		return;
-	}
+	if (a->by && (strcmp(a->by, "rate-limit") == 0 || strcmp(a->by, "audit-budget") == 0))
+		return; /* counted, and said in one line (flood_summary, budget_summary) */
 	char when[32];
 	struct tm tm;
 	time_t t = a->wall0;
@@ -610,6 +630,39 @@ static void flood_deny(struct session *s, struct ask *a)
 	muted_last = time(NULL);
 	deny(s, a, "rate-limit", "not asked: too many questions of this session were refused "
 				 "just before");
+}
+
+/* --- the audit log's budget ------------------------------------------------ */
+
+/* The one line for the requests refused past the budget. */
+static void budget_summary(const struct session *s)
+{
+	if (!unlogged)
+		return;
+	char from[32], to[32];
+	struct tm tm;
+	strftime(from, sizeof from, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&unlogged_from, &tm));
+	strftime(to, sizeof to, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&unlogged_last, &tm));
+	audit_line(json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "time", from, "until", to,
+			     "session", s->session_id ? s->session_id : "", "decision", "denied",
+			     "by", "audit-budget", "refused_unlogged", (int)unlogged, "note",
+			     "further requests refused, not logged individually: the session "
+			     "wrote what the audit log keeps of one session"));
+	unlogged = 0;
+}
+
+/* Past the budget: refused, unrun, counted. */
+static bool budget_spent(struct session *s, struct ask *a)
+{
+	if (audit_bytes < AUDIT_BUDGET)
+		return false;
+	if (!unlogged)
+		unlogged_from = time(NULL);
+	unlogged++;
+	unlogged_last = time(NULL);
+	deny(s, a, "audit-budget", "not asked: this session's requests filled what the audit log "
+				   "keeps of one session; further requests are refused");
+	return true;
 }
 
 /* --- the terminal ------------------------------------------------------------ */
@@ -1119,6 +1172,8 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		slot_free(a);
 		return;
 	}
+	if (budget_spent(s, a))
+		return;
 	int dir = ask_requester_dir(sender, sender_pidfd);
 	if (dir < 0) {
 		deny(s, a, "error", "the requester is gone (it ended before its request was read)");
@@ -1260,6 +1315,7 @@ void ask_finish(struct session *s)
 	wk_wset_free(&wset);
 	wset_done = false;
 	flood_summary(s);
+	budget_summary(s);
 	if (w_timer)
 		session_unwatch(w_timer);
 	w_timer = NULL;
