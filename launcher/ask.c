@@ -3,7 +3,9 @@
  * A process in the sandbox sends one packet on the control socket,
  *   {"v":1,"type":"ask","argv":[...],"reason":"...","timeout":N}
  * with four descriptors (SCM_RIGHTS): its stdin, stdout, stderr and a
- * SOCK_SEQPACKET reply socket. The supervisor decides, in order: the
+ * SOCK_SEQPACKET reply socket; or, sent with send() where a sendmsg()
+ * would be a seccomp notification (WICKET_ASK_TAKE, control.c), with
+ * "fds" naming them, taken from the sender (take_fds). The supervisor decides, in order: the
  * policy's escalation.deny rules, its escalation.allow rules, the mode
  * (deny; the approver program: --approver or the policy's; the real
  * terminal), and no answer within the timeout is No. Rules match the
@@ -1106,10 +1108,49 @@ static const char *find_cwd(struct ask *a, int dir)
 	return NULL;
 }
 
+/* The four descriptors a request names, taken from the sender with
+ * pidfd_getfd (close-on-exec, as SCM_RIGHTS with MSG_CMSG_CLOEXEC gives
+ * them): where the sandbox's sendmsg() goes through the supervisor
+ * (unixnotify.c), a request sent with send() and no descriptors costs no
+ * seccomp notification. Only with a pidfd the kernel gave with the
+ * packet (SCM_PIDFD): a pid alone could have been reused by then. What
+ * is taken is what the sender chose to hold under those numbers, as with
+ * SCM_RIGHTS: its own descriptors, nothing more. */
+static bool take_fds(int pidfd, const int nums[4], int out[4])
+{
+	if (pidfd < 0)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		out[i] = (int)syscall(SYS_pidfd_getfd, pidfd, nums[i], 0);
+		if (out[i] < 0) {
+			while (i-- > 0)
+				close(out[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
 void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		 int sender_pidfd, const int *fds, int nfds)
 {
 	init_once();
+	struct ask_req req;
+	const char *err;
+	bool parsed = ask_parse(buf, len, &req, &err);
+	int taken[4];
+	if (parsed && req.take) {
+		/* The descriptors it names, taken from the sender; never both
+		 * ways at once. Nowhere to answer when they cannot be taken. */
+		if (nfds || !take_fds(sender_pidfd, req.fds, taken)) {
+			for (int i = 0; i < nfds; i++)
+				close(fds[i]);
+			ask_req_free(&req);
+			return;
+		}
+		fds = taken;
+		nfds = 4;
+	}
 	int type = 0;
 	socklen_t tl = sizeof type;
 	bool sock_ok = nfds == 4 && getsockopt(fds[3], SOL_SOCKET, SO_TYPE, &type, &tl) == 0 &&
@@ -1120,11 +1161,11 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 			send_error(fds[3], "an ask request carries a SOCK_SEQPACKET reply socket");
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
+		if (parsed)
+			ask_req_free(&req);
 		return;
 	}
-	struct ask_req req;
-	const char *err;
-	if (!ask_parse(buf, len, &req, &err)) {
+	if (!parsed) {
 		send_error(fds[3], err);
 		for (int i = 0; i < 4; i++)
 			close(fds[i]);
