@@ -113,7 +113,6 @@ struct ask {
 	pid_t host_pid;
 	long sb_pid;            /* as the sandbox sees it */
 	char *comm, *exe, *cwd, *path;
-	bool exe_writable;      /* the sandbox could change the program's contents */
 	char *careful;          /* NULL, or why the sandbox controls the code that would
 				 * run (careful.h): then only the terminal may approve */
 	long long t0, deadline; /* monotonic ms; deadline 0: none (running) */
@@ -687,16 +686,12 @@ static void prompt_done(struct session *s, bool yes, void *data)
 static char *prompt_text(const struct ask *a)
 {
 	unsigned rows, cols = pty_prompt_width(&rows);
-	char *own = !a->careful && a->exe_writable
-			    ? xasprintf("the sandbox can change the program that would run: %s", a->path)
-			    : NULL;
+	/* A program the sandbox can change is CAREFUL (wk_program_writable). */
 	struct askr_question q = {.comm = a->comm ? a->comm : "?", .pid = a->sb_pid,
 				  .cwd = a->cwd ? a->cwd : "?", .path = a->path,
 				  .argv = a->req.argv.v, .argc = a->req.argv.n,
-				  .reason = a->req.reason, .careful = a->careful ? a->careful : own};
-	char *t = askr_render(&q, cols, rows);
-	free(own);
-	return t;
+				  .reason = a->req.reason, .careful = a->careful};
+	return askr_render(&q, cols, rows);
 }
 
 static bool prompt_busy(void)
@@ -736,25 +731,6 @@ static void prompt_next(struct session *s)
 
 /* --- the approver ---------------------------------------------------------- */
 
-static json_t *request_json(const struct session *s, const struct ask *a)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "v", json_integer(1));
-	json_object_set_new(o, "type", json_string("ask"));
-	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
-	json_object_set_new(o, "policy", jstr(policy_name(s)));
-	json_object_set_new(o, "argv", argv_json(&a->req.argv));
-	json_object_set_new(o, "path", jstr(a->path));
-	json_object_set_new(o, "path_writable_in_sandbox", json_boolean(a->exe_writable));
-	json_object_set_new(o, "cwd", jstr(a->cwd));
-	json_object_set_new(o, "reason", jstr(a->req.reason));
-	json_object_set_new(o, "pid", json_integer(a->host_pid));
-	json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
-	json_object_set_new(o, "comm", jstr(a->comm));
-	json_object_set_new(o, "exe", jstr(a->exe));
-	return o;
-}
-
 /* What the session can write (careful.h), worked out once. */
 static const struct wk_wset *session_wset(const struct session *s)
 {
@@ -764,11 +740,28 @@ static const struct wk_wset *session_wset(const struct session *s)
 	return &wset;
 }
 
-/* PATH (canonical) is one the sandbox could write (then it could rewrite it). */
-static bool sandbox_writable(const struct session *s, const char *path)
+static json_t *request_json(const struct session *s, const struct ask *a)
 {
-	return wk_wset_writable(session_wset(s), path);
+	json_t *o = json_object();
+	json_object_set_new(o, "v", json_integer(1));
+	json_object_set_new(o, "type", json_string("ask"));
+	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
+	json_object_set_new(o, "policy", jstr(policy_name(s)));
+	json_object_set_new(o, "argv", argv_json(&a->req.argv));
+	json_object_set_new(o, "path", jstr(a->path));
+	char *writable = wk_program_writable(session_wset(s), a->path);
+	json_object_set_new(o, "path_writable_in_sandbox", json_boolean(writable != NULL));
+	free(writable);
+	json_object_set_new(o, "cwd", jstr(a->cwd));
+	json_object_set_new(o, "reason", jstr(a->req.reason));
+	json_object_set_new(o, "pid", json_integer(a->host_pid));
+	json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
+	json_object_set_new(o, "comm", jstr(a->comm));
+	json_object_set_new(o, "exe", jstr(a->exe));
+	return o;
 }
+
+/* PATH (canonical) is one the sandbox could write (then it could rewrite it). */
 
 /* NAME under DIRFD, opened O_PATH without crossing a /proc magic link
  * (/proc/PID/root, /proc/PID/cwd, /proc/PID/fd/N, /dev/fd/N): those lead
@@ -835,7 +828,10 @@ static void ask_approver(struct session *s, struct ask *a, const char *approver)
 		free(m);
 		return;
 	}
-	if (sandbox_writable(s, path)) {
+	char *why = wk_program_writable(session_wset(s), path);
+	bool writable = why != NULL;
+	free(why);
+	if (writable) {
 		char *m = xasprintf("the approver %s is writable inside the sandbox: it is not asked", path);
 		close(fd);
 		free(path);
@@ -1254,7 +1250,6 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		free(m);
 		return;
 	}
-	a->exe_writable = sandbox_writable(s, a->path);
 
 	/* 1. escalation.deny: any sign that it is the command named. */
 	const char *arg0 = a->req.argv.v[0];
