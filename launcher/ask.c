@@ -133,13 +133,17 @@ static bool wset_done;
 static int timer_fd = -1;
 static struct watch *w_timer;
 static size_t audit_bytes;       /* written by this session */
-static unsigned unlogged;        /* requests refused past AUDIT_BUDGET */
-static time_t unlogged_from, unlogged_last;
+/* Requests refused without a line each in the audit log: how many, from
+ * when to when (tally_line says it in one line). */
+struct tally {
+	unsigned n;
+	time_t from, last;
+};
+static struct tally unlogged;    /* refused past AUDIT_BUDGET */
 static long long refused_at[FLOOD_REFUSALS]; /* the latest refusals, monotonic ms */
 static unsigned refused_next;
 static long long muted_until;    /* 0: questions are asked */
-static unsigned muted_count;     /* requests refused without a question since */
-static time_t muted_from, muted_last;
+static struct tally muted;       /* refused without a question since */
 
 static long long now_ms(void)
 {
@@ -573,21 +577,42 @@ static void approve(struct session *s, struct ask *a, const char *by)
 	run_command(s, a);
 }
 
-/* --- floods: too many questions refused ------------------------------------- */
+/* --- requests refused without a line each ---------------------------------- */
 
-/* The one audit line for the requests refused without a question. */
-static void flood_summary(const struct session *s)
+static void tally_add(struct tally *t)
 {
-	if (!muted_count)
+	time_t now = time(NULL);
+	if (!t->n)
+		t->from = now;
+	t->n++;
+	t->last = now;
+}
+
+/* The one audit line for the requests of T, refused BY (KEY: their
+ * number; NOTE, when not NULL, what it means); T starts again. */
+static void tally_line(const struct session *s, struct tally *t, const char *by, const char *key,
+		       const char *note)
+{
+	if (!t->n)
 		return;
 	char from[32], to[32];
 	struct tm tm;
-	strftime(from, sizeof from, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&muted_from, &tm));
-	strftime(to, sizeof to, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&muted_last, &tm));
-	audit_line(json_pack("{s:s, s:s, s:s, s:s, s:s, s:i}", "time", from, "until", to, "session",
-			     s->session_id ? s->session_id : "", "decision", "denied", "by",
-			     "rate-limit", "refused_without_question", (int)muted_count));
-	muted_count = 0;
+	strftime(from, sizeof from, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t->from, &tm));
+	strftime(to, sizeof to, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t->last, &tm));
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i}", "time", from, "until", to, "session",
+			      s->session_id ? s->session_id : "", "decision", "denied", "by", by,
+			      key, (int)t->n);
+	if (o && note)
+		json_object_set_new(o, "note", json_string(note));
+	audit_line(o);
+	t->n = 0;
+}
+
+/* --- floods: too many questions refused ------------------------------------- */
+
+static void flood_summary(const struct session *s)
+{
+	tally_line(s, &muted, "rate-limit", "refused_without_question", NULL);
 }
 
 /* Whether the questions are paused now; a request while they are keeps
@@ -614,7 +639,6 @@ static void flood_refused(struct session *s)
 	if (muted_until || !oldest || now - oldest > FLOOD_WINDOW_MS)
 		return;
 	muted_until = now + FLOOD_QUIET_MS;
-	muted_from = muted_last = time(NULL);
 	char *note = xasprintf("wicket: %d questions refused within %d s: further requests of this "
 			       "session are refused without a question until it has not asked for "
 			       "%d s.",
@@ -625,31 +649,18 @@ static void flood_refused(struct session *s)
 
 static void flood_deny(struct session *s, struct ask *a)
 {
-	if (!muted_count)
-		muted_from = time(NULL);
-	muted_count++;
-	muted_last = time(NULL);
+	tally_add(&muted);
 	deny(s, a, "rate-limit", "not asked: too many questions of this session were refused "
 				 "just before");
 }
 
 /* --- the audit log's budget ------------------------------------------------ */
 
-/* The one line for the requests refused past the budget. */
 static void budget_summary(const struct session *s)
 {
-	if (!unlogged)
-		return;
-	char from[32], to[32];
-	struct tm tm;
-	strftime(from, sizeof from, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&unlogged_from, &tm));
-	strftime(to, sizeof to, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&unlogged_last, &tm));
-	audit_line(json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "time", from, "until", to,
-			     "session", s->session_id ? s->session_id : "", "decision", "denied",
-			     "by", "audit-budget", "refused_unlogged", (int)unlogged, "note",
-			     "further requests refused, not logged individually: the session "
-			     "wrote what the audit log keeps of one session"));
-	unlogged = 0;
+	tally_line(s, &unlogged, "audit-budget", "refused_unlogged",
+		   "further requests refused, not logged individually: the session wrote what "
+		   "the audit log keeps of one session");
 }
 
 /* Past the budget: refused, unrun, counted. */
@@ -657,10 +668,7 @@ static bool budget_spent(struct session *s, struct ask *a)
 {
 	if (audit_bytes < AUDIT_BUDGET)
 		return false;
-	if (!unlogged)
-		unlogged_from = time(NULL);
-	unlogged++;
-	unlogged_last = time(NULL);
+	tally_add(&unlogged);
 	deny(s, a, "audit-budget", "not asked: this session's requests filled what the audit log "
 				   "keeps of one session; further requests are refused");
 	return true;
