@@ -1119,10 +1119,22 @@ static const char *find_cwd(struct ask *a, int dir)
  * seccomp notification. Only with a pidfd the kernel gave with the
  * packet (SCM_PIDFD): a pid alone could have been reused by then. What
  * is taken is what the sender chose to hold under those numbers, as with
- * SCM_RIGHTS: its own descriptors, nothing more. */
-static bool take_fds(int pidfd, const int nums[4], int out[4])
+ * SCM_RIGHTS: its own descriptors, nothing more. And only from a process
+ * of the sandbox (its pid namespace): a process outside that writes what
+ * the sandbox chose onto the control socket (an approved command given it
+ * as stdout) passes no descriptors, and has none to take either. */
+static bool take_fds(const struct session *s, pid_t sender, int pidfd, const int nums[4],
+		     int out[4])
 {
-	if (pidfd < 0)
+	if (pidfd < 0 || !s->pidns_ino)
+		return false;
+	int dir = ask_requester_dir(sender, pidfd);
+	struct stat st;
+	bool inside = dir >= 0 && fstatat(dir, "ns/pid", &st, 0) == 0 &&
+		      st.st_dev == s->pidns_dev && st.st_ino == s->pidns_ino;
+	if (dir >= 0)
+		close(dir);
+	if (!inside)
 		return false;
 	for (int i = 0; i < 4; i++) {
 		out[i] = (int)syscall(SYS_pidfd_getfd, pidfd, nums[i], 0);
@@ -1146,7 +1158,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	if (parsed && req.take) {
 		/* The descriptors it names, taken from the sender; never both
 		 * ways at once. Nowhere to answer when they cannot be taken. */
-		if (nfds || !take_fds(sender_pidfd, req.fds, taken)) {
+		if (nfds || !take_fds(s, sender, sender_pidfd, req.fds, taken)) {
 			for (int i = 0; i < nfds; i++)
 				close(fds[i]);
 			ask_req_free(&req);

@@ -1004,9 +1004,10 @@ size_t control_env(const struct session *s, char **env, size_t w)
 		 * notification (unixnotify.c), `wicket ask` names its
 		 * descriptors and sends with send(), which is not one; the
 		 * supervisor takes them with the pidfd that comes with the
-		 * packet (ask.c, take_fds). A sandbox that sets this itself
+		 * packet (ask.c, take_fds), only from a process in the
+		 * sandbox's pid namespace. A sandbox that sets this itself
 		 * only changes how its own requests are sent. */
-		if (pidfds && netnotify_unix(s))
+		if (pidfds && netnotify_unix(s) && s->layers.pidns)
 			env[w++] = xstrdup("WICKET_ASK_TAKE=1");
 	}
 	env[w] = NULL;

@@ -233,6 +233,22 @@ print("own", take(lambda f: req(["sh", "-c", "echo taken-output"], fds=f), lambd
 	assert_equal "$(cat "$WS/taken.out")" "taken-output"
 }
 
+@test "ask: a request written on the control socket by a process outside the sandbox (an approved command's output) is not taken as one" {
+	# The sandbox makes an approved command (cat, outside, in a shell that
+	# stays a while) write a request that names descriptors onto the
+	# control socket: the supervisor would take them from that process
+	# outside, and run what it asks.
+	printf '{"extends": "workspace-write", "escalation": {"allow": [["sh", "-c", "cat req.json; sleep 3"], ["touch", "%s/made"]]}}\n' "$OUT" >"$OUT/outside.json"
+	chmod 644 "$OUT/outside.json"
+	printf '{"v":1,"type":"ask","argv":["touch","%s/made"],"fds":[0,1,2,1]}' "$OUT" >"$WS/req.json"
+	run --separate-stderr wsrun "$WS" --policy "$OUT/outside.json" -- bash -c '
+		fd=${WICKET_FD%%:*}
+		eval "\"\$1\" ask -- sh -c \"cat req.json; sleep 3\" >&$fd"; echo "cat=$?"' _ "$WICKET" </dev/null
+	assert_equal "$status" 0
+	assert_line "cat=0"
+	[ ! -e "$OUT/made" ]
+}
+
 @test "ask: the sandbox can neither see, signal nor trace the supervisor" {
 	run --separate-stderr wsrun "$WS" --policy "$OUT/pol.json" -- "$PY" -c "$RAW"'
 import ctypes, signal
