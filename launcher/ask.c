@@ -54,6 +54,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,26 +446,46 @@ static int status_code(int st)
 	return EXIT_WICKET;
 }
 
-/* fork() with every signal blocked until the child has reset them: a
- * signal meant for the child (kill_group) must never run one of the
- * supervisor's handlers in it (its forwarder would pass it on to the
- * sandbox). In the child: its own session (no terminal of the
- * supervisor's, no signal from its keyboard), default dispositions. */
-static pid_t fork_clean(void)
+struct spawn {
+	int (*fn)(void *);
+	void *arg;
+};
+
+static int spawn_child(void *p)
 {
+	const struct spawn *sp = p;
+	setsid();
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	return sp->fn(sp->arg);
+}
+
+/* A child that runs FN(ARG), which ends in an exec or _exit: its own
+ * session (no terminal of the supervisor's, no signal from its
+ * keyboard), default dispositions. Every signal is blocked until the
+ * child has reset them: a signal meant for the child (kill_group) must
+ * never run one of the supervisor's handlers in it (its forwarder would
+ * pass it on to the sandbox).
+ *
+ * The child shares the supervisor's memory until its exec, and the
+ * supervisor's thread waits for that (CLONE_VM | CLONE_VFORK, as
+ * posix_spawn does): a fork() of the supervisor, with its worker threads
+ * (unixnotify.c), copied its page tables and then faulted on every page
+ * either side wrote, and cost an approved `wicket ask` more than all the
+ * rest on a loaded machine (bench/README.md). So FN only makes system
+ * calls on what it is given and writes nothing but its own stack; its
+ * dispositions are its own (no CLONE_SIGHAND). */
+static pid_t spawn_clean(int (*fn)(void *), void *arg)
+{
+	static char stack[64 << 10] __attribute__((aligned(16)));
+	struct spawn sp = {fn, arg};
 	sigset_t all, old;
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-	pid_t pid = fork();
-	if (pid == 0) {
-		setsid();
-		for (int sig = 1; sig < NSIG; sig++)
-			signal(sig, SIG_DFL);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		return 0;
-	}
+	pid_t pid = clone(spawn_child, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &sp);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return pid;
 }
@@ -526,30 +547,35 @@ static bool watch_child(struct session *s, struct ask *a, pid_t pid)
 	return a->w_child != NULL;
 }
 
+/* The command's child (spawn_clean): the requester's stdio and cwd. */
+static int command_child(void *arg)
+{
+	const struct ask *a = arg;
+	for (int i = 0; i < 3; i++)
+		if (dup2(a->io[i], i) < 0)
+			_exit(EXIT_WICKET);
+	if (fchdir(a->cwd_fd) < 0)
+		_exit(EXIT_WICKET);
+	/* Nothing of the supervisor's stays open; the program's own
+	 * descriptor does (a script's interpreter opens /dev/fd/N). */
+	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+	fcntl(a->exe_fd, F_SETFD, 0);
+	syscall(SYS_execveat, a->exe_fd, "", a->req.argv.v, environ, AT_EMPTY_PATH);
+	int e = errno;
+	char msg[256];
+	/* The C locale (the supervisor sets none): strerror takes no memory. */
+	int n = snprintf(msg, sizeof msg, "wicket ask: %s: %s\n", a->path, strerror(e));
+	(void)!write(2, msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : 0);
+	_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+}
+
 static void run_command(struct session *s, struct ask *a)
 {
 	const char *by = a->by;
-	pid_t pid = fork_clean();
+	pid_t pid = spawn_clean(command_child, a);
 	if (pid < 0) {
 		deny(s, a, "error", "cannot start the command (fork failed)");
 		return;
-	}
-	if (pid == 0) {
-		for (int i = 0; i < 3; i++)
-			if (dup2(a->io[i], i) < 0)
-				_exit(EXIT_WICKET);
-		if (fchdir(a->cwd_fd) < 0)
-			_exit(EXIT_WICKET);
-		/* Nothing of the supervisor's stays open; the program's own
-		 * descriptor does (a script's interpreter opens /dev/fd/N). */
-		syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
-		fcntl(a->exe_fd, F_SETFD, 0);
-		syscall(SYS_execveat, a->exe_fd, "", a->req.argv.v, environ, AT_EMPTY_PATH);
-		int e = errno;
-		char msg[256];
-		int n = snprintf(msg, sizeof msg, "wicket ask: %s: %s\n", a->path, strerror(e));
-		(void)!write(2, msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : 0);
-		_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
 	}
 	a->st = A_RUNNING;
 	a->by = by;
@@ -823,6 +849,25 @@ static char *fd_path(int fd)
 	return xstrdup(buf);
 }
 
+/* The approver's child (spawn_clean): the request on its stdin. */
+struct approver_child {
+	int in, fd;
+	char *path;
+};
+
+static int approver_child(void *arg)
+{
+	const struct approver_child *c = arg;
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (dup2(c->in, 0) < 0 || null < 0 || dup2(null, 1) < 0)
+		_exit(EXIT_WICKET);
+	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+	fcntl(c->fd, F_SETFD, 0); /* a script's interpreter opens /dev/fd/N */
+	char *argv[] = {c->path, NULL};
+	syscall(SYS_execveat, c->fd, "", argv, environ, AT_EMPTY_PATH);
+	_exit(EXIT_NOEXEC);
+}
+
 static void ask_approver(struct session *s, struct ask *a, const char *approver)
 {
 	int fd = open_program(approver, AT_FDCWD);
@@ -866,17 +911,8 @@ static void ask_approver(struct session *s, struct ask *a, const char *approver)
 	bool written = write(p[1], text, len) == (ssize_t)len;
 	close(p[1]);
 	free(text);
-	pid_t pid = written ? fork_clean() : -1;
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (dup2(p[0], 0) < 0 || null < 0 || dup2(null, 1) < 0)
-			_exit(EXIT_WICKET);
-		syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
-		fcntl(fd, F_SETFD, 0); /* a script's interpreter opens /dev/fd/N */
-		char *argv[] = {path, NULL};
-		syscall(SYS_execveat, fd, "", argv, environ, AT_EMPTY_PATH);
-		_exit(EXIT_NOEXEC);
-	}
+	struct approver_child c = {p[0], fd, path};
+	pid_t pid = written ? spawn_clean(approver_child, &c) : -1;
 	close(p[0]);
 	close(fd);
 	free(path);
