@@ -3,7 +3,9 @@
  * A process in the sandbox sends one packet on the control socket,
  *   {"v":1,"type":"ask","argv":[...],"reason":"...","timeout":N}
  * with four descriptors (SCM_RIGHTS): its stdin, stdout, stderr and a
- * SOCK_SEQPACKET reply socket. The supervisor decides, in order: the
+ * SOCK_SEQPACKET reply socket; or, sent with send() where a sendmsg()
+ * would be a seccomp notification (WICKET_ASK_TAKE, control.c), with
+ * "fds" naming them, taken from the sender (take_fds). The supervisor decides, in order: the
  * policy's escalation.deny rules, its escalation.allow rules, the mode
  * (deny; the approver program: --approver or the policy's; the real
  * terminal), and no answer within the timeout is No. Rules match the
@@ -52,6 +54,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,10 +78,18 @@
 extern char **environ;
 
 #define ASK_MAX 16            /* requests in flight */
-#define AUDIT_MAX 10000       /* audit lines per session, then one note */
+/* What one session may write to the audit log: past AUDIT_BUDGET bytes
+ * its further requests are refused, unrun and only counted (one line at
+ * the end of the session), so that no session can rotate away the record
+ * of the ones before it: the log keeps AUDIT_KEEP files of AUDIT_ROTATE
+ * before the current one, and a session can fill at most a quarter of
+ * one (plus the lines of the requests already in flight). */
+#define AUDIT_BUDGET (1 << 20)
+#define AUDIT_KEEP 3          /* audit.jsonl.1 .. audit.jsonl.3 */
 #define AUDIT_ARGS 32         /* arguments an audit line lists (it says how many there were) */
 #define AUDIT_STR 256         /* bytes of a string in an audit line; longer: cut in the middle */
 #define AUDIT_ROTATE (4 << 20) /* audit.jsonl grows to this, then becomes audit.jsonl.1 */
+_Static_assert(AUDIT_BUDGET <= AUDIT_ROTATE / 4, "a session fills at most a quarter of a file");
 /* After FLOOD_REFUSALS questions refused (No, Ctrl-C, no answer) within
  * FLOOD_WINDOW_MS, the session's requests are refused without a question
  * until it has not asked for FLOOD_QUIET_MS: a loop that asks again as
@@ -103,7 +114,6 @@ struct ask {
 	pid_t host_pid;
 	long sb_pid;            /* as the sandbox sees it */
 	char *comm, *exe, *cwd, *path;
-	bool exe_writable;      /* the sandbox could change the program's contents */
 	char *careful;          /* NULL, or why the sandbox controls the code that would
 				 * run (careful.h): then only the terminal may approve */
 	long long t0, deadline; /* monotonic ms; deadline 0: none (running) */
@@ -123,12 +133,18 @@ static struct wk_wset wset; /* what the session can write (plan_wset) */
 static bool wset_done;
 static int timer_fd = -1;
 static struct watch *w_timer;
-static unsigned audited;
+static size_t audit_bytes;       /* written by this session */
+/* Requests refused without a line each in the audit log: how many, from
+ * when to when (tally_line says it in one line). */
+struct tally {
+	unsigned n;
+	time_t from, last;
+};
+static struct tally unlogged;    /* refused past AUDIT_BUDGET */
 static long long refused_at[FLOOD_REFUSALS]; /* the latest refusals, monotonic ms */
 static unsigned refused_next;
 static long long muted_until;    /* 0: questions are asked */
-static unsigned muted_count;     /* requests refused without a question since */
-static time_t muted_from, muted_last;
+static struct tally muted;       /* refused without a question since */
 
 static long long now_ms(void)
 {
@@ -174,11 +190,28 @@ static void send_error(int fd, const char *msg)
 
 /* --- the audit log --------------------------------------------------------- */
 
+/* FILE.1 .. FILE.AUDIT_KEEP each one further back, the oldest dropped,
+ * and FILE becomes FILE.1. Under the lock of FILE (audit_open): one
+ * session at a time. */
+static bool audit_rotate(const char *file)
+{
+	for (int i = AUDIT_KEEP - 1; i >= 0; i--) {
+		char *from = i ? xasprintf("%s.%d", file, i) : xstrdup(file);
+		char *to = xasprintf("%s.%d", file, i + 1);
+		bool ok = rename(from, to) == 0 || (i && errno == ENOENT);
+		free(from);
+		free(to);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 /* FILE for appending a line of LEN bytes, locked: when the line would
- * take it past AUDIT_ROTATE it becomes FILE.1 (replacing the one before)
- * and a new FILE is started. The lock is on the file itself, and the
- * name is checked to still be that file once it is held: two sessions
- * that rotate at once rename it once. */
+ * take it past AUDIT_ROTATE it is rotated (audit_rotate) and a new FILE
+ * is started. The lock is on the file itself, and the name is checked
+ * to still be that file once it is held: two sessions that rotate at
+ * once rotate it once. */
 static int audit_open(const char *file, size_t len)
 {
 	for (int tries = 0; tries < 4; tries++) {
@@ -195,9 +228,7 @@ static int audit_open(const char *file, size_t len)
 		}
 		if (st.st_size == 0 || (unsigned long long)st.st_size + len <= AUDIT_ROTATE)
 			return fd;
-		char *old = xasprintf("%s.1", file);
-		bool moved = rename(file, old) == 0;
-		free(old);
+		bool moved = audit_rotate(file);
 		close(fd);
 		if (!moved)
 			return -1;
@@ -205,6 +236,8 @@ static int audit_open(const char *file, size_t len)
 	return -1;
 }
 
+/* One line of the audit log; what it takes counts against the session's
+ * budget. */
 static void audit_line(json_t *o)
 {
 	char *dir = wicket_state_dir();
@@ -218,6 +251,7 @@ static void audit_line(json_t *o)
 			text[n] = '\n'; /* json_dumps leaves room: the NUL becomes the newline */
 			if (write(fd, text, n + 1) != (ssize_t)(n + 1))
 				warnmsg("ask: cannot append to %s", file);
+			audit_bytes += n + 1;
 			close(fd);
 		} else {
 			warnmsg("ask: cannot open %s: %s", file, strerror(errno));
@@ -289,16 +323,8 @@ static const char *policy_name(const struct session *s)
 
 static void audit(const struct session *s, const struct ask *a)
 {
-	if (a->by && strcmp(a->by, "rate-limit") == 0)
-		return; /* counted, and said in one line (flood_summary) */
-	if (audited > AUDIT_MAX)
-		return;
-	if (audited++ == AUDIT_MAX) {
-		audit_line(json_pack("{s:I, s:s, s:s}", "time", (json_int_t)time(NULL), "session",
-				     s->session_id ? s->session_id : "", "note",
-				     "more requests than the audit log keeps per session"));
-		return;
-	}
+	if (a->by && (strcmp(a->by, "rate-limit") == 0 || strcmp(a->by, "audit-budget") == 0))
+		return; /* counted, and said in one line (flood_summary, budget_summary) */
 	char when[32];
 	struct tm tm;
 	time_t t = a->wall0;
@@ -420,26 +446,46 @@ static int status_code(int st)
 	return EXIT_WICKET;
 }
 
-/* fork() with every signal blocked until the child has reset them: a
- * signal meant for the child (kill_group) must never run one of the
- * supervisor's handlers in it (its forwarder would pass it on to the
- * sandbox). In the child: its own session (no terminal of the
- * supervisor's, no signal from its keyboard), default dispositions. */
-static pid_t fork_clean(void)
+struct spawn {
+	int (*fn)(void *);
+	void *arg;
+};
+
+static int spawn_child(void *p)
 {
+	const struct spawn *sp = p;
+	setsid();
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	return sp->fn(sp->arg);
+}
+
+/* A child that runs FN(ARG), which ends in an exec or _exit: its own
+ * session (no terminal of the supervisor's, no signal from its
+ * keyboard), default dispositions. Every signal is blocked until the
+ * child has reset them: a signal meant for the child (kill_group) must
+ * never run one of the supervisor's handlers in it (its forwarder would
+ * pass it on to the sandbox).
+ *
+ * The child shares the supervisor's memory until its exec, and the
+ * supervisor's thread waits for that (CLONE_VM | CLONE_VFORK, as
+ * posix_spawn does): a fork() of the supervisor, with its worker threads
+ * (unixnotify.c), copied its page tables and then faulted on every page
+ * either side wrote, and cost an approved `wicket ask` more than all the
+ * rest on a loaded machine (bench/README.md). So FN only makes system
+ * calls on what it is given and writes nothing but its own stack; its
+ * dispositions are its own (no CLONE_SIGHAND). */
+static pid_t spawn_clean(int (*fn)(void *), void *arg)
+{
+	static char stack[64 << 10] __attribute__((aligned(16)));
+	struct spawn sp = {fn, arg};
 	sigset_t all, old;
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-	pid_t pid = fork();
-	if (pid == 0) {
-		setsid();
-		for (int sig = 1; sig < NSIG; sig++)
-			signal(sig, SIG_DFL);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		return 0;
-	}
+	pid_t pid = clone(spawn_child, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &sp);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return pid;
 }
@@ -501,30 +547,35 @@ static bool watch_child(struct session *s, struct ask *a, pid_t pid)
 	return a->w_child != NULL;
 }
 
+/* The command's child (spawn_clean): the requester's stdio and cwd. */
+static int command_child(void *arg)
+{
+	const struct ask *a = arg;
+	for (int i = 0; i < 3; i++)
+		if (dup2(a->io[i], i) < 0)
+			_exit(EXIT_WICKET);
+	if (fchdir(a->cwd_fd) < 0)
+		_exit(EXIT_WICKET);
+	/* Nothing of the supervisor's stays open; the program's own
+	 * descriptor does (a script's interpreter opens /dev/fd/N). */
+	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+	fcntl(a->exe_fd, F_SETFD, 0);
+	syscall(SYS_execveat, a->exe_fd, "", a->req.argv.v, environ, AT_EMPTY_PATH);
+	int e = errno;
+	char msg[256];
+	/* The C locale (the supervisor sets none): strerror takes no memory. */
+	int n = snprintf(msg, sizeof msg, "wicket ask: %s: %s\n", a->path, strerror(e));
+	(void)!write(2, msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : 0);
+	_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+}
+
 static void run_command(struct session *s, struct ask *a)
 {
 	const char *by = a->by;
-	pid_t pid = fork_clean();
+	pid_t pid = spawn_clean(command_child, a);
 	if (pid < 0) {
 		deny(s, a, "error", "cannot start the command (fork failed)");
 		return;
-	}
-	if (pid == 0) {
-		for (int i = 0; i < 3; i++)
-			if (dup2(a->io[i], i) < 0)
-				_exit(EXIT_WICKET);
-		if (fchdir(a->cwd_fd) < 0)
-			_exit(EXIT_WICKET);
-		/* Nothing of the supervisor's stays open; the program's own
-		 * descriptor does (a script's interpreter opens /dev/fd/N). */
-		syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
-		fcntl(a->exe_fd, F_SETFD, 0);
-		syscall(SYS_execveat, a->exe_fd, "", a->req.argv.v, environ, AT_EMPTY_PATH);
-		int e = errno;
-		char msg[256];
-		int n = snprintf(msg, sizeof msg, "wicket ask: %s: %s\n", a->path, strerror(e));
-		(void)!write(2, msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : 0);
-		_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
 	}
 	a->st = A_RUNNING;
 	a->by = by;
@@ -552,21 +603,42 @@ static void approve(struct session *s, struct ask *a, const char *by)
 	run_command(s, a);
 }
 
-/* --- floods: too many questions refused ------------------------------------- */
+/* --- requests refused without a line each ---------------------------------- */
 
-/* The one audit line for the requests refused without a question. */
-static void flood_summary(const struct session *s)
+static void tally_add(struct tally *t)
 {
-	if (!muted_count)
+	time_t now = time(NULL);
+	if (!t->n)
+		t->from = now;
+	t->n++;
+	t->last = now;
+}
+
+/* The one audit line for the requests of T, refused BY (KEY: their
+ * number; NOTE, when not NULL, what it means); T starts again. */
+static void tally_line(const struct session *s, struct tally *t, const char *by, const char *key,
+		       const char *note)
+{
+	if (!t->n)
 		return;
 	char from[32], to[32];
 	struct tm tm;
-	strftime(from, sizeof from, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&muted_from, &tm));
-	strftime(to, sizeof to, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&muted_last, &tm));
-	audit_line(json_pack("{s:s, s:s, s:s, s:s, s:s, s:i}", "time", from, "until", to, "session",
-			     s->session_id ? s->session_id : "", "decision", "denied", "by",
-			     "rate-limit", "refused_without_question", (int)muted_count));
-	muted_count = 0;
+	strftime(from, sizeof from, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t->from, &tm));
+	strftime(to, sizeof to, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t->last, &tm));
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i}", "time", from, "until", to, "session",
+			      s->session_id ? s->session_id : "", "decision", "denied", "by", by,
+			      key, (int)t->n);
+	if (o && note)
+		json_object_set_new(o, "note", json_string(note));
+	audit_line(o);
+	t->n = 0;
+}
+
+/* --- floods: too many questions refused ------------------------------------- */
+
+static void flood_summary(const struct session *s)
+{
+	tally_line(s, &muted, "rate-limit", "refused_without_question", NULL);
 }
 
 /* Whether the questions are paused now; a request while they are keeps
@@ -593,7 +665,6 @@ static void flood_refused(struct session *s)
 	if (muted_until || !oldest || now - oldest > FLOOD_WINDOW_MS)
 		return;
 	muted_until = now + FLOOD_QUIET_MS;
-	muted_from = muted_last = time(NULL);
 	char *note = xasprintf("wicket: %d questions refused within %d s: further requests of this "
 			       "session are refused without a question until it has not asked for "
 			       "%d s.",
@@ -604,12 +675,29 @@ static void flood_refused(struct session *s)
 
 static void flood_deny(struct session *s, struct ask *a)
 {
-	if (!muted_count)
-		muted_from = time(NULL);
-	muted_count++;
-	muted_last = time(NULL);
+	tally_add(&muted);
 	deny(s, a, "rate-limit", "not asked: too many questions of this session were refused "
 				 "just before");
+}
+
+/* --- the audit log's budget ------------------------------------------------ */
+
+static void budget_summary(const struct session *s)
+{
+	tally_line(s, &unlogged, "audit-budget", "refused_unlogged",
+		   "further requests refused, not logged individually: the session wrote what "
+		   "the audit log keeps of one session");
+}
+
+/* Past the budget: refused, unrun, counted. */
+static bool budget_spent(struct session *s, struct ask *a)
+{
+	if (audit_bytes < AUDIT_BUDGET)
+		return false;
+	tally_add(&unlogged);
+	deny(s, a, "audit-budget", "not asked: this session's requests filled what the audit log "
+				   "keeps of one session; further requests are refused");
+	return true;
 }
 
 /* --- the terminal ------------------------------------------------------------ */
@@ -632,16 +720,12 @@ static void prompt_done(struct session *s, bool yes, void *data)
 static char *prompt_text(const struct ask *a)
 {
 	unsigned rows, cols = pty_prompt_width(&rows);
-	char *own = !a->careful && a->exe_writable
-			    ? xasprintf("the sandbox can change the program that would run: %s", a->path)
-			    : NULL;
+	/* A program the sandbox can change is CAREFUL (wk_program_writable). */
 	struct askr_question q = {.comm = a->comm ? a->comm : "?", .pid = a->sb_pid,
 				  .cwd = a->cwd ? a->cwd : "?", .path = a->path,
 				  .argv = a->req.argv.v, .argc = a->req.argv.n,
-				  .reason = a->req.reason, .careful = a->careful ? a->careful : own};
-	char *t = askr_render(&q, cols, rows);
-	free(own);
-	return t;
+				  .reason = a->req.reason, .careful = a->careful};
+	return askr_render(&q, cols, rows);
 }
 
 static bool prompt_busy(void)
@@ -681,25 +765,6 @@ static void prompt_next(struct session *s)
 
 /* --- the approver ---------------------------------------------------------- */
 
-static json_t *request_json(const struct session *s, const struct ask *a)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "v", json_integer(1));
-	json_object_set_new(o, "type", json_string("ask"));
-	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
-	json_object_set_new(o, "policy", jstr(policy_name(s)));
-	json_object_set_new(o, "argv", argv_json(&a->req.argv));
-	json_object_set_new(o, "path", jstr(a->path));
-	json_object_set_new(o, "path_writable_in_sandbox", json_boolean(a->exe_writable));
-	json_object_set_new(o, "cwd", jstr(a->cwd));
-	json_object_set_new(o, "reason", jstr(a->req.reason));
-	json_object_set_new(o, "pid", json_integer(a->host_pid));
-	json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
-	json_object_set_new(o, "comm", jstr(a->comm));
-	json_object_set_new(o, "exe", jstr(a->exe));
-	return o;
-}
-
 /* What the session can write (careful.h), worked out once. */
 static const struct wk_wset *session_wset(const struct session *s)
 {
@@ -709,11 +774,28 @@ static const struct wk_wset *session_wset(const struct session *s)
 	return &wset;
 }
 
-/* PATH (canonical) is one the sandbox could write (then it could rewrite it). */
-static bool sandbox_writable(const struct session *s, const char *path)
+static json_t *request_json(const struct session *s, const struct ask *a)
 {
-	return wk_wset_writable(session_wset(s), path);
+	json_t *o = json_object();
+	json_object_set_new(o, "v", json_integer(1));
+	json_object_set_new(o, "type", json_string("ask"));
+	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
+	json_object_set_new(o, "policy", jstr(policy_name(s)));
+	json_object_set_new(o, "argv", argv_json(&a->req.argv));
+	json_object_set_new(o, "path", jstr(a->path));
+	char *writable = wk_program_writable(session_wset(s), a->path);
+	json_object_set_new(o, "path_writable_in_sandbox", json_boolean(writable != NULL));
+	free(writable);
+	json_object_set_new(o, "cwd", jstr(a->cwd));
+	json_object_set_new(o, "reason", jstr(a->req.reason));
+	json_object_set_new(o, "pid", json_integer(a->host_pid));
+	json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
+	json_object_set_new(o, "comm", jstr(a->comm));
+	json_object_set_new(o, "exe", jstr(a->exe));
+	return o;
 }
+
+/* PATH (canonical) is one the sandbox could write (then it could rewrite it). */
 
 /* NAME under DIRFD, opened O_PATH without crossing a /proc magic link
  * (/proc/PID/root, /proc/PID/cwd, /proc/PID/fd/N, /dev/fd/N): those lead
@@ -767,6 +849,25 @@ static char *fd_path(int fd)
 	return xstrdup(buf);
 }
 
+/* The approver's child (spawn_clean): the request on its stdin. */
+struct approver_child {
+	int in, fd;
+	char *path;
+};
+
+static int approver_child(void *arg)
+{
+	const struct approver_child *c = arg;
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (dup2(c->in, 0) < 0 || null < 0 || dup2(null, 1) < 0)
+		_exit(EXIT_WICKET);
+	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+	fcntl(c->fd, F_SETFD, 0); /* a script's interpreter opens /dev/fd/N */
+	char *argv[] = {c->path, NULL};
+	syscall(SYS_execveat, c->fd, "", argv, environ, AT_EMPTY_PATH);
+	_exit(EXIT_NOEXEC);
+}
+
 static void ask_approver(struct session *s, struct ask *a, const char *approver)
 {
 	int fd = open_program(approver, AT_FDCWD);
@@ -780,7 +881,10 @@ static void ask_approver(struct session *s, struct ask *a, const char *approver)
 		free(m);
 		return;
 	}
-	if (sandbox_writable(s, path)) {
+	char *why = wk_program_writable(session_wset(s), path);
+	bool writable = why != NULL;
+	free(why);
+	if (writable) {
 		char *m = xasprintf("the approver %s is writable inside the sandbox: it is not asked", path);
 		close(fd);
 		free(path);
@@ -807,17 +911,8 @@ static void ask_approver(struct session *s, struct ask *a, const char *approver)
 	bool written = write(p[1], text, len) == (ssize_t)len;
 	close(p[1]);
 	free(text);
-	pid_t pid = written ? fork_clean() : -1;
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (dup2(p[0], 0) < 0 || null < 0 || dup2(null, 1) < 0)
-			_exit(EXIT_WICKET);
-		syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
-		fcntl(fd, F_SETFD, 0); /* a script's interpreter opens /dev/fd/N */
-		char *argv[] = {path, NULL};
-		syscall(SYS_execveat, fd, "", argv, environ, AT_EMPTY_PATH);
-		_exit(EXIT_NOEXEC);
-	}
+	struct approver_child c = {p[0], fd, path};
+	pid_t pid = written ? spawn_clean(approver_child, &c) : -1;
 	close(p[0]);
 	close(fd);
 	free(path);
@@ -1053,10 +1148,61 @@ static const char *find_cwd(struct ask *a, int dir)
 	return NULL;
 }
 
+/* The four descriptors a request names, taken from the sender with
+ * pidfd_getfd (close-on-exec, as SCM_RIGHTS with MSG_CMSG_CLOEXEC gives
+ * them): where the sandbox's sendmsg() goes through the supervisor
+ * (unixnotify.c), a request sent with send() and no descriptors costs no
+ * seccomp notification. Only with a pidfd the kernel gave with the
+ * packet (SCM_PIDFD): a pid alone could have been reused by then. What
+ * is taken is what the sender chose to hold under those numbers, as with
+ * SCM_RIGHTS: its own descriptors, nothing more. And only from a process
+ * of the sandbox (its pid namespace): a process outside that writes what
+ * the sandbox chose onto the control socket (an approved command given it
+ * as stdout) passes no descriptors, and has none to take either. */
+static bool take_fds(const struct session *s, pid_t sender, int pidfd, const int nums[4],
+		     int out[4])
+{
+	if (pidfd < 0 || !s->pidns_ino)
+		return false;
+	int dir = ask_requester_dir(sender, pidfd);
+	struct stat st;
+	bool inside = dir >= 0 && fstatat(dir, "ns/pid", &st, 0) == 0 &&
+		      st.st_dev == s->pidns_dev && st.st_ino == s->pidns_ino;
+	if (dir >= 0)
+		close(dir);
+	if (!inside)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		out[i] = (int)syscall(SYS_pidfd_getfd, pidfd, nums[i], 0);
+		if (out[i] < 0) {
+			while (i-- > 0)
+				close(out[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
 void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		 int sender_pidfd, const int *fds, int nfds)
 {
 	init_once();
+	struct ask_req req;
+	const char *err;
+	bool parsed = ask_parse(buf, len, &req, &err);
+	int taken[4];
+	if (parsed && req.take) {
+		/* The descriptors it names, taken from the sender; never both
+		 * ways at once. Nowhere to answer when they cannot be taken. */
+		if (nfds || !take_fds(s, sender, sender_pidfd, req.fds, taken)) {
+			for (int i = 0; i < nfds; i++)
+				close(fds[i]);
+			ask_req_free(&req);
+			return;
+		}
+		fds = taken;
+		nfds = 4;
+	}
 	int type = 0;
 	socklen_t tl = sizeof type;
 	bool sock_ok = nfds == 4 && getsockopt(fds[3], SOL_SOCKET, SO_TYPE, &type, &tl) == 0 &&
@@ -1067,11 +1213,11 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 			send_error(fds[3], "an ask request carries a SOCK_SEQPACKET reply socket");
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
+		if (parsed)
+			ask_req_free(&req);
 		return;
 	}
-	struct ask_req req;
-	const char *err;
-	if (!ask_parse(buf, len, &req, &err)) {
+	if (!parsed) {
 		send_error(fds[3], err);
 		for (int i = 0; i < 4; i++)
 			close(fds[i]);
@@ -1119,6 +1265,8 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		slot_free(a);
 		return;
 	}
+	if (budget_spent(s, a))
+		return;
 	int dir = ask_requester_dir(sender, sender_pidfd);
 	if (dir < 0) {
 		deny(s, a, "error", "the requester is gone (it ended before its request was read)");
@@ -1158,7 +1306,6 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		free(m);
 		return;
 	}
-	a->exe_writable = sandbox_writable(s, a->path);
 
 	/* 1. escalation.deny: any sign that it is the command named. */
 	const char *arg0 = a->req.argv.v[0];
@@ -1260,6 +1407,7 @@ void ask_finish(struct session *s)
 	wk_wset_free(&wset);
 	wset_done = false;
 	flood_summary(s);
+	budget_summary(s);
 	if (w_timer)
 		session_unwatch(w_timer);
 	w_timer = NULL;

@@ -1000,12 +1000,22 @@ size_t control_env(const struct session *s, char **env, size_t w)
 	env[w] = NULL;
 	w = env_unset(env, "WICKET_FD");
 	w = env_unset(env, "WICKET_STATUS_FD");
+	w = env_unset(env, "WICKET_ASK_TAKE");
 	char *v = s->status_fd >= 0 ? fd_var("WICKET_STATUS_FD", s->status_fd) : NULL;
 	if (v)
 		env[w++] = v;
 	if (s->ctl_child >= 0) {
 		v = fd_var("WICKET_FD", s->ctl_child);
 		env[w++] = v ? v : xasprintf("WICKET_FD=%d", s->ctl_child);
+		/* Where every sendmsg() of the sandbox's is a seccomp
+		 * notification (unixnotify.c), `wicket ask` names its
+		 * descriptors and sends with send(), which is not one; the
+		 * supervisor takes them with the pidfd that comes with the
+		 * packet (ask.c, take_fds), only from a process in the
+		 * sandbox's pid namespace. A sandbox that sets this itself
+		 * only changes how its own requests are sent. */
+		if (pidfds && netnotify_unix(s) && s->layers.pidns)
+			env[w++] = xstrdup("WICKET_ASK_TAKE=1");
 	}
 	env[w] = NULL;
 	return w;

@@ -146,7 +146,7 @@ static char **build_env(const struct session *s, const char *session_id)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 14, sizeof *env);
+	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 15, sizeof *env);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		/* Our own variables are set below, never inherited; without a

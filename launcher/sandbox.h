@@ -141,6 +141,8 @@ struct session {
 	bool diagnostics;         /* inject the preload shim (not --no-diagnostics) */
 	char *shim_path;          /* NULL: no shim this session (diag.c) */
 	int ctl_child;            /* the sandbox's end of the control socket (control.c) */
+	dev_t pidns_dev;          /* the sandbox's pid namespace (layers.pidns), once it */
+	ino_t pidns_ino;          /* exists; 0: none (who is inside, for ask.c) */
 	struct strv cli_protect;  /* --protect paths, absolute (for `wicket why`) */
 	struct strv shell_env;    /* NAME=value the shell's hooks need (shell.c) */
 	bool shell_hooks;         /* the shell loads wicket's hooks */

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/close_range.h>
@@ -749,6 +750,16 @@ int session_run(struct session *s)
 	}
 	close(errp[1]);
 	close(alive[0]);
+	if (s->layers.pidns) {
+		/* Every process of the sandbox is in it (no call makes another). */
+		char p[64];
+		struct stat st;
+		snprintf(p, sizeof p, "/proc/%d/ns/pid", (int)pid);
+		if (stat(p, &st) == 0) {
+			s->pidns_dev = st.st_dev;
+			s->pidns_ino = st.st_ino;
+		}
+	}
 	stdio_parent_close(s);
 	hangup_prepare();
 	fwd_target = pid;

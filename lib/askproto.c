@@ -3,6 +3,7 @@
 #include "askproto.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,9 +100,10 @@ bool ask_parse(const char *buf, size_t len, struct ask_req *out, const char **er
 	}
 	json_object_foreach(o, key, v) {
 		if (strcmp(key, "v") != 0 && strcmp(key, "type") != 0 && strcmp(key, "argv") != 0 &&
-		    strcmp(key, "reason") != 0 && strcmp(key, "timeout") != 0) {
+		    strcmp(key, "reason") != 0 && strcmp(key, "timeout") != 0 &&
+		    strcmp(key, "fds") != 0) {
 			*err = "unknown field in the request (this supervisor knows: v, type, argv, "
-			       "reason, timeout)";
+			       "reason, timeout, fds)";
 			goto bad;
 		}
 	}
@@ -152,6 +154,22 @@ bool ask_parse(const char *buf, size_t len, struct ask_req *out, const char **er
 			goto bad;
 		}
 		out->timeout = (int)json_integer_value(v);
+	}
+	if ((v = json_object_get(o, "fds"))) {
+		json_t *e;
+		if (!json_is_array(v) || json_array_size(v) != 4) {
+			*err = "\"fds\" must be an array of 4 descriptor numbers";
+			goto bad;
+		}
+		json_array_foreach(v, i, e) {
+			if (!json_is_integer(e) || json_integer_value(e) < 0 ||
+			    json_integer_value(e) > INT_MAX) {
+				*err = "\"fds\" must be an array of 4 descriptor numbers";
+				goto bad;
+			}
+			out->fds[i] = (int)json_integer_value(e);
+		}
+		out->take = true;
 	}
 	json_decref(o);
 	return true;

@@ -16,11 +16,16 @@
 #define ASK_REASON_MAX 1024     /* bytes of "reason" */
 #define ASK_TIMEOUT_MAX 86400   /* seconds */
 
-/* {"v":1,"type":"ask","argv":[...],"reason":"...","timeout":N} */
+/* {"v":1,"type":"ask","argv":[...],"reason":"...","timeout":N,
+ *  "fds":[IN,OUT,ERR,REPLY]}: "fds", where the supervisor said it takes
+ * them (WICKET_ASK_TAKE), names the sender's own descriptors instead of
+ * passing them with SCM_RIGHTS (see ask.c). */
 struct ask_req {
 	struct strv argv;  /* at least one argument, none with a NUL */
 	char *reason;      /* NULL: none given */
 	int timeout;       /* seconds, 0: none given */
+	bool take;         /* "fds" given */
+	int fds[4];        /* its numbers, each 0 to INT_MAX */
 };
 
 /* Parse one request packet. Every field is checked; a field this

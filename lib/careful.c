@@ -714,11 +714,19 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 
 /* --- the decision --------------------------------------------------------- */
 
+char *wk_program_writable(const struct wk_wset *w, const char *program)
+{
+	if (!wk_wset_writable(w, program))
+		return NULL;
+	return xasprintf("the program %s is in a place the sandbox can write", program);
+}
+
 static char *check(const struct wk_careful_in *in, const char *program, char *const *argv,
 		   size_t argc, int depth)
 {
-	if (wk_wset_writable(in->wset, program))
-		return xasprintf("the program %s is in a place the sandbox can write", program);
+	char *own = wk_program_writable(in->wset, program);
+	if (own)
+		return own;
 	const char *names[2] = {base_of(program), argc ? base_of(argv[0]) : ""};
 	for (int i = 0; i < 2; i++) {
 		char *r = NULL;

@@ -41,6 +41,13 @@ void wk_wset_free(struct wk_wset *w);
  * or one that loops yields NULL, with *REASON set. */
 char *wk_path_place(const struct wk_wset *w, const char *cwd, const char *path, char **reason);
 
+/* The sandbox can change the program at PROGRAM (canonical): NULL, or
+ * the reason (malloc'd, one line). One test for everything that asks it:
+ * the first reason a command is CAREFUL (wk_careful), what an approver is
+ * told ("path_writable_in_sandbox"), and why an approver in such a place
+ * is never run (ask.c). */
+char *wk_program_writable(const struct wk_wset *w, const char *program);
+
 struct wk_careful_in {
 	const struct wk_wset *wset;
 	const char *cwd;      /* the command's, canonical */

@@ -174,6 +174,43 @@ PYEOF
 	! grep -q 'audit' "$WS/listing" 2>/dev/null
 }
 
+@test "ask attack 5: a flood of requests cannot erase what earlier sessions left in the audit log: a session's budget, then refusals counted in one line" {
+	mkdir -p "$XDG_STATE_HOME/wicket"
+	chmod 700 "$XDG_STATE_HOME/wicket"
+	# The record of two earlier sessions: one already rotated, one at the
+	# start of a log just under its size limit (4 MiB).
+	printf '{"session":"earlier-one"}\n' >"$AUDIT.1"
+	{ printf '{"session":"earlier-two"}\n'; head -c 4190000 /dev/zero | tr '\0' '\n'; } >"$AUDIT"
+	chmod 600 "$AUDIT" "$AUDIT.1"
+	printf '{"extends": "workspace-write", "escalation": {"allow": [["touch", "%s/after"]]}}\n' \
+		"$OUT" >"$OUT/pol.json"
+	chmod 644 "$OUT/pol.json"
+	# 400 requests for programs that do not exist, each as large an audit
+	# line as the bounds allow (32 arguments and a reason of control
+	# characters, each written as \u0001): about 10 MB if all were logged.
+	# Then a request an allow rule approves.
+	run --separate-stderr bash -c 'cd "$WS" && exec timeout --kill-after=5 600 "$1" run --policy "$OUT/pol.json" -- bash -c '\''
+		big=$(head -c 200 /dev/zero | tr "\0" "\001")
+		args=(); for i in $(seq 32); do args+=("$big"); done
+		for i in $(seq 400); do "$1" ask --reason "$big" -- "/nonexistent-$i" "${args[@]}" 2>/dev/null; done
+		"$1" ask -- touch "$2/after"; echo "after=$?"'\'' _ "$1" "$OUT"' _ "$WICKET"
+	assert_equal "$status" 0
+	# Judged on the host: the earlier sessions' lines are all still there,
+	# the request after the budget did not run, and the refusals are one
+	# line with their number.
+	cat "$AUDIT"* | grep -q '"session":"earlier-one"'
+	cat "$AUDIT"* | grep -q '"session":"earlier-two"'
+	[ ! -e "$OUT/after" ]
+	assert_line "after=122"
+	run -0 bash -c 'cat "$1"* | grep -c "\"refused_unlogged\":"' _ "$AUDIT"
+	assert_equal "$output" 1
+	run -0 bash -c 'cat "$1"* | grep -o "\"refused_unlogged\":[0-9]*"' _ "$AUDIT"
+	[ "${output#*:}" -ge 300 ]
+	# What the session wrote: about its budget (1 MiB), not 10 MB.
+	run -0 bash -c 'cat "$1"* | wc -c' _ "$AUDIT"
+	[ "$output" -le $((4190100 + 1200000)) ]
+}
+
 @test "ask attack 6: wicket ask with stdin a pipe asks on the terminal, like sudo on /dev/tty; a session on a pipe is not asked" {
 	drive <<'PYEOF'
 def main():

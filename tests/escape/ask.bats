@@ -189,6 +189,66 @@ for pid in (1, os.getppid(), 999999):
 	[ ! -e "$OUT/made" ]
 }
 
+@test "ask: a request that names its descriptors (send(), no SCM_RIGHTS) gets only the sender's own, never with passed ones, never ones it lacks" {
+	printf '{"extends": "workspace-write", "escalation": {"allow": [["touch", "%s/made"], ["sh", "-c", "echo taken-output"]]}}\n' "$OUT" >"$OUT/take.json"
+	chmod 644 "$OUT/take.json"
+	run --separate-stderr wsrun "$WS" --policy "$OUT/take.json" -- "$PY" -c "$RAW"'
+M = os.environ["OUT"] + "/made"
+print("env", os.environ.get("WICKET_ASK_TAKE"))
+def take(data_of, fds_of=None, passed=False):
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    fds = fds_of(b.fileno()) if fds_of else [0, 1, 2, b.fileno()]
+    data = data_of(fds)
+    if passed:
+        ctl.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [0, 1, 2, b.fileno()]))])
+    else:
+        ctl.send(data)
+    r = answer(a, 3)
+    while "\"running\"" in r:
+        r = answer(a, 10)
+    b.close()
+    return r
+touch = ["touch", M]
+# Named and passed at once: dropped, nothing runs.
+print("both", take(lambda f: req(touch, fds=f), passed=True))
+# Numbers it does not hold: nothing to take, nothing runs.
+print("lacks", take(lambda f: req(touch, fds=f), lambda r: [0, 1, 2, 900]))
+print("lacks2", take(lambda f: req(touch, fds=f), lambda r: [0, 1, 901, r]))
+# Not numbers: refused by the parser, nothing runs.
+print("bad", take(lambda f: req(touch, fds=[0, 1, 2, -1])))
+print("bad2", take(lambda f: req(touch, fds=[0, 1, 2])))
+# Its own: the command writes to the sender'"'"'s stdout.
+w = os.open(os.environ["WS"] + "/taken.out", os.O_WRONLY | os.O_CREAT, 0o644)
+print("own", take(lambda f: req(["sh", "-c", "echo taken-output"], fds=f), lambda r: [0, w, 2, r]))
+'
+	assert_equal "$status" 0
+	assert_line "env 1"
+	assert_line "both TIMEOUT"
+	assert_line "lacks TIMEOUT"
+	assert_line "lacks2 TIMEOUT"
+	assert_line "bad TIMEOUT"
+	assert_line "bad2 TIMEOUT"
+	assert_line --regexp '^own .*"decision":"approved"'
+	[ ! -e "$OUT/made" ]
+	assert_equal "$(cat "$WS/taken.out")" "taken-output"
+}
+
+@test "ask: a request written on the control socket by a process outside the sandbox (an approved command's output) is not taken as one" {
+	# The sandbox makes an approved command (cat, outside, in a shell that
+	# stays a while) write a request that names descriptors onto the
+	# control socket: the supervisor would take them from that process
+	# outside, and run what it asks.
+	printf '{"extends": "workspace-write", "escalation": {"allow": [["sh", "-c", "cat req.json; sleep 3"], ["touch", "%s/made"]]}}\n' "$OUT" >"$OUT/outside.json"
+	chmod 644 "$OUT/outside.json"
+	printf '{"v":1,"type":"ask","argv":["touch","%s/made"],"fds":[0,1,2,1]}' "$OUT" >"$WS/req.json"
+	run --separate-stderr wsrun "$WS" --policy "$OUT/outside.json" -- bash -c '
+		fd=${WICKET_FD%%:*}
+		eval "\"\$1\" ask -- sh -c \"cat req.json; sleep 3\" >&$fd"; echo "cat=$?"' _ "$WICKET" </dev/null
+	assert_equal "$status" 0
+	assert_line "cat=0"
+	[ ! -e "$OUT/made" ]
+}
+
 @test "ask: the sandbox can neither see, signal nor trace the supervisor" {
 	run --separate-stderr wsrun "$WS" --policy "$OUT/pol.json" -- "$PY" -c "$RAW"'
 import ctypes, signal

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "sandbox.h"
 #include "tap.h"
+#include "askproto.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,8 +95,49 @@ static bool is_proc_of(int dir, pid_t pid)
 	       a.st_dev == b.st_dev;
 }
 
+/* "fds": the request names its four descriptors (askproto.c): exactly
+ * four numbers, each a descriptor number; anything else refuses the
+ * request. */
+static void named_fds(void)
+{
+	static const struct {
+		const char *fds;
+		bool good;
+	} c[] = {
+		{"[0,1,2,7]", true},       {"[5,6,7,2147483647]", true}, {"[0,1,2]", false},
+		{"[0,1,2,3,4]", false},    {"[0,1,2,-1]", false},        {"[0,1,2,2147483648]", false},
+		{"[0,1,2,\"3\"]", false}, {"[0,1,2,3.0]", false},       {"{}", false},
+		{"null", false},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char *text = xasprintf("{\"v\":1,\"type\":\"ask\",\"argv\":[\"true\"],\"fds\":%s}",
+				       c[i].fds);
+		struct ask_req r;
+		const char *err;
+		bool got = ask_parse(text, strlen(text), &r, &err);
+		ok(got == c[i].good, "\"fds\": %s %s", c[i].fds, c[i].good ? "taken" : "refused");
+		if (got) {
+			ok(r.take, "a request with \"fds\" is one to take them");
+			ask_req_free(&r);
+		}
+		free(text);
+	}
+	struct ask_req r;
+	const char *err;
+	const char plain[] = "{\"v\":1,\"type\":\"ask\",\"argv\":[\"true\"]}";
+	ok(ask_parse(plain, strlen(plain), &r, &err) && !r.take,
+	   "without \"fds\" the descriptors come with the packet");
+	ask_req_free(&r);
+	const char nums[] = "{\"v\":1,\"type\":\"ask\",\"argv\":[\"true\"],\"fds\":[4,5,6,9]}";
+	ok(ask_parse(nums, strlen(nums), &r, &err) && r.fds[0] == 4 && r.fds[1] == 5 &&
+		   r.fds[2] == 6 && r.fds[3] == 9,
+	   "the numbers in their order: stdin, stdout, stderr, reply");
+	ask_req_free(&r);
+}
+
 int main(void)
 {
+	named_fds();
 	/* Without a pidfd (older kernels): the pid alone decides. */
 	int d = ask_requester_dir(getpid(), WK_PIDFD_NONE);
 	ok(is_proc_of(d, getpid()), "no pidfd from the kernel: the sender's pid names its /proc entry");

@@ -321,6 +321,31 @@ static void decisions(void)
 	CAREFUL(true, "the user's git config writable", "ro/repo2", P, "/usr/bin/git", "git",
 		"status");
 
+	/* One test of "the sandbox can change the program": what the approver
+	 * is told and why an approver is refused, and the first reason a
+	 * command is CAREFUL, for every program alike. */
+	const char *progs[] = {"ws/tool", "ro/bin/tool", "ws/sub/none", "ro/script.py", "ws"};
+	for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+		char *prog = at(progs[i]);
+		char *pw = wk_program_writable(&ws, prog);
+		ok((pw != NULL) == wk_wset_writable(&ws, prog), "wk_program_writable %s: %s",
+		   progs[i], pw ? pw : "no");
+		char *c = careful("ro/cwd", P, progs[i], "tool", NULL);
+		ok(!pw || (c && strcmp(c, pw) == 0), "a program it says the sandbox can change is "
+		   "CAREFUL, for that reason: %s", progs[i]);
+		free(c);
+		free(pw);
+		free(prog);
+	}
+	char *rop = at("ro/bin/tool"), *wsp = at("ws/tool");
+	char *pw = wk_program_writable(&ws, wsp);
+	ok(pw != NULL, "a program in a root can be changed");
+	free(pw);
+	ok(!(pw = wk_program_writable(&ws, rop)), "one outside the roots cannot");
+	free(pw);
+	free(rop);
+	free(wsp);
+
 	/* The writable set itself. */
 	ok(wk_wset_writable(&ws, w), "a root is writable");
 	ok(!wk_wset_writable(&ws, hooks), "a protected path is not");
