@@ -146,13 +146,14 @@ static char **build_env(const struct session *s, const char *session_id)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 14, sizeof *env);
+	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 16, sizeof *env);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		/* Our own variables are set below, never inherited; without a
 		 * sandbox the caller's TMPDIR is the right one. */
 		if ((s->pol.sandbox && strncmp(environ[i], "TMPDIR=", 7) == 0) ||
 		    strncmp(environ[i], "WICKET=", 7) == 0 ||
+		    strncmp(environ[i], "WICKET_EXE=", 11) == 0 ||
 		    strncmp(environ[i], "WICKET_POLICY=", 14) == 0 ||
 		    strncmp(environ[i], "WICKET_SESSION=", 15) == 0)
 			continue;
@@ -172,6 +173,18 @@ static char **build_env(const struct session *s, const char *session_id)
 		tmpdir_set |= strncmp(s->pol.env_set.v[i], "TMPDIR=", 7) == 0;
 	if (!tmpdir_set && s->pol.sandbox)
 		env[w++] = xasprintf("TMPDIR=%s", s->layers.mntns ? "/tmp" : s->fallback_tmp);
+	/* The session's own wicket first in PATH (after env.set, which may
+	 * set PATH too): `wicket why` and `wicket ask` work in every session,
+	 * and run this same wicket, installed or not. */
+	const char *path = NULL;
+	for (size_t i = 0; i < w; i++)
+		if (strncmp(env[i], "PATH=", 5) == 0)
+			path = env[i] + 5;
+	char *newpath = xasprintf("PATH=%s%s%s", s->bin_dir, path && !*path ? "" : ":",
+				  path ? path : "/usr/local/bin:/usr/bin:/bin");
+	w = env_unset(env, "PATH=");
+	env[w++] = newpath;
+	env[w++] = xasprintf("WICKET_EXE=%s/wicket", s->bin_dir);
 	env[w++] = xstrdup("WICKET=1");
 	env[w++] = xasprintf("WICKET_POLICY=%s", s->pol.name);
 	env[w++] = xasprintf("WICKET_SESSION=%s", session_id);
@@ -239,6 +252,33 @@ static void late_prepare(struct session *s)
 			strv_add(&s->pol.protect, s->autorun_start.v[i]);
 	plan_build_late(s);
 	s->envp = build_env(s, s->session_id);
+}
+
+/* Where the session finds its `wicket` (s->bin_dir): the bind of this
+ * executable on the session's /run; without one, a directory made for
+ * the session outside every writable root (under the shared /tmp, which
+ * the sandbox cannot write without a mount namespace either), holding a
+ * link to this executable. */
+static void session_bin(struct session *s)
+{
+	if (s->layers.mntns && s->plan.self_bin) {
+		s->bin_dir = xstrdup(WK_SESSION_BIN);
+		return;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		die("cannot find wicket's own executable (/proc/self/exe): %s", strerror(errno));
+	exe[n] = '\0';
+	char tmpl[] = "/tmp/wicket-bin-XXXXXX";
+	if (!mkdtemp(tmpl))
+		die_errno("mkdtemp");
+	s->bin_made = xstrdup(tmpl);
+	s->bin_dir = xstrdup(tmpl);
+	char *link = path_join(tmpl, "wicket");
+	if (symlink(exe, link) < 0 || chmod(tmpl, 0755) < 0)
+		die("%s: %s", link, strerror(errno));
+	free(link);
 }
 
 static int run_sandboxed(struct cli *cli, char **argv, bool shell)
@@ -366,6 +406,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 			die_errno("mkdtemp");
 		s.fallback_tmp = xstrdup(tmpl);
 	}
+	session_bin(&s);
 	char sid[20] = "";
 	random_hex(sid, sizeof sid);
 	s.session_id = sid;
@@ -388,6 +429,8 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	plan_check_absent(&s.pol, &s.plan, sid);
 	if (s.fallback_tmp)
 		nftw(s.fallback_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (s.bin_made)
+		nftw(s.bin_made, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
 }
 
@@ -462,6 +505,7 @@ static int cmd_run(int argc, char **argv, bool shell)
 			die("option '%s' needs an argument (see 'wicket --help')", argv[optind - 1]);
 		}
 	}
+	refuse_inside_session(shell ? "wicket" : "run");
 	if (shell) {
 		if (optind < argc && (strcmp(argv[optind], "run") == 0 ||
 				      strcmp(argv[optind], "shell") == 0 ||

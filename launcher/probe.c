@@ -175,6 +175,37 @@ static const struct ns_kind ns_kinds[] = {
 	{"ipc", CLONE_NEWIPC, false},
 };
 
+/* A seccomp filter on this process ("Seccomp: 2"): every sandboxed
+ * session puts one on all it runs; a full-access session none. */
+static bool seccomp_filtered(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	char line[256];
+	bool on = false;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "Seccomp:", 8) == 0)
+			on = atoi(line + 8) == 2;
+	fclose(f);
+	return on;
+}
+
+void refuse_inside_session(const char *command)
+{
+	const char *sid = getenv("WICKET_SESSION");
+	if (!sid || !seccomp_filtered())
+		return;
+	const char *pol = getenv("WICKET_POLICY");
+	if (strcmp(command, "doctor") == 0)
+		die("doctor: this is wicket session %s (policy %s): its sandbox is what a program here "
+		    "can use, not what the machine can; run 'wicket doctor' outside the session "
+		    "(or 'wicket why' here)", sid, pol ? pol : "?");
+	die("%s: this is already wicket session %s (policy %s), and a session cannot start "
+	    "another (its sandbox forbids making namespaces); run it outside the session, "
+	    "in another terminal or after 'exit'", command, sid, pol ? pol : "?");
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	bool json = false;
@@ -201,6 +232,7 @@ int cmd_doctor(int argc, char **argv)
 	}
 	if (optind < argc)
 		die("doctor: unexpected argument '%s'", argv[optind]);
+	refuse_inside_session("doctor");
 
 	struct kernel_info k;
 	probe_kernel(&k);

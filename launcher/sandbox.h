@@ -16,6 +16,12 @@
 /* The policy a session gets when none is named. */
 #define DEFAULT_POLICY "workspace-write"
 
+/* Where every session finds the wicket that started it (first in PATH):
+ * a read-only bind of the supervisor's executable on the session's own
+ * /run, or, without a mount namespace, a directory of the supervisor's
+ * outside the writable roots (main.c). */
+#define WK_SESSION_BIN "/run/wicket/bin"
+
 enum net_mode { NET_NONE, NET_FULL, NET_PORTS };
 
 struct port_list {
@@ -80,6 +86,9 @@ struct mount_plan {
 	struct strv absent_protect; /* protected paths that did not exist at start */
 	bool private_tmp;
 	bool cover_run;
+	/* The supervisor's own executable, read-only at WK_SESSION_BIN/wicket
+	 * (on the session's /run, so only with cover_run). */
+	bool self_bin;
 	char tmp_size[WK_TMP_SIZE_MAX]; /* tmpfs size= of /tmp and /dev/shm, each */
 };
 
@@ -128,6 +137,8 @@ struct session {
 	char *exec_path;          /* argv[0] resolved before forking */
 	char **envp;              /* environment for the command */
 	char *fallback_tmp;       /* per-session tmp dir when there is no mntns */
+	char *bin_dir;            /* the directory of the session's `wicket` (PATH) */
+	char *bin_made;           /* the one made outside for it, removed at the end */
 	struct stdio_fix stdio[3];
 	int offset_pipe[2];       /* init -> supervisor: final offset of a reopened stdin */
 	struct pty_plan pty;      /* the command's own terminal (pty.c) */
@@ -166,6 +177,9 @@ struct session {
 /* probe.c */
 void probe_kernel(struct kernel_info *k);
 int cmd_doctor(int argc, char **argv);
+/* Inside a sandboxed wicket session (its variables, and a seccomp filter
+ * on this process): COMMAND ("run", "doctor") is refused, saying so. */
+void refuse_inside_session(const char *command);
 
 /* layers.c: which layers, and every way the session would be weaker. */
 void layers_gaps(const struct kernel_info *k, bool ns_ok, enum net_mode net, struct strv *out);

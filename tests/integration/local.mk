@@ -14,7 +14,8 @@ EXTRA_DIST += \
 	tests/integration/shell.bats \
 	tests/integration/terminal.bats \
 	tests/integration/doctor.bats \
-	tests/integration/unixsock.bats
+	tests/integration/unixsock.bats \
+	tests/integration/inside.bats
 
 # Network calls as programs the preload shim cannot see make them (the
 # supervisor reports those, launcher/netnotify.c): raw system calls from a
