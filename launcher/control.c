@@ -270,6 +270,8 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 		bool state = !from && is_state_dir(hid);
 		if (state)
 			from = state_origin;
+		else if (!from && strv_contains(&s->cli_hide, hid))
+			from = "--hide on the command line";
 		e->rule = xasprintf("%s is hidden by the rule \"%s\"%s%s%s", obj, hid,
 				    from ? " (" : "", from ? from : "", from ? ")" : "");
 		strv_push(&e->allow, ask);

@@ -153,6 +153,7 @@ struct session {
 	char *shim_path;          /* NULL: no shim this session (diag.c) */
 	int ctl_child;            /* the sandbox's end of the control socket (control.c) */
 	struct strv cli_protect;  /* --protect paths, absolute (for `wicket why`) */
+	struct strv cli_hide;     /* --hide paths, absolute (for `wicket why`) */
 	struct strv shell_env;    /* NAME=value the shell's hooks need (shell.c) */
 	bool shell_hooks;         /* the shell loads wicket's hooks */
 	int status_fd;            /* denial count for the hooks, -1: none (control.c) */
