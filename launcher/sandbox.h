@@ -427,6 +427,10 @@ struct watch *session_watch(struct session *s, int fd, short events,
 			    void (*ready)(struct session *, struct watch *, short), void *data);
 void session_unwatch(struct watch *w);
 char *wicket_state_dir(void);
+/* The records of the sessions that ended, kept in STATE/sessions/ for
+ * `wicket why --list` and `--session N`: the newest this many. */
+#define WK_KEEP_SESSIONS 20
+bool session_record_name(const char *name);
 bool wicket_state_dir_make(const char *dir);
 int cmd_why(int argc, char **argv);
 /* The control socket named by $WICKET_FD when it is still the one the
