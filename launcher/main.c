@@ -367,7 +367,12 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	struct wk_policy wp;
 	/* --read-only alone is the read-only built-in; with --policy it drops
 	 * that policy's writable roots. */
-	policy_load_or_die(&pctx, cli->policy ? cli->policy
+	/* The command line's policy, else the user configuration's for this
+	 * workspace (a bad configuration stops everything: 125). */
+	struct userconfig ucfg;
+	userconfig_load_or_die(&ucfg, home);
+	const struct userconfig_entry *pick = userconfig_pick(&ucfg, s.workspace);
+	policy_load_or_die(&pctx, cli->policy ? cli->policy : pick ? pick->policy
 				: cli->read_only ? "read-only" : DEFAULT_POLICY, &wp);
 	if (!wp.sandbox && (cli->write.n || cli->protect.n || cli->read.n || cli->hide.n ||
 			    cli->read_only || (cli->net_set && cli->net != NET_FULL)))

@@ -202,6 +202,7 @@ void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv 
 int cmd_policy(int argc, char **argv);
 void policy_protect_sources(const struct wk_policy *wp, struct strv *protect);
 struct passwd *passwd_of(uid_t uid);
+const char *user_home(void); /* $HOME when absolute, else the passwd entry's */
 
 /* plan.c: policy resolution and the mount plan (no mounting). */
 void plan_build_base(struct session *s);
@@ -452,6 +453,30 @@ int cmd_ask(int argc, char **argv);
 /* Exit codes of `wicket ask` besides the command's own (wicket(1)). */
 #define ASK_EXIT_DENIED 122      /* a rule, the approver or the person said no */
 #define ASK_EXIT_UNANSWERED 123  /* no one to ask, or no answer in time */
+
+/* userconfig.c: $XDG_CONFIG_HOME/wicket/config.json, the policy per
+ * directory. userconfig_load: false with c->errors (each naming the file
+ * and the JSON pointer) on a bad file; no file is no error (found false).
+ * userconfig_pick: the entry whose directory holds WORKSPACE (canonical),
+ * the deepest; NULL: none. */
+struct userconfig_entry {
+	char *path;   /* canonical (or normalised, when it does not exist) */
+	char *policy; /* a name, or a file path (relative: the config's directory) */
+	char *where;  /* "FILE: /directories/N" */
+	size_t index;
+};
+struct userconfig {
+	char *file;   /* NULL: no home to find it in */
+	bool found;
+	struct userconfig_entry *entries;
+	size_t n;
+	struct strv errors;
+};
+char *wicket_config_dir(const char *home);
+bool userconfig_load(struct userconfig *c, const char *home);
+void userconfig_load_or_die(struct userconfig *c, const char *home);
+const struct userconfig_entry *userconfig_pick(const struct userconfig *c, const char *workspace);
+void userconfig_free(struct userconfig *c);
 
 /* shell.c: the interactive shell and its hooks (s->argv, s->shell_env). */
 struct passwd;

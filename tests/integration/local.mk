@@ -17,7 +17,8 @@ EXTRA_DIST += \
 	tests/integration/unixsock.bats \
 	tests/integration/inside.bats \
 	tests/integration/cli-policy.bats \
-	tests/integration/why-fixes.bats
+	tests/integration/why-fixes.bats \
+	tests/integration/userconfig.bats
 
 # Network calls as programs the preload shim cannot see make them (the
 # supervisor reports those, launcher/netnotify.c): raw system calls from a
