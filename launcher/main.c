@@ -28,7 +28,9 @@ static void usage_main(FILE *f)
 		"       wicket run [OPTIONS] -- CMD [ARGS...]\n"
 		"       wicket doctor [--json]            what this kernel can enforce\n"
 		"       wicket policy list|show|check     the policies (see wicket-policy(5))\n"
-		"       wicket why [--json] [-n N]        what the sandbox blocked, and how to allow it\n"
+		"       wicket why [--json] [-n N] [--session N]\n"
+		"                                         what the sandbox blocked, and how to allow it\n"
+		"       wicket why --list [--json]        the sessions kept, newest first\n"
 		"       wicket ask [--reason TEXT] -- CMD [ARGS...]\n"
 		"                                         (inside a session) run CMD once outside\n"
 		"                                         the sandbox, if approved\n"
@@ -40,7 +42,9 @@ static void usage_main(FILE *f)
 		"\n"
 		"Options:\n"
 		"  -P, --policy NAME|FILE  the policy: read-only, workspace-write (default),\n"
-		"                        workspace-write-strict, full-access, or your own\n"
+		"                        workspace-write-strict, full-access, or your own;\n"
+		"                        without it, the one ~/.config/wicket/config.json picks\n"
+		"                        for the workspace (see 'wicket policy show')\n"
 		"  -C, --workspace DIR   use DIR as the workspace instead of the current directory\n"
 		"  -w, --write PATH      also make PATH writable (repeatable)\n"
 		"  -p, --protect PATH    keep PATH read-only inside a writable root (repeatable)\n"
@@ -635,7 +639,7 @@ static int cmd_run(int argc, char **argv, bool shell)
 			die("option '%s' needs an argument (see 'wicket --help')", argv[optind - 1]);
 		}
 	}
-	refuse_inside_session(shell ? "wicket" : "run");
+	refuse_inside_session(shell ? "shell" : "run");
 	if (shell) {
 		if (optind < argc && (strcmp(argv[optind], "run") == 0 ||
 				      strcmp(argv[optind], "shell") == 0 ||

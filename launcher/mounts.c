@@ -317,32 +317,28 @@ static int hide_path(const char *path, int *empty_src, bool run_source)
  * before the freeze of step 3, which does not reach a detached copy, so
  * its flags are set here: otherwise it would keep the host's (rw), and
  * chmod, chown or utimes on it would reach the host. */
+/* The same, of the object PFD (an O_PATH descriptor, closed here). */
 static int clone_readonly_fd(int pfd)
 {
 	int fd = (int)syscall(SYS_open_tree, pfd, "",
 			      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-	if (fd < 0)
-		return -1;
-	if (do_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
-		       MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, MS_PRIVATE) < 0) {
-		int e = errno;
+	int e = errno;
+	close(pfd);
+	if (fd >= 0 && do_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
+				  MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0,
+				  MS_PRIVATE) < 0) {
+		e = errno;
 		close(fd);
-		errno = e;
-		return -1;
+		fd = -1;
 	}
+	errno = e;
 	return fd;
 }
 
 static int clone_readonly(const char *path)
 {
 	int pfd = open_nofollow(path);
-	if (pfd < 0)
-		return -1;
-	int fd = clone_readonly_fd(pfd);
-	int e = errno;
-	close(pfd);
-	errno = e;
-	return fd;
+	return pfd < 0 ? -1 : clone_readonly_fd(pfd);
 }
 
 /* The executable this process runs (the supervisor's, as init is its
@@ -371,11 +367,7 @@ static int clone_self_exe(void)
 		errno = ESTALE;
 		return -1;
 	}
-	int fd = clone_readonly_fd(pfd);
-	int e = errno;
-	close(pfd);
-	errno = e;
-	return fd;
+	return clone_readonly_fd(pfd);
 }
 
 /* Attach the read-only copies of KEEP (FDS, -1 for none) where they were,

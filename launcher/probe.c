@@ -224,7 +224,8 @@ int cmd_doctor(int argc, char **argv)
 			break;
 		case 'h':
 			printf("Usage: wicket doctor [--json]\n"
-			       "Show what this kernel can enforce and what each built-in mode gets here.\n");
+			       "Show what this kernel can enforce and what each built-in mode gets here,\n"
+			       "and the user configuration (the policy it picks for this directory).\n");
 			return 0;
 		default:
 			die("doctor: unknown option '%s' (try 'wicket doctor --help')", argv[optind - 1]);

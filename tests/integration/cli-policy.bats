@@ -10,9 +10,7 @@ load integration_helpers
 bats_require_minimum_version 1.5.0
 
 setup() {
-	it_setup_ws
-	export HOME=$OUT/home XDG_CONFIG_HOME=$OUT/config
-	mkdir -p "$HOME"
+	it_setup_home
 }
 
 teardown() { it_teardown; }

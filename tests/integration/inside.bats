@@ -105,29 +105,29 @@ start_shell() {
 pane() { tmux_screen -S -200 -J; }
 keys() { tmux -L "$TMUX_SOCK" send-keys -l -- "$1"; tmux -L "$TMUX_SOCK" send-keys Enter; }
 
-@test "bash: the hint's 'wicket why' runs, though the user's .bashrc sets PATH" {
-	command -v tmux >/dev/null || skip "tmux is not installed"
-	printf 'PATH=/usr/bin:/bin\nPS1="\\$ "\n' >"$HOME/.bashrc"
-	start_shell /bin/bash
-	tmux_wait '^\(wicket\) [#$] $' -S -200 -J
-	keys 'touch /usr/wk-hint; sleep 0.3'
-	tmux_wait '^  why, and how to allow it: wicket why$' -S -200 -J
-	keys 'wicket why; echo "why=$?"'
-	tmux_wait '^why=0$' -S -200 -J
-	pane | grep -qxF 'write blocked: /usr/wk-hint'
-	! pane | grep -q 'command not found'
-}
-
-@test "zsh: the hint's 'wicket why' runs, though the user's .zshrc sets PATH" {
-	command -v tmux >/dev/null || skip "tmux is not installed"
-	[ -x /usr/bin/zsh ] || skip "zsh is not installed"
-	printf 'path=(/usr/bin /bin)\nPS1="%%# "\n' >"$HOME/.zshrc"
-	start_shell /usr/bin/zsh
-	tmux_wait '^\(wicket\) [#%] $' -S -200 -J
+# hint_then_why SHELL PROMPT-REGEX: in SHELL (whose rc file set PATH), a
+# refused write, the hint, then `wicket why` as the hint names it.
+hint_then_why() {
+	start_shell "$1"
+	tmux_wait "$2" -S -200 -J
 	keys 'touch /usr/wk-hint; sleep 0.3'
 	tmux_wait 'wicket why$' -S -200 -J
 	keys 'wicket why; echo "why=$?"'
 	tmux_wait '^why=0$' -S -200 -J
 	pane | grep -qxF 'write blocked: /usr/wk-hint'
 	! pane | grep -q 'command not found'
+}
+
+@test "bash: the hint's 'wicket why' runs, though the user's .bashrc sets PATH" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	printf 'PATH=/usr/bin:/bin\nPS1="\\$ "\n' >"$HOME/.bashrc"
+	hint_then_why /bin/bash '^\(wicket\) [#$] $'
+	pane | grep -qxF '  why, and how to allow it: wicket why'
+}
+
+@test "zsh: the hint's 'wicket why' runs, though the user's .zshrc sets PATH" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	[ -x /usr/bin/zsh ] || skip "zsh is not installed"
+	printf 'path=(/usr/bin /bin)\nPS1="%%# "\n' >"$HOME/.zshrc"
+	hint_then_why /usr/bin/zsh '^\(wicket\) [#%] $'
 }

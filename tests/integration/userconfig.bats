@@ -10,9 +10,8 @@ load integration_helpers
 bats_require_minimum_version 1.5.0
 
 setup() {
-	it_setup_ws
-	export HOME=$OUT/home XDG_CONFIG_HOME=$OUT/config
-	mkdir -p "$HOME" "$XDG_CONFIG_HOME/wicket" "$WS/strict/deeper" "$WS/ro" "$WS/strictly"
+	it_setup_home
+	mkdir -p "$XDG_CONFIG_HOME/wicket" "$WS/strict/deeper" "$WS/ro" "$WS/strictly"
 	CONF=$XDG_CONFIG_HOME/wicket/config.json
 }
 
