@@ -227,6 +227,10 @@ static char **build_env(const struct session *s, const char *session_id)
 				  path ? path : "/usr/local/bin:/usr/bin:/bin");
 	w = env_unset(env, "PATH=");
 	env[w++] = newpath;
+	/* Ours, whatever env.set or --env said. */
+	static const char *const own[] = {"WICKET", "WICKET_EXE", "WICKET_POLICY", "WICKET_SESSION"};
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		w = env_unset(env, own[i]);
 	env[w++] = xasprintf("WICKET_EXE=%s/wicket", s->bin_dir);
 	env[w++] = xstrdup("WICKET=1");
 	env[w++] = xasprintf("WICKET_POLICY=%s", s->pol.name);

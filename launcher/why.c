@@ -207,9 +207,9 @@ static json_t *read_record(const char *which, char **where)
 	long n = 0;
 	const char *pick = NULL;
 	size_t wl = strlen(which);
-	/* Digits alone are N (a whole id may be digits alone too); an id's
-	 * start has at least 4 of its hex digits. */
-	if (wl < 16 && strspn(which, "0123456789") == wl) {
+	/* N has at most 3 digits (WK_KEEP_SESSIONS are kept); an id's start
+	 * has at least 4 of its hex digits, so the two never meet. */
+	if (wl <= 3 && strspn(which, "0123456789") == wl) {
 		if (!parse_long(which, 1, 1000000, &n))
 			die("why: --session %s: N counts from 1 (the last session)", which);
 		if ((size_t)n <= names.n)

@@ -73,6 +73,17 @@ SH
 	[ ! -e "$WS/fake-ran" ]
 }
 
+@test "under a policy that narrows reading, the session's wicket still runs; --env cannot redirect WICKET_EXE" {
+	cat >"$OUT/narrow.json" <<'JSON'
+{"extends": "workspace-write", "filesystem": {"read": ["/usr", "/lib", "/lib64", "/bin", "/etc", "${cwd}"]}}
+JSON
+	run --separate-stderr wsrun "$WS" -P "$OUT/narrow.json" --env WICKET_EXE=/bin/false --env WICKET_SESSION=x -- sh -c 'wicket why >/dev/null; echo "why=$?"; "$WICKET_EXE" why >/dev/null; echo "exe=$?"; [ "$WICKET_SESSION" != x ] && echo own-session'
+	assert_equal "$status" 0
+	assert_equal "$output" "why=0
+exe=0
+own-session"
+}
+
 @test "without a mount namespace (--best-effort) 'wicket why' works too, and its directory is gone after" {
 	run --separate-stderr env WICKET_PRETEND_MISSING=namespaces bash -c 'cd "$1" && timeout 60 "$2" run --best-effort -- sh -c "d=\${WICKET_EXE%/*}; echo \$d; wicket why >/dev/null && echo why-ok; ln -sf /bin/false \$WICKET_EXE 2>/dev/null || echo not-replaced"' _ "$WS" "$WICKET"
 	assert_equal "$status" 0
