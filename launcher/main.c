@@ -216,6 +216,9 @@ static char **build_env(const struct session *s, const char *session_id)
 		tmpdir_set |= strncmp(s->pol.env_set.v[i], "TMPDIR=", 7) == 0;
 	if (!tmpdir_set && s->pol.sandbox)
 		env[w++] = xasprintf("TMPDIR=%s", s->layers.mntns ? "/tmp" : s->fallback_tmp);
+	/* env_unset walks to the NULL: none may be left behind it of what
+	 * envscrub_filter removed. */
+	env[w] = NULL;
 	/* The session's own wicket first in PATH (after env.set, which may
 	 * set PATH too): `wicket why` and `wicket ask` work in every session,
 	 * and run this same wicket, installed or not. */
