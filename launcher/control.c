@@ -31,6 +31,7 @@
 #include "config.h"
 #include "sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -99,7 +100,7 @@ struct denial_entry {
 	time_t first, last;
 	unsigned long seq;  /* order of the last report */
 	char *rule;         /* which rule blocked it */
-	struct strv allow;  /* ways to allow it */
+	json_t *fixes;      /* ways to allow it, as data (fix_text: as prose) */
 };
 
 static struct denial_entry entries[WK_MAX_DENIALS];
@@ -179,12 +180,117 @@ static char *dir_to_allow(const char *path)
 	return d;
 }
 
-static char *json_str(const char *s)
+/* --- the ways to allow a denial, as data ---------------------------------
+ * Each fix is one JSON object: "kind" is "option" (a `wicket run` option:
+ * "option", "value"), "policy" (a policy file: "policy", the snippet as
+ * an object), "ask" (`wicket ask`: "command", an argv), "note" (advice in
+ * words) or "not" (an "option" that would not help, and why). Any may have
+ * a "note". `wicket why --json` gives them as they are; fix_text() makes
+ * the line `wicket why` prints of each: one place for both. */
+
+static void fix_add(struct denial_entry *e, json_t *fix, const char *note)
 {
-	json_t *j = json_string(s);
-	char *o = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-	json_decref(j);
-	return o ? o : xstrdup("\"?\"");
+	if (!e->fixes)
+		e->fixes = json_array();
+	if (note)
+		json_object_set_new(fix, "note", json_string(note));
+	json_array_append_new(e->fixes, fix);
+}
+
+static void fix_option(struct denial_entry *e, const char *opt, const char *value,
+		       const char *note)
+{
+	fix_add(e, json_pack("{s:s, s:s, s:s}", "kind", "option", "option", opt, "value", value),
+		note);
+}
+
+static void fix_policy(struct denial_entry *e, json_t *snippet, const char *note)
+{
+	fix_add(e, json_pack("{s:s, s:o}", "kind", "policy", "policy", snippet), note);
+}
+
+static void fix_ask(struct denial_entry *e)
+{
+	fix_add(e, json_pack("{s:s, s:[s, s, s, s]}", "kind", "ask", "command", "wicket", "ask",
+			     "--", e->comm),
+		"run it once outside the sandbox, if approved");
+}
+
+static void fix_note(struct denial_entry *e, const char *text)
+{
+	fix_add(e, json_pack("{s:s}", "kind", "note"), text);
+}
+
+static void fix_not(struct denial_entry *e, const char *opt, const char *why)
+{
+	fix_add(e, json_pack("{s:s, s:s}", "kind", "not", "option", opt), why);
+}
+
+/* {"extends": POLICY, SECTION: {KEY: VALUE}} (VALUE taken). */
+static json_t *snippet(const char *pname, const char *section, json_t *body)
+{
+	return json_pack("{s:s, s:o}", "extends", pname, section, body);
+}
+
+/* A word as a shell would need it: quoted unless plainly safe. */
+static char *shell_word(const char *w)
+{
+	bool plain = w[0] != '\0';
+	for (const char *c = w; *c; c++)
+		plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:,=+@%",
+				*c) != NULL;
+	if (plain)
+		return xstrdup(w);
+	size_t n = 3;
+	for (const char *c = w; *c; c++)
+		n += *c == '\'' ? 4 : 1;
+	char *o = xmalloc(n), *q = o;
+	*q++ = '\'';
+	for (const char *c = w; *c; c++) {
+		if (*c == '\'') {
+			memcpy(q, "'\\''", 4);
+			q += 4;
+		} else {
+			*q++ = *c;
+		}
+	}
+	*q++ = '\'';
+	*q = '\0';
+	return o;
+}
+
+/* The line `wicket why` prints for FIX. */
+static char *fix_text(json_t *fix)
+{
+	const char *kind = json_string_value(json_object_get(fix, "kind"));
+	const char *note = json_string_value(json_object_get(fix, "note"));
+	const char *opt = json_string_value(json_object_get(fix, "option"));
+	char *body;
+	if (!kind)
+		return xstrdup("?");
+	if (strcmp(kind, "option") == 0) {
+		char *v = shell_word(json_string_value(json_object_get(fix, "value")) ?: "");
+		body = xasprintf("wicket run %s %s ...", opt ? opt : "?", v);
+		free(v);
+	} else if (strcmp(kind, "policy") == 0) {
+		char *j = json_dumps(json_object_get(fix, "policy"), JSON_PRESERVE_ORDER);
+		body = xasprintf("a policy: %s", j ? j : "{}");
+		free(j);
+	} else if (strcmp(kind, "ask") == 0) {
+		json_t *argv = json_object_get(fix, "command");
+		char *c = shell_word(json_string_value(json_array_get(argv, 3)) ?: "?");
+		body = xasprintf("wicket ask -- %s ...", c);
+		free(c);
+	} else if (strcmp(kind, "not") == 0) {
+		return xasprintf("not %s: %s", opt ? opt : "?", note ? note : "");
+	} else {
+		return xstrdup(note ? note : "");
+	}
+	if (!note)
+		return body;
+	char *t = xasprintf("%s   (%s)", body, note);
+	free(body);
+	return t;
 }
 
 /* PATH is wicket's state directory (main.c hides and protects it). */
@@ -267,20 +373,22 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 	const char *hid = matching(&s->pol.hide, obj);
 	const char *prot = e->kind == K_WRITE && writable_root_of(&s->pol, obj) ?
 				   matching(&s->pol.protect, obj) : NULL;
-	char *ask = xasprintf("wicket ask -- %s ...   (run it once outside the sandbox, if approved)",
-			      e->comm);
 	if (hid) {
 		const char *from = rule_origin(&s->wpol.hide, hid);
 		bool state = !from && is_state_dir(hid);
 		if (state)
 			from = state_origin;
+		else if (!from && strv_contains(&s->cli_hide, hid))
+			from = "--hide on the command line";
 		e->rule = xasprintf("%s is hidden by the rule \"%s\"%s%s%s", obj, hid,
 				    from ? " (" : "", from ? from : "", from ? ")" : "");
-		strv_push(&e->allow, ask);
-		if (!state)
-			strv_push(&e->allow, xasprintf("a policy of your own that does not hide %s (a "
-						       "policy that extends %s keeps its hide rules)",
-						       hid, pname));
+		fix_ask(e);
+		if (!state) {
+			char *t = xasprintf("a policy of your own that does not hide %s (a policy that "
+					    "extends %s keeps its hide rules)", hid, pname);
+			fix_note(e, t);
+			free(t);
+		}
 		return;
 	}
 	if (prot) {
@@ -291,10 +399,13 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 		e->rule = xasprintf("%s is protected (read-only inside a writable root) by the rule "
 				    "\"%s\" (%s)", obj, prot, from ? from : why);
 		free(why);
-		strv_push(&e->allow, ask);
-		if (from)
-			strv_push(&e->allow, xasprintf("a policy of your own without this rule (a "
-						       "policy that extends %s keeps it)", pname));
+		fix_ask(e);
+		if (from) {
+			char *t = xasprintf("a policy of your own without this rule (a policy that "
+					    "extends %s keeps it)", pname);
+			fix_note(e, t);
+			free(t);
+		}
 		return;
 	}
 	if (e->kind == K_READ) {
@@ -303,12 +414,15 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 				    pname, roots);
 		free(roots);
 		char *dir = dir_to_allow(obj);
-		char *d = json_str(dir);
-		strv_push(&e->allow, xasprintf("in a policy: \"filesystem\": {\"read\": [..., %s]} "
-					       "(a child's read list replaces its parent's)", d));
-		free(d);
+		fix_option(e, "--read", dir, NULL);
+		/* A child's read list replaces its parent's: all of it. */
+		json_t *read = json_array();
+		for (size_t i = 0; i < s->pol.read.n; i++)
+			json_array_append_new(read, json_string(s->pol.read.v[i]));
+		json_array_append_new(read, json_string(dir));
+		fix_policy(e, snippet(pname, "filesystem", json_pack("{s:o}", "read", read)), NULL);
 		free(dir);
-		strv_push(&e->allow, ask);
+		fix_ask(e);
 		return;
 	}
 	if (!writable_root_of(&s->pol, obj)) {
@@ -317,28 +431,30 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 		e->rule = xasprintf("%s is not under a writable root (policy %s; writable: %s)", obj,
 				    pname, roots[0] ? roots : "nothing");
 		free(roots);
-		char *dir = dir_to_allow(obj);
+		/* The narrowest root that allows it: the file itself when it
+		 * exists (it is written in place), else the nearest existing
+		 * directory, where it would be created. */
+		struct stat st;
+		bool file = stat(obj, &st) == 0 && S_ISREG(st.st_mode);
+		char *dir = file ? xstrdup(obj) : dir_to_allow(obj);
 		char *not = write_would_not_help(s, dir, obj);
 		if (not) {
-			strv_push(&e->allow, ask);
-			strv_push(&e->allow, xasprintf("not --write: %s", not));
+			fix_ask(e);
+			fix_not(e, "--write", not);
 			free(not);
 			free(dir);
 			return;
 		}
-		char *d = json_str(dir), *p = json_str(pname);
-		strv_push(&e->allow, xasprintf("wicket run --write %s ...", dir));
-		strv_push(&e->allow, xasprintf("a policy: {\"extends\": %s, \"filesystem\": "
-					       "{\"write\": [%s]}}", p, d));
-		free(d);
-		free(p);
+		fix_option(e, "--write", dir, file ? "this file only; a program that replaces it "
+			   "by renaming a new one needs its directory" : NULL);
+		fix_policy(e, snippet(pname, "filesystem", json_pack("{s:[s]}", "write", dir)), NULL);
 		free(dir);
-		strv_push(&e->allow, ask);
+		fix_ask(e);
 		return;
 	}
 	e->rule = xasprintf("%s is read-only in this session (policy %s%s)", obj, pname,
 			    s->read_only ? ", --read-only" : "");
-	strv_push(&e->allow, ask);
+	fix_ask(e);
 }
 
 /* "connect 127.0.0.1:8080/tcp" -> 8080; 0 when there is no port. */
@@ -356,10 +472,62 @@ static unsigned port_of(const char *obj)
 	return v <= 65535 ? v : 0;
 }
 
+/* The TCP ports the URLs among the arguments of process PID (as the
+ * supervisor sees it) would connect to: an explicit :PORT, else the
+ * scheme's. Advice only (the process could change its arguments): what a
+ * program that was refused its name lookup would connect to next. */
+static size_t url_ports(long pid, unsigned *ports, size_t max)
+{
+	if (pid <= 0)
+		return 0;
+	char path[64], buf[8192];
+	snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t len = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	static const struct {
+		const char *scheme;
+		unsigned port;
+	} known[] = {{"http", 80}, {"https", 443}, {"ws", 80}, {"wss", 443}, {"ftp", 21},
+		     {"ssh", 22}, {"git", 9418}, {"git+ssh", 22}, {"ssh+git", 22}};
+	size_t n = 0;
+	for (char *a = buf; a < buf + len && n < max; a += strlen(a) + 1) {
+		char *sep = strstr(a, "://");
+		if (!sep)
+			continue;
+		unsigned port = 0;
+		char *host = sep + 3, *end = host + strcspn(host, "/?#");
+		char *at = memchr(host, '@', (size_t)(end - host));
+		if (at)
+			host = at + 1;
+		char *colon = host[0] == '[' ? memchr(host, ']', (size_t)(end - host)) : host;
+		colon = colon ? memchr(colon, ':', (size_t)(end - colon)) : NULL;
+		if (colon && colon + 1 < end) {
+			for (char *c = colon + 1; c < end && port <= 65535; c++)
+				port = *c >= '0' && *c <= '9' ? port * 10 + (unsigned)(*c - '0') : 70000;
+		} else {
+			for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+				if (strlen(known[i].scheme) == (size_t)(sep - a) &&
+				    strncasecmp(a, known[i].scheme, (size_t)(sep - a)) == 0)
+					port = known[i].port;
+		}
+		bool dup = port == 0 || port > 65535;
+		for (size_t i = 0; i < n; i++)
+			dup |= ports[i] == port;
+		if (!dup)
+			ports[n++] = port;
+	}
+	return n;
+}
+
 static void explain_net(const struct session *s, struct denial_entry *e)
 {
 	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
-	char *p = json_str(pname);
 	unsigned port = port_of(e->object);
 	bool fastopen = strncmp(e->object, "sendto ", 7) == 0 || strncmp(e->object, "sendmsg ", 8) == 0;
 	bool bind = strncmp(e->object, "bind ", 5) == 0 || strncmp(e->object, "listen", 6) == 0;
@@ -369,33 +537,25 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 		e->rule = xasprintf("abstract unix sockets outside the sandbox are out of reach, and "
 				    "without a network namespace of its own the sandbox's cannot be "
 				    "told from the host's (policy %s)", pname);
-		strv_push(&e->allow, xstrdup("a pathname socket in the workspace or /tmp instead"));
-		strv_push(&e->allow, xasprintf("wicket ask -- %s ...   (run it once outside the "
-					       "sandbox, if approved)", e->comm));
-		free(p);
+		fix_note(e, "a pathname socket in the workspace or /tmp instead");
+		fix_ask(e);
 		return;
 	}
 	if (un) {
 		char *dir = path_dirname(un + 6);
-		char *d = json_str(dir);
 		e->rule = xasprintf("unix socket %s is outside the writable roots and the session's "
 				    "own /tmp and /run (policy %s): host services are out of reach",
 				    un + 6, pname);
-		strv_push(&e->allow, xasprintf("a policy: {\"extends\": %s, \"filesystem\": "
-					       "{\"write\": [%s]}}   (the socket's directory "
-					       "becomes writable too)", p, d));
-		strv_push(&e->allow, xasprintf("wicket ask -- %s ...   (run it once outside the "
-					       "sandbox, if approved)", e->comm));
-		free(d);
+		fix_policy(e, snippet(pname, "filesystem", json_pack("{s:[s]}", "write", dir)),
+			   "the socket's directory becomes writable too");
+		fix_ask(e);
 		free(dir);
-		free(p);
 		return;
 	}
 	if (s->pol.net == NET_PORTS && fastopen) {
 		e->rule = xasprintf("TCP Fast Open is refused on every port: it connects without "
 				    "passing Landlock's port check (policy %s, network mode ports)", pname);
-		strv_push(&e->allow, xstrdup("connect() first, then send: the program's option to "
-					     "turn Fast Open off"));
+		fix_note(e, "connect() first, then send: the program's option to turn Fast Open off");
 		port = 0;
 	} else if (s->pol.net == NET_PORTS) {
 		if (port && !udp)
@@ -411,17 +571,46 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 	} else {
 		e->rule = xasprintf("the network is off (policy %s, network mode none)", pname);
 	}
+	/* The TCP ports it needs: the one refused, else those of the URLs
+	 * it was given (a name lookup over UDP fails before any connect). */
+	unsigned tcp[8];
+	size_t nt = 0;
 	if (port && !udp)
-		strv_push(&e->allow, xasprintf("a policy: {\"extends\": %s, \"network\": {\"mode\": "
-					       "\"ports\", \"%s\": [%u]}}", p, bind ? "bind" : "connect",
-					       port));
-	else if (udp)
-		strv_push(&e->allow, xasprintf("a policy: {\"extends\": %s, \"network\": {\"mode\": "
-					       "\"ports\", \"udp\": true}}", p));
-	strv_push(&e->allow, xstrdup("wicket run --net full ...   (all of the host's network)"));
-	strv_push(&e->allow, xasprintf("wicket ask -- %s ...   (run it once outside the sandbox, "
-				       "if approved)", e->comm));
-	free(p);
+		tcp[nt++] = port;
+	else if (!fastopen)
+		nt = url_ports(e->host_pid, tcp, sizeof tcp / sizeof tcp[0]);
+	json_t *ports = json_array();
+	for (size_t i = 0; i < nt; i++)
+		json_array_append_new(ports, json_integer(tcp[i]));
+	if (nt && !udp && !bind) {
+		/* --net ports:LIST replaces the policy's connect list: keep it. */
+		size_t len = 0;
+		char list[512] = "";
+		for (size_t i = 0; i < s->pol.connect.n && s->pol.net == NET_PORTS && len < 400; i++)
+			len += (size_t)snprintf(list + len, sizeof list - len, "%u,",
+						(unsigned)s->pol.connect.v[i]);
+		for (size_t i = 0; i < nt && len < 400; i++)
+			len += (size_t)snprintf(list + len, sizeof list - len, "%u,", tcp[i]);
+		list[len ? len - 1 : 0] = '\0';
+		char *v = xasprintf("ports:%s", list);
+		fix_option(e, "--net", v, NULL);
+		free(v);
+	}
+	if (udp) {
+		json_t *net = json_pack("{s:s, s:b}", "mode", "ports", "udp", 1);
+		if (nt)
+			json_object_set(net, "connect", ports);
+		fix_policy(e, snippet(pname, "network", net),
+			   nt ? "its name lookups (UDP) and the TCP ports of its URLs" :
+				"and the TCP ports it connects to, in \"connect\" (443 for https)");
+	} else if (nt) {
+		fix_policy(e, snippet(pname, "network",
+				      json_pack("{s:s, s:O}", "mode", "ports",
+						bind ? "bind" : "connect", ports)), NULL);
+	}
+	json_decref(ports);
+	fix_option(e, "--net", "full", "all of the host's network");
+	fix_ask(e);
 }
 
 static void entry_free(struct denial_entry *e)
@@ -430,7 +619,7 @@ static void entry_free(struct denial_entry *e)
 	free(e->what);
 	free(e->comm);
 	free(e->rule);
-	strv_free(&e->allow);
+	json_decref(e->fixes);
 	memset(e, 0, sizeof *e);
 }
 
@@ -583,6 +772,8 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 			explain_net(s, e);
 		else
 			explain_fs(s, e);
+		if (!e->fixes)
+			e->fixes = json_array();
 	}
 	if (show == DENIAL_PRINT) {
 		print_now = false;
@@ -611,13 +802,18 @@ static struct pending pending[PENDING_MAX];
 static json_t *entry_json(const struct denial_entry *e)
 {
 	json_t *allow = json_array();
-	for (size_t i = 0; i < e->allow.n; i++)
-		json_array_append_new(allow, json_string(e->allow.v[i]));
-	json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:o}", "kind",
+	size_t i;
+	json_t *fix;
+	json_array_foreach(e->fixes, i, fix) {
+		char *t = fix_text(fix);
+		json_array_append_new(allow, json_string(t));
+		free(t);
+	}
+	json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:o, s:O}", "kind",
 			      kind_names[e->kind], "object", e->object, "comm", e->comm, "pid",
 			      (json_int_t)e->pid, "count", (json_int_t)e->count, "first",
 			      (json_int_t)e->first, "last", (json_int_t)e->last, "rule",
-			      e->rule ? e->rule : "", "allow", allow);
+			      e->rule ? e->rule : "", "allow", allow, "fixes", e->fixes);
 	if (o && e->what)
 		json_object_set_new(o, "what", json_string(e->what));
 	return o;
@@ -1060,8 +1256,63 @@ bool wicket_state_dir_make(const char *dir)
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The session's denials, for `wicket why` after it: written to a fresh
- * file that replaces last-session.json, never through a link. */
+static bool write_all(int fd, const char *text)
+{
+	size_t len = strlen(text), off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		off += (size_t)w;
+	}
+	return write(fd, "\n", 1) == 1;
+}
+
+/* A record in sessions/: "SECONDS.NANOSECONDS-SESSION.json", zero-padded
+ * so the names sort as the sessions ended. */
+bool session_record_name(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 26 && strspn(name, "0123456789") == 10 && name[10] == '.' &&
+	       strspn(name + 11, "0123456789") == 9 && name[20] == '-' &&
+	       strcmp(name + n - 5, ".json") == 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The oldest records beyond WK_KEEP_SESSIONS go. */
+static void prune_records(int sfd)
+{
+	int d = dup(sfd);
+	DIR *dir = d >= 0 ? fdopendir(d) : NULL;
+	if (!dir) {
+		if (d >= 0)
+			close(d);
+		return;
+	}
+	struct strv names = {0};
+	struct dirent *de;
+	while ((de = readdir(dir)) && names.n < 10000)
+		if (session_record_name(de->d_name))
+			strv_add(&names, de->d_name);
+	closedir(dir);
+	if (names.n > WK_KEEP_SESSIONS) {
+		qsort(names.v, names.n, sizeof *names.v, cmp_name);
+		for (size_t i = 0; i + WK_KEEP_SESSIONS < names.n; i++)
+			unlinkat(sfd, names.v[i], 0);
+	}
+	strv_free(&names);
+}
+
+/* The session's denials, for `wicket why` after it: a fresh file in
+ * sessions/ (the newest WK_KEEP_SESSIONS are kept, for `wicket why
+ * --list` and `--session N`), and last-session.json a second name of it;
+ * never written through a link. */
 static void save_state(const struct session *s)
 {
 	char *dir = wicket_state_dir();
@@ -1073,36 +1324,45 @@ static void save_state(const struct session *s)
 	free(dir);
 	if (dfd < 0)
 		return;
+	if (mkdirat(dfd, "sessions", 0700) < 0 && errno != EEXIST) {
+		close(dfd);
+		return;
+	}
+	int sfd = openat(dfd, "sessions", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0) {
+		close(dfd);
+		return;
+	}
 	json_t *doc = denials_json(s, WK_MAX_DENIALS, true);
 	char *text = doc ? json_dumps(doc, JSON_INDENT(1)) : NULL;
 	json_decref(doc);
-	char tmp[64];
-	snprintf(tmp, sizeof tmp, ".last-session.%ld.tmp", (long)getpid());
-	int fd = text ? openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	char tmp[64], name[64];
+	snprintf(tmp, sizeof tmp, ".session.%ld.tmp", (long)getpid());
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(name, sizeof name, "%010lld.%09ld-%.16s.json", (long long)now.tv_sec, now.tv_nsec,
+		 s->session_id ? s->session_id : "0");
+	int fd = text ? openat(sfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			       0600) : -1;
 	if (fd >= 0) {
-		size_t len = strlen(text), off = 0;
-		while (off < len) {
-			ssize_t w = write(fd, text + off, len - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		if (write(fd, "\n", 1) != 1)
-			off = 0;
-		/* Not renamed over the old file: ext4 then writes the new one out
-		 * at once (auto_da_alloc), a fsync's worth of time on every
-		 * session's way out. A reader in between finds no list. */
-		if (close(fd) == 0 && off == len) {
+		bool ok = write_all(fd, text);
+		/* A new name, not renamed over an old file: ext4 would then
+		 * write it out at once (auto_da_alloc), a fsync's worth of time
+		 * on every session's way out. A reader in between finds no
+		 * last-session.json. */
+		if (close(fd) == 0 && ok && renameat(sfd, tmp, sfd, name) == 0) {
 			unlinkat(dfd, "last-session.json", 0);
-			renameat(dfd, tmp, dfd, "last-session.json");
+			/* Without hard links (or should it fail) `wicket why` reads
+			 * the newest record instead. */
+			if (linkat(sfd, name, dfd, "last-session.json", 0) < 0)
+				unlinkat(dfd, "last-session.json", 0);
+			prune_records(sfd);
+		} else {
+			unlinkat(sfd, tmp, 0);
 		}
-		else
-			unlinkat(dfd, tmp, 0);
 	}
 	free(text);
+	close(sfd);
 	close(dfd);
 }
 

@@ -167,6 +167,11 @@ int landlock_build(const struct session *s)
 		for (size_t i = 0; i < s->pol.read.n; i++)
 			if (add_path(rs, s->pol.read.v[i], FS_READ, h) < 0)
 				goto fail;
+		/* The session's own wicket (main.c, session_bin), whatever the
+		 * read roots: a rule on the executable's inode, which the bind
+		 * (or the link) in the session's PATH leads to. */
+		if (add_path(rs, "/proc/self/exe", FS_READ, h) < 0)
+			goto fail;
 	}
 	for (size_t i = 0; i < s->pol.write.n; i++)
 		if (add_path(rs, s->pol.write.v[i], FS_READ | FS_WRITE_TREE | FS_UNIX, h) < 0)

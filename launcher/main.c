@@ -28,7 +28,9 @@ static void usage_main(FILE *f)
 		"       wicket run [OPTIONS] -- CMD [ARGS...]\n"
 		"       wicket doctor [--json]            what this kernel can enforce\n"
 		"       wicket policy list|show|check     the policies (see wicket-policy(5))\n"
-		"       wicket why [--json] [-n N]        what the sandbox blocked, and how to allow it\n"
+		"       wicket why [--json] [-n N] [--session N]\n"
+		"                                         what the sandbox blocked, and how to allow it\n"
+		"       wicket why --list [--json]        the sessions kept, newest first\n"
 		"       wicket ask [--reason TEXT] -- CMD [ARGS...]\n"
 		"                                         (inside a session) run CMD once outside\n"
 		"                                         the sandbox, if approved\n"
@@ -40,16 +42,25 @@ static void usage_main(FILE *f)
 		"\n"
 		"Options:\n"
 		"  -P, --policy NAME|FILE  the policy: read-only, workspace-write (default),\n"
-		"                        workspace-write-strict, full-access, or your own\n"
+		"                        workspace-write-strict, full-access, or your own;\n"
+		"                        without it, the one ~/.config/wicket/config.json picks\n"
+		"                        for the workspace (see 'wicket policy show')\n"
 		"  -C, --workspace DIR   use DIR as the workspace instead of the current directory\n"
 		"  -w, --write PATH      also make PATH writable (repeatable)\n"
 		"  -p, --protect PATH    keep PATH read-only inside a writable root (repeatable)\n"
+		"      --read PATH       also let PATH be read, under a policy that narrows\n"
+		"                        reading (repeatable)\n"
+		"      --hide PATH       hide PATH like the secret stores (repeatable)\n"
+		"                        (each PATH of these four must exist)\n"
+		"  -e, --env NAME[=VALUE] set NAME in the command's environment, or pass the\n"
+		"                        caller's NAME on though the policy removes it (repeatable)\n"
 		"      --allow-shared-write  accept a shared space (/tmp, /var/tmp, /run, $HOME\n"
 		"                        or an ancestor) as the workspace or a writable root\n"
 		"  -r, --read-only       no writable root from the policy; private /tmp and\n"
 		"                        /dev essentials only\n"
-		"  -n, --net MODE        network: none, full, or ports (the policy's port lists);\n"
-		"                        replaces the policy's mode\n"
+		"  -n, --net MODE        network, replacing the policy's mode: none, full,\n"
+		"                        ports (the policy's port lists), or ports:80,443 (TCP\n"
+		"                        connections to those ports only)\n"
 		"      --best-effort     run even where the kernel cannot enforce everything,\n"
 		"                        saying up front what is weaker\n"
 		"      --no-diagnostics  do not explain denials (no preload library)\n"
@@ -64,13 +75,17 @@ static void usage_main(FILE *f)
 		"See wicket(1).\n");
 }
 
-enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER, OPT_ALLOW_SHARED };
+enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER, OPT_ALLOW_SHARED,
+       OPT_READ, OPT_HIDE };
 
 static const struct option run_opts[] = {
 	{"policy", required_argument, NULL, 'P'},
 	{"workspace", required_argument, NULL, 'C'},
 	{"write", required_argument, NULL, 'w'},
 	{"protect", required_argument, NULL, 'p'},
+	{"read", required_argument, NULL, OPT_READ},
+	{"hide", required_argument, NULL, OPT_HIDE},
+	{"env", required_argument, NULL, 'e'},
 	{"read-only", no_argument, NULL, 'r'},
 	{"net", required_argument, NULL, 'n'},
 	{"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
@@ -86,7 +101,9 @@ static const struct option run_opts[] = {
 struct cli {
 	const char *policy;
 	const char *workspace;
-	struct strv write, protect;
+	struct strv write, protect, read, hide;
+	struct strv env;       /* --env NAME=VALUE, the caller's value looked up */
+	struct port_list net_ports; /* --net ports:LIST */
 	bool read_only, best_effort, no_diagnostics, allow_shared;
 	const char *shell;   /* --shell bash|zsh (wicket shell only) */
 	const char *approver; /* --approver CMD */
@@ -102,6 +119,32 @@ static char *absolute(const char *p, const char *cwd, const char *home)
 	char *n = path_normalize(abs);
 	free(abs);
 	return n;
+}
+
+/* The paths of a command-line option (--write, --read, --protect,
+ * --hide) added to TO: expanded (~, relative to CWD), canonical when
+ * CANON; each must exist, or the option would silently do nothing.
+ * ALSO: where they are recorded for `wicket why`. */
+static void cli_paths(const struct strv *in, const char *opt, const char *cwd, const char *home,
+		      bool canon, struct strv *to, struct strv *also)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		char *a = absolute(in->v[i], cwd, home);
+		struct stat st;
+		if (lstat(a, &st) < 0)
+			die("%s %s: %s%s", opt, in->v[i], strerror(errno),
+			    errno == ENOENT ? " (it must exist when the session starts)" : "");
+		char *r = canon ? realpath(a, NULL) : xstrdup(a);
+		if (!r)
+			die("%s %s: %s", opt, in->v[i], strerror(errno));
+		free(a);
+		if (also && !strv_contains(also, r))
+			strv_add(also, r);
+		if (!strv_contains(to, r))
+			strv_push(to, r);
+		else
+			free(r);
+	}
 }
 
 /* Returns 0 and the path, or 126/127 like a shell would. */
@@ -146,13 +189,14 @@ static char **build_env(const struct session *s, const char *session_id)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 15, sizeof *env);
+	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 17, sizeof *env);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		/* Our own variables are set below, never inherited; without a
 		 * sandbox the caller's TMPDIR is the right one. */
 		if ((s->pol.sandbox && strncmp(environ[i], "TMPDIR=", 7) == 0) ||
 		    strncmp(environ[i], "WICKET=", 7) == 0 ||
+		    strncmp(environ[i], "WICKET_EXE=", 11) == 0 ||
 		    strncmp(environ[i], "WICKET_POLICY=", 14) == 0 ||
 		    strncmp(environ[i], "WICKET_SESSION=", 15) == 0)
 			continue;
@@ -172,6 +216,25 @@ static char **build_env(const struct session *s, const char *session_id)
 		tmpdir_set |= strncmp(s->pol.env_set.v[i], "TMPDIR=", 7) == 0;
 	if (!tmpdir_set && s->pol.sandbox)
 		env[w++] = xasprintf("TMPDIR=%s", s->layers.mntns ? "/tmp" : s->fallback_tmp);
+	/* env_unset walks to the NULL: none may be left behind it of what
+	 * envscrub_filter removed. */
+	env[w] = NULL;
+	/* The session's own wicket first in PATH (after env.set, which may
+	 * set PATH too): `wicket why` and `wicket ask` work in every session,
+	 * and run this same wicket, installed or not. */
+	const char *path = NULL;
+	for (size_t i = 0; i < w; i++)
+		if (strncmp(env[i], "PATH=", 5) == 0)
+			path = env[i] + 5;
+	char *newpath = xasprintf("PATH=%s%s%s", s->bin_dir, path && !*path ? "" : ":",
+				  path ? path : "/usr/local/bin:/usr/bin:/bin");
+	w = env_unset(env, "PATH=");
+	env[w++] = newpath;
+	/* Ours, whatever env.set or --env said. */
+	static const char *const own[] = {"WICKET", "WICKET_EXE", "WICKET_POLICY", "WICKET_SESSION"};
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		w = env_unset(env, own[i]);
+	env[w++] = xasprintf("WICKET_EXE=%s/wicket", s->bin_dir);
 	env[w++] = xstrdup("WICKET=1");
 	env[w++] = xasprintf("WICKET_POLICY=%s", s->pol.name);
 	env[w++] = xasprintf("WICKET_SESSION=%s", session_id);
@@ -241,6 +304,33 @@ static void late_prepare(struct session *s)
 	s->envp = build_env(s, s->session_id);
 }
 
+/* Where the session finds its `wicket` (s->bin_dir): the bind of this
+ * executable on the session's /run; without one, a directory made for
+ * the session outside every writable root (under the shared /tmp, which
+ * the sandbox cannot write without a mount namespace either), holding a
+ * link to this executable. */
+static void session_bin(struct session *s)
+{
+	if (s->layers.mntns && s->plan.self_bin) {
+		s->bin_dir = xstrdup(WK_SESSION_BIN);
+		return;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		die("cannot find wicket's own executable (/proc/self/exe): %s", strerror(errno));
+	exe[n] = '\0';
+	char tmpl[] = "/tmp/wicket-bin-XXXXXX";
+	if (!mkdtemp(tmpl))
+		die_errno("mkdtemp");
+	s->bin_made = xstrdup(tmpl);
+	s->bin_dir = xstrdup(tmpl);
+	char *link = path_join(tmpl, "wicket");
+	if (symlink(exe, link) < 0 || chmod(tmpl, 0755) < 0)
+		die("%s: %s", link, strerror(errno));
+	free(link);
+}
+
 static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 {
 	struct session s;
@@ -288,18 +378,44 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	struct wk_policy wp;
 	/* --read-only alone is the read-only built-in; with --policy it drops
 	 * that policy's writable roots. */
-	policy_load_or_die(&pctx, cli->policy ? cli->policy
+	/* The command line's policy, else the user configuration's for this
+	 * workspace (a bad configuration stops everything: 125). */
+	struct userconfig ucfg;
+	userconfig_load_or_die(&ucfg, home);
+	const struct userconfig_entry *pick = userconfig_pick(&ucfg, s.workspace);
+	policy_load_or_die(&pctx, cli->policy ? cli->policy : pick ? pick->policy
 				: cli->read_only ? "read-only" : DEFAULT_POLICY, &wp);
-	if (!wp.sandbox && (cli->write.n || cli->protect.n || cli->read_only ||
-			    (cli->net_set && cli->net != NET_FULL)))
-		die("policy %s runs without a sandbox; --write, --protect, --read-only and --net "
-		    "cannot narrow it (pick a sandboxing policy)", wp.name);
-	if (cli->net_set && cli->net == NET_PORTS && wp.net != WK_NET_PORTS)
+	if (!wp.sandbox && (cli->write.n || cli->protect.n || cli->read.n || cli->hide.n ||
+			    cli->read_only || (cli->net_set && cli->net != NET_FULL)))
+		die("policy %s runs without a sandbox; --write, --protect, --read, --hide, "
+		    "--read-only and --net cannot narrow it (pick a sandboxing policy)", wp.name);
+	if (cli->net_set && cli->net == NET_PORTS && !cli->net_ports.n && wp.net != WK_NET_PORTS)
 		die("--net ports: policy %s lists no ports (write a policy with \"network\": "
 		    "{\"mode\": \"ports\", \"connect\": [...]}; see wicket-policy(5))", wp.name);
 	policy_resolve(&wp, &s.pol, NULL);
 	if (cli->net_set)
 		s.pol.net = cli->net;
+	if (cli->net_ports.n) {
+		/* The connect list replaced; the policy's bind list and UDP
+		 * only when it was in ports mode already. */
+		free(s.pol.connect.v);
+		s.pol.connect = cli->net_ports;
+		if (wp.net != WK_NET_PORTS) {
+			s.pol.bind.n = 0;
+			s.pol.udp = false;
+		}
+	}
+	for (size_t i = 0; i < cli->env.n; i++) {
+		size_t k = 0;
+		for (size_t j = 0; j < s.pol.env_set.n; j++)
+			if (strncmp(s.pol.env_set.v[j], cli->env.v[i],
+				    strcspn(cli->env.v[i], "=") + 1) != 0)
+				s.pol.env_set.v[k++] = s.pol.env_set.v[j];
+			else
+				free(s.pol.env_set.v[j]);
+		s.pol.env_set.n = k;
+		strv_add(&s.pol.env_set, cli->env.v[i]);
+	}
 	if (cli->read_only) {
 		strv_free(&s.pol.write);
 		s.pol.private_tmp = true;
@@ -314,21 +430,24 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	control_plan(&s);
 	net_early_start(&s);
 
-	for (size_t i = 0; i < cli->write.n; i++) {
-		char *a = absolute(cli->write.v[i], cwd, home);
-		char *r = realpath(a, NULL);
-		if (!r)
-			die("--write %s: %s", cli->write.v[i], strerror(errno));
-		if (!strv_contains(&s.pol.write, r))
-			strv_push(&s.pol.write, r);
-		else
-			free(r);
-		free(a);
+	cli_paths(&cli->write, "--write", cwd, home, true, &s.pol.write, NULL);
+	cli_paths(&cli->read, "--read", cwd, home, true, &s.pol.read, NULL);
+	for (size_t i = 0; i < cli->read.n; i++) {
+		char *r = realpath(absolute(cli->read.v[i], cwd, home), NULL);
+		for (size_t j = 0; r && j < s.pol.hide.n; j++) {
+			char *h = realpath(s.pol.hide.v[j], NULL);
+			if (path_is_under(r, s.pol.hide.v[j]) || (h && path_is_under(r, h)))
+				die("--read %s: it is hidden by the policy's rule \"%s\", which the "
+				    "command line does not lift (write a policy that does not hide it; "
+				    "see wicket-policy(5))", cli->read.v[i], s.pol.hide.v[j]);
+			free(h);
+		}
+		free(r);
 	}
-	for (size_t i = 0; i < cli->protect.n; i++) {
-		strv_push(&s.pol.protect, absolute(cli->protect.v[i], cwd, home));
-		strv_add(&s.cli_protect, s.pol.protect.v[s.pol.protect.n - 1]);
-	}
+	/* Protected and hidden paths stay lexical, like the policy's: the
+	 * plan resolves them. */
+	cli_paths(&cli->protect, "--protect", cwd, home, false, &s.pol.protect, &s.cli_protect);
+	cli_paths(&cli->hide, "--hide", cwd, home, false, &s.pol.hide, &s.cli_hide);
 	/* A session must not be able to choose the policy of the next one. */
 	if (s.pol.sandbox)
 		policy_protect_sources(&wp, &s.pol.protect);
@@ -369,6 +488,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 			die_errno("mkdtemp");
 		s.fallback_tmp = xstrdup(tmpl);
 	}
+	session_bin(&s);
 	char sid[20] = "";
 	random_hex(sid, sizeof sid);
 	s.session_id = sid;
@@ -394,7 +514,59 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	history_merge(&s);
 	if (s.hist_dir)
 		nftw(s.hist_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (s.bin_made)
+		nftw(s.bin_made, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
+}
+
+/* --env NAME=VALUE, or NAME: the caller's value (an error when it has
+ * none: the option would do nothing). */
+static void cli_env(struct strv *env, const char *arg)
+{
+	size_t nl = strcspn(arg, "=");
+	bool ok = nl > 0 && (arg[0] < '0' || arg[0] > '9');
+	for (size_t i = 0; i < nl; i++)
+		ok &= arg[i] == '_' || (arg[i] >= 'A' && arg[i] <= 'Z') ||
+		      (arg[i] >= 'a' && arg[i] <= 'z') || (arg[i] >= '0' && arg[i] <= '9');
+	if (!ok)
+		die("--env %s: not a variable name (letters, digits and _, not starting with a "
+		    "digit), or NAME=VALUE", arg);
+	if (arg[nl] == '=') {
+		strv_add(env, arg);
+		return;
+	}
+	const char *v = getenv(arg);
+	if (!v)
+		die("--env %s: %s is not set here; give its value: --env %s=VALUE", arg, arg, arg);
+	strv_push(env, xasprintf("%s=%s", arg, v));
+}
+
+/* --net ports:80,443: TCP ports, each once, 1 to 65535. */
+static void cli_ports(struct port_list *pl, const char *list)
+{
+	free(pl->v);
+	pl->n = 0;
+	pl->v = xcalloc(strlen(list) / 2 + 2, sizeof *pl->v);
+	const char *p = list;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char num[8];
+		long port;
+		if (len == 0 || len >= sizeof num)
+			die("--net ports:%s: a list of TCP ports, like ports:80,443", list);
+		memcpy(num, p, len);
+		num[len] = '\0';
+		if (!parse_long(num, 1, 65535, &port))
+			die("--net ports:%s: '%s' is not a port (1 to 65535)", list, num);
+		bool dup = false;
+		for (size_t i = 0; i < pl->n; i++)
+			dup |= pl->v[i] == port;
+		if (!dup)
+			pl->v[pl->n++] = (unsigned short)port;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
 }
 
 static int cmd_run(int argc, char **argv, bool shell)
@@ -406,7 +578,7 @@ static int cmd_run(int argc, char **argv, bool shell)
 	optind = 1;
 	opterr = 0;
 	/* Leading ':' so a missing argument is told apart from an unknown option. */
-	while ((c = getopt_long(argc, argv, "+:P:C:w:p:rn:hV", run_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:P:C:w:p:e:rn:hV", run_opts, NULL)) != -1) {
 		switch (c) {
 		case 'P':
 			if (!optarg[0])
@@ -422,6 +594,15 @@ static int cmd_run(int argc, char **argv, bool shell)
 		case 'p':
 			strv_add(&cli.protect, optarg);
 			break;
+		case OPT_READ:
+			strv_add(&cli.read, optarg);
+			break;
+		case OPT_HIDE:
+			strv_add(&cli.hide, optarg);
+			break;
+		case 'e':
+			cli_env(&cli.env, optarg);
+			break;
 		case 'r':
 			cli.read_only = true;
 			break;
@@ -433,8 +614,11 @@ static int cmd_run(int argc, char **argv, bool shell)
 				cli.net = NET_FULL;
 			else if (strcmp(optarg, "ports") == 0)
 				cli.net = NET_PORTS;
+			else if (strncmp(optarg, "ports:", 6) == 0)
+				cli_ports(&cli.net_ports, optarg + 6), cli.net = NET_PORTS;
 			else
-				die("--net: unknown mode '%s' (none, full or ports)", optarg);
+				die("--net: unknown mode '%s' (none, full, ports or ports:PORT,...)",
+				    optarg);
 			break;
 		case OPT_BEST_EFFORT:
 			cli.best_effort = true;
@@ -468,6 +652,7 @@ static int cmd_run(int argc, char **argv, bool shell)
 			die("option '%s' needs an argument (see 'wicket --help')", argv[optind - 1]);
 		}
 	}
+	refuse_inside_session(shell ? "shell" : "run");
 	if (shell) {
 		if (optind < argc && (strcmp(argv[optind], "run") == 0 ||
 				      strcmp(argv[optind], "shell") == 0 ||

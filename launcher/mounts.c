@@ -317,27 +317,57 @@ static int hide_path(const char *path, int *empty_src, bool run_source)
  * before the freeze of step 3, which does not reach a detached copy, so
  * its flags are set here: otherwise it would keep the host's (rw), and
  * chmod, chown or utimes on it would reach the host. */
-static int clone_readonly(const char *path)
+/* The same, of the object PFD (an O_PATH descriptor, closed here). */
+static int clone_readonly_fd(int pfd)
 {
-	int pfd = open_nofollow(path);
-	if (pfd < 0)
-		return -1;
 	int fd = (int)syscall(SYS_open_tree, pfd, "",
 			      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	int e = errno;
 	close(pfd);
-	if (fd < 0) {
-		errno = e;
-		return -1;
-	}
-	if (do_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
-		       MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, MS_PRIVATE) < 0) {
+	if (fd >= 0 && do_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
+				  MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0,
+				  MS_PRIVATE) < 0) {
 		e = errno;
 		close(fd);
-		errno = e;
+		fd = -1;
+	}
+	errno = e;
+	return fd;
+}
+
+static int clone_readonly(const char *path)
+{
+	int pfd = open_nofollow(path);
+	return pfd < 0 ? -1 : clone_readonly_fd(pfd);
+}
+
+/* The executable this process runs (the supervisor's, as init is its
+ * fork): a read-only bind of that very file. /proc/self/exe still names
+ * the mount of the namespace it was started in, which cannot be cloned
+ * here, so the file is opened again by its name in this namespace (no
+ * symlinks) and must be the same inode. While the supervisor runs it, the
+ * kernel refuses to write it in place (ETXTBSY), and a file put in its
+ * place by name later is not the one bound. */
+static int clone_self_exe(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	struct stat want, got;
+	if (stat("/proc/self/exe", &want) < 0)
+		return -1;
+	int pfd = open_nofollow(exe);
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &got) < 0 || got.st_dev != want.st_dev || got.st_ino != want.st_ino ||
+	    !S_ISREG(got.st_mode)) {
+		close(pfd);
+		errno = ESTALE;
 		return -1;
 	}
-	return fd;
+	return clone_readonly_fd(pfd);
 }
 
 /* Attach the read-only copies of KEEP (FDS, -1 for none) where they were,
@@ -369,7 +399,7 @@ int mounts_base(const struct mount_plan *plan)
 	int *write_fd = xcalloc(plan->write.n + 1, sizeof(int));
 	int *keep_fd = xcalloc(plan->run_keep.n + 1, sizeof(int));
 	int *read_fd = xcalloc(plan->read_keep.n + 1, sizeof(int));
-	int ret = -1;
+	int self_fd = -1, ret = -1;
 	for (size_t i = 0; i < sizeof node_fd / sizeof node_fd[0]; i++)
 		node_fd[i] = -1;
 	for (size_t i = 0; i < plan->write.n; i++)
@@ -411,6 +441,11 @@ int mounts_base(const struct mount_plan *plan)
 		}
 	}
 
+	if (plan->self_bin && (self_fd = clone_self_exe()) < 0) {
+		setup_fail(STAGE_MOUNT, errno, "bind wicket itself");
+		goto out;
+	}
+
 	/* 3. Everything read-only, nosuid, nodev: this is what stops chmod,
 	 *    chown, utimes, xattrs and inode flags outside the workspace,
 	 *    which Landlock does not mediate. */
@@ -443,6 +478,10 @@ int mounts_base(const struct mount_plan *plan)
 		}
 		if (attach_kept(&plan->run_keep, keep_fd) < 0)
 			goto out;
+		/* `wicket why`, `wicket ask` inside: this same wicket. */
+		if (self_fd >= 0 && (ensure_mountpoint(WK_SESSION_BIN "/wicket", false) < 0 ||
+				     attach(self_fd, WK_SESSION_BIN "/wicket") < 0))
+			goto out;
 	}
 	if (attach_kept(&plan->read_keep, read_fd) < 0)
 		goto out;
@@ -457,6 +496,8 @@ int mounts_base(const struct mount_plan *plan)
 
 	ret = 0;
 out:
+	if (self_fd >= 0)
+		close(self_fd);
 	close_all(node_fd, sizeof node_fd / sizeof node_fd[0]);
 	close_all(write_fd, plan->write.n);
 	close_all(keep_fd, plan->run_keep.n);

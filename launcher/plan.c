@@ -144,6 +144,7 @@ void plan_build_base(struct session *s)
 
 	struct stat st;
 	plan->cover_run = stat("/run", &st) == 0 && S_ISDIR(st.st_mode);
+	plan->self_bin = plan->cover_run;
 	if (plan->cover_run) {
 		/* Name resolution and utmp stay readable; no socket is kept. */
 		static const char *const keep[] = {"/etc/resolv.conf", "/run/utmp", NULL};

@@ -58,12 +58,11 @@ void policy_ctx_init(struct wk_policy_ctx *ctx, const char *workspace, const cha
 		ctx->vars.runtime_dir = rtbuf;
 	}
 	if (!search_dirs[0]) {
-		const char *xdg = getenv("XDG_CONFIG_HOME");
+		char *conf = wicket_config_dir(ctx->vars.home);
 		size_t n = 0;
-		if (xdg && xdg[0] == '/')
-			search_dirs[n++] = xasprintf("%s/wicket/policies", xdg);
-		else if (ctx->vars.home)
-			search_dirs[n++] = xasprintf("%s/.config/wicket/policies", ctx->vars.home);
+		if (conf)
+			search_dirs[n++] = path_join(conf, "policies");
+		free(conf);
 		search_dirs[n++] = xstrdup(SYSCONFDIR "/wicket/policies");
 		search_dirs[n] = NULL;
 	}
@@ -72,8 +71,9 @@ void policy_ctx_init(struct wk_policy_ctx *ctx, const char *workspace, const cha
 	ctx->follow_files = true;
 }
 
-/* What could change the policy of a later session: the user's policy
- * directory (searched before the built-ins) and every file along this
+/* What could change the policy of a later session: the user's wicket
+ * directory (its policies/, searched before the built-ins, and
+ * config.json, which picks the policy per directory) and every file along this
  * policy's chain. Protected like .git/hooks: read-only when they exist
  * inside a writable root, moved aside after the session if it created
  * them. Canonical when they exist (a symlinked ~/.config is fine). */
@@ -180,7 +180,7 @@ static void usage_policy(FILE *f)
 }
 
 /* ${home}: $HOME, else the passwd entry's, as a session takes it. */
-static const char *home_dir(void)
+const char *user_home(void)
 {
 	const char *h = getenv("HOME");
 	if (h && h[0] == '/')
@@ -212,7 +212,7 @@ static void list_one(const char *name, const char *shown_source, const char *loa
 {
 	struct wk_policy wp;
 	struct wk_policy_ctx ctx;
-	policy_ctx_init(&ctx, ws, home_dir());
+	policy_ctx_init(&ctx, ws, user_home());
 	ctx.follow_files = !builtin_only;
 	bool ok = wk_policy_load(&ctx, load_as, &wp) == 0;
 	printf("%-24s %-48s %s%s%s\n", name, shown_source, shadowed ? "(shadowed) " : "",
@@ -227,7 +227,7 @@ static int policy_list(void)
 {
 	char *ws = workspace_dir();
 	struct wk_policy_ctx ctx;
-	policy_ctx_init(&ctx, ws, home_dir());
+	policy_ctx_init(&ctx, ws, user_home());
 	struct strv seen = {0};
 	printf("%-24s %-48s %s\n", "NAME", "SOURCE", "DESCRIPTION");
 	for (size_t d = 0; ctx.search[d]; d++) {
@@ -300,7 +300,7 @@ static int policy_check(int argc, char **argv)
 	int bad = 0;
 	for (int i = 0; i < argc; i++) {
 		struct wk_policy_ctx ctx;
-		policy_ctx_init(&ctx, ws, home_dir());
+		policy_ctx_init(&ctx, ws, user_home());
 		struct wk_policy wp;
 		if (wk_policy_load(&ctx, argv[i], &wp) < 0) {
 			print_errors(&ctx);
@@ -462,11 +462,33 @@ static int policy_show(int argc, char **argv)
 		else
 			name = argv[i];
 	}
-	if (!name)
-		name = DEFAULT_POLICY;
 	char *ws = workspace_dir();
+	/* Which policy a session here would get, and why. */
+	struct userconfig ucfg;
+	userconfig_load_or_die(&ucfg, user_home());
+	const struct userconfig_entry *pick = userconfig_pick(&ucfg, ws);
+	char *chosen;
+	json_t *jchosen;
+	if (name) {
+		chosen = xstrdup("named here");
+		jchosen = json_pack("{s:s}", "by", "name");
+	} else if (pick) {
+		name = pick->policy;
+		chosen = xasprintf("%s (the directory %s)", pick->where, pick->path);
+		jchosen = json_pack("{s:s, s:s, s:s, s:I}", "by", "config", "file", ucfg.file,
+				    "path", pick->path, "entry", (json_int_t)pick->index);
+	} else {
+		name = DEFAULT_POLICY;
+		chosen = ucfg.found ? xasprintf("the default (no entry of %s holds this directory)",
+						ucfg.file)
+				    : xasprintf("the default (no %s)", ucfg.file ? ucfg.file
+							: "user configuration");
+		jchosen = json_pack("{s:s}", "by", "default");
+		if (ucfg.file)
+			json_object_set_new(jchosen, "file", json_string(ucfg.file));
+	}
 	struct wk_policy_ctx ctx;
-	policy_ctx_init(&ctx, ws, home_dir());
+	policy_ctx_init(&ctx, ws, user_home());
 	struct wk_policy wp;
 	policy_load_or_die(&ctx, name, &wp);
 	struct enforce e;
@@ -481,6 +503,7 @@ static int policy_show(int argc, char **argv)
 	json_t *jr = json_array(), *jw = json_array(), *jp = json_array(), *jh = json_array();
 	if (!json) {
 		printf("policy:      %s\n", wp.name);
+		printf("chosen by:   %s\n", chosen);
 		printf("source:      %s\n", wp.source);
 		printf("extends:     ");
 		for (size_t i = 0; i < wp.chain.n; i++)
@@ -579,8 +602,10 @@ static int policy_show(int argc, char **argv)
 		json_decref(jh);
 		json_decref(fs);
 		json_decref(o);
+		json_decref(jchosen);
 	} else {
 		json_object_set_new(o, "name", json_string(wp.name));
+		json_object_set_new(o, "chosen_by", jchosen);
 		json_object_set_new(o, "source", json_string(wp.source));
 		json_object_set_new(o, "chain", jstrv(&wp.chain));
 		json_object_set_new(o, "description",
@@ -631,6 +656,8 @@ static int policy_show(int argc, char **argv)
 	strv_free(&e.gaps);
 	wk_policy_free(&wp);
 	wk_policy_ctx_free(&ctx);
+	userconfig_free(&ucfg);
+	free(chosen);
 	free(ws);
 	return 0;
 }

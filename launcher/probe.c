@@ -175,6 +175,37 @@ static const struct ns_kind ns_kinds[] = {
 	{"ipc", CLONE_NEWIPC, false},
 };
 
+/* A seccomp filter on this process ("Seccomp: 2"): every sandboxed
+ * session puts one on all it runs; a full-access session none. */
+static bool seccomp_filtered(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	char line[256];
+	bool on = false;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "Seccomp:", 8) == 0)
+			on = atoi(line + 8) == 2;
+	fclose(f);
+	return on;
+}
+
+void refuse_inside_session(const char *command)
+{
+	const char *sid = getenv("WICKET_SESSION");
+	if (!sid || !seccomp_filtered())
+		return;
+	const char *pol = getenv("WICKET_POLICY");
+	if (strcmp(command, "doctor") == 0)
+		die("doctor: this is wicket session %s (policy %s): its sandbox is what a program here "
+		    "can use, not what the machine can; run 'wicket doctor' outside the session "
+		    "(or 'wicket why' here)", sid, pol ? pol : "?");
+	die("%s: this is already wicket session %s (policy %s), and a session cannot start "
+	    "another (its sandbox forbids making namespaces); run it outside the session, "
+	    "in another terminal or after 'exit'", command, sid, pol ? pol : "?");
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	bool json = false;
@@ -193,7 +224,8 @@ int cmd_doctor(int argc, char **argv)
 			break;
 		case 'h':
 			printf("Usage: wicket doctor [--json]\n"
-			       "Show what this kernel can enforce and what each built-in mode gets here.\n");
+			       "Show what this kernel can enforce and what each built-in mode gets here,\n"
+			       "and the user configuration (the policy it picks for this directory).\n");
 			return 0;
 		default:
 			die("doctor: unknown option '%s' (try 'wicket doctor --help')", argv[optind - 1]);
@@ -201,6 +233,7 @@ int cmd_doctor(int argc, char **argv)
 	}
 	if (optind < argc)
 		die("doctor: unexpected argument '%s'", argv[optind]);
+	refuse_inside_session("doctor");
 
 	struct kernel_info k;
 	probe_kernel(&k);
@@ -235,8 +268,28 @@ int cmd_doctor(int argc, char **argv)
 		strv_add(&p->read, modes[i].read_all ? "/" : "/usr");
 	}
 
+	/* The user configuration, and what it picks here (the current
+	 * directory as the workspace). */
+	struct userconfig ucfg;
+	bool cfg_ok = userconfig_load(&ucfg, user_home());
+	char *cwd = getcwd(NULL, 0);
+	char *here = cwd ? realpath(cwd, NULL) : NULL;
+	free(cwd);
+	const struct userconfig_entry *pick = cfg_ok && here ? userconfig_pick(&ucfg, here) : NULL;
+	int rc = cfg_ok ? 0 : EXIT_WICKET;
+
 	if (json) {
 		json_t *o = json_object();
+		json_t *cf = json_pack("{s:s?, s:b, s:I}", "file", ucfg.file, "found", ucfg.found,
+				       "directories", (json_int_t)ucfg.n);
+		json_t *errs = json_array();
+		for (size_t i = 0; i < ucfg.errors.n; i++)
+			json_array_append_new(errs, json_string(ucfg.errors.v[i]));
+		json_object_set_new(cf, "errors", errs);
+		json_object_set_new(cf, "here", json_string(here ? here : ""));
+		json_object_set_new(cf, "policy", json_string(pick ? pick->policy : DEFAULT_POLICY));
+		json_object_set_new(cf, "entry", pick ? json_integer((json_int_t)pick->index) : json_null());
+		json_object_set_new(o, "config", cf);
 		json_object_set_new(o, "kernel", json_string(k.release));
 		json_object_set_new(o, "landlock_abi", json_integer(k.landlock_abi));
 		if (!k.landlock_abi)
@@ -274,7 +327,9 @@ int cmd_doctor(int argc, char **argv)
 		puts(s);
 		free(s);
 		json_decref(o);
-		return 0;
+		userconfig_free(&ucfg);
+		free(here);
+		return rc;
 	}
 
 	printf("kernel:        %s\n", k.release);
@@ -300,5 +355,21 @@ int cmd_doctor(int argc, char **argv)
 			printf("  - %s\n", gaps.v[g]);
 		strv_free(&gaps);
 	}
-	return 0;
+	if (!ucfg.file)
+		printf("config:        none (no home directory)\n");
+	else if (!ucfg.found)
+		printf("config:        %s: none\n", ucfg.file);
+	else if (!cfg_ok)
+		printf("config:        %s: INVALID, no session starts until it is fixed:\n", ucfg.file);
+	else
+		printf("config:        %s: %zu director%s\n", ucfg.file, ucfg.n,
+		       ucfg.n == 1 ? "y" : "ies");
+	for (size_t i = 0; i < ucfg.errors.n; i++)
+		printf("  - %s\n", ucfg.errors.v[i]);
+	if (cfg_ok && here)
+		printf("policy here:   %s (%s%s%s)\n", pick ? pick->policy : DEFAULT_POLICY,
+		       pick ? pick->where : "the default", pick ? ": " : "", pick ? pick->path : "");
+	userconfig_free(&ucfg);
+	free(here);
+	return rc;
 }

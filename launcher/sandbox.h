@@ -16,6 +16,12 @@
 /* The policy a session gets when none is named. */
 #define DEFAULT_POLICY "workspace-write"
 
+/* Where every session finds the wicket that started it (first in PATH):
+ * a read-only bind of the supervisor's executable on the session's own
+ * /run, or, without a mount namespace, a directory of the supervisor's
+ * outside the writable roots (main.c). */
+#define WK_SESSION_BIN "/run/wicket/bin"
+
 enum net_mode { NET_NONE, NET_FULL, NET_PORTS };
 
 struct port_list {
@@ -80,6 +86,9 @@ struct mount_plan {
 	struct strv absent_protect; /* protected paths that did not exist at start */
 	bool private_tmp;
 	bool cover_run;
+	/* The supervisor's own executable, read-only at WK_SESSION_BIN/wicket
+	 * (on the session's /run, so only with cover_run). */
+	bool self_bin;
 	char tmp_size[WK_TMP_SIZE_MAX]; /* tmpfs size= of /tmp and /dev/shm, each */
 };
 
@@ -128,6 +137,8 @@ struct session {
 	char *exec_path;          /* argv[0] resolved before forking */
 	char **envp;              /* environment for the command */
 	char *fallback_tmp;       /* per-session tmp dir when there is no mntns */
+	char *bin_dir;            /* the directory of the session's `wicket` (PATH) */
+	char *bin_made;           /* the one made outside for it, removed at the end */
 	struct stdio_fix stdio[3];
 	int offset_pipe[2];       /* init -> supervisor: final offset of a reopened stdin */
 	struct pty_plan pty;      /* the command's own terminal (pty.c) */
@@ -144,6 +155,7 @@ struct session {
 	dev_t pidns_dev;          /* the sandbox's pid namespace (layers.pidns), once it */
 	ino_t pidns_ino;          /* exists; 0: none (who is inside, for ask.c) */
 	struct strv cli_protect;  /* --protect paths, absolute (for `wicket why`) */
+	struct strv cli_hide;     /* --hide paths, absolute (for `wicket why`) */
 	struct strv shell_env;    /* NAME=value the shell's hooks need (shell.c) */
 	bool shell_hooks;         /* the shell loads wicket's hooks */
 	int status_fd;            /* denial count for the hooks, -1: none (control.c) */
@@ -173,6 +185,9 @@ struct session {
 /* probe.c */
 void probe_kernel(struct kernel_info *k);
 int cmd_doctor(int argc, char **argv);
+/* Inside a sandboxed wicket session (its variables, and a seccomp filter
+ * on this process): COMMAND ("run", "doctor") is refused, saying so. */
+void refuse_inside_session(const char *command);
 
 /* layers.c: which layers, and every way the session would be weaker. */
 void layers_gaps(const struct kernel_info *k, bool ns_ok, enum net_mode net, struct strv *out);
@@ -194,6 +209,7 @@ void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv 
 int cmd_policy(int argc, char **argv);
 void policy_protect_sources(const struct wk_policy *wp, struct strv *protect);
 struct passwd *passwd_of(uid_t uid);
+const char *user_home(void); /* $HOME when absolute, else the passwd entry's */
 
 /* plan.c: policy resolution and the mount plan (no mounting). */
 void plan_build_base(struct session *s);
@@ -435,6 +451,10 @@ struct watch *session_watch(struct session *s, int fd, short events,
 			    void (*ready)(struct session *, struct watch *, short), void *data);
 void session_unwatch(struct watch *w);
 char *wicket_state_dir(void);
+/* The records of the sessions that ended, kept in STATE/sessions/ for
+ * `wicket why --list` and `--session N`: the newest this many. */
+#define WK_KEEP_SESSIONS 20
+bool session_record_name(const char *name);
 bool wicket_state_dir_make(const char *dir);
 int cmd_why(int argc, char **argv);
 /* The control socket named by $WICKET_FD when it is still the one the
@@ -456,6 +476,30 @@ int cmd_ask(int argc, char **argv);
 /* Exit codes of `wicket ask` besides the command's own (wicket(1)). */
 #define ASK_EXIT_DENIED 122      /* a rule, the approver or the person said no */
 #define ASK_EXIT_UNANSWERED 123  /* no one to ask, or no answer in time */
+
+/* userconfig.c: $XDG_CONFIG_HOME/wicket/config.json, the policy per
+ * directory. userconfig_load: false with c->errors (each naming the file
+ * and the JSON pointer) on a bad file; no file is no error (found false).
+ * userconfig_pick: the entry whose directory holds WORKSPACE (canonical),
+ * the deepest; NULL: none. */
+struct userconfig_entry {
+	char *path;   /* canonical (or normalised, when it does not exist) */
+	char *policy; /* a name, or a file path (relative: the config's directory) */
+	char *where;  /* "FILE: /directories/N" */
+	size_t index;
+};
+struct userconfig {
+	char *file;   /* NULL: no home to find it in */
+	bool found;
+	struct userconfig_entry *entries;
+	size_t n;
+	struct strv errors;
+};
+char *wicket_config_dir(const char *home);
+bool userconfig_load(struct userconfig *c, const char *home);
+void userconfig_load_or_die(struct userconfig *c, const char *home);
+const struct userconfig_entry *userconfig_pick(const struct userconfig *c, const char *workspace);
+void userconfig_free(struct userconfig *c);
 
 /* shell.c: the interactive shell and its hooks (s->argv, s->shell_env). */
 struct passwd;

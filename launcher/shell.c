@@ -126,13 +126,6 @@ void shell_plan(struct session *s, const char *want, const struct passwd *pw)
 		warnmsg("%s: no wicket hooks for this shell (bash and zsh have them): no prompt "
 			"marker and no summary after a blocked command", base);
 	}
-	/* The hooks' `ask` runs this same wicket, installed or not. */
-	char exe[PATH_MAX];
-	ssize_t n = hooks ? readlink("/proc/self/exe", exe, sizeof exe - 1) : -1;
-	if (n > 0) {
-		exe[n] = '\0';
-		strv_push(&s->shell_env, xasprintf("WICKET_EXE=%s", exe));
-	}
 	s->shell_hooks = hooks != NULL;
 	free(hooks);
 }

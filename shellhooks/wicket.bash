@@ -17,6 +17,15 @@ if [ -r "$HOME/.bashrc" ]; then
 	# shellcheck source=/dev/null
 	. "$HOME/.bashrc"
 fi
+# The session's own wicket (see wicket(1), ENVIRONMENT) stays first in
+# PATH even when the user's start-up files set PATH: the hints below name
+# `wicket why` and `wicket ask`.
+if [ -n "${WICKET_EXE-}" ]; then
+	case ":$PATH:" in
+	*":${WICKET_EXE%/*}:"*) ;;
+	*) PATH=${WICKET_EXE%/*}:$PATH ;;
+	esac
+fi
 
 if [ -z "${__wicket_hooked-}" ]; then
 	__wicket_hooked=1

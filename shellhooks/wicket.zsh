@@ -9,6 +9,12 @@
 #     refusals came from it (else the block shows a line to copy).
 # Through add-zsh-hook; $? is kept; works with setopt nounset/errexit.
 
+# As in wicket.bash: the session's own wicket first in PATH, whatever the
+# user's start-up files did to it.
+if [[ -n ${WICKET_EXE-} && ":$PATH:" != *":${WICKET_EXE:h}:"* ]]; then
+	PATH=${WICKET_EXE:h}:$PATH
+fi
+
 if (( ! ${+__wicket_hooked} )); then
 	typeset -g __wicket_hooked=1 __wicket_seen=0 __wicket_mark __wicket_ask_line= __wicket_pids=' '
 	typeset -ga __wicket_ask_argv

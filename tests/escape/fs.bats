@@ -379,12 +379,14 @@ for step in (lambda: os.chmod("f", 0o777, dir_fd=7),
 }
 
 @test "fs: moving aside an absent protected path never moves a file outside the writable roots" {
-	# --protect names a path that does not exist; the session makes its
-	# parent a symlink to a directory outside, where a file of that name
-	# lives. At the end, wicket must not rename the outside file.
+	# A policy's protect rule names a path that does not exist (on the
+	# command line that is an error); the session makes its parent a
+	# symlink to a directory outside, where a file of that name lives. At
+	# the end, wicket must not rename the outside file.
 	mkdir "$OUT/d"
 	printf 'keep\n' >"$OUT/d/x"
-	sbx_opts --protect "$WS/sub/x" -- ln -s "$OUT/d" sub
+	printf '{"extends": "workspace-write", "filesystem": {"protect": ["%s/sub/x"]}}\n' "$WS" >"$OUT/absent.json"
+	sbx_opts --policy "$OUT/absent.json" -- ln -s "$OUT/d" sub
 	assert_equal "$status" 0
 	[ "$(cat "$OUT/d/x")" = keep ]
 	[ -z "$(ls "$OUT/d" | grep -v '^x$')" ]

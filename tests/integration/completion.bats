@@ -21,7 +21,7 @@ teardown() { it_teardown; }
 # complete WORD...: what bash offers for the command line WORD... (the last
 # word is the one being completed), one per line, sorted.
 complete() {
-	run --separate-stderr bounded 60 env PATH="$BIN:/usr/bin:/bin" bash -c '
+	run --separate-stderr bounded 60 env PATH="$BIN:/usr/bin:/bin" WICKET_COMPLETION_PROBE=1 bash -c '
 		. "$1" && . "$2" || exit 1
 		shift 2
 		COMP_WORDS=("$@")
@@ -54,14 +54,27 @@ why"
 	complete wicket run --net ''
 	assert_output "full
 none
-ports"
+ports
+ports:"
+	complete wicket run --h
+	assert_output "--help
+--hide"
+	complete wicket run --re
+	assert_output "--read
+--read-only"
+	complete wicket run --hide /us
+	assert_output "/usr"
+	complete wicket run --env WICKET_COMPLETION_PROB
+	assert_output "WICKET_COMPLETION_PROBE"
 	complete wicket shell --shell ''
 	assert_output "bash
 zsh"
 	complete wicket why --
 	assert_output "--count
 --help
---json"
+--json
+--list
+--session"
 }
 
 @test "bash: policy names from wicket policy list, and policy subcommands" {

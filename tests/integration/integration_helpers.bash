@@ -53,6 +53,14 @@ it_setup_ws() {
 	export XDG_STATE_HOME=$OUT/state
 }
 
+# it_setup_home: it_setup_ws, and a HOME and XDG_CONFIG_HOME of the
+# test's own under OUT (the user configuration, the secret stores).
+it_setup_home() {
+	it_setup_ws || return 1
+	export HOME=$OUT/home XDG_CONFIG_HOME=$OUT/config
+	mkdir -p "$HOME"
+}
+
 # it_teardown: the teardown of every integration file.
 it_teardown() {
 	local p

@@ -15,7 +15,11 @@ EXTRA_DIST += \
 	tests/integration/terminal.bats \
 	tests/integration/denials.bats \
 	tests/integration/doctor.bats \
-	tests/integration/unixsock.bats
+	tests/integration/unixsock.bats \
+	tests/integration/inside.bats \
+	tests/integration/cli-policy.bats \
+	tests/integration/why-fixes.bats \
+	tests/integration/userconfig.bats
 
 # Network calls as programs the preload shim cannot see make them (the
 # supervisor reports those, launcher/netnotify.c): raw system calls from a

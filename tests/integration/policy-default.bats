@@ -437,7 +437,8 @@ end"
 	run --separate-stderr bounded 60 env TERM=xterm-test LANG=C.UTF-8 FOO=bar-value MY_SETTING="a b" \
 		bash -c 'cd "$1" && "$WICKET" run -- env' _ "$ws"
 	assert_equal "$status" 0
-	assert_line "PATH=$PATH"
+	# The session's own wicket first (wicket(1), ENVIRONMENT).
+	assert_line "PATH=/run/wicket/bin:$PATH"
 	assert_line "HOME=$HOME"
 	assert_line "TERM=xterm-test"
 	assert_line "LANG=C.UTF-8"

@@ -140,7 +140,7 @@ except OSError:
 	done
 	run --separate-stderr bounded 60 "$WICKET" why --help
 	assert_equal "$status" 0
-	assert_line --index 0 'Usage: wicket why [--json] [-n N]'
+	assert_line --index 0 'Usage: wicket why [--json] [-n N] [--session N|ID]'
 }
 
 @test "inside a session whose control socket is gone: a clear error, not the last session's list" {

@@ -1,0 +1,141 @@
+#!/usr/bin/env bats
+# The user configuration, $XDG_CONFIG_HOME/wicket/config.json: the policy
+# per directory (the deepest entry that holds the workspace, by whole path
+# components after symbolic links), --policy first; shown by `wicket
+# policy show` and `wicket doctor`; a bad file stops everything with 125;
+# no session can rewrite it (judged on the host's file).
+
+load ../lib/common
+load integration_helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	it_setup_home
+	mkdir -p "$XDG_CONFIG_HOME/wicket" "$WS/strict/deeper" "$WS/ro" "$WS/strictly"
+	CONF=$XDG_CONFIG_HOME/wicket/config.json
+}
+
+teardown() { it_teardown; }
+
+conf() { printf '%s\n' "$1" >"$CONF"; }
+
+# policy_in DIR [OPTIONS]: the policy a session in DIR gets.
+policy_in() {
+	(cd "$1" && shift && bounded 60 "$WICKET" run "$@" -- sh -c 'echo "$WICKET_POLICY"')
+}
+
+@test "the deepest entry holding the workspace picks its policy; --policy comes first; elsewhere the default" {
+	ln -s "$WS/strict" "$OUT/link"
+	conf '{"directories": [
+		{"path": "'"$WS"'", "policy": "workspace-write-strict"},
+		{"path": "'"$OUT"'/link/deeper", "policy": "read-only"},
+		{"path": "'"$WS"'/ro", "policy": "read-only"}]}'
+	[ "$(policy_in "$WS")" = workspace-write-strict ]
+	[ "$(policy_in "$WS/strict")" = workspace-write-strict ]
+	# Through the symbolic link, resolved on both sides.
+	[ "$(policy_in "$WS/strict/deeper")" = read-only ]
+	[ "$(policy_in "$WS/ro")" = read-only ]
+	[ "$(policy_in "$WS/ro" --policy workspace-write)" = workspace-write ]
+	mkdir "$OUT/other"
+	[ "$(policy_in "$OUT/other")" = workspace-write ]
+	# By whole components: /x/ro is not /x/rox.
+	conf '{"directories": [{"path": "'"$WS"'/strict", "policy": "read-only"}]}'
+	[ "$(policy_in "$WS/strictly")" = workspace-write ]
+	# Enforced, not only named: read-only here means the write fails.
+	conf '{"directories": [{"path": "'"$WS"'/ro", "policy": "read-only"}]}'
+	(cd "$WS/ro" && bounded 60 "$WICKET" run -- sh -c 'echo x >made' 2>/dev/null) || true
+	[ ! -e "$WS/ro/made" ]
+}
+
+@test "a policy file relative to the config's directory, and ~ in a path" {
+	mkdir -p "$HOME/src/work"
+	printf '{"extends": "read-only", "description": "mine"}\n' >"$XDG_CONFIG_HOME/wicket/mine.json"
+	conf '{"directories": [{"path": "~/src/work", "policy": "mine.json"}]}'
+	[ "$(policy_in "$HOME/src/work")" = "$XDG_CONFIG_HOME/wicket/mine.json" ]
+}
+
+@test "wicket policy show and wicket doctor say which policy, and which entry chose it" {
+	conf '{"directories": [{"path": "/nowhere", "policy": "read-only"}, {"path": "'"$WS"'/ro", "policy": "read-only"}]}'
+	run --separate-stderr bash -c 'cd "$1" && timeout 60 "$2" policy show' _ "$WS/ro" "$WICKET"
+	assert_equal "$status" 0
+	assert_line --index 0 'policy:      read-only'
+	assert_line --index 1 "chosen by:   $CONF: /directories/1 (the directory $WS/ro)"
+	run --separate-stderr bash -c 'cd "$1" && timeout 60 "$2" policy show --json' _ "$WS/ro" "$WICKET"
+	"$PY" -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["chosen_by"] == {"by": "config", "file": sys.argv[2], "path": sys.argv[3], "entry": 1}, d' "$output" "$CONF" "$WS/ro"
+	run --separate-stderr bash -c 'cd "$1" && timeout 60 "$2" policy show' _ "$OUT" "$WICKET"
+	assert_line --index 1 "chosen by:   the default (no entry of $CONF holds this directory)"
+	run --separate-stderr bash -c 'cd "$1" && timeout 60 "$2" doctor' _ "$WS/ro" "$WICKET"
+	assert_equal "$status" 0
+	assert_line "config:        $CONF: 2 directories"
+	assert_line "policy here:   read-only ($CONF: /directories/1: $WS/ro)"
+	run --separate-stderr bash -c 'cd "$1" && timeout 60 "$2" doctor --json' _ "$WS/ro" "$WICKET"
+	"$PY" -c 'import json, sys; c = json.loads(sys.argv[1])["config"]; assert c["policy"] == "read-only" and c["entry"] == 1 and c["directories"] == 2 and c["errors"] == [], c' "$output"
+}
+
+@test "a bad configuration: every error with the file and the JSON pointer, status 125, nothing started" {
+	local bad
+	while IFS= read -r bad; do
+		conf "$bad"
+		run --separate-stderr wsrun "$WS" -- touch "$WS/started"
+		assert_equal "$status" 125
+		[[ $stderr == *"$CONF"* ]]
+		[ ! -e "$WS/started" ]
+		run --separate-stderr bash -c 'cd "$1" && timeout 60 "$2" policy show' _ "$WS" "$WICKET"
+		assert_equal "$status" 125
+	done <<'EOF'
+{"directories": [
+[]
+{"directories": {}}
+{"directories": [{"path": "relative", "policy": "read-only"}]}
+{"directories": [{"path": "/x", "policy": ""}]}
+{"directories": [{"path": "/x", "policy": "read-only", "extra": 1}]}
+{"directories": [{"path": "/x", "policy": "read-only"}, {"path": "/x/", "policy": "read-only"}]}
+{"dirs": []}
+{"directories": [{"path": "/x", "policy": "read-only"}], "directories": []}
+EOF
+	conf '{"directories": [{"path": "/x", "policy": "no-such-policy"}, {"path": "'"$WS"'", "policy": "no-such-policy"}]}'
+	run --separate-stderr wsrun "$WS" -- true
+	assert_equal "$status" 125
+	conf '{"directories": [{"path": 1, "policy": "read-only"}], "x": 2}'
+	run --separate-stderr wsrun "$WS" -- true
+	assert_equal "$status" 125
+	assert_equal "$stderr" "wicket: $CONF: (top level): unknown key \"x\" (known: directories)
+wicket: $CONF: /directories/0: \"path\": expected a directory (absolute, or ~/...)
+wicket: $CONF: 2 errors; nothing started (see wicket(1), FILES)"
+	run --separate-stderr bash -c 'cd "$1" && timeout 60 "$2" doctor' _ "$WS" "$WICKET"
+	assert_equal "$status" 125
+	assert_line "config:        $CONF: INVALID, no session starts until it is fixed:"
+}
+
+@test "a configuration others could write is refused (125)" {
+	conf '{"directories": []}'
+	chmod 666 "$CONF"
+	run --separate-stderr wsrun "$WS" -- true
+	assert_equal "$status" 125
+	[[ $stderr == *"writable by everyone"* ]]
+}
+
+@test "attack: a session whose workspace holds the configuration cannot rewrite it (the host's file)" {
+	conf '{"directories": [{"path": "'"$WS"'", "policy": "read-only"}]}'
+	local before
+	before=$(sha256sum <"$CONF")
+	# The configuration's own directory is the workspace here.
+	run --separate-stderr bash -c 'cd "$1" && timeout 60 "$2" run --policy workspace-write -- sh -c "
+		echo {} >wicket/config.json && echo wrote
+		mv wicket/config.json wicket/old 2>/dev/null && echo moved
+		mv wicket wicket.old 2>/dev/null && echo moved-dir
+		touch made-here"' _ "$XDG_CONFIG_HOME" "$WICKET"
+	assert_equal "$status" 0
+	assert_equal "$output" ""
+	[ -f "$XDG_CONFIG_HOME/made-here" ]
+	[ "$(sha256sum <"$CONF")" = "$before" ]
+	[ "$(policy_in "$WS")" = read-only ]
+}
+
+@test "attack: a configuration the session creates where there was none is moved aside after it" {
+	rm -rf "$XDG_CONFIG_HOME/wicket"
+	run --separate-stderr bash -c 'cd "$1" && timeout 60 "$2" run -- sh -c "
+		mkdir -p wicket && printf %s \"{\\\"directories\\\": [{\\\"path\\\": \\\"/\\\", \\\"policy\\\": \\\"full-access\\\"}]}\" >wicket/config.json"' _ "$XDG_CONFIG_HOME" "$WICKET"
+	[ ! -e "$XDG_CONFIG_HOME/wicket/config.json" ]
+	[ "$(policy_in "$WS")" = workspace-write ]
+}
