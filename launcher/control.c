@@ -1256,20 +1256,6 @@ bool wicket_state_dir_make(const char *dir)
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static bool write_all(int fd, const char *text)
-{
-	size_t len = strlen(text), off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		off += (size_t)w;
-	}
-	return write(fd, "\n", 1) == 1;
-}
-
 /* A record in sessions/: "SECONDS.NANOSECONDS-SESSION.json", zero-padded
  * so the names sort as the sessions ended. */
 bool session_record_name(const char *name)
@@ -1345,7 +1331,7 @@ static void save_state(const struct session *s)
 	int fd = text ? openat(sfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			       0600) : -1;
 	if (fd >= 0) {
-		bool ok = write_all(fd, text);
+		bool ok = write_all(fd, text, strlen(text)) && write_all(fd, "\n", 1);
 		/* A new name, not renamed over an old file: ext4 would then
 		 * write it out at once (auto_da_alloc), a fsync's worth of time
 		 * on every session's way out. A reader in between finds no
