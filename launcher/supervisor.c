@@ -135,10 +135,11 @@ static void forward(int sig, siginfo_t *si, void *uc)
 	if (fwd_target <= 0)
 		return; /* never kill(0, ...): that is our whole process group */
 	if (!setup_done) {
-		if (sig == SIGHUP || sig == SIGINT || sig == SIGQUIT || sig == SIGTERM) {
+		/* The supervisor's setup loop decides: the command may have
+		 * started already (its exec closed errp, which the loop has not
+		 * seen yet), and then the signal is the command's. */
+		if (sig == SIGHUP || sig == SIGINT || sig == SIGQUIT || sig == SIGTERM)
 			setup_abort_sig = sig;
-			kill(fwd_target, SIGKILL);
-		}
 		return;
 	}
 	if (si && si->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT) &&
@@ -776,14 +777,23 @@ int session_run(struct session *s)
 
 	struct setup_error e;
 	ssize_t n;
+	bool abandoned = false;
 	for (;;) {
 		/* The command may stop before its exec for the supervisor to
-		 * take its seccomp listener (netnotify.c). */
+		 * take its seccomp listener (netnotify.c). A request to stop
+		 * (setup_abort_sig) ends a setup still under way at once;
+		 * errp, closed by the command's exec, tells whether it is. */
 		struct pollfd p[2] = {{errp[0], POLLIN, 0}, {netnotify_setup_fd(), POLLIN, 0}};
-		if (poll(p, 2, -1) < 0) {
+		int r = poll(p, 2, setup_abort_sig && !abandoned ? 0 : -1);
+		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			die_errno("poll");
+		}
+		if (r == 0) {
+			kill(pid, SIGKILL);
+			abandoned = true;
+			continue;
 		}
 		if (p[1].revents & POLLIN) {
 			netnotify_take(s);
@@ -796,9 +806,14 @@ int session_run(struct session *s)
 		n = read(errp[0], &e, sizeof e);
 	while (n < 0 && errno == EINTR);
 	close(errp[0]);
-	if (n == 0) {
+	if (n == 0 && !abandoned) {
 		setup_done = 1;
 		netnotify_start(s);
+		/* Sent while the command was starting: now it is the command's. */
+		int late = setup_abort_sig;
+		setup_abort_sig = 0;
+		if (late)
+			kill(pid, late);
 	}
 	net_early_release();
 	/* The command runs: its terminal's master is here (pty.c). */
