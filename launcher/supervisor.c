@@ -66,6 +66,10 @@ static volatile sig_atomic_t fwd_from_tty; /* the supervisor of a sandboxed sess
 /* Until the command runs there is nothing of the user's to preserve: a
  * request to stop (or Ctrl-C) ends the half-built sandbox at once. */
 static volatile sig_atomic_t setup_done, setup_abort_sig;
+/* A signal init got before it knew the command's pid: its vfork returns
+ * only after the command's exec, by which time the supervisor (which saw
+ * that exec) may already have forwarded one. Handed on right after. */
+static volatile sig_atomic_t pending_sig;
 
 /* The terminal is gone (SIGHUP to wicket, or the session's pty saw the
  * real terminal hang up): the command got SIGHUP; one that ignores it
@@ -132,8 +136,10 @@ static void hangup_finish(void)
 static void forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	if (fwd_target <= 0)
-		return; /* never kill(0, ...): that is our whole process group */
+	if (fwd_target <= 0) { /* never kill(0, ...): that is our whole process group */
+		pending_sig = sig;
+		return;
+	}
 	if (!setup_done) {
 		/* The supervisor's setup loop decides: the command may have
 		 * started already (its exec closed errp, which the loop has not
@@ -483,6 +489,10 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 		exec_command(s, ruleset, errfd, mask);
 	fwd_target = cmd;
 	setup_done = 1;
+	int late = pending_sig;
+	pending_sig = 0;
+	if (late)
+		kill(cmd, late);
 	if (ruleset >= 0)
 		close(ruleset);
 	netnotify_init_close();
