@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pwd.h>
@@ -249,13 +248,6 @@ static char **build_env(const struct session *s, const char *session_id)
 	w = diag_env(s, env, w);
 	control_env(s, env, w);
 	return env;
-}
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	remove(p);
-	return 0;
 }
 
 static struct passwd *cached_pw;
@@ -510,12 +502,12 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	}
 	plan_check_absent(&s.pol, &s.plan, sid);
 	if (s.fallback_tmp)
-		nftw(s.fallback_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		rm_tree(s.fallback_tmp);
 	history_merge(&s);
 	if (s.hist_dir)
-		nftw(s.hist_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		rm_tree(s.hist_dir);
 	if (s.bin_made)
-		nftw(s.bin_made, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		rm_tree(s.bin_made);
 	return rc;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 const char *wicket_progname = "wicket";
@@ -196,4 +197,51 @@ bool write_all(int fd, const void *p, size_t n)
 		n -= (size_t)w;
 	}
 	return true;
+}
+
+/* Everything below the directory open at dfd, each level opened relative
+ * to its parent with O_NOFOLLOW: a path string through directories
+ * someone else can write (a sandbox that outlives its session) could be
+ * turned into a symbolic link between a walk and its unlink. */
+static void rm_below(int dfd, int depth)
+{
+	for (int pass = 0; pass < 4; pass++) {
+		int fd = dup(dfd);
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d) {
+			if (fd >= 0)
+				close(fd);
+			return;
+		}
+		bool left = false;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			const char *n = e->d_name;
+			if (!strcmp(n, ".") || !strcmp(n, ".."))
+				continue;
+			if (unlinkat(dfd, n, 0) == 0 || errno == ENOENT)
+				continue;
+			int sub = openat(dfd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				if (depth < 64)
+					rm_below(sub, depth + 1);
+				close(sub);
+			}
+			if (unlinkat(dfd, n, AT_REMOVEDIR) < 0 && errno != ENOENT)
+				left = true;
+		}
+		closedir(d);
+		if (!left)
+			return;
+	}
+}
+
+void rm_tree(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	rm_below(fd, 0);
+	close(fd);
+	rmdir(path);
 }

@@ -26,6 +26,10 @@ void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* All N bytes of P to FD, through short writes and EINTR; false when a
  * write failed first. Async-signal-safe. */
 bool write_all(int fd, const void *p, size_t n);
+/* Remove the directory PATH and everything in it, never following a
+ * symbolic link at any level (each entry is removed relative to its
+ * directory's descriptor). Best effort: what cannot go stays. */
+void rm_tree(const char *path);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

@@ -391,3 +391,26 @@ for step in (lambda: os.chmod("f", 0o777, dir_fd=7),
 	[ "$(cat "$OUT/d/x")" = keep ]
 	[ -z "$(ls "$OUT/d" | grep -v '^x$')" ]
 }
+
+@test "fs: the end-of-session cleanup of a writable directory never follows a link the sandbox swapped in" {
+	# Without a pid namespace and seccomp (--best-effort), a process of the
+	# sandbox outlives the session and races the supervisor's removal of
+	# the session's private /tmp: each directory it empties is exchanged
+	# for a link to a directory of the user's outside (OUT/canary). Judged
+	# by the canary's files on the host.
+	need_probe rmrace
+	if ! (cd "$WS" && WICKET_PRETEND_MISSING=namespaces,seccomp bounded 30 "$WICKET" run --best-effort \
+		-- true 2>/dev/null); then
+		skip "wicket does not start without namespaces as $(id -un) (capability bounding set)"
+	fi
+	mkdir "$OUT/canary"
+	local i
+	for ((i = 0; i < 2000; i++)); do : >"$OUT/canary/v$(printf %04d "$i")"; done
+	(cd "$WS" && WICKET_PRETEND_MISSING=namespaces,seccomp bounded 60 "$WICKET" run --best-effort -- \
+		sh -c '"$1" "$TMPDIR" "$2" 16000 "$3"' _ "$(probe rmrace)" "$OUT/canary" "$WS/racer.pid" \
+		2>/dev/null) || true
+	[ -s "$WS/racer.pid" ]
+	track_pid "$(cat "$WS/racer.pid")"
+	# The cleanup ran before wicket exited.
+	assert_equal "$(find "$OUT/canary" -type f | wc -l)" 2000
+}

@@ -11,7 +11,8 @@ check_PROGRAMS += \
 	tests/escape/probes/sysprobe \
 	tests/escape/probes/tiocsti \
 	tests/escape/probes/uring \
-	tests/escape/probes/unixprobe
+	tests/escape/probes/unixprobe \
+	tests/escape/probes/rmrace
 tests_escape_probes_compat_SOURCES = tests/escape/probes/compat.c
 tests_escape_probes_fsprobe_SOURCES = tests/escape/probes/fsprobe.c
 tests_escape_probes_ipcprobe_SOURCES = tests/escape/probes/ipcprobe.c
@@ -20,6 +21,7 @@ tests_escape_probes_notifyprobe_SOURCES = tests/escape/probes/notifyprobe.c
 tests_escape_probes_sysprobe_SOURCES = tests/escape/probes/sysprobe.c
 tests_escape_probes_tiocsti_SOURCES = tests/escape/probes/tiocsti.c
 tests_escape_probes_uring_SOURCES = tests/escape/probes/uring.c
+tests_escape_probes_rmrace_SOURCES = tests/escape/probes/rmrace.c
 tests_escape_probes_unixprobe_SOURCES = tests/escape/probes/unixprobe.c
 tests_escape_probes_unixprobe_LDADD = -lpthread
 EXTRA_DIST += \
