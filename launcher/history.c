@@ -35,6 +35,11 @@
 
 #define HIST_READ_MAX (256 * 1024) /* the end of the session file, at most */
 #define HIST_LINE_MAX 4096
+/* Lines one session adds to the user's file, at most (its last ones):
+ * the user's shell keeps only the newest HISTFILESIZE lines (bash: 500),
+ * so a session that added more would push the user's own history out
+ * and put commands of its choosing first in recall. */
+#define HIST_LINES_MAX 100
 
 /* --- pure ------------------------------------------------------------------ */
 
@@ -179,6 +184,16 @@ void history_merge(struct session *s)
 	char *out = xmalloc(n + 1);
 	size_t m = history_filter(in, n, out, partial);
 	free(in);
+	size_t keep_from = 0, lines = 0;
+	for (size_t i = m; i > 0; i--)
+		if (out[i - 1] == '\n' && i != m && ++lines == HIST_LINES_MAX) {
+			keep_from = i;
+			break;
+		}
+	if (keep_from) {
+		memmove(out, out + keep_from, m - keep_from);
+		m -= keep_from;
+	}
 	if (m) {
 		/* The user's own file: not a symlink, not a device or FIFO. */
 		int fd = open(s->hist_target, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK |

@@ -281,4 +281,7 @@ EOF
 	# The flood is bounded (256 KiB of it at most).
 	[ "$(stat -c %s "$H/hist-after")" -lt $((300 * 1024)) ]
 	grep -q 'flood-line' "$H/hist-after"
+	# and so is what it adds to the user's file: 100 lines at most, or a
+	# session could push all of the user's own history out.
+	[ "$(grep -c 'flood-line' "$H/hist-after")" -le 100 ]
 }
