@@ -69,7 +69,11 @@ EOF
 	listener_start "$OUT/l"
 	local port
 	port=$(cat "$OUT/l/port")
-	run --separate-stderr wsrun "$WS" -- curl -sS -m 5 -o /dev/null "http://127.0.0.1:$port/blocked-$$"
+	# The advice reads the port from curl's arguments while curl lives
+	# (advice only, see url_ports): one retry a second later keeps it alive
+	# on a loaded machine.
+	run --separate-stderr wsrun "$WS" -- curl -sS -m 5 --retry 1 --retry-delay 1 --retry-all-errors \
+		-o /dev/null "http://127.0.0.1:$port/blocked-$$"
 	[ "$status" -ne 0 ]
 	run --separate-stderr bounded 60 "$WICKET" why --json
 	"$PY" - "$output" "$port" <<'EOF'
