@@ -1274,13 +1274,9 @@ static int cmp_name(const void *a, const void *b)
 /* The oldest records beyond WK_KEEP_SESSIONS go. */
 static void prune_records(int sfd)
 {
-	int d = dup(sfd);
-	DIR *dir = d >= 0 ? fdopendir(d) : NULL;
-	if (!dir) {
-		if (d >= 0)
-			close(d);
+	DIR *dir = opendir_dup(sfd);
+	if (!dir)
 		return;
-	}
 	struct strv names = {0};
 	struct dirent *de;
 	while ((de = readdir(dir)) && names.n < 10000)

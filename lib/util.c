@@ -199,6 +199,17 @@ bool write_all(int fd, const void *p, size_t n)
 	return true;
 }
 
+DIR *opendir_dup(int dfd)
+{
+	int fd = dup(dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d && fd >= 0)
+		close(fd);
+	if (d)
+		rewinddir(d); /* the offset is shared with DFD and earlier streams */
+	return d;
+}
+
 /* Everything below the directory open at dfd, each level opened relative
  * to its parent with O_NOFOLLOW: a path string through directories
  * someone else can write (a sandbox that outlives its session) could be
@@ -206,13 +217,9 @@ bool write_all(int fd, const void *p, size_t n)
 static void rm_below(int dfd, int depth)
 {
 	for (int pass = 0; pass < 4; pass++) {
-		int fd = dup(dfd);
-		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-		if (!d) {
-			if (fd >= 0)
-				close(fd);
+		DIR *d = opendir_dup(dfd);
+		if (!d)
 			return;
-		}
 		bool left = false;
 		struct dirent *e;
 		while ((e = readdir(d))) {

@@ -3,6 +3,7 @@
 #ifndef WICKET_UTIL_H
 #define WICKET_UTIL_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -30,6 +31,9 @@ bool write_all(int fd, const void *p, size_t n);
  * symbolic link at any level (each entry is removed relative to its
  * directory's descriptor). Best effort: what cannot go stays. */
 void rm_tree(const char *path);
+/* A directory stream from the start of DFD, on a duplicate (DFD stays the
+ * caller's); NULL on failure. */
+DIR *opendir_dup(int dfd);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
