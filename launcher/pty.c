@@ -317,6 +317,7 @@ static struct {
 	bool tty_gone;           /* the real terminal hung up */
 	bool child_gone;
 	bool paused;             /* a prompt has the real terminal (pty_prompt) */
+	bool drew;               /* the command wrote to the real terminal (finish_reset) */
 	struct pty_alt alt;      /* the command's output is on the alternate screen */
 	struct timespec last;    /* the last byte moved after the command ended */
 } P = {.master = -1, .tty_fd = STDIN_FILENO, .tty_own = -1, .err_rd = -1, .saved_err = -1};
@@ -616,6 +617,7 @@ static void master_read(void)
 	ssize_t n = read(P.master, tail, buf_room(&P.out));
 	if (n > 0) {
 		P.out.len += (size_t)n;
+		P.drew = true;
 		scan_output(from);
 		if (P.tty_gone)
 			P.out.len = P.out.off = 0; /* no one to show it to: the command never waits */
@@ -840,6 +842,28 @@ static const char prompt_reset[] =
 	"\033[?2004h"           /* bracketed paste: a paste arrives marked, never an answer */
 	"\r\n\033[J";           /* a line of its own, and nothing below it */
 
+/* What a session leaves behind on the real terminal, after its last
+ * byte: the sandbox does not choose the state the calling shell's next
+ * output meets (an escape string left open would swallow it, hidden
+ * text or black on black would hide it, a scroll region or the line
+ * drawing letters would garble it). The same resets as PROMPT_RESET,
+ * but the cursor stays where the session left it: no new line, nothing
+ * cleared, the scroll region reset between a save and a restore of the
+ * cursor (DECSTBM moves it home). Origin mode is left as it is for the
+ * same reason; with no scroll region it changes no position. The
+ * alternate screen is left only if the command is on it (pty_alt), as
+ * leaving it restores a saved cursor. */
+static const char finish_reset[] =
+	"\030\033\\"
+	"\033[0m\033[?5l\033(B\033)B\017"
+	"\0337\033[r\033[?69l\0338"
+	"\033[?7h\033[4l"
+	"\033]110\033\\\033]111\033\\\033]112\033\\\033]104\033\\"
+	"\033[?25h"
+	"\033[?1000l\033[?1002l\033[?1003l\033[?1006l"
+	"\033[?1l\033>"
+	"\033[?2004l";
+
 static struct {
 	struct watch *w, *w_grace;
 	int grace_fd;
@@ -913,6 +937,8 @@ static void tty_take(void)
 		tty_write_bounded(P.out.b + P.out.off, P.out.len);
 	P.out.len = P.out.off = 0;
 	tty_write_bounded(prompt_reset, sizeof prompt_reset - 1);
+	/* What the terminal is in now: no sequence open, the normal screen. */
+	P.alt = (struct pty_alt){0};
 }
 
 static void prompt_close(void)
@@ -1066,6 +1092,15 @@ void pty_finish(struct session *s)
 			session_unwatch(*ws[i]);
 			*ws[i] = NULL;
 		}
+	if (!P.tty_gone && P.drew) {
+		static const char leave_alt[] = "\030\033\\\033[?1049l";
+		if (P.out.len)
+			tty_write_bounded(P.out.b + P.out.off, P.out.len);
+		P.out.len = P.out.off = 0;
+		if (P.alt.on)
+			tty_write_bounded(leave_alt, sizeof leave_alt - 1);
+		tty_write_bounded(finish_reset, sizeof finish_reset - 1);
+	}
 	raw_leave();
 	restore_stderr();
 	err_flush();

@@ -85,6 +85,23 @@ wait_screen() { tmux_wait "$1" -e; }
 	[ -e "$OUT/made" ]
 }
 
+@test "terminal attack: what the sandbox wrote last (an open OSC, hidden text, a scroll region, the alternate screen) does not outlive the session" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	# The session ends with the terminal in a state of the sandbox's
+	# choosing; the calling shell's next output must be plain and where
+	# it belongs. Judged on the screen and modes of tmux, after wicket.
+	printf '%s\n' '#!/bin/sh' 'printf "before\r\n"' \
+		'printf "\033(0\033)0\016\033[8m\033[30;40m\033]10;#000000\007\033[?1049h\033[1;3r\033[?6h\033[?7l\033[4h\033[?25l\033]0;"' >"$WS/attack"
+	chmod 755 "$WS/attack"
+	tmux_start "$WICKET" run -- ./attack
+	wait_screen '^wicket-exit=0$'
+	run -0 screen
+	assert_line --index 0 before
+	assert_line --index 1 wicket-exit=0
+	run -0 tmux -L "$TMUX_SOCK" display -p '#{alternate_on} #{scroll_region_upper},#{scroll_region_lower} #{insert_flag} #{wrap_flag} #{cursor_flag} #{pane_fg}'
+	assert_output "0 0,23 0 1 1 default"
+}
+
 @test "ask attack 1: default colours the sandbox set (OSC 10, 11, 12, 4) are reset before the question" {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	# Black on black: the real question would be invisible under a fake
