@@ -125,6 +125,7 @@ static struct worker {
 	uint64_t id;      /* the notification it works on */
 } workers[WORKERS];
 static pthread_t watchdog;
+static pthread_cond_t watchdog_cv;    /* stopping: the watchdog ends now, not a period later */
 static bool watchdog_started;
 static atomic_bool stopping;
 static atomic_bool paused;            /* the relay loop stopped reading the listener */
@@ -962,9 +963,21 @@ static void *worker_main(void *arg)
 static void *watchdog_main(void *arg)
 {
 	(void)arg;
-	while (!atomic_load(&stopping)) {
-		struct timespec ts = {0, WATCH_MS * 1000000L};
-		nanosleep(&ts, NULL);
+	for (;;) {
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += WATCH_MS * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_mutex_lock(&mu);
+		int rc = 0;
+		while (!atomic_load(&stopping) && rc != ETIMEDOUT)
+			rc = pthread_cond_timedwait(&watchdog_cv, &mu, &until);
+		pthread_mutex_unlock(&mu);
+		if (atomic_load(&stopping))
+			break;
 		for (size_t i = 0; i < WORKERS; i++) {
 			pthread_mutex_lock(&mu);
 			bool busy = workers[i].busy;
@@ -1078,7 +1091,11 @@ void unixnotify_start(struct session *s, int listener, int rsize)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (size_t i = 0; i < WORKERS; i++)
 		workers[i].started = pthread_create(&workers[i].t, NULL, worker_main, &workers[i]) == 0;
-	watchdog_started = pthread_create(&watchdog, NULL, watchdog_main, NULL) == 0;
+	pthread_condattr_t ca;
+	watchdog_started = pthread_condattr_init(&ca) == 0 &&
+			   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
+			   pthread_cond_init(&watchdog_cv, &ca) == 0 &&
+			   pthread_create(&watchdog, NULL, watchdog_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!watchdog_started || !workers[0].started)
 		die("cannot start the threads that decide unix sockets");
@@ -1093,6 +1110,7 @@ void unixnotify_finish(struct session *s)
 	atomic_store(&stopping, true);
 	pthread_mutex_lock(&mu);
 	pthread_cond_broadcast(&cv);
+	pthread_cond_broadcast(&watchdog_cv);
 	pthread_mutex_unlock(&mu);
 	if (watchdog_started)
 		pthread_join(watchdog, NULL);
