@@ -99,6 +99,15 @@ size_t pty_alt_feed(struct pty_alt *a, const char *in, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)in[i];
+		/* As a terminal parses (the DEC parser xterm and tmux follow):
+		 * inside a sequence, CAN and SUB cancel it and any other C0
+		 * control but ESC is carried out and the sequence goes on. */
+		if (a->st != ALT_GROUND && (c == 0x18 || c == 0x1a)) {
+			a->st = ALT_GROUND;
+			continue;
+		}
+		if (a->st != ALT_GROUND && (c < 0x20 || c == 0x7f) && c != 0x1b)
+			continue;
 		switch (a->st) {
 		case ALT_ESC:
 			a->st = c == '[' ? ALT_CSI : c == 0x1b ? ALT_ESC : ALT_GROUND;
@@ -1093,12 +1102,19 @@ void pty_finish(struct session *s)
 			*ws[i] = NULL;
 		}
 	if (!P.tty_gone && P.drew) {
+		/* On the alternate screen as far as pty_alt can tell: leave it
+		 * and restore the cursor saved on entering it. Otherwise leave
+		 * it all the same where the cursor is (1047, no restore), in
+		 * case the command entered it in a way pty_alt missed. */
 		static const char leave_alt[] = "\030\033\\\033[?1049l";
+		static const char leave_alt_here[] = "\030\033\\\033[?1047l";
 		if (P.out.len)
 			tty_write_bounded(P.out.b + P.out.off, P.out.len);
 		P.out.len = P.out.off = 0;
 		if (P.alt.on)
 			tty_write_bounded(leave_alt, sizeof leave_alt - 1);
+		else
+			tty_write_bounded(leave_alt_here, sizeof leave_alt_here - 1);
 		tty_write_bounded(finish_reset, sizeof finish_reset - 1);
 	}
 	raw_leave();

@@ -102,6 +102,22 @@ wait_screen() { tmux_wait "$1" -e; }
 	assert_output "0 0,23 0 1 1 default"
 }
 
+@test "terminal attack: the alternate screen entered with a C0 control inside the sequence does not outlive the session" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	# ESC [ ? 1 0 LF 4 9 h: the terminal carries out the LF and sets
+	# ?1049 all the same (found by a red team: wicket's tracker gave up
+	# on the sequence at the LF and left the caller on that screen).
+	printf '%s\n' '#!/bin/sh' 'printf "before\r\n"' \
+		'printf "\033[?10\n49h\033[2J\033[Hsandbox screen\r\n"' >"$WS/attack"
+	chmod 755 "$WS/attack"
+	tmux_start "$WICKET" run -- ./attack
+	wait_screen '^wicket-exit=0$'
+	run -0 tmux -L "$TMUX_SOCK" display -p '#{alternate_on}'
+	assert_output "0"
+	run -0 screen
+	assert_line --index 0 before
+}
+
 @test "ask attack 1: default colours the sandbox set (OSC 10, 11, 12, 4) are reset before the question" {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	# Black on black: the real question would be invisible under a fake

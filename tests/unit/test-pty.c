@@ -80,6 +80,11 @@ int main(void)
 	alt("\033[?1049\033[?1049h", true, 1, "a sequence cut by ESC starts over");
 	alt("\033]0;\033[?1049h\007", true, 1, "inside an OSC still seen (no harm: a title)");
 	alt("ab\033[31mcd\033[?1049hef\033[2J\033[?1049lgh", false, 2, "with colours and clears around");
+	alt("\033[?10\n49h", true, 1, "a C0 control inside the sequence is carried out, the sequence goes on");
+	alt("\033\r[?1049h", true, 1, "also right after ESC");
+	alt("\033[?1\b0\17749h", true, 1, "BS and DEL inside");
+	alt("\033[?10\03049h", false, 0, "CAN cancels the sequence");
+	alt("\033[?10\03249h", false, 0, "SUB cancels the sequence");
 	{
 		struct pty_alt a = {0};
 		const char *s = "ab\033[?1049hcd";
