@@ -14,13 +14,14 @@
  * naming one), the git directory a root lies in, and from each git
  * directory what git follows from it (commondir, modules/, worktrees/,
  * a submodule's or a worktree's .git file). Finding a repository nested
- * deeper in a root needs a walk of the whole root: wicket walks only at
- * exit, only after a session that made a directory or a name (the
- * seccomp filter refers every such call to the supervisor, which notes
- * it: netnotify.c), and moves aside the .git entries made during the
- * session (autorun_check_nested). Repositories nested deeper that existed
- * at the start are not protected (see wicket-policy(5), "Files that run
- * code"). */
+ * deeper in a root needs a walk of the whole root: wicket walks at the
+ * end of every session (a .git file needs no mkdir, rename or link: an
+ * open() makes it, and no cheaper sign of one exists) and moves aside the
+ * .git entries made during the session, and the HEAD of any directory
+ * that git would take for a repository itself and that the session made
+ * or changed (autorun_check_nested). Repositories nested deeper that
+ * existed at the start are not protected (see wicket-policy(5), "Files
+ * that run code"). */
 #include "config.h"
 #include "sandbox.h"
 
@@ -437,11 +438,60 @@ static void nest_unlisted(struct nest *n, int fd, const char *name, size_t len)
 	close(p);
 }
 
+/* An entry NAME of FD that git's is_git_directory() accepts: present,
+ * and for objects and refs, searchable (a directory, or any file with an
+ * execute bit: git asks access(X_OK) only). Git follows a symlink; its
+ * ctime and its target's, the later of the two, in *CT (a new link to an
+ * old file is new). */
+static bool git_part(int fd, const char *name, bool searchable, long long *ct)
+{
+	struct stat st, to;
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	*ct = ns_of(&st.st_ctim);
+	if (S_ISLNK(st.st_mode)) {
+		if (fstatat(fd, name, &to, 0) < 0)
+			return false;
+		if (ns_of(&to.st_ctim) > *ct)
+			*ct = ns_of(&to.st_ctim);
+		st.st_mode = to.st_mode;
+	}
+	return !searchable || S_ISDIR(st.st_mode) || (st.st_mode & 0111);
+}
+
+/* The directory FD (its path in N->path) is itself a git directory, as
+ * git looks for one in each directory it passes (a bare repository's
+ * layout: HEAD, objects or a commondir, refs), and one of those or its
+ * config was made or changed during the session: git run there outside
+ * would take its config and hooks. Its HEAD is moved aside, which is
+ * enough for git not to take the directory for a repository, and leaves
+ * what else it holds (the sandbox may have made a source directory one)
+ * where it is. */
+static void nest_bare(struct nest *n, int fd, size_t len)
+{
+	long long head, objects, refs, common = 0, config = 0;
+	if (!git_part(fd, "HEAD", false, &head) || !git_part(fd, "refs", true, &refs) ||
+	    (!git_part(fd, "objects", true, &objects) && !git_part(fd, "commondir", false, &objects)))
+		return;
+	git_part(fd, "commondir", false, &common);
+	git_part(fd, "config", false, &config);
+	if (head < n->since_ns && objects < n->since_ns && refs < n->since_ns &&
+	    common < n->since_ns && config < n->since_ns)
+		return;
+	if (len + 6 >= sizeof n->path)
+		return;
+	memcpy(n->path + len, "/HEAD", 6);
+	if (!strv_contains(&n->s->autorun_start, n->path))
+		plan_quarantine(&n->s->pol, n->path, n->s->session_id);
+	n->path[len] = '\0';
+}
+
 /* Walk the directory FD (its path in N->path, LEN long; FD is taken).
  * Never follows a symlink: every open and stat is relative to the
  * directory's descriptor, with O_NOFOLLOW or AT_SYMLINK_NOFOLLOW. */
 static void nest_walk(struct nest *n, int fd, size_t len, int depth)
 {
+	nest_bare(n, fd, len);
 	DIR *dir = fdopendir(fd);
 	if (!dir) {
 		close(fd);
@@ -495,9 +545,6 @@ static void nest_walk(struct nest *n, int fd, size_t len, int depth)
 
 void autorun_check_nested(const struct session *s)
 {
-	/* Watched and nothing made: no .git can be new (see the header). */
-	if (s->names_watched && !s->made_names)
-		return;
 	struct nest *n = xcalloc(1, sizeof *n);
 	n->s = s;
 	n->deadline_ns = mono_ns() + NEST_SECONDS * 1000000000LL;

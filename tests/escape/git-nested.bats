@@ -1,0 +1,118 @@
+#!/usr/bin/env bats
+# A nested repository that git finds without any entry named .git
+# (found by a red team). Git's discovery looks, in each directory from the current
+# one upwards, for DIR/.git and then for DIR itself being a git directory
+# (a bare repository: HEAD, objects, refs; safe.bareRepository defaults to
+# "all"). autorun_check_nested (launcher/autorun.c, nest_walk) moves aside
+# only entries named .git made during the session, so a subdirectory of
+# the workspace turned into a git directory stays, and `git status` run
+# there on the host after the session (a shell prompt's, the person's)
+# runs the core.fsmonitor the sandbox wrote. Judged on the host: a file
+# the planted command creates outside.
+
+load ../lib/common
+load escape_helpers
+
+setup() {
+	command -v git >/dev/null || skip "git is not installed"
+	esc_setup
+	PWNED=$OUT/pwned
+	git -C "$WS" init -q
+	mkdir -p "$WS/src"
+	echo 'int main(void) { return 0; }' >"$WS/src/main.c"
+}
+
+teardown() {
+	escape_cleanup
+	common_teardown
+}
+
+# The plant, for sh -c: $1 the directory to turn into a git directory,
+# $2 the mark to make outside.
+PLANT='cd "$1" && printf "ref: refs/heads/main\n" >HEAD && mkdir -p objects refs &&
+	printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = \"touch %s; false\"\n" "$2" >config'
+
+host_status() {
+	(cd "$1" && env -i PATH=/usr/bin:/bin HOME="$OUT" GIT_CONFIG_GLOBAL=/dev/null \
+		GIT_CONFIG_NOSYSTEM=1 git status --short) >/dev/null 2>&1 || true
+}
+
+@test "git nested: a subdirectory made a bare-style git directory (no .git entry): git status there outside runs nothing of it" {
+	# Sanity: the same plant, made outside, is run by the host's git.
+	local r
+	mkout r
+	mkdir "$r/src"
+	sh -c "$PLANT" _ "$r/src" "$PWNED"
+	host_status "$r/src"
+	[ -e "$PWNED" ]
+	rm -f "$PWNED"
+
+	sbx sh -c "$PLANT" _ "$WS/src" "$PWNED"
+	# What the person does after the session: git in a subdirectory.
+	host_status "$WS/src"
+	if [ -e "$PWNED" ]; then
+		echo "ESCAPE: git on the host ran a command from a git directory planted in $WS/src"
+		false
+	fi
+}
+
+@test "git nested: the same plant as the workspace root itself (no .git) is moved aside" {
+	rm -rf "$WS/.git"
+	sbx sh -c "$PLANT" _ "$WS" "$PWNED"
+	host_status "$WS"
+	if [ -e "$PWNED" ]; then
+		echo "ESCAPE: git on the host ran a command from a git directory planted as the workspace root"
+		false
+	fi
+}
+
+# A .git FILE made with open(O_CREAT) alone, in a directory that existed,
+# naming a git directory made of files alone (HEAD, config, and objects
+# and refs as executable files: git's is_git_directory asks only
+# access(X_OK) of them). No mkdir, rename, link or symlink: the session
+# never sets s->made_names (netnotify.c makes_names), so
+# autorun_check_nested (autorun.c:499) skips its walk, and the nested
+# .git stays.
+PLANT_NOMKDIR='printf "ref: refs/heads/main\n" >evil/HEAD && : >evil/objects && : >evil/refs &&
+	chmod +x evil/objects evil/refs &&
+	printf "[core]\n\tbare = false\n\tfsmonitor = \"touch %s; false\"\n" "$1" >evil/config &&
+	printf "gitdir: %s/evil\n" "$PWD" >a/.git'
+
+@test "git nested: a .git file made by open() alone (no mkdir, rename, link, symlink): git status there outside runs nothing of it" {
+	mkdir -p "$WS/a" "$WS/evil"
+	local r
+	mkout r
+	mkdir -p "$r/a" "$r/evil"
+	(cd "$r" && sh -c "$PLANT_NOMKDIR" _ "$PWNED")
+	host_status "$r/a"
+	[ -e "$PWNED" ]
+	rm -f "$PWNED"
+	# Older than the start by more than the file system's clock tick.
+	sleep 0.1
+
+	sbx sh -c "$PLANT_NOMKDIR" _ "$PWNED"
+	host_status "$WS/a"
+	if [ -e "$PWNED" ]; then
+		echo "ESCAPE: git on the host ran a command from a .git file planted in $WS/a"
+		false
+	fi
+}
+
+@test "git nested: a git directory older than the session, whose config is a symlink to a file the session rewrites" {
+	# The layout was there before (harmless: its config names nothing);
+	# the session writes only the file the link points to. Git follows
+	# the link.
+	mkdir -p "$WS/x"
+	printf '[core]\n\tbare = false\n\tworktree = .\n' >"$WS/x/conf"
+	(cd "$WS/src" && printf "ref: refs/heads/main\n" >HEAD && mkdir -p objects refs && ln -s ../x/conf config)
+	sleep 0.1
+	sbx sh -c 'printf "[core]\n\tbare = false\n\tworktree = .\n\tfsmonitor = \"touch %s; false\"\n" "$2" >"$1/x/conf"' _ "$WS" "$PWNED"
+	host_status "$WS/src"
+	if [ -e "$PWNED" ]; then
+		echo "ESCAPE: git on the host ran a command from a config linked into $WS/src"
+		false
+	fi
+	# Moved aside, not removed: the person can look at it.
+	compgen -G "$WS/src/HEAD.quarantined-by-wicket-*" >/dev/null
+	[ -e "$WS/src/main.c" ]
+}
