@@ -869,9 +869,23 @@ static const char finish_reset[] =
 	"\033[?7h\033[4l"
 	"\033]110\033\\\033]111\033\\\033]112\033\\\033]104\033\\"
 	"\033[?25h"
-	"\033[?1000l\033[?1002l\033[?1003l\033[?1006l"
+	"\033[?1000l\033[?1002l\033[?1003l\033[?1006l\033[?1005l\033[?1015l"
+	"\033[?1004l"          /* no focus reports */
+	"\033[>4m"             /* no modifyOtherKeys: Ctrl-C is a byte again */
 	"\033[?1l\033>"
 	"\033[?2004l";
+
+static void write_bounded(int fd, const char *p, size_t n);
+
+/* Leave the alternate screen where the cursor is (no restore, unlike
+ * 1049): for when it is not known whether the command entered it. */
+static const char leave_alt_here[] = "\030\033\\\033[?1047l";
+
+void pty_reset_other(int fd)
+{
+	write_bounded(fd, leave_alt_here, sizeof leave_alt_here - 1);
+	write_bounded(fd, finish_reset, sizeof finish_reset - 1);
+}
 
 static struct {
 	struct watch *w, *w_grace;
@@ -890,12 +904,12 @@ bool pty_can_prompt(void)
 	       tcgetpgrp(P.tty_rd) == getpgrp();
 }
 
-/* Write to the real terminal, waiting for room at most about a second in
- * all (a terminal stopped with Ctrl-S must not hold the supervisor). */
-static void tty_write_bounded(const char *p, size_t n)
+/* Write to a terminal, waiting for room at most about a second in all (a
+ * terminal stopped with Ctrl-S must not hold the supervisor). */
+static void write_bounded(int fd, const char *p, size_t n)
 {
 	for (int tries = 0; n && tries < 20;) {
-		ssize_t w = write(P.tty_wr, p, n);
+		ssize_t w = write(fd, p, n);
 		if (w > 0) {
 			p += w;
 			n -= (size_t)w;
@@ -905,10 +919,15 @@ static void tty_write_bounded(const char *p, size_t n)
 			continue;
 		if (w < 0 && errno != EAGAIN)
 			return;
-		struct pollfd pf = {P.tty_wr, POLLOUT, 0};
+		struct pollfd pf = {fd, POLLOUT, 0};
 		poll(&pf, 1, 50);
 		tries++;
 	}
+}
+
+static void tty_write_bounded(const char *p, size_t n)
+{
+	write_bounded(P.tty_wr, p, n);
 }
 
 static void tty_say(const char *text)
@@ -1107,7 +1126,6 @@ void pty_finish(struct session *s)
 		 * it all the same where the cursor is (1047, no restore), in
 		 * case the command entered it in a way pty_alt missed. */
 		static const char leave_alt[] = "\030\033\\\033[?1049l";
-		static const char leave_alt_here[] = "\030\033\\\033[?1047l";
 		if (P.out.len)
 			tty_write_bounded(P.out.b + P.out.off, P.out.len);
 		P.out.len = P.out.off = 0;

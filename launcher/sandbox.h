@@ -360,6 +360,9 @@ int pty_drain(struct session *s);
  * line comes after it, and waits if that took the alternate screen. */
 void pty_catch_up(void);
 void pty_finish(struct session *s);
+/* The end-of-session reset (pty_finish's) on another terminal FD: a
+ * second terminal the command's output was relayed to (stdio.c). */
+void pty_reset_other(int fd);
 /* Async-signal-safe: SIG from the real terminal (Ctrl-C, Ctrl-\\) to the
  * foreground of the session's pty when the supervisor does not read the
  * terminal (so the terminal made the signal, not a byte); false when

@@ -209,7 +209,7 @@ bool stdio_has_relay(const struct session *s)
 int stdio_relay_wait(struct session *s, pid_t child, int *status)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, child, 0);
-	bool exited = false, broken[3] = {false, false, false};
+	bool exited = false, broken[3] = {false, false, false}, drew[3] = {false, false, false};
 	static char buf[65536];
 	for (;;) {
 		struct pollfd p[3 + WK_MAX_WATCH];
@@ -265,6 +265,7 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 			ssize_t n = read(s->stdio[fd].relay_rd, buf, sizeof buf);
 			if (n > 0) {
 				write_or_break(fd, buf, (size_t)n, &broken[fd]);
+				drew[fd] = true;
 			} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
 				close(s->stdio[fd].relay_rd);
 				s->stdio[fd].relay_rd = -1;
@@ -273,6 +274,13 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 	}
 	if (pfd >= 0)
 		close(pfd);
+	/* A second terminal the command wrote to is left as the terminal
+	 * of the session is (pty_finish): not in a state of its choosing.
+	 * Once if stdout and stderr are the same one. */
+	for (int fd = 1; fd < 3; fd++)
+		if (drew[fd] && !broken[fd] && s->stdio[fd].kind == STDIO_RELAY && isatty(fd) &&
+		    !(fd == 2 && s->stdio[2].share && drew[1]))
+			pty_reset_other(fd);
 	return 0;
 }
 

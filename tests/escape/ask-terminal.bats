@@ -118,6 +118,39 @@ wait_screen() { tmux_wait "$1" -e; }
 	assert_line --index 0 before
 }
 
+@test "terminal attack: a second terminal on stdout (relayed through a pipe) is reset at the end too" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	# stdin on terminal A, stdout on terminal B: B is fed through a pipe
+	# by the supervisor (stdio.c), raw, and finish_reset (pty.c) is only
+	# written to A. The sandbox leaves B on the alternate screen with an
+	# OSC string open (it swallows what B's shell writes next).
+	tmux -L "$TMUX_SOCK" -f /dev/null new-session -d -x 80 -y 24 -s B 'sleep 60'
+	local ttyb
+	ttyb=$(tmux -L "$TMUX_SOCK" display -p -t B '#{pane_tty}')
+	printf '%s\n' '#!/bin/sh' 'printf "\033[?1049h\033[2J\033[Hsandbox screen\033]0;"' >"$WS/attack"
+	chmod 755 "$WS/attack"
+	tmux -L "$TMUX_SOCK" new-session -d -x 80 -y 24 -s A \
+		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$OUT" TERM=xterm LANG=C.UTF-8 \
+		XDG_STATE_HOME="$XDG_STATE_HOME" XDG_CONFIG_HOME="$OUT/config" WICKET_DIAG=off \
+		bash --norc --noprofile -c 'cd "$1" && "$2" run -- ./attack >"$3"; echo "wicket-exit=$?"; sleep 60' \
+		_ "$WS" "$WICKET" "$ttyb"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		tmux -L "$TMUX_SOCK" capture-pane -p -t A | grep -qx 'wicket-exit=0' && break
+		sleep 0.1
+	done
+	tmux -L "$TMUX_SOCK" capture-pane -p -t A | grep -qx 'wicket-exit=0'
+	run -0 tmux -L "$TMUX_SOCK" display -p -t B '#{alternate_on}'
+	assert_output "0"
+	# What B's shell writes next is shown, not swallowed by the OSC.
+	printf 'after\r\n' >"$ttyb"
+	for ((i = 0; i < 50; i++)); do
+		tmux -L "$TMUX_SOCK" capture-pane -p -t B | grep -q 'after$' && break
+		sleep 0.1
+	done
+	tmux -L "$TMUX_SOCK" capture-pane -p -t B | grep -q 'after$'
+}
+
 @test "ask attack 1: default colours the sandbox set (OSC 10, 11, 12, 4) are reset before the question" {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	# Black on black: the real question would be invisible under a fake
