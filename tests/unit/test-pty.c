@@ -49,6 +49,30 @@ static void alt(const char *in, bool want, int want_flips, const char *what)
 	}
 }
 
+/* IN through the filter in pieces of STEP, held bytes flushed at the end. */
+static void filt(const char *in, size_t len, const char *want, size_t wlen, const char *what)
+{
+	for (size_t step = 1; step <= 64; step *= 4) {
+		struct pty_filter f = {0};
+		char out[512];
+		size_t w = 0;
+		for (size_t i = 0; i < len; i += step) {
+			size_t k = len - i < step ? len - i : step;
+			w += pty_filter_feed(&f, in + i, k, out + w);
+		}
+		w += pty_filter_flush(&f, out + w);
+		bool same = w == wlen && memcmp(out, want, w) == 0;
+		ok(same, "filter: %s (pieces of %zu)", what, step);
+		if (!same) {
+			printf("#   got %zu bytes:", w);
+			for (size_t i = 0; i < w; i++)
+				printf(" %02x", (unsigned char)out[i]);
+			printf("\n");
+		}
+	}
+}
+#define FILT(in, want, what) filt(in, sizeof in - 1, want, sizeof want - 1, what)
+
 int main(void)
 {
 	const unsigned I = PTY_INPUT;
@@ -85,6 +109,23 @@ int main(void)
 	alt("\033[?1\b0\17749h", true, 1, "BS and DEL inside");
 	alt("\033[?10\03049h", false, 0, "CAN cancels the sequence");
 	alt("\033[?10\03249h", false, 0, "SUB cancels the sequence");
+	FILT("ab\033]52;c;ZGF0YQ==\007cd", "abcd", "OSC 52 ended by BEL is dropped");
+	FILT("ab\033]52;c;ZGF0YQ==\033\\cd", "abcd", "OSC 52 ended by ST is dropped");
+	FILT("\033]52;p;?\007", "", "a clipboard query is dropped");
+	FILT("\033]0052;c;eA==\007", "", "leading zeros do not hide 52");
+	FILT("\033]5\n2;c;eA==\007", "", "a C0 control inside the number does not hide 52");
+	FILT("\033]4294967348;c;eA==\007", "", "nor an overflowing number");
+	FILT("\033]5522;type=write\007", "", "kitty's clipboard (5522)");
+	FILT("\033]1337;File=name=eA==:eA==\007", "", "iTerm2's file transfer (1337)");
+	FILT("\033]5113;ac=send\033\\", "", "kitty's file transfer (5113)");
+	FILT("\033Ptmux;\033\033]0;t\007\033\\x", "\033\033]0;t\007\033\\x", "tmux passthrough: its header is dropped, the rest parsed as the terminal would");
+	FILT("\033Ptmux;\033\033]52;c;eA==\007\033\\", "\033\033\\", "a clipboard write passed through tmux is dropped");
+	FILT("\033P@kitty-cmd{\"cmd\":\"launch\"}\033\\ok", "ok", "kitty remote control is dropped");
+	FILT("\033]0;title\007\033]2;t\033\\", "\033]0;title\007\033]2;t\033\\", "a title passes");
+	FILT("\033]07;file://h/x\007", "\033]7;file://h/x\007", "other OSCs pass, their number written plainly");
+	FILT("\033P$qm\033\\", "\033P$qm\033\\", "other DCS strings pass");
+	FILT("\033[31mred\033[0m \033[?1049h\033(0q", "\033[31mred\033[0m \033[?1049h\033(0q", "CSI and ESC sequences pass");
+	FILT("a\033]52;c;eA==\030b\033]52", "ab\033]52", "CAN ends a dropped string (and is dropped with it); a start left at the end is flushed");
 	{
 		struct pty_alt a = {0};
 		const char *s = "ab\033[?1049hcd";
