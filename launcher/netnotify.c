@@ -24,12 +24,7 @@
  * "continue" would win over ours (see deny_listeners in seccomp-rules.c).
  *
  * Answers. EPERM for a network call: what the filter refers here is
- * refused, and the supervisor only says so. The calls that make a
- * directory or a name (mkdir, rename, link, symlink) are the one
- * exception: each is let through (SECCOMP_USER_NOTIF_FLAG_CONTINUE) after
- * the session is marked as having made one (s->made_names, read by
- * autorun_check_nested at exit). Nothing is decided on their arguments,
- * so nothing can be raced; the answer reads no /proc and no memory. The
+ * refused, and the supervisor only says so. The
  * address of a refused Fast Open send is read from the caller's memory
  * for the message alone, and only believed when SECCOMP_IOCTL_NOTIF_ID_VALID
  * says the call is still the one notified. If the listener goes away
@@ -250,9 +245,11 @@ bool netnotify_wanted(const struct session *s)
 {
 	if (!s->pol.sandbox || !s->layers.seccomp)
 		return false;
-	/* Always: to note the calls that make directories (enforcement,
-	 * with or without diagnostics: see autorun_check_nested); to decide
-	 * unix sockets; to explain the filter's network refusals. */
+	/* To decide unix sockets (before Landlock ABI 9: enforcement, with
+	 * or without diagnostics); to explain the filter's network refusals,
+	 * where there are any and diagnostics are on. */
+	if (!netnotify_unix(s) && (s->pol.net == NET_FULL || !s->diagnostics))
+		return false;
 	/* The supervisor's descriptors must be out of the sandbox's reach:
 	 * its /proc/PID/fd is hidden by the pid namespace's own /proc, and
 	 * refused by Landlock (no ptrace access out of a domain). With
@@ -457,30 +454,6 @@ static bool first_time(long pid, const char *obj)
 	return true;
 }
 
-/* A call that makes a directory or a name (notify_create in
- * seccomp-rules.c). */
-static bool makes_names(long nr)
-{
-	switch (nr) {
-#ifdef SYS_mkdir
-	case SYS_mkdir:
-	case SYS_rename:
-	case SYS_link:
-	case SYS_symlink:
-#endif
-	case SYS_mkdirat:
-#ifdef SYS_renameat
-	case SYS_renameat:
-#endif
-	case SYS_renameat2:
-	case SYS_linkat:
-	case SYS_symlinkat:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static void handle_one(struct session *s)
 {
 	union {
@@ -499,15 +472,6 @@ static void handle_one(struct session *s)
 #ifdef NATIVE_ARCH
 	native = n->data.arch == NATIVE_ARCH; /* others are killed by the filter */
 #endif
-	if (native && makes_names(n->data.nr)) {
-		/* Noted, then let through as it is: see the header. */
-		s->made_names = true;
-		memset(&resp, 0, (size_t)resp_size);
-		resp.r.id = n->id;
-		resp.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-		return;
-	}
 	/* A unix socket's connect or send: decided and made by a worker
 	 * (unixnotify.c). The loop checked there was room. */
 	if (native && unixnotify_takes(s, n) && unixnotify_submit(n))
@@ -668,8 +632,6 @@ void netnotify_start(struct session *s)
 	const char *d = getenv("WICKET_DIAG");
 	show = !s->diagnostics || (d && strcmp(d, "off") == 0) ? DENIAL_QUIET : DENIAL_PRINT;
 	lwatch = session_watch(s, listener, POLLIN, listener_ready, NULL);
-	/* From here on every call that makes a directory reaches us. */
-	s->names_watched = lwatch != NULL;
 	if (!lwatch) {
 		/* Closed, the listener's calls fail with ENOSYS: refused still,
 		 * but unexplained. */

@@ -169,11 +169,6 @@ struct session {
 	/* The places that run code (autorun.c) as they were at the start. */
 	struct strv autorun_start;
 	struct timespec started;  /* wall clock before the command started */
-	/* The supervisor holds the seccomp listener, which every call that
-	 * makes a directory or a name reaches (netnotify.c); made_names: one
-	 * was made. Without the listener, the check at exit always walks. */
-	bool names_watched;
-	bool made_names;
 	const char *approver;     /* --approver CMD (ask.c), NULL: the policy's */
 	/* The shell's history of this session (history.c): a directory of
 	 * the supervisor's, held open, and the user's file it goes into. */

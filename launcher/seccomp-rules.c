@@ -22,11 +22,7 @@
  * the socket's family and the address are in memory the sandbox can
  * rewrite, so the calls go whole, whatever the family; sendmsg's address
  * lives inside its msghdr, so every sendmsg goes.
- *
- * Every notify and unix program also sends the calls that make a
- * directory or a new name for one (mkdir, rename, link, symlink and
- * their *at forms) to the supervisor, which answers "continue" and only
- * notes that the session made one (see notify_create). */
+ */
 #include "config.h"
 #include "seccomp-rules.h"
 
@@ -214,34 +210,6 @@ static int notify_unix(scmp_filter_ctx ctx)
 	return 0;
 }
 
-/* The calls that can make a directory or put a new name on one: to the
- * supervisor, which lets each go on (SECCOMP_USER_NOTIF_FLAG_CONTINUE)
- * and only notes that one was made, so that the check at exit looks for
- * nested repositories only after a session that could have made one
- * (autorun_check_nested). The call itself is the trigger, whatever its
- * arguments: nothing is read from the caller's memory, so there is no
- * check for the sandbox to race. A .git directory needs one of these
- * calls (open(O_CREAT) makes files only; mknod no directories; io_uring
- * and the mount calls are refused above). A .git file alone, written
- * with open(), can only name a git directory that exists: one made in
- * the session needed a mkdir; the repositories of a root are protected
- * (their config and hooks read-only), and a directory given a HEAD and
- * a commondir naming one of them takes its config and hooks from there. */
-static int notify_create(scmp_filter_ctx ctx)
-{
-	static const char *const calls[] = {"mkdir", "mkdirat", "rename", "renameat", "renameat2",
-					    "link", "linkat", "symlink", "symlinkat", NULL};
-	int rc;
-	for (size_t i = 0; calls[i]; i++) {
-		int nr = seccomp_syscall_resolve_name(calls[i]);
-		if (nr == __NR_SCMP_ERROR)
-			continue; /* not on this arch (aarch64 has only the *at forms) */
-		if ((rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0)) < 0)
-			return rc;
-	}
-	return 0;
-}
-
 scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, bool notify, bool unix_socks, int *err)
 {
 	if (unix_socks)
@@ -295,7 +263,7 @@ scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, bool notify, bool unix
 	}
 	if (unix_socks && (rc = notify_unix(ctx)) < 0)
 		goto fail;
-	if (notify && ((rc = deny_listeners(ctx)) < 0 || (rc = notify_create(ctx)) < 0))
+	if (notify && (rc = deny_listeners(ctx)) < 0)
 		goto fail;
 	return ctx;
 fail:
