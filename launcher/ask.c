@@ -1111,8 +1111,16 @@ static long sandbox_pid(int dir, pid_t pid)
 	return v;
 }
 
-static bool same_file(int fd, const char *name)
+/* NAME, resolved as open_program does outside any cwd, is the file FD
+ * (opened for the request's program ARG0). When NAME is ARG0 itself and
+ * its resolution does not depend on the cwd (a name looked up in PATH,
+ * or an absolute path), FD is what that resolution gave, a moment ago:
+ * it is not done twice (a PATH walk, on the path of every request an
+ * allow rule approves; bench/README.md). */
+static bool same_file(int fd, const char *name, const char *arg0)
 {
+	if (strcmp(name, arg0) == 0 && (!strchr(name, '/') || name[0] == '/'))
+		return true;
 	int f = open_program(name, AT_FDCWD);
 	struct stat a, b;
 	bool same = f >= 0 && fstat(f, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
@@ -1346,7 +1354,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		bool hit = strchr(r0, '/') ? strcmp(r0, a->path) == 0 || strcmp(r0, arg0) == 0
 					   : strcmp(r0, base_of(arg0)) == 0 ||
 						     strcmp(r0, base_of(a->path)) == 0;
-		if (hit || same_file(a->exe_fd, r0)) {
+		if (hit || same_file(a->exe_fd, r0, arg0)) {
 			a->rule = rule_text(rule);
 			deny(s, a, "rule", "a deny rule of the policy (escalation.deny) matches");
 			return;
@@ -1371,7 +1379,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	for (size_t i = 0; i < s->wpol.esc_allow.n && !a->careful; i++) {
 		const struct wk_cmdrule *r = &s->wpol.esc_allow.v[i];
 		if (!ask_args_match(&r->argv, a->req.argv.v, a->req.argv.n) ||
-		    !same_file(a->exe_fd, r->argv.v[0]) || !rule_cwd_ok(r, a->cwd_fd))
+		    !same_file(a->exe_fd, r->argv.v[0], arg0) || !rule_cwd_ok(r, a->cwd_fd))
 			continue;
 		a->rule = rule_text(r);
 		approve(s, a, "rule");
