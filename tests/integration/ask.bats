@@ -118,6 +118,15 @@ PYEOF
 	grep -qF '"by":"rule","rule":"touch '"'"'**'"'"'"' "$AUDIT"
 }
 
+@test "ask: the command starts with no signal ignored or blocked, though wicket was started with some ignored" {
+	# The supervisor keeps an ignored SIGHUP ignored, and SIG_IGN
+	# survives an exec: the command's child must set each back itself.
+	policy sigs '{"allow": [["grep", "-E", "*", "/proc/self/status"]]}'
+	run --separate-stderr bash -c 'trap "" HUP PIPE INT; cd "$1" && exec timeout 60 "$2" run --policy "$3" -- "$2" ask -- grep -E "^Sig(Blk|Ign):" /proc/self/status' _ "$WS" "$WICKET" "$OUT/sigs.json"
+	assert_equal "$status" 0
+	assert_equal "${lines[*]}" "SigBlk:	0000000000000000 SigIgn:	0000000000000000"
+}
+
 @test "ask: an allow rule never approves a program the sandbox can write" {
 	policy allowtool '{"mode": "deny", "allow": [["'"$WS"'/tool"]]}'
 	printf '#!/bin/sh\necho ran\n' >"$WS/tool" && chmod 755 "$WS/tool"
