@@ -315,7 +315,7 @@ static char *protect_origin(const struct session *s, const char *prot)
 	if (strv_contains(&s->cli_protect, prot))
 		return xstrdup("--protect on the command line");
 	struct strv git = {0}, startup = {0};
-	autorun_git_places(&s->pol.write, &git);
+	autorun_git_places(&s->pol.write, s->homes, &git);
 	autorun_startup_places(&s->pol.write, s->homes, &startup);
 	const char *why = strv_contains(&git, prot) ?
 		"where git reads hooks or settings that run code, read-only in every writable root" :

@@ -288,7 +288,8 @@ static void late_prepare(struct session *s)
 	 * root: protected like the policy's own protect rules. */
 	if (!autorun_places(&s->pol.write, s->homes, &s->autorun_start))
 		warnmsg("WARNING: a writable root holds too many git directories (modules, "
-			"worktrees) to protect them all; the hooks and config of some stay writable");
+			"worktrees) or git config includes to protect them all; the hooks and "
+			"config of some stay writable");
 	for (size_t i = 0; i < s->autorun_start.n; i++)
 		if (!strv_contains(&s->pol.protect, s->autorun_start.v[i]))
 			strv_add(&s->pol.protect, s->autorun_start.v[i]);

@@ -241,8 +241,9 @@ const char *plan_shared_in(const struct strv *shared, const char *root);
  * ROOTS (canonical); HOMES NULL-terminated. Appended to OUT, lexical,
  * existing or not. autorun_check_new moves aside those the session
  * created (after it ended; s->autorun_start: those of the start). */
-bool autorun_git_places(const struct strv *roots, struct strv *out); /* false: too many to list */
-void autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out);
+/* false: too many to list (git directories, config includes) */
+bool autorun_git_places(const struct strv *roots, const char *const *homes, struct strv *out);
+bool autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out);
 bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out);
 void autorun_check_new(const struct session *s, const char *const *homes);
 /* The .git entries (directories, files, symlinks) the session made deeper
