@@ -349,8 +349,11 @@ static char *write_would_not_help(const struct session *s, const char *dir, cons
 				from ? from : origin);
 		free(origin);
 	} else if ((k = plan_shared_in(&s->shared, dir))) {
-		why = xasprintf("%s %s a space other programs share; wicket refuses it as a "
-				"writable root", dir, strcmp(k, dir) == 0 ? "is" : "holds");
+		why = xasprintf("%s %s %s; wicket refuses it as a writable root", dir,
+				strcmp(k, dir) == 0 ? "is" : "holds",
+				strv_contains(&s->shared_path, k) ?
+				"a directory on PATH, whose programs run outside when their names "
+				"are typed" : "a space other programs share");
 	} else {
 		const char *g = strstr(dir, "/.git");
 		if (g && (g[5] == '/' || !g[5])) {

@@ -367,7 +367,8 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	/* The policy, loaded and checked before anything else happens. */
 	struct wk_policy_ctx pctx;
 	policy_ctx_init(&pctx, s.workspace, home);
-	plan_shared_spaces(s.homes, pctx.vars.runtime_dir, &s.shared);
+	plan_shared_spaces(s.homes, pctx.vars.runtime_dir, getenv("PATH"), &s.shared,
+			   &s.shared_path);
 	struct wk_policy wp;
 	/* --read-only alone is the read-only built-in; with --policy it drops
 	 * that policy's writable roots. */

@@ -164,6 +164,7 @@ struct session {
 	bool read_only;
 	/* Shared spaces (plan.c): refused as writable roots unless allowed. */
 	struct strv shared;
+	struct strv shared_path;  /* those of them that are directories on PATH */
 	bool allow_shared;        /* --allow-shared-write */
 	const char *homes[3];     /* $HOME and the passwd home, NULL-terminated */
 	/* The places that run code (autorun.c) as they were at the start. */
@@ -231,9 +232,12 @@ bool plan_in_writable_root(const struct policy *pol, const char *path);
 /* BUF (LEN bytes) gets up to 16 random hex digits, NUL-terminated. */
 void random_hex(char *buf, size_t len);
 /* The shared spaces, canonical: /tmp, /var/tmp, /dev/shm, /run,
- * RUNTIME_DIR and HOMES (NULL-terminated); plan_shared_in: the one ROOT
- * is or contains, or NULL (pure). */
-void plan_shared_spaces(const char *const *homes, const char *runtime_dir, struct strv *out);
+ * RUNTIME_DIR, HOMES (NULL-terminated) and their .config, and the
+ * directories on PATH inside a home (PATH_ENV's, ~/bin, ~/.local/bin),
+ * those also in ON_PATH; plan_shared_in: the one ROOT is or contains,
+ * or NULL (pure). */
+void plan_shared_spaces(const char *const *homes, const char *runtime_dir, const char *path_env,
+			struct strv *out, struct strv *on_path);
 const char *plan_shared_in(const struct strv *shared, const char *root);
 
 /* autorun.c: where the user's own tools run code from later (git hooks

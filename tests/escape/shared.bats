@@ -129,10 +129,12 @@ assert_refused_shared() {
 	[ ! -e "$OUT/pwned" ]
 }
 
-@test "shared: --write ~/.config keeps autostart, systemd, fish and git protected" {
+@test "shared: --write ~/.config, accepted, keeps autostart, systemd, fish and git protected" {
 	mkdir -p "$H/.config/fish"
 	printf 'orig\n' >"$H/.config/fish/config.fish"
-	run in_dir "$WS" --write "$H/.config" -- sh -c '
+	run in_dir "$WS" --write "$H/.config" -- true
+	assert_refused_shared "$H/.config"
+	run in_dir "$WS" --allow-shared-write --write "$H/.config" -- sh -c '
 		echo "touch $2" >>"$1/fish/config.fish"
 		mkdir -p "$1/autostart" "$1/git" && echo x >"$1/autostart/x.desktop"
 		echo "[core] fsmonitor = touch $2" >"$1/git/config"
