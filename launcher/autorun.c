@@ -183,6 +183,20 @@ static void add(struct strv *out, char *owned)
 }
 
 
+/* P is to be looked at (and is marked so in SEEN): not yet, DEPTH left,
+ * and fewer than MAX looked at (past it the walk is marked truncated). */
+static bool first_visit(struct walk *w, struct strv *seen, size_t max, const char *p, int depth)
+{
+	if (depth <= 0 || strv_contains(seen, p))
+		return false;
+	if (seen->n >= max) {
+		w->truncated = true;
+		return false;
+	}
+	strv_add(seen, p);
+	return true;
+}
+
 static bool in_roots(const struct strv *roots, const char *p)
 {
 	for (size_t r = 0; r < roots->n; r++)
@@ -198,6 +212,8 @@ static bool in_roots(const struct strv *roots, const char *p)
 static void include_values(const char *p, struct strv *vals)
 {
 	bool inc = false;
+	if (strncmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3; /* a UTF-8 byte order mark, which git skips */
 	while (*p) {
 		p += strspn(p, " \t\r");
 		if (*p == '[') {
@@ -298,13 +314,8 @@ static char *read_config(const char *cfg, size_t *len)
  * INC_FILES * INC_BYTES. */
 static void config_includes(struct walk *w, const char *cfg, int depth)
 {
-	if (depth <= 0 || strv_contains(&w->read, cfg))
+	if (!first_visit(w, &w->read, INC_FILES, cfg, depth))
 		return;
-	if (w->read.n >= INC_FILES) {
-		w->truncated = true;
-		return;
-	}
-	strv_add(&w->read, cfg);
 	size_t len = 0;
 	char *text = read_config(cfg, &len);
 	if (!text)
@@ -314,7 +325,13 @@ static void config_includes(struct walk *w, const char *cfg, int depth)
 	struct strv vals = {0};
 	include_values(text, &vals);
 	free(text);
-	char *dir = path_dirname(cfg);
+	/* Relative to the directory the kernel opened CFG in (a symlink on
+	 * the way followed, as git's open follows it). */
+	char *ldir = path_dirname(cfg);
+	char *dir = realpath(ldir, NULL);
+	if (!dir)
+		dir = xstrdup(ldir);
+	free(ldir);
 	for (size_t i = 0; i < vals.n; i++) {
 		const char *v = vals.v[i];
 		struct strv paths = {0};
@@ -397,13 +414,8 @@ static void modules_places(struct walk *w, const char *d, int depth)
 
 static void git_dir_places(struct walk *w, const char *g, int depth)
 {
-	if (depth <= 0 || strv_contains(&w->seen, g))
+	if (!first_visit(w, &w->seen, GIT_DIRS, g, depth))
 		return;
-	if (w->seen.n >= GIT_DIRS) {
-		w->truncated = true;
-		return;
-	}
-	strv_add(&w->seen, g);
 	for (size_t i = 0; git_dir_files[i]; i++)
 		add(w->out, path_join(g, git_dir_files[i]));
 	static const char *const configs[] = {"config", "config.worktree"};

@@ -524,7 +524,8 @@ FSMON='printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$1"'
 	# An include of an include (relative to the including file), which
 	# exists at the start: read-only like the first.
 	rm -f "$WS"/cfg/first.inc*
-	printf '[include]\n\tpath = second.inc\n' >"$WS/cfg/first.inc"
+	# With a UTF-8 byte order mark, which git skips.
+	printf '\357\273\277[include]\n\tpath = second.inc\n' >"$WS/cfg/first.inc"
 	: >"$WS/cfg/second.inc"
 	sbx sh -c "$FSMON"' >cfg/second.inc' _ "$PWNED"
 	host_status "$WS"

@@ -29,7 +29,6 @@ EXTRA_DIST += \
 	tests/escape/fs.bats \
 	tests/escape/git.bats \
 	tests/escape/shared.bats \
-	tests/escape/home.bats \
 	tests/escape/ipc.bats \
 	tests/escape/kernel.bats \
 	tests/escape/mounts.bats \
