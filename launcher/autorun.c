@@ -51,7 +51,7 @@
 /* Config files git includes ([include] path, [includeIf "..."] path),
  * followed from every config git reads that is listed here: git stops at
  * 10 levels; a crafted file (a loop, thousands of includes) stops here
- * at INC_FILES files read per walk and INC_BYTES of each. */
+ * at INC_FILES included files per walk and INC_BYTES of each file. */
 #define INC_DEPTH 10
 #define INC_FILES 128
 #define INC_BYTES (256 * 1024)
@@ -61,6 +61,7 @@ struct walk {
 	const struct strv *roots;  /* the writable roots */
 	const char *const *homes;  /* what "~/" of an include names */
 	struct strv read;          /* config files read for includes */
+	unsigned included;         /* of them, reached by an include */
 	struct strv seen;   /* git directories looked at */
 	unsigned dirs;      /* directories read, at most GIT_DIRS * 4 */
 	bool truncated;     /* a bound reached: not all were looked at */
@@ -310,11 +311,13 @@ static char *read_config(const char *cfg, size_t *len)
  * swap a file meanwhile: before the session starts, and after its pid
  * namespace is gone (autorun_check_new); `wicket why`'s advice reads
  * them during one, where a swapped file only changes an explanation.
- * Every read is bounded, so a crafted file costs no more than
- * INC_FILES * INC_BYTES. */
+ * Every read is bounded, so crafted files cost no more than
+ * (INC_FILES + 2 * GIT_DIRS) * INC_BYTES. */
 static void config_includes(struct walk *w, const char *cfg, int depth)
 {
-	if (!first_visit(w, &w->read, INC_FILES, cfg, depth))
+	/* Each git directory's own config and config.worktree, and at most
+	 * INC_FILES files reached by an include. */
+	if (!first_visit(w, &w->read, 2 * GIT_DIRS + INC_FILES + 4, cfg, depth))
 		return;
 	size_t len = 0;
 	char *text = read_config(cfg, &len);
@@ -353,7 +356,10 @@ static void config_includes(struct walk *w, const char *cfg, int depth)
 			 * whole root read-only): git reads files. */
 			if (!is_dir(inc) && in_roots(w->roots, inc) && !strv_contains(w->out, inc))
 				strv_add(w->out, inc);
-			config_includes(w, inc, depth - 1);
+			if (w->included++ < INC_FILES)
+				config_includes(w, inc, depth - 1);
+			else
+				w->truncated = true;
 			free(inc);
 		}
 		strv_free(&paths);
