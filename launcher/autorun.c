@@ -292,9 +292,12 @@ static char *read_config(const char *cfg, size_t *len)
 	char *buf = NULL;
 	size_t n = 0;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		buf = xmalloc(INC_BYTES + 1);
+		/* Its size now, plus one byte to see it grew (or is a file
+		 * of /proc, sized 0), to the bound. */
+		size_t cap = st.st_size < INC_BYTES ? (size_t)st.st_size + 1 : INC_BYTES;
+		buf = xmalloc(cap + 1);
 		ssize_t r;
-		while (n < INC_BYTES && (r = read(fd, buf + n, INC_BYTES - n)) > 0)
+		while (n < cap && (r = read(fd, buf + n, cap - n)) > 0)
 			n += (size_t)r;
 		buf[n] = '\0';
 	}
@@ -328,13 +331,7 @@ static void config_includes(struct walk *w, const char *cfg, int depth)
 	struct strv vals = {0};
 	include_values(text, &vals);
 	free(text);
-	/* Relative to the directory the kernel opened CFG in (a symlink on
-	 * the way followed, as git's open follows it). */
-	char *ldir = path_dirname(cfg);
-	char *dir = realpath(ldir, NULL);
-	if (!dir)
-		dir = xstrdup(ldir);
-	free(ldir);
+	char *dir = NULL;
 	for (size_t i = 0; i < vals.n; i++) {
 		const char *v = vals.v[i];
 		struct strv paths = {0};
@@ -348,6 +345,15 @@ static void config_includes(struct walk *w, const char *cfg, int depth)
 		} else if (v[0] == '/') {
 			strv_add(&paths, v);
 		} else if (v[0] != '~') { /* ~user/ names someone else's home */
+			/* Relative to the directory the kernel opened CFG in (a
+			 * symlink on the way followed, as git's open follows it). */
+			if (!dir) {
+				char *ldir = path_dirname(cfg);
+				dir = realpath(ldir, NULL);
+				if (!dir)
+					dir = xstrdup(ldir);
+				free(ldir);
+			}
 			strv_push(&paths, path_join(dir, v));
 		}
 		for (size_t j = 0; j < paths.n; j++) {
