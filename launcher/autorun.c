@@ -13,7 +13,9 @@
  * Git is found where it looks: a root's .git (a directory, or a file
  * naming one), the git directory a root lies in, and from each git
  * directory what git follows from it (commondir, modules/, worktrees/,
- * a submodule's or a worktree's .git file). Finding a repository nested
+ * a submodule's or a worktree's .git file), and from each config git
+ * reads (a git directory's, a home's) the files it includes, in a
+ * writable root, as config too (config_includes). Finding a repository nested
  * deeper in a root needs a walk of the whole root: wicket walks at the
  * end of every session (a .git file needs no mkdir, rename or link: an
  * open() makes it, and no cheaper sign of one exists) and moves aside the
@@ -182,7 +184,6 @@ static void add(struct strv *out, char *owned)
 	else
 		free(owned);
 }
-
 
 /* P is to be looked at (and is marked so in SEEN): not yet, DEPTH left,
  * and fewer than MAX looked at (past it the walk is marked truncated). */
