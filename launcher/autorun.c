@@ -13,7 +13,9 @@
  * Git is found where it looks: a root's .git (a directory, or a file
  * naming one), the git directory a root lies in, and from each git
  * directory what git follows from it (commondir, modules/, worktrees/,
- * a submodule's or a worktree's .git file). Finding a repository nested
+ * a submodule's or a worktree's .git file), and from each config git
+ * reads (a git directory's, a home's) the files it includes, in a
+ * writable root, as config too (config_includes). Finding a repository nested
  * deeper in a root needs a walk of the whole root: wicket walks at the
  * end of every session (a .git file needs no mkdir, rename or link: an
  * open() makes it, and no cheaper sign of one exists) and moves aside the
@@ -48,8 +50,20 @@
 #define GIT_ENTRIES 256 /* modules/ or worktrees/ entries looked at, per directory */
 #define GIT_DIRS 512
 
+/* Config files git includes ([include] path, [includeIf "..."] path),
+ * followed from every config git reads that is listed here: git stops at
+ * 10 levels; a crafted file (a loop, thousands of includes) stops here
+ * at INC_FILES included files per walk and INC_BYTES of each file. */
+#define INC_DEPTH 10
+#define INC_FILES 128
+#define INC_BYTES (256 * 1024)
+
 struct walk {
 	struct strv *out;
+	const struct strv *roots;  /* the writable roots */
+	const char *const *homes;  /* what "~/" of an include names */
+	struct strv read;          /* config files read for includes */
+	unsigned included;         /* of them, reached by an include */
 	struct strv seen;   /* git directories looked at */
 	unsigned dirs;      /* directories read, at most GIT_DIRS * 4 */
 	bool truncated;     /* a bound reached: not all were looked at */
@@ -73,13 +87,22 @@ static struct dirent *next_entry(struct walk *w, DIR *dir, int *n)
 	return NULL;
 }
 
-/* What shells and desktops run from a home directory. */
+/* What shells, desktops and tools run code from in a home directory:
+ * shells' startup files (Debian's default .bashrc sources .bash_aliases),
+ * desktops' autostart and user units, git's config, and the config of
+ * tools that run commands from it when they start (tmux's run-shell,
+ * vim's and neovim's vimscript and Lua). Not .inputrc: readline's macros
+ * only type keys into the shell the user is at, where the user sees them. */
 static const char *const startup_files[] = {
-	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
 	".config/fish", ".config/autostart", ".config/systemd/user", ".local/share/systemd",
-	".config/environment.d", ".gitconfig", ".config/git", NULL,
+	".config/environment.d", ".gitconfig", ".config/git",
+	".tmux.conf", ".config/tmux", ".vimrc", ".vim", ".config/nvim", NULL,
 };
+
+/* Git's config files of a home (whose includes are followed). */
+static const char *const home_git_configs[] = {".gitconfig", ".config/git/config", NULL};
 
 /* What git reads hooks or code-running settings from in a git directory. */
 static const char *const git_dir_files[] = {"hooks", "config", "commondir", "config.worktree",
@@ -162,6 +185,196 @@ static void add(struct strv *out, char *owned)
 		free(owned);
 }
 
+/* P is to be looked at (and is marked so in SEEN): not yet, DEPTH left,
+ * and fewer than MAX looked at (past it the walk is marked truncated). */
+static bool first_visit(struct walk *w, struct strv *seen, size_t max, const char *p, int depth)
+{
+	if (depth <= 0 || strv_contains(seen, p))
+		return false;
+	if (seen->n >= max) {
+		w->truncated = true;
+		return false;
+	}
+	strv_add(seen, p);
+	return true;
+}
+
+static bool in_roots(const struct strv *roots, const char *p)
+{
+	for (size_t r = 0; r < roots->n; r++)
+		if (path_is_under(p, roots->v[r]))
+			return true;
+	return false;
+}
+
+/* A config text's include and includeIf "path" values, parsed as git
+ * does as far as they go: section and key names case-insensitive, the
+ * key after "]" on the same line too, double quotes, backslash escapes
+ * and continued lines, "#" and ";" comments. Appended to VALS. */
+static void include_values(const char *p, struct strv *vals)
+{
+	bool inc = false;
+	if (strncmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3; /* a UTF-8 byte order mark, which git skips */
+	while (*p) {
+		p += strspn(p, " \t\r");
+		if (*p == '[') {
+			size_t n = strcspn(++p, "] \t\".\n");
+			inc = (n == 7 && strncasecmp(p, "include", 7) == 0) ||
+			      (n == 9 && strncasecmp(p, "includeif", 9) == 0);
+			/* The subsection ("gitdir:..."), quoted: any condition
+			 * is taken as true. */
+			bool q = false;
+			for (p += n; *p && *p != '\n' && (q || *p != ']'); p++) {
+				if (*p == '\\' && p[1] && p[1] != '\n')
+					p++;
+				else if (*p == '"')
+					q = !q;
+			}
+			if (*p != ']')
+				inc = false;
+			else
+				p += 1 + strspn(p + 1, " \t\r");
+		}
+		size_t k = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-");
+		bool want = inc && k == 4 && strncasecmp(p, "path", 4) == 0;
+		p += k;
+		p += strspn(p, " \t");
+		if (want && *p == '=') {
+			char val[PATH_MAX];
+			size_t n = 0, keep = 0;
+			bool q = false, fits = true;
+			for (p++; *p && *p != '\n'; p++) {
+				char c = *p;
+				if (!q && (c == '#' || c == ';'))
+					break;
+				if (c == '"') {
+					q = !q;
+					keep = n;
+					continue;
+				}
+				if (c == '\\') {
+					if (!*++p)
+						break;
+					if (*p == '\n' || (*p == '\r' && p[1] == '\n' && ++p))
+						continue; /* a continued line */
+					c = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p == 'b' ? '\b' : *p;
+				} else if (!q && (c == ' ' || c == '\t' || c == '\r')) {
+					if (n == 0)
+						continue;
+				}
+				if (n + 1 < sizeof val)
+					val[n++] = c;
+				else
+					fits = false;
+				if (q || *p != c || (c != ' ' && c != '\t' && c != '\r'))
+					keep = n;
+			}
+			val[keep] = '\0';
+			if (fits && keep)
+				strv_add(vals, val);
+		}
+		p += strcspn(p, "\n");
+		p += *p == '\n';
+	}
+}
+
+/* Up to INC_BYTES of the regular file CFG, NUL-terminated, or NULL. Not
+ * opened when it is not a regular file (a FIFO would block, a device
+ * could act on open); O_NONBLOCK in case it was swapped meanwhile. */
+static char *read_config(const char *cfg, size_t *len)
+{
+	struct stat st;
+	if (stat(cfg, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	int fd = open(cfg, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char *buf = NULL;
+	size_t n = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* Its size now, plus one byte to see it grew (or is a file
+		 * of /proc, sized 0), to the bound. */
+		size_t cap = st.st_size < INC_BYTES ? (size_t)st.st_size + 1 : INC_BYTES;
+		buf = xmalloc(cap + 1);
+		ssize_t r;
+		while (n < cap && (r = read(fd, buf + n, cap - n)) > 0)
+			n += (size_t)r;
+		buf[n] = '\0';
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+/* The files the git config CFG includes, and theirs (DEPTH levels):
+ * each one in a writable root is config like CFG, added to the walk's
+ * list (existing or not: one made in the session is moved aside).
+ *
+ * Read from the host's view, with nothing of the session's running to
+ * swap a file meanwhile: before the session starts, and after its pid
+ * namespace is gone (autorun_check_new); `wicket why`'s advice reads
+ * them during one, where a swapped file only changes an explanation.
+ * Every read is bounded, so crafted files cost no more than
+ * (INC_FILES + 2 * GIT_DIRS) * INC_BYTES. */
+static void config_includes(struct walk *w, const char *cfg, int depth)
+{
+	/* Each git directory's own config and config.worktree, and at most
+	 * INC_FILES files reached by an include. */
+	if (!first_visit(w, &w->read, 2 * GIT_DIRS + INC_FILES + 4, cfg, depth))
+		return;
+	size_t len = 0;
+	char *text = read_config(cfg, &len);
+	if (!text)
+		return;
+	if (len >= INC_BYTES)
+		w->truncated = true; /* what lies past the bound is not seen */
+	struct strv vals = {0};
+	include_values(text, &vals);
+	free(text);
+	char *dir = NULL;
+	for (size_t i = 0; i < vals.n; i++) {
+		const char *v = vals.v[i];
+		struct strv paths = {0};
+		if (strncmp(v, "~/", 2) == 0) {
+			for (size_t h = 0; w->homes && w->homes[h]; h++) {
+				char *home = realpath(w->homes[h], NULL);
+				if (home)
+					strv_push(&paths, path_join(home, v + 2));
+				free(home);
+			}
+		} else if (v[0] == '/') {
+			strv_add(&paths, v);
+		} else if (v[0] != '~') { /* ~user/ names someone else's home */
+			/* Relative to the directory the kernel opened CFG in (a
+			 * symlink on the way followed, as git's open follows it). */
+			if (!dir) {
+				char *ldir = path_dirname(cfg);
+				dir = realpath(ldir, NULL);
+				if (!dir)
+					dir = xstrdup(ldir);
+				free(ldir);
+			}
+			strv_push(&paths, path_join(dir, v));
+		}
+		for (size_t j = 0; j < paths.n; j++) {
+			char *inc = path_normalize(paths.v[j]);
+			/* Never a directory (include.path = .. would make the
+			 * whole root read-only): git reads files. */
+			if (!is_dir(inc) && in_roots(w->roots, inc) && !strv_contains(w->out, inc))
+				strv_add(w->out, inc);
+			if (w->included++ < INC_FILES)
+				config_includes(w, inc, depth - 1);
+			else
+				w->truncated = true;
+			free(inc);
+		}
+		strv_free(&paths);
+	}
+	strv_free(&vals);
+	free(dir);
+}
+
 static void git_dir_places(struct walk *w, const char *g, int depth);
 
 /* A worktree's .git (a submodule's, a linked worktree's): the file itself,
@@ -214,15 +427,16 @@ static void modules_places(struct walk *w, const char *d, int depth)
 
 static void git_dir_places(struct walk *w, const char *g, int depth)
 {
-	if (depth <= 0 || strv_contains(&w->seen, g))
+	if (!first_visit(w, &w->seen, GIT_DIRS, g, depth))
 		return;
-	if (w->seen.n >= GIT_DIRS) {
-		w->truncated = true;
-		return;
-	}
-	strv_add(&w->seen, g);
 	for (size_t i = 0; git_dir_files[i]; i++)
 		add(w->out, path_join(g, git_dir_files[i]));
+	static const char *const configs[] = {"config", "config.worktree"};
+	for (size_t i = 0; i < 2; i++) {
+		char *c = path_join(g, configs[i]);
+		config_includes(w, c, INC_DEPTH);
+		free(c);
+	}
 	/* A linked worktree's git directory takes hooks and config from the
 	 * common one; and the worktree's .git file points back here. */
 	char *cf = path_join(g, "commondir");
@@ -279,13 +493,13 @@ static char *enclosing_git_dir(const char *root)
 	return NULL;
 }
 
-bool autorun_git_places(const struct strv *roots, struct strv *out)
+bool autorun_git_places(const struct strv *roots, const char *const *homes, struct strv *out)
 {
 	bool complete = true;
 	for (size_t i = 0; i < roots->n; i++) {
 		const char *w = roots->v[i];
 		struct strv here = {0};
-		struct walk wk = {.out = &here};
+		struct walk wk = {.out = &here, .roots = roots, .homes = homes};
 		char *dg = path_join(w, ".git");
 		dot_git_places(&wk, dg, GIT_DEPTH);
 		free(dg);
@@ -294,6 +508,7 @@ bool autorun_git_places(const struct strv *roots, struct strv *out)
 			git_dir_places(&wk, g, GIT_DEPTH);
 		free(g);
 		strv_free(&wk.seen);
+		strv_free(&wk.read);
 		if (wk.truncated)
 			complete = false;
 		for (size_t j = 0; j < here.n; j++) {
@@ -309,8 +524,9 @@ bool autorun_git_places(const struct strv *roots, struct strv *out)
 	return complete;
 }
 
-void autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out)
+bool autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out)
 {
+	struct walk wk = {.out = out, .roots = roots, .homes = homes};
 	for (size_t h = 0; homes[h]; h++) {
 		char *home = realpath(homes[h], NULL);
 		if (!home)
@@ -319,23 +535,28 @@ void autorun_startup_places(const struct strv *roots, const char *const *homes, 
 		 * writable costs nothing here. */
 		for (size_t i = 0; startup_files[i]; i++) {
 			char *p = path_join(home, startup_files[i]);
-			bool in_root = false;
-			for (size_t r = 0; r < roots->n && !in_root; r++)
-				in_root = path_is_under(p, roots->v[r]);
-			if (in_root)
+			if (in_roots(roots, p))
 				add(out, p);
 			else
 				free(p);
 		}
+		/* What the home's git config includes, writable or not
+		 * (~/.gitconfig can include a file of the workspace). */
+		for (size_t i = 0; home_git_configs[i]; i++) {
+			char *c = path_join(home, home_git_configs[i]);
+			config_includes(&wk, c, INC_DEPTH);
+			free(c);
+		}
 		free(home);
 	}
+	strv_free(&wk.read);
+	return !wk.truncated;
 }
 
 bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out)
 {
-	bool complete = autorun_git_places(roots, out);
-	autorun_startup_places(roots, homes, out);
-	return complete;
+	bool complete = autorun_git_places(roots, homes, out);
+	return autorun_startup_places(roots, homes, out) && complete;
 }
 
 void autorun_check_new(const struct session *s, const char *const *homes)
@@ -343,9 +564,10 @@ void autorun_check_new(const struct session *s, const char *const *homes)
 	struct strv now = {0};
 	if (!autorun_places(&s->pol.write, homes, &now))
 		warnmsg("WARNING: a writable root holds too many git directories (modules, "
-			"worktrees: more than %d, or %d in one directory); not all were checked for "
+			"worktrees: more than %d, or %d in one directory) or git config includes "
+			"(more than %d files, or one over %d KiB); not all were checked for "
 			"hooks or config the session planted: review them before running git there",
-			GIT_DIRS, GIT_ENTRIES);
+			GIT_DIRS, GIT_ENTRIES, INC_FILES, INC_BYTES / 1024);
 	for (size_t i = 0; i < now.n; i++) {
 		const char *p = now.v[i];
 		struct stat st;

@@ -315,7 +315,7 @@ static char *protect_origin(const struct session *s, const char *prot)
 	if (strv_contains(&s->cli_protect, prot))
 		return xstrdup("--protect on the command line");
 	struct strv git = {0}, startup = {0};
-	autorun_git_places(&s->pol.write, &git);
+	autorun_git_places(&s->pol.write, s->homes, &git);
 	autorun_startup_places(&s->pol.write, s->homes, &startup);
 	const char *why = strv_contains(&git, prot) ?
 		"where git reads hooks or settings that run code, read-only in every writable root" :
@@ -349,8 +349,11 @@ static char *write_would_not_help(const struct session *s, const char *dir, cons
 				from ? from : origin);
 		free(origin);
 	} else if ((k = plan_shared_in(&s->shared, dir))) {
-		why = xasprintf("%s %s a space other programs share; wicket refuses it as a "
-				"writable root", dir, strcmp(k, dir) == 0 ? "is" : "holds");
+		why = xasprintf("%s %s %s; wicket refuses it as a writable root", dir,
+				strcmp(k, dir) == 0 ? "is" : "holds",
+				strv_contains(&s->shared_path, k) ?
+				"a directory on PATH, whose programs run outside when their names "
+				"are typed" : "a space other programs share");
 	} else {
 		const char *g = strstr(dir, "/.git");
 		if (g && (g[5] == '/' || !g[5])) {

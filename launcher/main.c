@@ -54,7 +54,9 @@ static void usage_main(FILE *f)
 		"  -e, --env NAME[=VALUE] set NAME in the command's environment, or pass the\n"
 		"                        caller's NAME on though the policy removes it (repeatable)\n"
 		"      --allow-shared-write  accept a shared space (/tmp, /var/tmp, /run, $HOME\n"
-		"                        or an ancestor) as the workspace or a writable root\n"
+		"                        or an ancestor, ~/.config, a PATH directory in the\n"
+		"                        home such as ~/.local/bin) as the workspace or a\n"
+		"                        writable root\n"
 		"  -r, --read-only       no writable root from the policy; private /tmp and\n"
 		"                        /dev essentials only\n"
 		"  -n, --net MODE        network, replacing the policy's mode: none, full,\n"
@@ -288,7 +290,8 @@ static void late_prepare(struct session *s)
 	 * root: protected like the policy's own protect rules. */
 	if (!autorun_places(&s->pol.write, s->homes, &s->autorun_start))
 		warnmsg("WARNING: a writable root holds too many git directories (modules, "
-			"worktrees) to protect them all; the hooks and config of some stay writable");
+			"worktrees) or git config includes to protect them all; the hooks and "
+			"config of some stay writable");
 	for (size_t i = 0; i < s->autorun_start.n; i++)
 		if (!strv_contains(&s->pol.protect, s->autorun_start.v[i]))
 			strv_add(&s->pol.protect, s->autorun_start.v[i]);
@@ -366,7 +369,8 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	/* The policy, loaded and checked before anything else happens. */
 	struct wk_policy_ctx pctx;
 	policy_ctx_init(&pctx, s.workspace, home);
-	plan_shared_spaces(s.homes, pctx.vars.runtime_dir, &s.shared);
+	plan_shared_spaces(s.homes, pctx.vars.runtime_dir, getenv("PATH"), &s.shared,
+			   &s.shared_path);
 	struct wk_policy wp;
 	/* --read-only alone is the read-only built-in; with --policy it drops
 	 * that policy's writable roots. */

@@ -130,12 +130,19 @@ void plan_build_base(struct session *s)
 		/* Other programs keep files and sockets there (a tmux server's in
 		 * /tmp, a login shell's ~/.bashrc): the sandbox would reach them. */
 		const char *shared = s->allow_shared ? NULL : plan_shared_in(&s->shared, w);
-		if (shared)
-			die("refusing to make %s writable: %s%s a space other programs share (their "
-			    "sockets, a shell's startup files); use a directory of its own (-C DIR), or "
-			    "--allow-shared-write to accept it knowingly", w,
-			    strcmp(shared, w) == 0 ? "" : "it holds ", strcmp(shared, w) == 0 ? "it is" :
-			    shared);
+		if (shared) {
+			char *is = strcmp(shared, w) == 0 ? xstrdup("it is") :
+							    xasprintf("it holds %s,", shared);
+			if (strv_contains(&s->shared_path, shared))
+				die("refusing to make %s writable: %s a directory on PATH (programs "
+				    "the sandbox put there would run outside when their names are "
+				    "typed); use a directory of its own, or --allow-shared-write to "
+				    "accept it knowingly", w, is);
+			die("refusing to make %s writable: %s a space other programs share (their "
+			    "sockets, a shell's startup files, tools' config that runs code); use a "
+			    "directory of its own (-C DIR), or --allow-shared-write to accept it "
+			    "knowingly", w, is);
+		}
 		if (!strv_contains(&plan->write, w))
 			strv_add(&plan->write, w);
 	}
@@ -317,23 +324,74 @@ bool plan_in_writable_root(const struct policy *pol, const char *path)
 	return in;
 }
 
-void plan_shared_spaces(const char *const *homes, const char *runtime_dir, struct strv *out)
+/* P canonical: resolved when it exists, else normalised (the session
+ * could create it). */
+static char *canonical(const char *p)
+{
+	char *r = realpath(p, NULL);
+	return r ? r : path_normalize(p);
+}
+
+static void push_new(struct strv *out, char *owned)
+{
+	if (owned && !strv_contains(out, owned))
+		strv_push(out, owned);
+	else
+		free(owned);
+}
+
+void plan_shared_spaces(const char *const *homes, const char *runtime_dir, const char *path_env,
+			struct strv *out, struct strv *on_path)
 {
 	const char *fixed[] = {"/tmp", "/var/tmp", "/dev/shm", "/run", runtime_dir, NULL};
-	for (size_t i = 0; fixed[i]; i++) {
-		char *r = fixed[i][0] == '/' ? realpath(fixed[i], NULL) : NULL;
-		if (r && !strv_contains(out, r))
-			strv_push(out, r);
-		else
-			free(r);
-	}
+	for (size_t i = 0; fixed[i]; i++)
+		push_new(out, fixed[i][0] == '/' ? realpath(fixed[i], NULL) : NULL);
+	struct strv rhomes = {0};
 	for (size_t i = 0; homes[i]; i++) {
 		char *r = realpath(homes[i], NULL);
-		if (r && !strv_contains(out, r))
-			strv_push(out, r);
+		if (r && !strv_contains(&rhomes, r))
+			strv_push(&rhomes, r);
 		else
 			free(r);
 	}
+	for (size_t i = 0; i < rhomes.n; i++)
+		push_new(out, xstrdup(rhomes.v[i]));
+	/* Where tools keep config that runs code (systemd user units,
+	 * autostart, tmux, nvim, git). */
+	for (size_t i = 0; i < rhomes.n; i++) {
+		char *c = path_join(rhomes.v[i], ".config");
+		push_new(out, canonical(c));
+		free(c);
+	}
+	/* Directories of the PATH in a home: what the sandbox put there runs
+	 * outside when its name is typed. ~/bin and ~/.local/bin are on it
+	 * at the next login when they exist (Debian's default .profile). */
+	struct strv dirs = {0};
+	for (size_t i = 0; i < rhomes.n; i++) {
+		strv_push(&dirs, path_join(rhomes.v[i], ".local/bin"));
+		strv_push(&dirs, path_join(rhomes.v[i], "bin"));
+	}
+	for (const char *p = path_env ? path_env : ""; *p;) {
+		size_t n = strcspn(p, ":");
+		if (p[0] == '/' && n < PATH_MAX)
+			strv_push(&dirs, xasprintf("%.*s", (int)n, p));
+		p += n + (p[n] == ':');
+	}
+	for (size_t i = 0; i < dirs.n; i++) {
+		char *d = canonical(dirs.v[i]);
+		bool in_home = false;
+		for (size_t h = 0; h < rhomes.n && !in_home; h++)
+			in_home = path_is_under(d, rhomes.v[h]) && strcmp(d, rhomes.v[h]) != 0;
+		if (!in_home) {
+			free(d);
+			continue;
+		}
+		if (!strv_contains(on_path, d))
+			strv_add(on_path, d);
+		push_new(out, d);
+	}
+	strv_free(&dirs);
+	strv_free(&rhomes);
 }
 
 const char *plan_shared_in(const struct strv *shared, const char *root)

@@ -164,6 +164,7 @@ struct session {
 	bool read_only;
 	/* Shared spaces (plan.c): refused as writable roots unless allowed. */
 	struct strv shared;
+	struct strv shared_path;  /* those of them that are directories on PATH */
 	bool allow_shared;        /* --allow-shared-write */
 	const char *homes[3];     /* $HOME and the passwd home, NULL-terminated */
 	/* The places that run code (autorun.c) as they were at the start. */
@@ -226,9 +227,12 @@ bool plan_in_writable_root(const struct policy *pol, const char *path);
 /* BUF (LEN bytes) gets up to 16 random hex digits, NUL-terminated. */
 void random_hex(char *buf, size_t len);
 /* The shared spaces, canonical: /tmp, /var/tmp, /dev/shm, /run,
- * RUNTIME_DIR and HOMES (NULL-terminated); plan_shared_in: the one ROOT
- * is or contains, or NULL (pure). */
-void plan_shared_spaces(const char *const *homes, const char *runtime_dir, struct strv *out);
+ * RUNTIME_DIR, HOMES (NULL-terminated) and their .config, and the
+ * directories on PATH inside a home (PATH_ENV's, ~/bin, ~/.local/bin),
+ * those also in ON_PATH; plan_shared_in: the one ROOT is or contains,
+ * or NULL (pure). */
+void plan_shared_spaces(const char *const *homes, const char *runtime_dir, const char *path_env,
+			struct strv *out, struct strv *on_path);
 const char *plan_shared_in(const struct strv *shared, const char *root);
 
 /* autorun.c: where the user's own tools run code from later (git hooks
@@ -236,8 +240,9 @@ const char *plan_shared_in(const struct strv *shared, const char *root);
  * ROOTS (canonical); HOMES NULL-terminated. Appended to OUT, lexical,
  * existing or not. autorun_check_new moves aside those the session
  * created (after it ended; s->autorun_start: those of the start). */
-bool autorun_git_places(const struct strv *roots, struct strv *out); /* false: too many to list */
-void autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out);
+/* false: too many to list (git directories, config includes) */
+bool autorun_git_places(const struct strv *roots, const char *const *homes, struct strv *out);
+bool autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out);
 bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out);
 void autorun_check_new(const struct session *s, const char *const *homes);
 /* The .git entries (directories, files, symlinks) the session made deeper

@@ -495,3 +495,53 @@ NESTED_INIT='mkdir -p a/b && cd a/b && git init -q && sh -c "$2" _ .git/config "
 	[ -z "$(find "$WS" -name '*quarantined-by-wicket*')" ]
 	[ -d "$WS/old/sub/.git" ]
 }
+
+# Config files that the protected .git/config includes ([include] path,
+# [includeIf "..."] path; a relative path is relative to the including
+# file): as projects that share settings ask their users to set up. Git
+# reads them like .git/config itself.
+FSMON='printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$1"'
+
+@test "git: a file that .git/config includes from the work tree (include.path ../.gitconfig)" {
+	printf '[alias]\n\tst = status\n' >"$WS/.gitconfig"
+	git -C "$WS" config --local include.path ../.gitconfig
+	sbx sh -c "$FSMON"' >>.gitconfig' _ "$PWNED"
+	host_status "$WS"
+	[ ! -e "$PWNED" ] || { echo "ESCAPE: git on the host ran a command from the included $WS/.gitconfig"; false; }
+	if grep -q fsmonitor "$WS/.gitconfig"; then echo "the included file was changed"; false; fi
+}
+
+@test "git: an includeIf file that did not exist, and an include of an include" {
+	# [includeIf "gitdir:..."] with a quoted, mixed-case section and a
+	# comment; the file it names does not exist at the start.
+	printf '[IncludeIf "gitdir:%s/"]  # shared\n\tPath = "../cfg/first.inc" ; here\n' "$WS" \
+		>>"$WS/.git/config"
+	mkdir -p "$WS/cfg"
+	sbx sh -c "$FSMON"' >cfg/first.inc' _ "$PWNED"
+	assert_output --partial "quarantined-by-wicket"
+	host_status "$WS"
+	[ ! -e "$PWNED" ] || { echo "ESCAPE: git on the host ran a command from a new included file"; false; }
+	# An include of an include (relative to the including file), which
+	# exists at the start: read-only like the first.
+	rm -f "$WS"/cfg/first.inc*
+	# With a UTF-8 byte order mark, which git skips.
+	printf '\357\273\277[include]\n\tpath = second.inc\n' >"$WS/cfg/first.inc"
+	: >"$WS/cfg/second.inc"
+	sbx sh -c "$FSMON"' >cfg/second.inc' _ "$PWNED"
+	host_status "$WS"
+	[ ! -e "$PWNED" ] || { echo "ESCAPE: git on the host ran a command from an include of an include"; false; }
+	[ ! -s "$WS/cfg/second.inc" ]
+}
+
+@test "git: includes that loop, name a FIFO, or a huge file do not hang or crash the start" {
+	mkfifo "$WS/fifo"
+	head -c 3000000 /dev/zero | tr '\0' 'x' >"$WS/huge.inc"
+	printf '[include]\n\tpath = ../loop.inc\n\tpath = ../fifo\n\tpath = ../huge.inc\n' >>"$WS/.git/config"
+	printf '[include]\n\tpath = loop.inc\n\tpath = "unterminated\n[include\n\tpath\n' >"$WS/loop.inc"
+	sbx echo started-fine
+	assert_line started-fine
+	# The files that exist are protected all the same.
+	sbx sh -c 'echo x >>loop.inc; echo x >>huge.inc; echo tried'
+	assert_line tried
+	if grep -qx x "$WS/loop.inc"; then echo "the included loop.inc was changed"; false; fi
+}

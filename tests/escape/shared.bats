@@ -4,7 +4,9 @@
 # sandbox the host's /tmp with every socket in it (a tmux server's among
 # them); a writable $HOME, the files shells and desktops run at login.
 # Such roots are refused (exit 125) unless --allow-shared-write accepts
-# them, and the startup files stay protected in every writable root.
+# them, and the startup files stay protected in every writable root. A
+# home's .config and the directories on PATH inside a home (~/bin,
+# ~/.local/bin, the caller's PATH entries) are shared spaces too.
 #
 # Judged outside: the host's tmux server got no new window, the startup
 # files are what they were, nothing new sits where a shell would run it.
@@ -129,10 +131,12 @@ assert_refused_shared() {
 	[ ! -e "$OUT/pwned" ]
 }
 
-@test "shared: --write ~/.config keeps autostart, systemd, fish and git protected" {
+@test "shared: --write ~/.config, accepted, keeps autostart, systemd, fish and git protected" {
 	mkdir -p "$H/.config/fish"
 	printf 'orig\n' >"$H/.config/fish/config.fish"
-	run in_dir "$WS" --write "$H/.config" -- sh -c '
+	run in_dir "$WS" --write "$H/.config" -- true
+	assert_refused_shared "$H/.config"
+	run in_dir "$WS" --allow-shared-write --write "$H/.config" -- sh -c '
 		echo "touch $2" >>"$1/fish/config.fish"
 		mkdir -p "$1/autostart" "$1/git" && echo x >"$1/autostart/x.desktop"
 		echo "[core] fsmonitor = touch $2" >"$1/git/config"
@@ -141,4 +145,108 @@ assert_refused_shared() {
 	[ "$(cat "$H/.config/fish/config.fish")" = orig ]
 	[ ! -e "$H/.config/autostart" ]
 	[ ! -e "$H/.config/git" ]
+}
+
+# Beyond .bashrc and .profile: Debian's default .bashrc sources
+# ~/.bash_aliases, its .profile puts ~/bin and ~/.local/bin first on PATH,
+# tmux and vim run commands from their config. Judged outside: a mark the
+# planted code leaves after the host's bash, git or tmux ran with $H.
+
+# skel_home: Debian's default .bashrc and .profile in $H, or skip.
+skel_home() {
+	[ -f /etc/skel/.bashrc ] && [ -f /etc/skel/.profile ] || skip "no /etc/skel dot files"
+	cp /etc/skel/.bashrc /etc/skel/.profile "$H/"
+}
+
+# host_login: what the person does after the session: open a shell, run git.
+host_login() {
+	env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$H" TERM=dumb bash -i -c true </dev/null >/dev/null 2>&1 || true
+	env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$H" bash -l -c 'git --version' </dev/null >/dev/null 2>&1 || true
+}
+
+@test "shared: ~/.bash_aliases, sourced by the default ~/.bashrc, in a writable home" {
+	skel_home
+	grep -qs bash_aliases "$H/.bashrc" || skip "this /etc/skel/.bashrc sources no .bash_aliases"
+	run in_dir "$H" --allow-shared-write -- sh -c 'echo "touch $1" >.bash_aliases' _ "$OUT/pwned"
+	assert_equal "$status" 0
+	host_login
+	[ ! -e "$OUT/pwned" ] || { echo "ESCAPE: the host's next interactive bash ran ~/.bash_aliases written in the sandbox"; false; }
+	assert_output --partial quarantined-by-wicket
+	# An existing one is read-only.
+	echo ': aliases' >"$H/.bash_aliases"
+	run in_dir "$H" --allow-shared-write -- sh -c 'echo "touch $1" >>.bash_aliases' _ "$OUT/pwned"
+	host_login
+	[ ! -e "$OUT/pwned" ] || { echo "ESCAPE: an existing ~/.bash_aliases was changed"; false; }
+	[ "$(cat "$H/.bash_aliases")" = ': aliases' ]
+}
+
+@test "shared: tmux and vim config in a writable home is read-only or moved aside" {
+	mkdir -p "$H/.config/tmux" "$H/.vim"
+	: >"$H/.config/tmux/tmux.conf"
+	run in_dir "$H" --allow-shared-write -- sh -c 'for f in .config/tmux/tmux.conf .tmux.conf .vimrc .vim/plugin.vim .config/nvim/init.lua; do
+		case $f in */*) mkdir -p "${f%/*}" 2>/dev/null ;; esac; echo "run-shell \"touch $1\"" >>"$f" 2>/dev/null; done; echo done' _ "$OUT/pwned"
+	assert_line done
+	[ ! -s "$H/.config/tmux/tmux.conf" ]
+	[ ! -e "$H/.tmux.conf" ] && [ ! -e "$H/.vimrc" ] && [ ! -e "$H/.config/nvim" ]
+	[ -z "$(ls "$H/.vim")" ]
+}
+
+PLANT_BIN='mkdir -p "$2" && printf "#!/bin/sh\ntouch %s\nexec /usr/bin/git \"\$@\"\n" "$1" >"$2/git" &&
+	chmod 755 "$2/git"'
+
+@test "shared: ~/.local/bin, first on PATH by the default ~/.profile, is refused with --write ~/.local" {
+	command -v git >/dev/null || skip "git is not installed"
+	skel_home
+	mkdir -p "$H/.local"
+	run in_dir "$WS" --write "$H/.local" -- sh -c "$PLANT_BIN" _ "$OUT/pwned" "$H/.local/bin"
+	assert_refused_shared "$H/.local/bin"
+	assert_output --partial "on PATH"
+	host_login
+	[ ! -e "$OUT/pwned" ] || { echo "ESCAPE: the host's next login shell ran ~/.local/bin/git written in the sandbox"; false; }
+	# ~/bin alike, and the directory itself.
+	mkdir "$H/bin"
+	run in_dir "$WS" --write "$H/bin" -- true
+	assert_refused_shared "$H/bin"
+	# Accepted knowingly.
+	run in_dir "$WS" --allow-shared-write --write "$H/.local" -- true
+	assert_equal "$status" 0
+}
+
+@test "shared: a directory of the calling PATH inside the home is refused" {
+	mkdir -p "$H/tools/bin" "$H/other"
+	PATH=$H/tools/bin:$PATH run in_dir "$WS" --write "$H/tools" -- sh -c "$PLANT_BIN" _ "$OUT/pwned" "$H/tools/bin"
+	assert_refused_shared "$H/tools/bin"
+	[ ! -e "$H/tools/bin/git" ]
+	# A directory of the home not on PATH is fine.
+	PATH=$H/tools/bin:$PATH run in_dir "$WS" --write "$H/other" -- sh -c 'echo ok >"$1/f"' _ "$H/other"
+	[ "$(cat "$H/other/f")" = ok ]
+}
+
+@test "shared: ~/.config (tmux's tmux.conf, run at the next server start) is refused with --write ~/.config" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	mkdir -p "$H/.config"
+	run in_dir "$WS" --write "$H/.config" -- sh -c \
+		'mkdir -p "$HOME/.config/tmux" && printf "run-shell \"touch %s\"\n" "$1" >"$HOME/.config/tmux/tmux.conf"' \
+		_ "$OUT/pwned"
+	assert_refused_shared "$H/.config"
+	local sock=wicket-shared-$$ i
+	env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$H" tmux -L "$sock" new-session -d 'sleep 5' || true
+	for ((i = 0; i < 20; i++)); do
+		[ -e "$OUT/pwned" ] && break
+		sleep 0.1
+	done
+	tmux -L "$sock" kill-server 2>/dev/null || true
+	[ ! -e "$OUT/pwned" ] || { echo "ESCAPE: the host's next tmux server ran ~/.config/tmux/tmux.conf written in the sandbox"; false; }
+}
+
+@test "shared: a file ~/.gitconfig includes (~/ path) in a writable home" {
+	command -v git >/dev/null || skip "git is not installed"
+	printf '[include]\n\tpath = ~/shared/git.inc\n' >"$H/.gitconfig"
+	mkdir -p "$H/shared" "$H/repo"
+	: >"$H/shared/git.inc"
+	git -C "$H/repo" init -q
+	run in_dir "$H" --allow-shared-write -- sh -c 'printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$1" >>shared/git.inc' _ "$OUT/pwned"
+	(cd "$H/repo" && env -i PATH=/usr/bin:/bin HOME="$H" GIT_CONFIG_NOSYSTEM=1 git status --short) >/dev/null 2>&1 || true
+	[ ! -e "$OUT/pwned" ] || { echo "ESCAPE: git on the host ran a command from a file ~/.gitconfig includes"; false; }
+	[ ! -s "$H/shared/git.inc" ]
 }

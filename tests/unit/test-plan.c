@@ -4,6 +4,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "path.h"
 
 static void pins(const char *root, const char *path, const char *want)
 {
@@ -125,5 +128,37 @@ int main(void)
 	ok(plan_shared_in(&shared, "/tmp/ws") == NULL, "a directory of its own under /tmp is not");
 	ok(plan_shared_in(&shared, "/home/mel") == NULL, "a sibling with the same prefix is not");
 	strv_free(&shared);
+
+	/* A home's .config, ~/bin, ~/.local/bin and the PATH's directories
+	 * inside it (existing or not) are shared; PATH's others are not. */
+	char tmpl[] = "/tmp/wicket-test-plan-XXXXXX";
+	char *home = mkdtemp(tmpl);
+	ok(home != NULL, "a home made");
+	if (home) {
+		const char *homes[] = {home, NULL};
+		char *path = xasprintf("/usr/bin:%s/tools/bin::rel/bin:%s", home, home);
+		struct strv sh = {0}, onp = {0};
+		plan_shared_spaces(homes, NULL, path, &sh, &onp);
+		char *lb = path_join(home, ".local/bin"), *b = path_join(home, "bin");
+		char *tb = path_join(home, "tools/bin"), *cfg = path_join(home, ".config");
+		char *local = path_join(home, ".local"), *tools = path_join(home, "tools");
+		ok(strv_contains(&onp, lb) && strv_contains(&onp, b) && strv_contains(&onp, tb),
+		   "~/.local/bin, ~/bin and a PATH directory of the home are on PATH");
+		ok(onp.n == 3, "nothing else is (not /usr/bin, a relative entry, the home itself)");
+		ok(strv_contains(&sh, cfg) && !strv_contains(&onp, cfg), "~/.config is shared");
+		is_str(plan_shared_in(&sh, local), lb, "~/.local holds ~/.local/bin");
+		is_str(plan_shared_in(&sh, tools), tb, "~/tools holds ~/tools/bin");
+		is_str(plan_shared_in(&sh, home), home, "the home itself comes first");
+		free(lb);
+		free(b);
+		free(tb);
+		free(cfg);
+		free(local);
+		free(tools);
+		free(path);
+		strv_free(&sh);
+		strv_free(&onp);
+		rmdir(home);
+	}
 	return done_testing();
 }
