@@ -207,21 +207,25 @@ static bool in_roots(const struct strv *roots, const char *p)
 	return false;
 }
 
-/* A config text's include and includeIf "path" values, parsed as git
- * does as far as they go: section and key names case-insensitive, the
- * key after "]" on the same line too, double quotes, backslash escapes
- * and continued lines, "#" and ";" comments. Appended to VALS. */
-static void include_values(const char *p, struct strv *vals)
+/* A config text's values of KEY in the sections named SECS (each
+ * "include" and "includeIf" "path", or "core" "hooksPath"), parsed as
+ * git does as far as they go: section and key names case-insensitive,
+ * the key after "]" on the same line too, double quotes, backslash
+ * escapes and continued lines, "#" and ";" comments. Appended to VALS. */
+static void config_values(const char *p, const char *const *secs, const char *key,
+			  struct strv *vals)
 {
 	bool inc = false;
+	size_t klen = strlen(key);
 	if (strncmp(p, "\xef\xbb\xbf", 3) == 0)
 		p += 3; /* a UTF-8 byte order mark, which git skips */
 	while (*p) {
 		p += strspn(p, " \t\r");
 		if (*p == '[') {
 			size_t n = strcspn(++p, "] \t\".\n");
-			inc = (n == 7 && strncasecmp(p, "include", 7) == 0) ||
-			      (n == 9 && strncasecmp(p, "includeif", 9) == 0);
+			inc = false;
+			for (size_t i = 0; secs[i]; i++)
+				inc |= n == strlen(secs[i]) && strncasecmp(p, secs[i], n) == 0;
 			/* The subsection ("gitdir:..."), quoted: any condition
 			 * is taken as true. */
 			bool q = false;
@@ -237,7 +241,7 @@ static void include_values(const char *p, struct strv *vals)
 				p += 1 + strspn(p + 1, " \t\r");
 		}
 		size_t k = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-");
-		bool want = inc && k == 4 && strncasecmp(p, "path", 4) == 0;
+		bool want = inc && k == klen && strncasecmp(p, key, klen) == 0;
 		p += k;
 		p += strspn(p, " \t");
 		if (want && *p == '=') {
@@ -330,7 +334,8 @@ static void config_includes(struct walk *w, const char *cfg, int depth)
 	if (len >= INC_BYTES)
 		w->truncated = true; /* what lies past the bound is not seen */
 	struct strv vals = {0};
-	include_values(text, &vals);
+	static const char *const inc_secs[] = {"include", "includeIf", NULL};
+	config_values(text, inc_secs, "path", &vals);
 	free(text);
 	char *dir = NULL;
 	for (size_t i = 0; i < vals.n; i++) {
@@ -373,6 +378,52 @@ static void config_includes(struct walk *w, const char *cfg, int depth)
 	}
 	strv_free(&vals);
 	free(dir);
+}
+
+/* core.hooksPath in the config CFG: the directory git runs hooks from
+ * instead of the git directory's hooks (husky sets .husky/_, a directory
+ * of the work tree). One in a writable root is a place like hooks. A
+ * relative path is relative to where hooks run, the work tree's top
+ * (TOP; NULL for a home's config, whose relative value names a directory
+ * of every repository: the roots' own, .githooks say, then each root's). */
+static void hooks_path_places(struct walk *w, const char *cfg, const char *top)
+{
+	size_t len;
+	char *text = read_config(cfg, &len);
+	if (!text)
+		return;
+	static const char *const core[] = {"core", NULL};
+	struct strv vals = {0};
+	config_values(text, core, "hooksPath", &vals);
+	free(text);
+	for (size_t i = 0; i < vals.n; i++) {
+		const char *v = vals.v[i];
+		struct strv paths = {0};
+		if (strncmp(v, "~/", 2) == 0) {
+			for (size_t h = 0; w->homes && w->homes[h]; h++) {
+				char *home = realpath(w->homes[h], NULL);
+				if (home)
+					strv_push(&paths, path_join(home, v + 2));
+				free(home);
+			}
+		} else if (v[0] == '/') {
+			strv_add(&paths, v);
+		} else if (v[0] != '~' && top) {
+			strv_push(&paths, path_join(top, v));
+		} else if (v[0] != '~') {
+			for (size_t r = 0; r < w->roots->n; r++)
+				strv_push(&paths, path_join(w->roots->v[r], v));
+		}
+		for (size_t j = 0; j < paths.n; j++) {
+			char *d = path_normalize(paths.v[j]);
+			if (in_roots(w->roots, d) && !strv_contains(w->out, d))
+				strv_push(w->out, d);
+			else
+				free(d);
+		}
+		strv_free(&paths);
+	}
+	strv_free(&vals);
 }
 
 static void git_dir_places(struct walk *w, const char *g, int depth);
@@ -432,11 +483,17 @@ static void git_dir_places(struct walk *w, const char *g, int depth)
 	for (size_t i = 0; git_dir_files[i]; i++)
 		add(w->out, path_join(g, git_dir_files[i]));
 	static const char *const configs[] = {"config", "config.worktree"};
+	/* Where its hooks run: the directory G is the .git of, or the work
+	 * tree its config names. */
+	const char *slash = strrchr(g, '/');
+	char *top = slash && strcmp(slash + 1, ".git") == 0 ? path_dirname(g) : config_worktree(g);
 	for (size_t i = 0; i < 2; i++) {
 		char *c = path_join(g, configs[i]);
 		config_includes(w, c, INC_DEPTH);
+		hooks_path_places(w, c, top);
 		free(c);
 	}
+	free(top);
 	/* A linked worktree's git directory takes hooks and config from the
 	 * common one; and the worktree's .git file points back here. */
 	char *cf = path_join(g, "commondir");
@@ -545,6 +602,7 @@ bool autorun_startup_places(const struct strv *roots, const char *const *homes, 
 		for (size_t i = 0; home_git_configs[i]; i++) {
 			char *c = path_join(home, home_git_configs[i]);
 			config_includes(&wk, c, INC_DEPTH);
+			hooks_path_places(&wk, c, NULL);
 			free(c);
 		}
 		free(home);

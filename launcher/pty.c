@@ -180,6 +180,15 @@ static int dcs_match(const unsigned char *held, size_t n)
 	return maybe ? 0 : -1;
 }
 
+bool pty_can_change(const char *b, size_t n)
+{
+	/* Text and the other C0 controls move the cursor and ring bells;
+	 * modes, attributes, screens and strings all start with ESC, and
+	 * SO and SI switch the character set. (8-bit C1 controls are not
+	 * controls to a UTF-8 terminal: they are parts of characters.) */
+	return memchr(b, 0x1b, n) || memchr(b, 0x0e, n) || memchr(b, 0x0f, n);
+}
+
 size_t pty_filter_flush(struct pty_filter *f, char *out)
 {
 	size_t n = f->nheld;
@@ -478,7 +487,8 @@ static struct {
 	bool tty_gone;           /* the real terminal hung up */
 	bool child_gone;
 	bool paused;             /* a prompt has the real terminal (pty_prompt) */
-	bool drew;               /* the command wrote to the real terminal (finish_reset) */
+	bool drew;               /* the command wrote to the real terminal what can change
+				  * its state (pty_can_change: finish_reset) */
 	struct pty_alt alt;      /* the command's output is on the alternate screen */
 	struct pty_filter filter; /* what it may not send the terminal (pty_filter_feed) */
 	struct timespec last;    /* the last byte moved after the command ended */
@@ -782,8 +792,9 @@ static void master_read(void)
 		return;
 	ssize_t n = read(P.master, raw, room - MASTER_READ_MIN);
 	if (n > 0) {
-		P.out.len += pty_filter_feed(&P.filter, raw, (size_t)n, tail);
-		P.drew = true;
+		size_t k = pty_filter_feed(&P.filter, raw, (size_t)n, tail);
+		P.drew = P.drew || pty_can_change(tail, k);
+		P.out.len += k;
 		scan_output(from);
 		if (P.tty_gone)
 			P.out.len = P.out.off = 0; /* no one to show it to: the command never waits */

@@ -402,6 +402,9 @@ struct pty_filter {
 /* IN (N bytes) filtered into OUT, which has room for N + PTY_FILTER_HOLD;
  * returns the bytes written. */
 size_t pty_filter_feed(struct pty_filter *f, const char *in, size_t n, char *out);
+/* B (N bytes of output) can change a terminal's state: an escape
+ * sequence or a character set switch in it. */
+bool pty_can_change(const char *b, size_t n);
 /* What the filter still holds (a sequence's start at the very end). */
 size_t pty_filter_flush(struct pty_filter *f, char *out);
 

@@ -273,7 +273,7 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 			if (n > 0 && tty[fd]) {
 				size_t k = pty_filter_feed(&filter[fd], buf, (size_t)n, filtered);
 				write_or_break(fd, filtered, k, &broken[fd]);
-				drew[fd] = true;
+				drew[fd] = drew[fd] || pty_can_change(filtered, k);
 			} else if (n > 0) {
 				write_or_break(fd, buf, (size_t)n, &broken[fd]);
 			} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {

@@ -116,3 +116,33 @@ PLANT_NOMKDIR='printf "ref: refs/heads/main\n" >evil/HEAD && : >evil/objects && 
 	compgen -G "$WS/src/HEAD.quarantined-by-wicket-*" >/dev/null
 	[ -e "$WS/src/main.c" ]
 }
+
+# core.hooksPath naming a directory of the work tree, as husky sets it up
+# (core.hooksPath = .husky/_ since husky 9, .husky before): the hooks git
+# runs on commit are work-tree files, protected like $GIT_DIR/hooks
+# (found by a red team).
+@test "git hooksPath: hooks under a core.hooksPath in the work tree (husky) are protected; git commit outside runs nothing of the sandbox's" {
+	mkdir -p "$WS/.husky/_"
+	printf '#!/bin/sh\nexit 0\n' >"$WS/.husky/_/pre-commit"
+	chmod 755 "$WS/.husky/_/pre-commit"
+	git -C "$WS" config --local core.hooksPath .husky/_
+	sbx sh -c 'printf "#!/bin/sh\ntouch %s\n" "$1" >.husky/_/pre-commit' _ "$PWNED"
+	(cd "$WS" && env -i PATH=/usr/bin:/bin HOME="$OUT" GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
+		git -c user.name=t -c user.email=t@example.invalid commit -q --allow-empty -m x) >/dev/null 2>&1 || true
+	if [ -e "$PWNED" ]; then
+		echo "ESCAPE: git commit on the host ran a hook written in the sandbox under core.hooksPath"
+		false
+	fi
+}
+
+@test "git hooksPath: a hooks directory core.hooksPath names, made during the session, is moved aside" {
+	git -C "$WS" config --local core.hooksPath .githooks
+	sbx sh -c 'mkdir .githooks && printf "#!/bin/sh\ntouch %s\n" "$1" >.githooks/pre-commit && chmod 755 .githooks/pre-commit' _ "$PWNED"
+	(cd "$WS" && env -i PATH=/usr/bin:/bin HOME="$OUT" GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
+		git -c user.name=t -c user.email=t@example.invalid commit -q --allow-empty -m x) >/dev/null 2>&1 || true
+	if [ -e "$PWNED" ]; then
+		echo "ESCAPE: git commit on the host ran a hook made in the sandbox under core.hooksPath"
+		false
+	fi
+	compgen -G "$WS/.githooks.quarantined-by-wicket-*" >/dev/null
+}
