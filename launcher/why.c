@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "path.h"
-#include "sendfd.h"
+#include "fdpass.h"
 
 #define REPLY_MAX (8u << 20)
 #define REPLY_TIMEOUT_MS 10000
@@ -71,7 +71,7 @@ static json_t *ask_supervisor(int ctl, long n)
 		die_errno("socketpair");
 	char req[64];
 	int len = snprintf(req, sizeof req, "{\"v\":1,\"type\":\"why\",\"n\":%ld}", n);
-	ssize_t w = send_with_fd(ctl, req, (size_t)len, sv[1], 0);
+	ssize_t w = fdpass_send(ctl, req, (size_t)len, &sv[1], 1, 0);
 	if (w < 0)
 		die("why: cannot reach the session's supervisor: %s", strerror(errno));
 	close(sv[1]);

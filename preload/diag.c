@@ -57,7 +57,7 @@
 #include "diag.h"
 #include "fdguard.h"
 #include "netfmt.h"
-#include "sendfd.h"
+#include "fdpass.h"
 
 /* ---- configuration, taken once ---------------------------------------- */
 
@@ -717,7 +717,7 @@ void diag_status_sync(const char *num)
 	if (fd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		goto out;
 	static const char msg[] = "{\"v\":1,\"type\":\"sync\"}";
-	ssize_t w = send_with_fd(fd, msg, sizeof msg - 1, sv[1], MSG_DONTWAIT);
+	ssize_t w = fdpass_send(fd, msg, sizeof msg - 1, &sv[1], 1, MSG_DONTWAIT);
 	close(sv[1]);
 	if (w > 0) {
 		/* The answer, or the supervisor's end closed: either will do. */

@@ -48,3 +48,9 @@ check_PROGRAMS += tests/unit/test-history
 tests_unit_test_history_SOURCES = tests/unit/test-history.c
 tests_unit_test_history_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_history_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
+# Descriptors over unix sockets (lib/fdpass.c), as the shim and the
+# supervisor pass them.
+check_PROGRAMS += tests/unit/test-fdpass
+tests_unit_test_fdpass_SOURCES = tests/unit/test-fdpass.c
+tests_unit_test_fdpass_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_fdpass_LDADD = lib/libcore.la
