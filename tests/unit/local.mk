@@ -54,3 +54,8 @@ check_PROGRAMS += tests/unit/test-fdpass
 tests_unit_test_fdpass_SOURCES = tests/unit/test-fdpass.c
 tests_unit_test_fdpass_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_fdpass_LDADD = lib/libcore.la
+# What wicket exits with for a wait status (lib/util.c).
+check_PROGRAMS += tests/unit/test-util
+tests_unit_test_util_SOURCES = tests/unit/test-util.c
+tests_unit_test_util_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_util_LDADD = lib/libwicket.la $(JANSSON_LIBS)
