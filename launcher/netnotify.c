@@ -67,6 +67,7 @@
 
 #include "fdpass.h"
 #include "netfmt.h"
+#include "rules.h"
 
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
@@ -285,10 +286,10 @@ void netnotify_prepare(struct session *s)
  * itself. Edited in place: this runs between vfork and exec. */
 static void shim_reports(char **envp)
 {
-	static const char key[] = "WICKET_RULES=s 1\n";
+	static const char key[] = "WICKET_RULES=";
 	for (char **e = envp; e && *e; e++)
 		if (strncmp(*e, key, sizeof key - 1) == 0)
-			(*e)[sizeof key - 3] = '0';
+			rules_supervisor_off(*e + sizeof key - 1);
 }
 
 /* Have the supervisor take the listener FD, and close it here. */

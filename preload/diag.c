@@ -1,27 +1,10 @@
 /* libwicket-preload, the reporting half: is this failure the sandbox's
  * doing, and if so, one line to the session's diagnostics stream.
  *
- * The session's rules arrive in WICKET_RULES, one rule per line:
- *   r PATH   readable root ("/" means everything)
- *   w PATH   writable root
- *   p PATH   protected: read-only inside a writable root
- *   h PATH   hidden: covered, unreadable
- *   n MODE   network: none | full | ports
- *   c PORT   ports mode: TCP connect() allowed
- *   b PORT   ports mode: TCP bind() allowed
- *   u 1      ports mode: UDP allowed
- *   l 1      Landlock refuses pathname unix sockets outside the writable
- *            roots (ABI 9): an EACCES from connect() or a datagram send to
- *            such a path is reported here (before ABI 9 the supervisor
- *            decides them, and reports them itself)
- *   s 1      the supervisor reports seccomp's network refusals itself (it
- *            receives them as seccomp user notifications): the EPERM of
- *            socket() and of a Fast Open send is not reported here, or
- *            it would be reported twice. Landlock's refusals (EACCES from
- *            connect and bind) seccomp never sees: those still are.
- * Paths are canonical and absolute. The variable is copied into a static
- * arena on the first failure (not before: a process that never fails
- * pays nothing) and read from there; without WICKET_RULES, or when it
+ * The session's rules arrive in WICKET_RULES (the format, and the code
+ * that reads it: lib/rules.h). The variable is copied into a static arena
+ * on the first failure (not before: a process that never fails pays
+ * nothing) and read from there; without WICKET_RULES, or when it
  * does not fit, the shim says nothing at all.
  *
  * Destination: the supervisor, over the control socket WICKET_FD (one
@@ -58,6 +41,7 @@
 #include "fdguard.h"
 #include "netfmt.h"
 #include "fdpass.h"
+#include "rules.h"
 
 /* ---- configuration, taken once ---------------------------------------- */
 
@@ -138,121 +122,12 @@ static void get_cfg(struct cfg *c)
 	c->fd = parse_fd(getenv("WICKET_FD"), &c->dev, &c->ino);
 }
 
-/* ---- the rules -------------------------------------------------------- */
-
-/* Calls F(kind, path, len, arg) for each rule line "K VALUE"; stops when
- * F returns true and returns true then. */
-typedef bool (*rule_fn)(char kind, const char *v, size_t len, const void *arg);
-
-static bool each_rule(const char *rules, rule_fn f, const void *arg)
-{
-	for (const char *l = rules; l && *l;) {
-		const char *e = strchr(l, '\n');
-		size_t n = e ? (size_t)(e - l) : strlen(l);
-		if (n >= 3 && l[1] == ' ' && f(l[0], l + 2, n - 2, arg))
-			return true;
-		l = e ? e + 1 : l + n;
-	}
-	return false;
-}
-
-/* PATH is ROOT or beneath it. */
-static bool under(const char *path, const char *root, size_t rlen)
-{
-	if (rlen == 1 && root[0] == '/')
-		return true;
-	while (rlen > 1 && root[rlen - 1] == '/')
-		rlen--;
-	return strncmp(path, root, rlen) == 0 && (path[rlen] == '/' || path[rlen] == '\0');
-}
-
-struct match {
-	char kind;
-	const char *path;
-	char *root;    /* out: the matching rule's path (may be NULL) */
-	size_t rootsz;
-	bool exact;    /* only PATH == rule */
-};
-
-static bool match_fn(char kind, const char *v, size_t len, const void *arg)
-{
-	const struct match *m = arg;
-	if (kind != m->kind)
-		return false;
-	if (m->exact ? !(strncmp(m->path, v, len) == 0 && m->path[len] == '\0')
-		     : !under(m->path, v, len))
-		return false;
-	if (m->root && len < m->rootsz) {
-		memcpy(m->root, v, len);
-		m->root[len] = '\0';
-	}
-	return true;
-}
-
-static bool rule_has(const char *rules, char kind, const char *path, char *root, size_t rootsz)
-{
-	struct match m = {kind, path, root, rootsz, false};
-	return each_rule(rules, match_fn, &m);
-}
-
-static bool rule_is(const char *rules, char kind, const char *path)
-{
-	struct match m = {kind, path, NULL, 0, true};
-	return each_rule(rules, match_fn, &m);
-}
-
-struct portq {
-	char kind;
-	unsigned port;
-};
-
-static bool port_fn(char kind, const char *v, size_t len, const void *arg)
-{
-	const struct portq *q = arg;
-	if (kind != q->kind)
-		return false;
-	unsigned p = 0;
-	for (size_t i = 0; i < len; i++) {
-		if (v[i] < '0' || v[i] > '9' || p > 65535)
-			return false;
-		p = p * 10 + (unsigned)(v[i] - '0');
-	}
-	return len > 0 && p == q->port;
-}
-
-static bool rule_port(const char *rules, char kind, unsigned port)
-{
-	struct portq q = {kind, port};
-	return each_rule(rules, port_fn, &q);
-}
-
-enum { NET_UNKNOWN, NET_NONE, NET_FULL, NET_PORTS };
-
-static bool mode_fn(char kind, const char *v, size_t len, const void *arg)
-{
-	int *mode = (int *)(uintptr_t)arg;
-	if (kind != 'n')
-		return false;
-	if (len == 4 && memcmp(v, "none", 4) == 0)
-		*mode = NET_NONE;
-	else if (len == 4 && memcmp(v, "full", 4) == 0)
-		*mode = NET_FULL;
-	else if (len == 5 && memcmp(v, "ports", 5) == 0)
-		*mode = NET_PORTS;
-	return true;
-}
-
-static int net_mode(const char *rules)
-{
-	int mode = NET_UNKNOWN;
-	each_rule(rules, mode_fn, (const void *)(uintptr_t)&mode);
-	return mode;
-}
+/* ---- the rules (lib/rules.c) ------------------------------------------ */
 
 /* "s 1": seccomp's network refusals are the supervisor's to report. */
 static bool supervisor_reports(const char *rules)
 {
-	return rule_is(rules, 's', "1");
+	return rules_is(rules, RULE_SUPERVISOR, "1");
 }
 
 /* ---- paths, on the stack ---------------------------------------------- */
@@ -770,14 +645,14 @@ static char classify(const char *rules, const char *p, int err, unsigned flags)
 			return 0;
 		break;
 	case EBUSY:
-		if (!(flags & DF_BUSY) || !rule_is(rules, 'p', p))
+		if (!(flags & DF_BUSY) || !rules_is(rules, RULE_PROTECT, p))
 			return 0;
 		return 'w';
 	default:
 		return 0;
 	}
 	char kind = write ? 'w' : 'r';
-	if (rule_has(rules, 'h', p, tmp, sizeof tmp)) {
+	if (rules_cover(rules, RULE_HIDE, p, tmp, sizeof tmp)) {
 		/* Under a hidden path: the cover answers EACCES (or EROFS) and
 		 * an empty directory answers ENOENT. */
 		if (err == ENOENT && (strcmp(tmp, p) == 0 || !exists_nofollow(tmp)))
@@ -793,8 +668,8 @@ static char classify(const char *rules, const char *p, int err, unsigned flags)
 			if (err != EROFS)
 				return 0;
 		}
-		bool prot = rule_has(rules, 'p', p, NULL, 0);
-		if (!prot && rule_has(rules, 'w', p, NULL, 0))
+		bool prot = rules_cover(rules, RULE_PROTECT, p, NULL, 0);
+		if (!prot && rules_cover(rules, RULE_WRITE, p, NULL, 0))
 			return 0; /* inside a writable root: an ordinary error */
 		if (err == EACCES) {
 			int mode = W_OK;
@@ -813,9 +688,9 @@ static char classify(const char *rules, const char *p, int err, unsigned flags)
 	 * a hidden path refuses it. */
 	if (err != EACCES)
 		return 0;
-	if (rule_is(rules, 'r', "/"))
+	if (rules_is(rules, RULE_READ, "/"))
 		return 0;
-	if (rule_has(rules, 'r', p, NULL, 0) || rule_has(rules, 'w', p, NULL, 0))
+	if (rules_cover(rules, RULE_READ, p, NULL, 0) || rules_cover(rules, RULE_WRITE, p, NULL, 0))
 		return 0;
 	if (dac_refuses(p, flags & DF_EXEC ? X_OK : R_OK))
 		return 0;
@@ -886,10 +761,10 @@ void diag_socket(int domain, int type, int err)
 		goto out;
 	if (err == EPERM && supervisor_reports(c.rules))
 		goto out;
-	int mode = net_mode(c.rules);
+	int mode = rules_net(c.rules);
 	/* none: no inet socket at all; ports: seccomp lets through TCP (and
 	 * UDP when allowed) only, so whatever failed here was refused. */
-	if (mode != NET_NONE && mode != NET_PORTS)
+	if (mode != RULES_NET_NONE && mode != RULES_NET_PORTS)
 		goto out;
 	char obj[64] = "socket ";
 	strcat(obj, domain == AF_INET ? "ipv4/" : "ipv6/");
@@ -907,14 +782,14 @@ static void diag_unix(const struct cfg *c, const char *op, const struct sockaddr
 {
 	const struct sockaddr_un *un = (const struct sockaddr_un *)addr;
 	size_t off = offsetof(struct sockaddr_un, sun_path);
-	if (len <= off || !un->sun_path[0] || !rule_is(c->rules, 'l', "1"))
+	if (len <= off || !un->sun_path[0] || !rules_is(c->rules, RULE_UNIX, "1"))
 		return;
 	char path[sizeof un->sun_path + 1], abs[PBUF];
 	size_t n = len - off < sizeof un->sun_path ? len - off : sizeof un->sun_path;
 	memcpy(path, un->sun_path, n);
 	path[n] = '\0';
-	if (!abs_path(AT_FDCWD, path, abs, sizeof abs) || rule_has(c->rules, 'w', abs, NULL, 0) ||
-	    under(abs, "/run", 4) || under(abs, "/dev/shm", 8))
+	if (!abs_path(AT_FDCWD, path, abs, sizeof abs) || rules_cover(c->rules, RULE_WRITE, abs, NULL, 0) ||
+	    rules_under(abs, "/run", 4) || rules_under(abs, "/dev/shm", 8))
 		return;
 	char obj[PBUF + 32];
 	size_t k = strlen(op);
@@ -959,16 +834,16 @@ void diag_net(const char *op, int fd, const struct sockaddr *addr, socklen_t len
 	socklen_t tl = sizeof type;
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0)
 		type = 0;
-	int mode = net_mode(c.rules);
+	int mode = rules_net(c.rules);
 	bool tcp = (type & 0xf) == SOCK_STREAM;
 	bool denied = false;
-	if (mode == NET_NONE) {
+	if (mode == RULES_NET_NONE) {
 		denied = true;
-	} else if (mode == NET_PORTS && tcp && err != ENETUNREACH) {
+	} else if (mode == RULES_NET_PORTS && tcp && err != ENETUNREACH) {
 		if (strcmp(op, "connect") == 0)
-			denied = !rule_port(c.rules, 'c', port);
+			denied = !rules_port(c.rules, RULE_CONNECT, port);
 		else if (strcmp(op, "bind") == 0)
-			denied = !rule_port(c.rules, 'b', port);
+			denied = !rules_port(c.rules, RULE_BIND, port);
 		else /* sendto/sendmsg: TCP Fast Open, refused on any port */
 			denied = (flags & MSG_FASTOPEN) && err == EPERM &&
 				 !supervisor_reports(c.rules);

@@ -59,3 +59,8 @@ check_PROGRAMS += tests/unit/test-util
 tests_unit_test_util_SOURCES = tests/unit/test-util.c
 tests_unit_test_util_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_util_LDADD = lib/libwicket.la $(JANSSON_LIBS)
+# The WICKET_RULES codec (lib/rules.c): the launcher writes, the shim reads.
+check_PROGRAMS += tests/unit/test-rules
+tests_unit_test_rules_SOURCES = tests/unit/test-rules.c
+tests_unit_test_rules_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_rules_LDADD = lib/libcore.la
