@@ -53,6 +53,7 @@
 #include "askproto.h"
 #include "envscrub.h"
 #include "fdpass.h"
+#include "fdspec.h"
 #include "path.h"
 
 /* Linux 6.5; not in the headers of older systems. */
@@ -1154,10 +1155,11 @@ void control_status_plan(struct session *s)
 static char *fd_var(const char *name, int fd)
 {
 	struct stat st;
+	char v[FDSPEC_LEN];
 	if (fstat(fd, &st) < 0)
 		return NULL;
-	return xasprintf("%s=%d:%llu:%llu", name, fd, (unsigned long long)st.st_dev,
-			 (unsigned long long)st.st_ino);
+	fdspec_format(v, fd, &st);
+	return xasprintf("%s=%s", name, v);
 }
 
 size_t control_env(const struct session *s, char **env, size_t w)

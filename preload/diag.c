@@ -41,6 +41,7 @@
 #include "fdguard.h"
 #include "netfmt.h"
 #include "fdpass.h"
+#include "fdspec.h"
 #include "rules.h"
 
 /* ---- configuration, taken once ---------------------------------------- */
@@ -54,30 +55,13 @@ static char arena[ARENA_SIZE];
 static _Atomic int cfg_state = CFG_UNSET;
 static bool cfg_ok; /* rules present and fit in the arena */
 static int cfg_out;
-static int cfg_fd;
-static unsigned long long cfg_dev, cfg_ino;
+static struct fdspec cfg_ctl;
 
 struct cfg {
 	const char *rules; /* NULL: stay silent */
 	int out;
-	int fd; /* WICKET_FD, -1 when unset or malformed */
-	unsigned long long dev, ino; /* the socket's identity; 0 0: unchecked */
+	struct fdspec ctl; /* WICKET_FD; fd -1 when unset or malformed */
 };
-
-/* "FD:DEV:INO": the descriptor number and the identity of the socket the
- * launcher put there. A process that closed it (Python's subprocess
- * does) may have reused the number for a pipe of its own, which must
- * never receive our lines. */
-static int parse_fd(const char *s, unsigned long long *dev, unsigned long long *ino)
-{
-	unsigned long long v;
-	bool checked;
-	if (!fdguard_parse_spec(s, &v, dev, ino, &checked) || v > 1000000) {
-		*dev = *ino = 0;
-		return -1;
-	}
-	return (int)v;
-}
 
 static int parse_out(const char *s)
 {
@@ -104,22 +88,20 @@ static void get_cfg(struct cfg *c)
 		if (cfg_ok)
 			memcpy(arena, r, n + 1);
 		cfg_out = parse_out(getenv("WICKET_DIAG"));
-		cfg_fd = parse_fd(getenv("WICKET_FD"), &cfg_dev, &cfg_ino);
+		fdspec_parse(getenv("WICKET_FD"), &cfg_ctl);
 		atomic_store_explicit(&cfg_state, CFG_READY, memory_order_release);
 		st = CFG_READY;
 	}
 	if (st == CFG_READY) {
 		c->rules = cfg_ok ? arena : NULL;
 		c->out = cfg_out;
-		c->fd = cfg_fd;
-		c->dev = cfg_dev;
-		c->ino = cfg_ino;
+		c->ctl = cfg_ctl;
 		return;
 	}
 	const char *r = getenv("WICKET_RULES");
 	c->rules = r && strlen(r) < sizeof arena ? r : NULL;
 	c->out = parse_out(getenv("WICKET_DIAG"));
-	c->fd = parse_fd(getenv("WICKET_FD"), &c->dev, &c->ino);
+	fdspec_parse(getenv("WICKET_FD"), &c->ctl);
 }
 
 /* ---- the rules (lib/rules.c) ------------------------------------------ */
@@ -391,13 +373,7 @@ static void add_obj(struct line *l, const char *s)
  * own, which must never receive our reports. -1 otherwise. */
 static int ctl_fd(const struct cfg *c)
 {
-	struct stat st;
-	if (c->fd < 0 || fstat(c->fd, &st) < 0 || !S_ISSOCK(st.st_mode))
-		return -1;
-	if ((c->dev || c->ino) &&
-	    ((unsigned long long)st.st_dev != c->dev || (unsigned long long)st.st_ino != c->ino))
-		return -1;
-	return c->fd;
+	return fdspec_socket(&c->ctl);
 }
 
 /* One write to fd 2, when it is open, never killing the program with
@@ -577,14 +553,13 @@ static void report(const struct cfg *c, const char *kind, const char *obj, const
  * refusal to send (a flood filling the socket) skips the wait. */
 void diag_status_sync(const char *num)
 {
-	unsigned long long n, sn, dev, ino;
-	bool checked;
+	unsigned long long n;
+	struct fdspec sf;
 	char *end;
 	int e = errno;
 	n = strtoull(num, &end, 10);
-	if (end == num || *end || !fdguard_parse_spec(getenv("WICKET_STATUS_FD"), &sn, &dev, &ino,
-						      &checked) || n != sn || n > INT_MAX ||
-	    !fdguard_held((int)n))
+	if (end == num || *end || !fdspec_parse(getenv("WICKET_STATUS_FD"), &sf) ||
+	    n != (unsigned long long)sf.fd || !fdguard_held(sf.fd))
 		goto out;
 	struct cfg c;
 	get_cfg(&c);

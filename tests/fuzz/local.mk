@@ -66,7 +66,8 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/lib/askproto.c \
 	$(top_srcdir)/lib/path.c \
 	$(top_srcdir)/lib/util.c \
-	$(top_srcdir)/lib/fdpass.c
+	$(top_srcdir)/lib/fdpass.c \
+	$(top_srcdir)/lib/fdspec.c
 CONTROL_CORPUS = \
 	tests/fuzz/control-corpus/denial-net \
 	tests/fuzz/control-corpus/denial-protect \

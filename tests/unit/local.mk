@@ -64,3 +64,9 @@ check_PROGRAMS += tests/unit/test-rules
 tests_unit_test_rules_SOURCES = tests/unit/test-rules.c
 tests_unit_test_rules_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_rules_LDADD = lib/libcore.la
+# The WICKET_FD format (lib/fdspec.c): control.c writes, the shim and
+# `wicket why`/`ask` read.
+check_PROGRAMS += tests/unit/test-fdspec
+tests_unit_test_fdspec_SOURCES = tests/unit/test-fdspec.c
+tests_unit_test_fdspec_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_fdspec_LDADD = lib/libcore.la
