@@ -1,4 +1,5 @@
 #include "rules.h"
+#include "pathlex.h"
 
 #include <string.h>
 
@@ -96,22 +97,13 @@ bool rules_next(const char **cur, char *kind, const char **value, size_t *len)
 	return false;
 }
 
-bool rules_under(const char *path, const char *root, size_t rlen)
-{
-	if (rlen == 1 && root[0] == '/')
-		return true;
-	while (rlen > 1 && root[rlen - 1] == '/')
-		rlen--;
-	return strncmp(path, root, rlen) == 0 && (path[rlen] == '/' || path[rlen] == '\0');
-}
-
 bool rules_cover(const char *rules, char kind, const char *path, char *root, size_t rootsz)
 {
 	const char *v;
 	size_t len;
 	char k;
 	while (rules_next(&rules, &k, &v, &len)) {
-		if (k != kind || !rules_under(path, v, len))
+		if (k != kind || !pathlex_under(path, v, len))
 			continue;
 		if (root && len < rootsz) {
 			memcpy(root, v, len);

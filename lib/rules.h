@@ -60,8 +60,8 @@ const char *rules_net_name(int mode);
  * writes them are skipped. False at the end. */
 bool rules_next(const char **cur, char *kind, const char **value, size_t *len);
 
-/* A rule of KIND (a path kind) covers PATH: PATH is its path or beneath
- * it. ROOT (ROOTSZ bytes, may be NULL) gets that rule's path. */
+/* A rule of KIND (a path kind) covers PATH (absolute): PATH is its path
+ * or beneath it (pathlex_under). ROOT (ROOTSZ bytes, may be NULL) gets that rule's path. */
 bool rules_cover(const char *rules, char kind, const char *path, char *root, size_t rootsz);
 /* A rule KIND VALUE exactly. */
 bool rules_is(const char *rules, char kind, const char *value);
@@ -69,9 +69,6 @@ bool rules_is(const char *rules, char kind, const char *value);
 bool rules_port(const char *rules, char kind, unsigned port);
 /* The first RULE_NET's mode; RULES_NET_UNKNOWN without one. */
 int rules_net(const char *rules);
-
-/* PATH is ROOT (RLEN bytes, "/" is every path) or beneath it. */
-bool rules_under(const char *path, const char *root, size_t rlen);
 
 /* ---- editing ---- */
 

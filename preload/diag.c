@@ -42,6 +42,7 @@
 #include "netfmt.h"
 #include "fdpass.h"
 #include "fdspec.h"
+#include "pathlex.h"
 #include "rules.h"
 
 /* ---- configuration, taken once ---------------------------------------- */
@@ -141,35 +142,6 @@ static bool fd_path(int fd, char *out, size_t outsz)
 	return true;
 }
 
-/* Lexical normalisation of an absolute path, in place: "//", "." and
- * ".." (against the text, not the file system). */
-static void normalize(char *p)
-{
-	char *w = p;
-	const char *r = p;
-	while (*r) {
-		while (*r == '/')
-			r++;
-		const char *s = r;
-		while (*r && *r != '/')
-			r++;
-		size_t n = (size_t)(r - s);
-		if (n == 0 || (n == 1 && s[0] == '.'))
-			continue;
-		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			while (w > p && *--w != '/')
-				;
-			continue;
-		}
-		*w++ = '/';
-		memmove(w, s, n);
-		w += n;
-	}
-	if (w == p)
-		*w++ = '/';
-	*w = '\0';
-}
-
 /* The last few parent directories resolved, lexical -> canonical (or
  * "none such"): a
  * compiler's search of its include path fails many opens in the same few
@@ -243,7 +215,7 @@ static bool abs_path(int dirfd, const char *path, char *out, size_t outsz)
 	if (n + pl >= outsz)
 		return false;
 	memcpy(out + n, path, pl + 1);
-	normalize(out);
+	pathlex_normalize(out);
 
 	/* The parent, canonical: an O_PATH open needs no permission on the
 	 * directory itself, and neither Landlock nor the shim sees it. */
@@ -764,7 +736,7 @@ static void diag_unix(const struct cfg *c, const char *op, const struct sockaddr
 	memcpy(path, un->sun_path, n);
 	path[n] = '\0';
 	if (!abs_path(AT_FDCWD, path, abs, sizeof abs) || rules_cover(c->rules, RULE_WRITE, abs, NULL, 0) ||
-	    rules_under(abs, "/run", 4) || rules_under(abs, "/dev/shm", 8))
+	    pathlex_under(abs, "/run", 4) || pathlex_under(abs, "/dev/shm", 8))
 		return;
 	char obj[PBUF + 32];
 	size_t k = strlen(op);
