@@ -1,4 +1,5 @@
 #include "fdspec.h"
+#include "netfmt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -17,25 +18,13 @@ static const char *parse_num(const char *s, unsigned long long *v)
 	return s;
 }
 
-static size_t put_num(char *b, unsigned long long v)
-{
-	char t[24];
-	size_t n = 0, i = 0;
-	do
-		t[n++] = (char)('0' + v % 10);
-	while ((v /= 10) && n < sizeof t);
-	while (n)
-		b[i++] = t[--n];
-	return i;
-}
-
 size_t fdspec_format(char buf[FDSPEC_LEN], int fd, const struct stat *st)
 {
-	size_t n = put_num(buf, (unsigned long long)(fd < 0 ? 0 : fd));
+	size_t n = netfmt_uint(buf, (unsigned long long)(fd < 0 ? 0 : fd));
 	buf[n++] = ':';
-	n += put_num(buf + n, (unsigned long long)st->st_dev);
+	n += netfmt_uint(buf + n, (unsigned long long)st->st_dev);
 	buf[n++] = ':';
-	n += put_num(buf + n, (unsigned long long)st->st_ino);
+	n += netfmt_uint(buf + n, (unsigned long long)st->st_ino);
 	buf[n] = '\0';
 	return n;
 }

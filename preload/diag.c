@@ -117,24 +117,11 @@ static bool supervisor_reports(const char *rules)
 
 #define PBUF 4096
 
-static size_t put_uint(char *buf, unsigned long v)
-{
-	char t[24];
-	size_t n = 0, i = 0;
-	do
-		t[n++] = (char)('0' + v % 10);
-	while ((v /= 10) && n < sizeof t);
-	while (n)
-		buf[i++] = t[--n];
-	buf[i] = '\0';
-	return i;
-}
-
 /* The path an fd refers to, when it is a path (not "pipe:[...]"). */
 static bool fd_path(int fd, char *out, size_t outsz)
 {
 	char link[40] = "/proc/self/fd/";
-	put_uint(link + 14, (unsigned long)fd);
+	netfmt_uint(link + 14, (unsigned long long)fd);
 	ssize_t n = readlink(link, out, outsz - 1);
 	if (n <= 0 || (size_t)n >= outsz - 1 || out[0] != '/')
 		return false;
@@ -501,7 +488,7 @@ static void report(const struct cfg *c, const char *kind, const char *obj, const
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
 	char num[24];
-	put_uint(num, (unsigned long)pid);
+	netfmt_uint(num, (unsigned long long)pid);
 	if (fd >= 0)
 		send_report(fd, kind, obj, what, comm, num, c->out);
 	if (c->out == OUT_STDERR || (fd < 0 && c->out == OUT_DEFAULT))
@@ -798,7 +785,7 @@ void diag_net(const char *op, int fd, const struct sockaddr *addr, socklen_t len
 	if (!denied)
 		goto out;
 	obj[n++] = ':';
-	n += put_uint(obj + n, port);
+	n += netfmt_uint(obj + n, port);
 	obj[n++] = '/';
 	obj[n] = '\0';
 	strcat(obj, type ? proto_of(type) : "ip");
