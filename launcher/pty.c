@@ -697,7 +697,7 @@ static int recv_fd(int sock)
 	char byte;
 	struct fdpass_in in;
 	if (fdpass_recv(sock, &byte, 1, 1, 0, MSG_DONTWAIT, &in) != 1 || in.nfds != 1 ||
-	    (in.flags & MSG_CTRUNC)) {
+	    in.extra || (in.flags & MSG_CTRUNC)) {
 		fdpass_close(&in);
 		return -1;
 	}

@@ -49,10 +49,13 @@ static void take_rights(const struct cmsghdr *c, size_t maxfds, struct fdpass_in
 	for (size_t i = 0; i < k; i++) {
 		int fd;
 		memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-		if (in->nfds < maxfds)
+		if (in->nfds < maxfds) {
 			in->fds[in->nfds++] = fd;
-		else if (fd >= 0)
-			close(fd);
+		} else {
+			in->extra++;
+			if (fd >= 0)
+				close(fd);
+		}
 	}
 }
 

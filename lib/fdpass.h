@@ -25,6 +25,7 @@ ssize_t fdpass_send(int sock, const void *buf, size_t len, const int *fds, size_
 struct fdpass_in {
 	int fds[FDPASS_MAX]; /* SCM_RIGHTS, close-on-exec, in the order sent */
 	size_t nfds;
+	size_t extra; /* how many came beyond MAXFDS (closed) */
 	pid_t pid;    /* SCM_CREDENTIALS: the sender's pid; 0 when none came */
 	int pidfd;    /* SCM_PIDFD: the sender's pidfd; -1 when none came */
 	int flags;    /* recvmsg's msg_flags: MSG_CTRUNC, MSG_TRUNC */
@@ -39,8 +40,9 @@ struct fdpass_in {
  * descriptors (0 to FDPASS_MAX) and for what WANT names. The room is
  * exactly that: what does not fit the kernel drops (closing the
  * descriptors) and says so with MSG_CTRUNC in IN->flags, which a caller
- * must refuse. A descriptor beyond MAXFDS, a second pidfd, a negative
- * one (the kernel could not make it) are closed or dropped here. FLAGS
+ * must refuse. Descriptors beyond MAXFDS that fit all the same (the
+ * room is rounded up) are closed here and counted in IN->extra; a
+ * second pidfd or a negative one (the kernel could not make it) too. FLAGS
  * for recvmsg, MSG_CMSG_CLOEXEC always added; EINTR retried. Returns
  * what recvmsg returned; IN is filled in either way (empty on -1). */
 ssize_t fdpass_recv(int sock, void *buf, size_t len, size_t maxfds, unsigned want, int flags,

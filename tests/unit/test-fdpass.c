@@ -47,6 +47,9 @@ static void exchange(int sv[2], size_t nsend, size_t room, unsigned want, const 
 	size_t want_n = nsend < room ? nsend : room;
 	ok(n == 2 && in.nfds == want_n, "%s: %zu of %zu taken (got %zu)", what, want_n, nsend,
 	   in.nfds);
+	if (!(in.flags & MSG_CTRUNC))
+		ok(in.extra == nsend - want_n, "%s: %zu more said (got %zu)", what, nsend - want_n,
+		   in.extra);
 	bool match = true, cloexec = true;
 	for (size_t i = 0; i < in.nfds; i++) {
 		match = match && same_file(in.fds[i], fds[i]);
