@@ -437,15 +437,6 @@ static void deny(struct session *s, struct ask *a, const char *by, const char *m
 	conclude(s, a, "denied", by, msg);
 }
 
-static int status_code(int st)
-{
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return EXIT_WICKET;
-}
-
 struct spawn {
 	int (*fn)(void *);
 	void *arg;
@@ -550,12 +541,12 @@ static void child_exited(struct session *s, struct watch *w, short revents)
 		} else {
 			char msg[96];
 			snprintf(msg, sizeof msg, "the approver said no (exit status %d)",
-				 status_code(st));
+				 exit_code_of(st));
 			deny(s, a, "approver", msg);
 		}
 		break;
 	case A_RUNNING:
-		a->status = status_code(st);
+		a->status = exit_code_of(st);
 		a->ran = true;
 		conclude(s, a, "approved", a->by, NULL);
 		break;
@@ -1039,7 +1030,7 @@ static void reply_ready(struct session *s, struct watch *w, short revents)
 		if (a->st == A_RUNNING) {
 			kill_group(a->child, sig);
 		} else {
-			a->status = 128 + sig;
+			a->status = exit_code_of_signal(sig);
 			deny(s, a, "cancelled", "cancelled by a signal");
 			return;
 		}

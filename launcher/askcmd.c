@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "askproto.h"
+#include "fdpass.h"
 
 static void usage_ask(FILE *f)
 {
@@ -77,23 +78,7 @@ static int send_request(int ctl, const char *text, const int fds[4], bool take)
 		while (w < 0 && errno == EINTR);
 		return w < 0 ? -1 : 0;
 	}
-	union {
-		char b[CMSG_SPACE(4 * sizeof(int))];
-		struct cmsghdr align;
-	} cbuf;
-	memset(&cbuf, 0, sizeof cbuf);
-	struct iovec iov = {(void *)text, strlen(text)};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
-			   .msg_controllen = sizeof cbuf.b};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(4 * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, 4 * sizeof(int));
-	do
-		w = sendmsg(ctl, &m, MSG_NOSIGNAL);
-	while (w < 0 && errno == EINTR);
-	return w < 0 ? -1 : 0;
+	return fdpass_send(ctl, text, strlen(text), fds, 4, 0) < 0 ? -1 : 0;
 }
 
 static int result_code(json_t *doc)

@@ -52,14 +52,13 @@
 
 #include "askproto.h"
 #include "envscrub.h"
+#include "fdpass.h"
+#include "fdspec.h"
 #include "path.h"
 
 /* Linux 6.5; not in the headers of older systems. */
 #ifndef SO_PASSPIDFD
 #define SO_PASSPIDFD 76
-#endif
-#ifndef SCM_PIDFD
-#define SCM_PIDFD 0x04
 #endif
 
 #define PACKET_MAX 65536   /* larger packets are dropped */
@@ -1038,48 +1037,19 @@ static bool control_drain(struct session *s)
 {
 	static char buf[PACKET_MAX + 1];
 	for (int reads = 0; ctl_sup >= 0 && reads < READS_PER_WAKE; reads++) {
-		union {
-			char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int)) +
-			       CMSG_SPACE(4 * sizeof(int))];
-			struct cmsghdr align;
-		} cbuf;
-		struct iovec iov = {buf, PACKET_MAX};
-		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
-				   .msg_controllen = sizeof cbuf.b};
-		ssize_t n = recvmsg(ctl_sup, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		if (n < 0 && errno == EINTR)
-			continue;
+		struct fdpass_in in;
+		ssize_t n = fdpass_recv(ctl_sup, buf, PACKET_MAX, FDPASS_MAX, FDPASS_CREDS | FDPASS_PIDFD,
+					MSG_DONTWAIT, &in);
 		if (n < 0)
 			return true;
-		pid_t sender = 0;
-		int fds[4], nfds = 0;
-		int pidfd = pidfds ? WK_PIDFD_GONE : WK_PIDFD_NONE;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-			if (c->cmsg_level != SOL_SOCKET)
-				continue;
-			if (c->cmsg_type == SCM_CREDENTIALS &&
-			    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
-				struct ucred cr;
-				memcpy(&cr, CMSG_DATA(c), sizeof cr);
-				sender = cr.pid;
-			} else if (c->cmsg_type == SCM_PIDFD && c->cmsg_len >= CMSG_LEN(sizeof(int))) {
-				/* Negative where the kernel could not make one. */
-				int p;
-				memcpy(&p, CMSG_DATA(c), sizeof p);
-				if (p >= 0 && pidfd >= 0)
-					close(p); /* only one is ever sent */
-				else if (p >= 0)
-					pidfd = p;
-			} else if (c->cmsg_type == SCM_RIGHTS) {
-				size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-				for (size_t i = 0; i < k && nfds < 4; i++)
-					memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			}
-		}
+		pid_t sender = in.pid;
+		const int *fds = in.fds;
+		int nfds = (int)in.nfds;
+		int pidfd = in.pidfd >= 0 ? in.pidfd : pidfds ? WK_PIDFD_GONE : WK_PIDFD_NONE;
 		/* A truncated packet is not read: its descriptors are closed, but
 		 * for the reply socket, which is told why. */
 		bool end = false;
-		if (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		if (in.flags & (MSG_TRUNC | MSG_CTRUNC)) {
 			control_too_large(s, fds, nfds);
 		} else if (n == 0) {
 			for (int i = 0; i < nfds; i++)
@@ -1188,10 +1158,11 @@ void control_status_plan(struct session *s)
 static char *fd_var(const char *name, int fd)
 {
 	struct stat st;
+	char v[FDSPEC_LEN];
 	if (fstat(fd, &st) < 0)
 		return NULL;
-	return xasprintf("%s=%d:%llu:%llu", name, fd, (unsigned long long)st.st_dev,
-			 (unsigned long long)st.st_ino);
+	fdspec_format(v, fd, &st);
+	return xasprintf("%s=%s", name, v);
 }
 
 size_t control_env(const struct session *s, char **env, size_t w)

@@ -15,6 +15,7 @@
 
 #include "envscrub.h"
 #include "path.h"
+#include "rules.h"
 
 #define SHIM_NAME "libwicket-preload.so"
 
@@ -63,17 +64,16 @@ void diag_plan(struct session *s)
 	s->shim_path = shim;
 }
 
+/* One rule (lib/rules.c) appended to BUF, grown as needed. What cannot be
+ * one (a path with a newline) the shim is not told of: it would be read
+ * as rules of its own. */
 static void rules_add(char **buf, size_t *len, size_t *cap, char kind, const char *v)
 {
-	size_t need = strlen(v) + 3;
-	while (*len + need + 1 > *cap)
+	size_t end;
+	while ((end = rules_put(*buf, *cap, *len, kind, v)) >= *cap)
 		*buf = xrealloc(*buf, *cap = *cap ? *cap * 2 : 1024);
-	(*buf)[(*len)++] = kind;
-	(*buf)[(*len)++] = ' ';
-	memcpy(*buf + *len, v, strlen(v));
-	*len += strlen(v);
-	(*buf)[(*len)++] = '\n';
-	(*buf)[*len] = '\0';
+	if (end)
+		*len = end;
 }
 
 /* The environment the shim reads: LD_PRELOAD (appended to the caller's
@@ -103,41 +103,42 @@ size_t diag_env(const struct session *s, char **env, size_t w)
 	size_t len = 0, cap = 0;
 	/* First, where netnotify.c finds it if the kernel gives no listener. */
 	if (netnotify_wanted(s))
-		rules_add(&buf, &len, &cap, 's', "1");
+		rules_add(&buf, &len, &cap, RULE_SUPERVISOR, "1");
 	for (size_t i = 0; i < s->pol.read.n; i++)
-		rules_add(&buf, &len, &cap, 'r', s->pol.read.v[i]);
+		rules_add(&buf, &len, &cap, RULE_READ, s->pol.read.v[i]);
 	for (size_t i = 0; i < s->pol.write.n; i++)
-		rules_add(&buf, &len, &cap, 'w', s->pol.write.v[i]);
+		rules_add(&buf, &len, &cap, RULE_WRITE, s->pol.write.v[i]);
 	if (s->layers.mntns)
-		rules_add(&buf, &len, &cap, 'w', "/tmp");
+		rules_add(&buf, &len, &cap, RULE_WRITE, "/tmp");
 	/* Canonical where they exist, as written where they do not. */
 	for (size_t i = 0; i < s->plan.protect.n; i++)
-		rules_add(&buf, &len, &cap, 'p', s->plan.protect.v[i]);
+		rules_add(&buf, &len, &cap, RULE_PROTECT, s->plan.protect.v[i]);
 	for (size_t i = 0; i < s->pol.protect.n; i++)
 		if (!strv_contains(&s->plan.protect, s->pol.protect.v[i]))
-			rules_add(&buf, &len, &cap, 'p', s->pol.protect.v[i]);
+			rules_add(&buf, &len, &cap, RULE_PROTECT, s->pol.protect.v[i]);
 	for (size_t i = 0; i < s->plan.hide.n; i++)
-		rules_add(&buf, &len, &cap, 'h', s->plan.hide.v[i]);
+		rules_add(&buf, &len, &cap, RULE_HIDE, s->plan.hide.v[i]);
 	for (size_t i = 0; i < s->pol.hide.n; i++)
 		if (!strv_contains(&s->plan.hide, s->pol.hide.v[i]))
-			rules_add(&buf, &len, &cap, 'h', s->pol.hide.v[i]);
-	rules_add(&buf, &len, &cap, 'n',
-		  s->pol.net == NET_FULL ? "full" : s->pol.net == NET_PORTS ? "ports" : "none");
+			rules_add(&buf, &len, &cap, RULE_HIDE, s->pol.hide.v[i]);
+	rules_add(&buf, &len, &cap, RULE_NET,
+		  rules_net_name(s->pol.net == NET_FULL    ? RULES_NET_FULL :
+				 s->pol.net == NET_PORTS ? RULES_NET_PORTS : RULES_NET_NONE));
 	char port[8];
 	for (size_t i = 0; s->pol.net == NET_PORTS && i < s->pol.connect.n; i++) {
 		snprintf(port, sizeof port, "%u", s->pol.connect.v[i]);
-		rules_add(&buf, &len, &cap, 'c', port);
+		rules_add(&buf, &len, &cap, RULE_CONNECT, port);
 	}
 	for (size_t i = 0; s->pol.net == NET_PORTS && i < s->pol.bind.n; i++) {
 		snprintf(port, sizeof port, "%u", s->pol.bind.v[i]);
-		rules_add(&buf, &len, &cap, 'b', port);
+		rules_add(&buf, &len, &cap, RULE_BIND, port);
 	}
 	if (s->pol.net == NET_PORTS && s->pol.udp)
-		rules_add(&buf, &len, &cap, 'u', "1");
+		rules_add(&buf, &len, &cap, RULE_UDP, "1");
 	/* Landlock refuses pathname unix sockets itself (EACCES, ABI 9);
 	 * before, the supervisor does and says so (unixnotify.c). */
 	if (!netnotify_unix(s))
-		rules_add(&buf, &len, &cap, 'l', "1");
+		rules_add(&buf, &len, &cap, RULE_UNIX, "1");
 	env[w++] = xasprintf("WICKET_RULES=%s", buf ? buf : "");
 	free(buf);
 	env[w] = NULL;

@@ -60,7 +60,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "netfmt.h"
+#include "rules.h"
 
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
@@ -281,10 +283,10 @@ void netnotify_prepare(struct session *s)
  * itself. Edited in place: this runs between vfork and exec. */
 static void shim_reports(char **envp)
 {
-	static const char key[] = "WICKET_RULES=s 1\n";
+	static const char key[] = "WICKET_RULES=";
 	for (char **e = envp; e && *e; e++)
 		if (strncmp(*e, key, sizeof key - 1) == 0)
-			(*e)[sizeof key - 3] = '0';
+			rules_supervisor_off(*e + sizeof key - 1);
 }
 
 /* Have the supervisor take the listener FD, and close it here. */
@@ -578,28 +580,13 @@ int netnotify_setup_fd(void)
 void netnotify_take(struct session *s)
 {
 	(void)s;
-	union {
-		char b[CMSG_SPACE(sizeof(struct ucred))];
-		struct cmsghdr align;
-	} cbuf;
 	int theirs = -1;
-	struct iovec iov = {&theirs, sizeof theirs};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
-			   .msg_controllen = sizeof cbuf.b};
-	ssize_t r;
-	do
-		r = recvmsg(pair[0], &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	while (r < 0 && errno == EINTR);
+	struct fdpass_in in;
+	ssize_t r = fdpass_recv(pair[0], &theirs, sizeof theirs, 0, FDPASS_CREDS, MSG_DONTWAIT,
+				&in);
 	if (r < 0)
 		return;
-	pid_t pid = 0;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
-		    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
-			struct ucred u;
-			memcpy(&u, CMSG_DATA(c), sizeof u);
-			pid = u.pid;
-		}
+	pid_t pid = in.pid;
 	int fd = -1;
 	if (r == (ssize_t)sizeof theirs && theirs >= 0 && pid > 0) {
 		int pfd = (int)syscall(SYS_pidfd_open, pid, 0);

@@ -60,7 +60,7 @@
 #include <unistd.h>
 
 #include "askrender.h"
-#include "sendfd.h"
+#include "fdpass.h"
 
 /* --- pure ---------------------------------------------------------------- */
 
@@ -370,7 +370,7 @@ void pty_plan(struct session *s)
 
 static int send_fd(int sock, int fd)
 {
-	return send_with_fd(sock, "m", 1, fd, 0) == 1 ? 0 : -1;
+	return fdpass_send(sock, "m", 1, &fd, 1, 0) == 1 ? 0 : -1;
 }
 
 /* In init, before the command exists: the pty, set up like the real
@@ -872,23 +872,13 @@ static void capture_stderr(void)
 static int recv_fd(int sock)
 {
 	char byte;
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-	ssize_t n;
-	do
-		n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(sizeof(int)) || (msg.msg_flags & MSG_CTRUNC))
+	struct fdpass_in in;
+	if (fdpass_recv(sock, &byte, 1, 1, 0, MSG_DONTWAIT, &in) != 1 || in.nfds != 1 ||
+	    in.extra || (in.flags & MSG_CTRUNC)) {
+		fdpass_close(&in);
 		return -1;
-	int fd;
-	memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	}
+	int fd = in.fds[0];
 	/* A pty master answers TIOCGPTN; nothing else does. */
 	unsigned ptn;
 	if (ioctl(fd, TIOCGPTN, &ptn) < 0) {

@@ -237,15 +237,6 @@ static noreturn void exec_command(struct session *s, int ruleset, int errfd, con
 	_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
 }
 
-static int status_to_code(int st)
-{
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return EXIT_WICKET;
-}
-
 /* pid 1: forward, reap, and leave with the command's status. Its
  * forwarders were installed before the command started (pid 1 drops any
  * signal it has no handler for), with signals blocked until here. */
@@ -274,7 +265,7 @@ static noreturn void init_loop(int keep_stdin, int offset_wr)
 				if (write(offset_wr, &off, sizeof off) < 0)
 					off = 0;
 			}
-			_exit(status_to_code(st));
+			_exit(exit_code_of(st));
 		}
 		if (p < 0 && errno != EINTR)
 			_exit(EXIT_WICKET);
@@ -710,7 +701,7 @@ static int run_unsandboxed(struct session *s)
 	fwd_target = 0;
 	close(alive[1]);
 	reclaim_terminal(tty_fg);
-	return status_to_code(st);
+	return exit_code_of(st);
 }
 
 int session_run(struct session *s)
@@ -857,12 +848,12 @@ int session_run(struct session *s)
 
 	if (setup_abort_sig) {
 		warnmsg("interrupted while setting up the sandbox");
-		return 128 + setup_abort_sig;
+		return exit_code_of_signal(setup_abort_sig);
 	}
 	if (n == (ssize_t)sizeof e) {
 		e.detail[sizeof e.detail - 1] = '\0';
 		explain_setup_error(s, &e);
 		return EXIT_WICKET;
 	}
-	return status_to_code(st);
+	return exit_code_of(st);
 }

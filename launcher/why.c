@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 #include "path.h"
-#include "sendfd.h"
+#include "fdpass.h"
+#include "fdspec.h"
 
 #define REPLY_MAX (8u << 20)
 #define REPLY_TIMEOUT_MS 10000
@@ -48,20 +49,8 @@ static void usage_why(FILE *f)
  * one the supervisor handed down. -1: not in a session, or lost. */
 int control_socket_fd(void)
 {
-	const char *v = getenv("WICKET_FD");
-	if (!v)
-		return -1;
-	unsigned long long fd, dev, ino;
-	char tail;
-	int n = sscanf(v, "%llu:%llu:%llu%c", &fd, &dev, &ino, &tail);
-	if ((n != 3 && !(n == 1 && strchr(v, ':') == NULL)) || fd > 1 << 20)
-		return -1;
-	struct stat st;
-	if (fstat((int)fd, &st) < 0 || !S_ISSOCK(st.st_mode))
-		return -1;
-	if (n == 3 && ((unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino))
-		return -1;
-	return (int)fd;
+	struct fdspec sp;
+	return fdspec_parse(getenv("WICKET_FD"), &sp) ? fdspec_socket(&sp) : -1;
 }
 
 static json_t *ask_supervisor(int ctl, long n)
@@ -71,7 +60,7 @@ static json_t *ask_supervisor(int ctl, long n)
 		die_errno("socketpair");
 	char req[64];
 	int len = snprintf(req, sizeof req, "{\"v\":1,\"type\":\"why\",\"n\":%ld}", n);
-	ssize_t w = send_with_fd(ctl, req, (size_t)len, sv[1], 0);
+	ssize_t w = fdpass_send(ctl, req, (size_t)len, &sv[1], 1, 0);
 	if (w < 0)
 		die("why: cannot reach the session's supervisor: %s", strerror(errno));
 	close(sv[1]);

@@ -5,6 +5,19 @@
 
 static const char hexd[] = "0123456789abcdef";
 
+size_t netfmt_uint(char *o, unsigned long long v)
+{
+	char t[NETFMT_UINT_MAX];
+	size_t n = 0, i = 0;
+	do
+		t[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < sizeof t);
+	while (n)
+		o[i++] = t[--n];
+	o[i] = '\0';
+	return i;
+}
+
 size_t netfmt_ipv4(char *o, const unsigned char *a)
 {
 	size_t n = 0;

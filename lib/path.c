@@ -1,5 +1,6 @@
 #include "config.h"
 #include "path.h"
+#include "pathlex.h"
 #include "util.h"
 
 #include <string.h>
@@ -8,52 +9,14 @@ char *path_normalize(const char *path)
 {
 	if (!path || path[0] != '/')
 		return NULL;
-	size_t len = strlen(path);
-	char *out = xmalloc(len + 2);
-	size_t o = 0;
-	const char *p = path;
-	out[o++] = '/';
-	while (*p) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		const char *seg = p;
-		while (*p && *p != '/')
-			p++;
-		size_t sl = (size_t)(p - seg);
-		if (sl == 1 && seg[0] == '.')
-			continue;
-		if (sl == 2 && seg[0] == '.' && seg[1] == '.') {
-			/* Back up to the previous slash; "/.." stays "/". */
-			if (o > 1) {
-				o--;
-				while (o > 1 && out[o - 1] != '/')
-					o--;
-				if (o > 1)
-					o--;
-				else
-					o = 1;
-			}
-			continue;
-		}
-		if (o > 1)
-			out[o++] = '/';
-		memcpy(out + o, seg, sl);
-		o += sl;
-	}
-	out[o] = '\0';
+	char *out = xstrdup(path);
+	pathlex_normalize(out);
 	return out;
 }
 
 bool path_is_under(const char *path, const char *root)
 {
-	size_t rl = strlen(root);
-	if (rl == 1 && root[0] == '/')
-		return path[0] == '/';
-	if (strncmp(path, root, rl) != 0)
-		return false;
-	return path[rl] == '\0' || path[rl] == '/';
+	return pathlex_under(path, root, strlen(root));
 }
 
 char *path_join(const char *a, const char *b)

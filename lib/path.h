@@ -5,9 +5,9 @@
 #include <stdbool.h>
 
 /* Lexically normalise an absolute path: collapse "//", drop ".", resolve
- * ".." against the parent, strip a trailing "/". Returns NULL for a
- * relative path. Does not follow symlinks: callers that need the real
- * object use realpath() first. */
+ * ".." against the parent, strip a trailing "/" (lib/pathlex.c, on a
+ * copy). Returns NULL for a relative path. Does not follow symlinks:
+ * callers that need the real object use realpath() first. */
 char *path_normalize(const char *path);
 
 /* True if PATH is ROOT or lies beneath it (both normalised, absolute). */

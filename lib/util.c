@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 const char *wicket_progname = "wicket";
@@ -153,6 +154,15 @@ void strv_free(struct strv *sv)
 	free(sv->v);
 	sv->v = NULL;
 	sv->n = sv->cap = 0;
+}
+
+int exit_code_of(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return exit_code_of_signal(WTERMSIG(st));
+	return EXIT_WICKET;
 }
 
 bool parse_long(const char *s, long min, long max, long *out)

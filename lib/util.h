@@ -16,6 +16,16 @@ enum {
 	EXIT_NOTFOUND = 127,    /* command not found */
 };
 
+/* What a process ended with, as a shell reports it and wicket exits with:
+ * its exit status, or 128 + the signal that ended it (from a wait status
+ * ST, or the signal SIG itself); EXIT_WICKET for a status that is
+ * neither. */
+int exit_code_of(int st);
+static inline int exit_code_of_signal(int sig)
+{
+	return 128 + sig;
+}
+
 /* Program name used as the prefix of every message ("wicket"). */
 extern const char *wicket_progname;
 

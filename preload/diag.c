@@ -1,27 +1,10 @@
 /* libwicket-preload, the reporting half: is this failure the sandbox's
  * doing, and if so, one line to the session's diagnostics stream.
  *
- * The session's rules arrive in WICKET_RULES, one rule per line:
- *   r PATH   readable root ("/" means everything)
- *   w PATH   writable root
- *   p PATH   protected: read-only inside a writable root
- *   h PATH   hidden: covered, unreadable
- *   n MODE   network: none | full | ports
- *   c PORT   ports mode: TCP connect() allowed
- *   b PORT   ports mode: TCP bind() allowed
- *   u 1      ports mode: UDP allowed
- *   l 1      Landlock refuses pathname unix sockets outside the writable
- *            roots (ABI 9): an EACCES from connect() or a datagram send to
- *            such a path is reported here (before ABI 9 the supervisor
- *            decides them, and reports them itself)
- *   s 1      the supervisor reports seccomp's network refusals itself (it
- *            receives them as seccomp user notifications): the EPERM of
- *            socket() and of a Fast Open send is not reported here, or
- *            it would be reported twice. Landlock's refusals (EACCES from
- *            connect and bind) seccomp never sees: those still are.
- * Paths are canonical and absolute. The variable is copied into a static
- * arena on the first failure (not before: a process that never fails
- * pays nothing) and read from there; without WICKET_RULES, or when it
+ * The session's rules arrive in WICKET_RULES (the format, and the code
+ * that reads it: lib/rules.h). The variable is copied into a static arena
+ * on the first failure (not before: a process that never fails pays
+ * nothing) and read from there; without WICKET_RULES, or when it
  * does not fit, the shim says nothing at all.
  *
  * Destination: the supervisor, over the control socket WICKET_FD (one
@@ -57,7 +40,10 @@
 #include "diag.h"
 #include "fdguard.h"
 #include "netfmt.h"
-#include "sendfd.h"
+#include "fdpass.h"
+#include "fdspec.h"
+#include "pathlex.h"
+#include "rules.h"
 
 /* ---- configuration, taken once ---------------------------------------- */
 
@@ -70,30 +56,13 @@ static char arena[ARENA_SIZE];
 static _Atomic int cfg_state = CFG_UNSET;
 static bool cfg_ok; /* rules present and fit in the arena */
 static int cfg_out;
-static int cfg_fd;
-static unsigned long long cfg_dev, cfg_ino;
+static struct fdspec cfg_ctl;
 
 struct cfg {
 	const char *rules; /* NULL: stay silent */
 	int out;
-	int fd; /* WICKET_FD, -1 when unset or malformed */
-	unsigned long long dev, ino; /* the socket's identity; 0 0: unchecked */
+	struct fdspec ctl; /* WICKET_FD; fd -1 when unset or malformed */
 };
-
-/* "FD:DEV:INO": the descriptor number and the identity of the socket the
- * launcher put there. A process that closed it (Python's subprocess
- * does) may have reused the number for a pipe of its own, which must
- * never receive our lines. */
-static int parse_fd(const char *s, unsigned long long *dev, unsigned long long *ino)
-{
-	unsigned long long v;
-	bool checked;
-	if (!fdguard_parse_spec(s, &v, dev, ino, &checked) || v > 1000000) {
-		*dev = *ino = 0;
-		return -1;
-	}
-	return (int)v;
-}
 
 static int parse_out(const char *s)
 {
@@ -120,197 +89,44 @@ static void get_cfg(struct cfg *c)
 		if (cfg_ok)
 			memcpy(arena, r, n + 1);
 		cfg_out = parse_out(getenv("WICKET_DIAG"));
-		cfg_fd = parse_fd(getenv("WICKET_FD"), &cfg_dev, &cfg_ino);
+		fdspec_parse(getenv("WICKET_FD"), &cfg_ctl);
 		atomic_store_explicit(&cfg_state, CFG_READY, memory_order_release);
 		st = CFG_READY;
 	}
 	if (st == CFG_READY) {
 		c->rules = cfg_ok ? arena : NULL;
 		c->out = cfg_out;
-		c->fd = cfg_fd;
-		c->dev = cfg_dev;
-		c->ino = cfg_ino;
+		c->ctl = cfg_ctl;
 		return;
 	}
 	const char *r = getenv("WICKET_RULES");
 	c->rules = r && strlen(r) < sizeof arena ? r : NULL;
 	c->out = parse_out(getenv("WICKET_DIAG"));
-	c->fd = parse_fd(getenv("WICKET_FD"), &c->dev, &c->ino);
+	fdspec_parse(getenv("WICKET_FD"), &c->ctl);
 }
 
-/* ---- the rules -------------------------------------------------------- */
-
-/* Calls F(kind, path, len, arg) for each rule line "K VALUE"; stops when
- * F returns true and returns true then. */
-typedef bool (*rule_fn)(char kind, const char *v, size_t len, const void *arg);
-
-static bool each_rule(const char *rules, rule_fn f, const void *arg)
-{
-	for (const char *l = rules; l && *l;) {
-		const char *e = strchr(l, '\n');
-		size_t n = e ? (size_t)(e - l) : strlen(l);
-		if (n >= 3 && l[1] == ' ' && f(l[0], l + 2, n - 2, arg))
-			return true;
-		l = e ? e + 1 : l + n;
-	}
-	return false;
-}
-
-/* PATH is ROOT or beneath it. */
-static bool under(const char *path, const char *root, size_t rlen)
-{
-	if (rlen == 1 && root[0] == '/')
-		return true;
-	while (rlen > 1 && root[rlen - 1] == '/')
-		rlen--;
-	return strncmp(path, root, rlen) == 0 && (path[rlen] == '/' || path[rlen] == '\0');
-}
-
-struct match {
-	char kind;
-	const char *path;
-	char *root;    /* out: the matching rule's path (may be NULL) */
-	size_t rootsz;
-	bool exact;    /* only PATH == rule */
-};
-
-static bool match_fn(char kind, const char *v, size_t len, const void *arg)
-{
-	const struct match *m = arg;
-	if (kind != m->kind)
-		return false;
-	if (m->exact ? !(strncmp(m->path, v, len) == 0 && m->path[len] == '\0')
-		     : !under(m->path, v, len))
-		return false;
-	if (m->root && len < m->rootsz) {
-		memcpy(m->root, v, len);
-		m->root[len] = '\0';
-	}
-	return true;
-}
-
-static bool rule_has(const char *rules, char kind, const char *path, char *root, size_t rootsz)
-{
-	struct match m = {kind, path, root, rootsz, false};
-	return each_rule(rules, match_fn, &m);
-}
-
-static bool rule_is(const char *rules, char kind, const char *path)
-{
-	struct match m = {kind, path, NULL, 0, true};
-	return each_rule(rules, match_fn, &m);
-}
-
-struct portq {
-	char kind;
-	unsigned port;
-};
-
-static bool port_fn(char kind, const char *v, size_t len, const void *arg)
-{
-	const struct portq *q = arg;
-	if (kind != q->kind)
-		return false;
-	unsigned p = 0;
-	for (size_t i = 0; i < len; i++) {
-		if (v[i] < '0' || v[i] > '9' || p > 65535)
-			return false;
-		p = p * 10 + (unsigned)(v[i] - '0');
-	}
-	return len > 0 && p == q->port;
-}
-
-static bool rule_port(const char *rules, char kind, unsigned port)
-{
-	struct portq q = {kind, port};
-	return each_rule(rules, port_fn, &q);
-}
-
-enum { NET_UNKNOWN, NET_NONE, NET_FULL, NET_PORTS };
-
-static bool mode_fn(char kind, const char *v, size_t len, const void *arg)
-{
-	int *mode = (int *)(uintptr_t)arg;
-	if (kind != 'n')
-		return false;
-	if (len == 4 && memcmp(v, "none", 4) == 0)
-		*mode = NET_NONE;
-	else if (len == 4 && memcmp(v, "full", 4) == 0)
-		*mode = NET_FULL;
-	else if (len == 5 && memcmp(v, "ports", 5) == 0)
-		*mode = NET_PORTS;
-	return true;
-}
-
-static int net_mode(const char *rules)
-{
-	int mode = NET_UNKNOWN;
-	each_rule(rules, mode_fn, (const void *)(uintptr_t)&mode);
-	return mode;
-}
+/* ---- the rules (lib/rules.c) ------------------------------------------ */
 
 /* "s 1": seccomp's network refusals are the supervisor's to report. */
 static bool supervisor_reports(const char *rules)
 {
-	return rule_is(rules, 's', "1");
+	return rules_is(rules, RULE_SUPERVISOR, "1");
 }
 
 /* ---- paths, on the stack ---------------------------------------------- */
 
 #define PBUF 4096
 
-static size_t put_uint(char *buf, unsigned long v)
-{
-	char t[24];
-	size_t n = 0, i = 0;
-	do
-		t[n++] = (char)('0' + v % 10);
-	while ((v /= 10) && n < sizeof t);
-	while (n)
-		buf[i++] = t[--n];
-	buf[i] = '\0';
-	return i;
-}
-
 /* The path an fd refers to, when it is a path (not "pipe:[...]"). */
 static bool fd_path(int fd, char *out, size_t outsz)
 {
 	char link[40] = "/proc/self/fd/";
-	put_uint(link + 14, (unsigned long)fd);
+	netfmt_uint(link + 14, (unsigned long long)fd);
 	ssize_t n = readlink(link, out, outsz - 1);
 	if (n <= 0 || (size_t)n >= outsz - 1 || out[0] != '/')
 		return false;
 	out[n] = '\0';
 	return true;
-}
-
-/* Lexical normalisation of an absolute path, in place: "//", "." and
- * ".." (against the text, not the file system). */
-static void normalize(char *p)
-{
-	char *w = p;
-	const char *r = p;
-	while (*r) {
-		while (*r == '/')
-			r++;
-		const char *s = r;
-		while (*r && *r != '/')
-			r++;
-		size_t n = (size_t)(r - s);
-		if (n == 0 || (n == 1 && s[0] == '.'))
-			continue;
-		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			while (w > p && *--w != '/')
-				;
-			continue;
-		}
-		*w++ = '/';
-		memmove(w, s, n);
-		w += n;
-	}
-	if (w == p)
-		*w++ = '/';
-	*w = '\0';
 }
 
 /* The last few parent directories resolved, lexical -> canonical (or
@@ -386,7 +202,7 @@ static bool abs_path(int dirfd, const char *path, char *out, size_t outsz)
 	if (n + pl >= outsz)
 		return false;
 	memcpy(out + n, path, pl + 1);
-	normalize(out);
+	pathlex_normalize(out);
 
 	/* The parent, canonical: an O_PATH open needs no permission on the
 	 * directory itself, and neither Landlock nor the shim sees it. */
@@ -516,13 +332,7 @@ static void add_obj(struct line *l, const char *s)
  * own, which must never receive our reports. -1 otherwise. */
 static int ctl_fd(const struct cfg *c)
 {
-	struct stat st;
-	if (c->fd < 0 || fstat(c->fd, &st) < 0 || !S_ISSOCK(st.st_mode))
-		return -1;
-	if ((c->dev || c->ino) &&
-	    ((unsigned long long)st.st_dev != c->dev || (unsigned long long)st.st_ino != c->ino))
-		return -1;
-	return c->fd;
+	return fdspec_socket(&c->ctl);
 }
 
 /* One write to fd 2, when it is open, never killing the program with
@@ -678,7 +488,7 @@ static void report(const struct cfg *c, const char *kind, const char *obj, const
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
 	char num[24];
-	put_uint(num, (unsigned long)pid);
+	netfmt_uint(num, (unsigned long long)pid);
 	if (fd >= 0)
 		send_report(fd, kind, obj, what, comm, num, c->out);
 	if (c->out == OUT_STDERR || (fd < 0 && c->out == OUT_DEFAULT))
@@ -702,14 +512,13 @@ static void report(const struct cfg *c, const char *kind, const char *obj, const
  * refusal to send (a flood filling the socket) skips the wait. */
 void diag_status_sync(const char *num)
 {
-	unsigned long long n, sn, dev, ino;
-	bool checked;
+	unsigned long long n;
+	struct fdspec sf;
 	char *end;
 	int e = errno;
 	n = strtoull(num, &end, 10);
-	if (end == num || *end || !fdguard_parse_spec(getenv("WICKET_STATUS_FD"), &sn, &dev, &ino,
-						      &checked) || n != sn || n > INT_MAX ||
-	    !fdguard_held((int)n))
+	if (end == num || *end || !fdspec_parse(getenv("WICKET_STATUS_FD"), &sf) ||
+	    n != (unsigned long long)sf.fd || !fdguard_held(sf.fd))
 		goto out;
 	struct cfg c;
 	get_cfg(&c);
@@ -717,7 +526,7 @@ void diag_status_sync(const char *num)
 	if (fd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		goto out;
 	static const char msg[] = "{\"v\":1,\"type\":\"sync\"}";
-	ssize_t w = send_with_fd(fd, msg, sizeof msg - 1, sv[1], MSG_DONTWAIT);
+	ssize_t w = fdpass_send(fd, msg, sizeof msg - 1, &sv[1], 1, MSG_DONTWAIT);
 	close(sv[1]);
 	if (w > 0) {
 		/* The answer, or the supervisor's end closed: either will do. */
@@ -770,14 +579,14 @@ static char classify(const char *rules, const char *p, int err, unsigned flags)
 			return 0;
 		break;
 	case EBUSY:
-		if (!(flags & DF_BUSY) || !rule_is(rules, 'p', p))
+		if (!(flags & DF_BUSY) || !rules_is(rules, RULE_PROTECT, p))
 			return 0;
 		return 'w';
 	default:
 		return 0;
 	}
 	char kind = write ? 'w' : 'r';
-	if (rule_has(rules, 'h', p, tmp, sizeof tmp)) {
+	if (rules_cover(rules, RULE_HIDE, p, tmp, sizeof tmp)) {
 		/* Under a hidden path: the cover answers EACCES (or EROFS) and
 		 * an empty directory answers ENOENT. */
 		if (err == ENOENT && (strcmp(tmp, p) == 0 || !exists_nofollow(tmp)))
@@ -793,8 +602,8 @@ static char classify(const char *rules, const char *p, int err, unsigned flags)
 			if (err != EROFS)
 				return 0;
 		}
-		bool prot = rule_has(rules, 'p', p, NULL, 0);
-		if (!prot && rule_has(rules, 'w', p, NULL, 0))
+		bool prot = rules_cover(rules, RULE_PROTECT, p, NULL, 0);
+		if (!prot && rules_cover(rules, RULE_WRITE, p, NULL, 0))
 			return 0; /* inside a writable root: an ordinary error */
 		if (err == EACCES) {
 			int mode = W_OK;
@@ -813,9 +622,9 @@ static char classify(const char *rules, const char *p, int err, unsigned flags)
 	 * a hidden path refuses it. */
 	if (err != EACCES)
 		return 0;
-	if (rule_is(rules, 'r', "/"))
+	if (rules_is(rules, RULE_READ, "/"))
 		return 0;
-	if (rule_has(rules, 'r', p, NULL, 0) || rule_has(rules, 'w', p, NULL, 0))
+	if (rules_cover(rules, RULE_READ, p, NULL, 0) || rules_cover(rules, RULE_WRITE, p, NULL, 0))
 		return 0;
 	if (dac_refuses(p, flags & DF_EXEC ? X_OK : R_OK))
 		return 0;
@@ -886,10 +695,10 @@ void diag_socket(int domain, int type, int err)
 		goto out;
 	if (err == EPERM && supervisor_reports(c.rules))
 		goto out;
-	int mode = net_mode(c.rules);
+	int mode = rules_net(c.rules);
 	/* none: no inet socket at all; ports: seccomp lets through TCP (and
 	 * UDP when allowed) only, so whatever failed here was refused. */
-	if (mode != NET_NONE && mode != NET_PORTS)
+	if (mode != RULES_NET_NONE && mode != RULES_NET_PORTS)
 		goto out;
 	char obj[64] = "socket ";
 	strcat(obj, domain == AF_INET ? "ipv4/" : "ipv6/");
@@ -907,14 +716,14 @@ static void diag_unix(const struct cfg *c, const char *op, const struct sockaddr
 {
 	const struct sockaddr_un *un = (const struct sockaddr_un *)addr;
 	size_t off = offsetof(struct sockaddr_un, sun_path);
-	if (len <= off || !un->sun_path[0] || !rule_is(c->rules, 'l', "1"))
+	if (len <= off || !un->sun_path[0] || !rules_is(c->rules, RULE_UNIX, "1"))
 		return;
 	char path[sizeof un->sun_path + 1], abs[PBUF];
 	size_t n = len - off < sizeof un->sun_path ? len - off : sizeof un->sun_path;
 	memcpy(path, un->sun_path, n);
 	path[n] = '\0';
-	if (!abs_path(AT_FDCWD, path, abs, sizeof abs) || rule_has(c->rules, 'w', abs, NULL, 0) ||
-	    under(abs, "/run", 4) || under(abs, "/dev/shm", 8))
+	if (!abs_path(AT_FDCWD, path, abs, sizeof abs) || rules_cover(c->rules, RULE_WRITE, abs, NULL, 0) ||
+	    pathlex_under(abs, "/run", 4) || pathlex_under(abs, "/dev/shm", 8))
 		return;
 	char obj[PBUF + 32];
 	size_t k = strlen(op);
@@ -959,16 +768,16 @@ void diag_net(const char *op, int fd, const struct sockaddr *addr, socklen_t len
 	socklen_t tl = sizeof type;
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0)
 		type = 0;
-	int mode = net_mode(c.rules);
+	int mode = rules_net(c.rules);
 	bool tcp = (type & 0xf) == SOCK_STREAM;
 	bool denied = false;
-	if (mode == NET_NONE) {
+	if (mode == RULES_NET_NONE) {
 		denied = true;
-	} else if (mode == NET_PORTS && tcp && err != ENETUNREACH) {
+	} else if (mode == RULES_NET_PORTS && tcp && err != ENETUNREACH) {
 		if (strcmp(op, "connect") == 0)
-			denied = !rule_port(c.rules, 'c', port);
+			denied = !rules_port(c.rules, RULE_CONNECT, port);
 		else if (strcmp(op, "bind") == 0)
-			denied = !rule_port(c.rules, 'b', port);
+			denied = !rules_port(c.rules, RULE_BIND, port);
 		else /* sendto/sendmsg: TCP Fast Open, refused on any port */
 			denied = (flags & MSG_FASTOPEN) && err == EPERM &&
 				 !supervisor_reports(c.rules);
@@ -976,7 +785,7 @@ void diag_net(const char *op, int fd, const struct sockaddr *addr, socklen_t len
 	if (!denied)
 		goto out;
 	obj[n++] = ':';
-	n += put_uint(obj + n, port);
+	n += netfmt_uint(obj + n, port);
 	obj[n++] = '/';
 	obj[n] = '\0';
 	strcat(obj, type ? proto_of(type) : "ip");

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "fdguard.h"
+#include "fdspec.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE (1U << 1)
@@ -42,67 +43,22 @@
  * place them higher: DESIGN §6.) */
 #define DUP_FLOOR 10
 
-struct guard {
-	int fd;       /* -1: none */
-	bool checked; /* DEV:INO given */
-	unsigned long long dev, ino;
-};
-
 enum { G_UNSET, G_BUSY, G_READY };
 
 _Atomic bool fdguard_ready;
 int fdguard_fd[FDGUARD_MAX] = {-1, -1};
-static struct guard guards[FDGUARD_MAX];
+static struct fdspec guards[FDGUARD_MAX];
 static _Atomic int gstate = G_UNSET;
-
-static const char *parse_num(const char *s, unsigned long long *v)
-{
-	*v = 0;
-	if (*s < '0' || *s > '9')
-		return NULL;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (*v > (~0ULL - 9) / 10)
-			return NULL;
-		*v = *v * 10 + (unsigned long long)(*s - '0');
-	}
-	return s;
-}
-
-bool fdguard_parse_spec(const char *s, unsigned long long *n, unsigned long long *dev,
-			unsigned long long *ino, bool *checked)
-{
-	*dev = *ino = 0;
-	*checked = false;
-	if (!s || !(s = parse_num(s, n)))
-		goto bad;
-	if (*s == ':') {
-		if (!(s = parse_num(s + 1, dev)) || *s != ':' || !(s = parse_num(s + 1, ino)))
-			goto bad;
-		*checked = true;
-	}
-	if (*s == '\0')
-		return true;
-bad:
-	*n = *dev = *ino = 0;
-	*checked = false;
-	return false;
-}
 
 /* Never 0..2: programs close and reopen those on purpose, and the
  * launcher never puts its descriptors there. */
-static void parse_guard(const char *s, struct guard *g)
+static void parse_guard(const char *s, struct fdspec *g)
 {
-	unsigned long long n;
-	g->fd = -1;
-	if (!fdguard_parse_spec(s, &n, &g->dev, &g->ino, &g->checked) || n < 3 || n >= INT_MAX) {
-		g->dev = g->ino = 0;
-		g->checked = false;
-		return;
-	}
-	g->fd = (int)n;
+	if (!fdspec_parse(s, g) || g->fd < 3)
+		*g = (struct fdspec){.fd = -1};
 }
 
-static void parse_env(struct guard g[FDGUARD_MAX])
+static void parse_env(struct fdspec g[FDGUARD_MAX])
 {
 	parse_guard(getenv("WICKET_FD"), &g[0]);
 	parse_guard(getenv("WICKET_STATUS_FD"), &g[1]);
@@ -111,7 +67,7 @@ static void parse_env(struct guard g[FDGUARD_MAX])
 /* The guards, read once into static storage. A thread that finds another
  * one reading (or a signal handler that interrupted the reading) parses
  * into LOCAL instead: the same values, just not kept. */
-static const struct guard *load(struct guard local[FDGUARD_MAX])
+static const struct fdspec *load(struct fdspec local[FDGUARD_MAX])
 {
 	int st = atomic_load_explicit(&gstate, memory_order_acquire);
 	if (st == G_READY)
@@ -139,28 +95,26 @@ static const struct guard *load(struct guard local[FDGUARD_MAX])
 
 __attribute__((constructor)) static void fdguard_init(void)
 {
-	struct guard local[FDGUARD_MAX];
+	struct fdspec local[FDGUARD_MAX];
 	load(local);
 }
 
 /* G's descriptor is open and still the supervisor's. */
-static bool intact(const struct guard *g)
+static bool intact(const struct fdspec *g)
 {
 	if (g->fd < 0)
 		return false;
 	int e = errno;
 	struct stat st;
-	bool ok = fstat(g->fd, &st) == 0 &&
-		  (!g->checked || ((unsigned long long)st.st_dev == g->dev &&
-				   (unsigned long long)st.st_ino == g->ino));
+	bool ok = fstat(g->fd, &st) == 0 && fdspec_same(g, &st);
 	errno = e;
 	return ok;
 }
 
 bool fdguard_held_slow(int fd)
 {
-	struct guard local[FDGUARD_MAX];
-	const struct guard *g = load(local);
+	struct fdspec local[FDGUARD_MAX];
+	const struct fdspec *g = load(local);
 	if (fd < 0)
 		return false;
 	for (int i = 0; i < FDGUARD_MAX; i++)
@@ -186,8 +140,8 @@ bool fdguard_refuse_dup(int old, int fd)
 _Static_assert(FDGUARD_MAX == 2, "held_in sorts two");
 static int held_in(unsigned lo, unsigned hi, unsigned keep[FDGUARD_MAX])
 {
-	struct guard local[FDGUARD_MAX];
-	const struct guard *g = load(local);
+	struct fdspec local[FDGUARD_MAX];
+	const struct fdspec *g = load(local);
 	int n = 0;
 	for (int i = 0; i < FDGUARD_MAX; i++) {
 		if (g[i].fd < 0 || (unsigned)g[i].fd < lo || (unsigned)g[i].fd > hi ||

@@ -23,13 +23,6 @@ extern int fdguard_fd[FDGUARD_MAX];
 
 bool fdguard_held_slow(int fd);
 
-/* "N" or "N:DEV:INO", the whole string (WICKET_FD, WICKET_STATUS_FD): the
- * descriptor number and the identity of what the launcher put there (0 0
- * and CHECKED false for the short form). False, all zero, for anything
- * else. */
-bool fdguard_parse_spec(const char *s, unsigned long long *n, unsigned long long *dev,
-			unsigned long long *ino, bool *checked);
-
 /* FD is a guarded descriptor, still the one the supervisor passed (its
  * DEV:INO checked with fstat). For any other descriptor, once the
  * environment was read: two compares. */

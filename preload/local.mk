@@ -4,8 +4,8 @@
 # and the tests can use it before `make install`.
 pkglib_LTLIBRARIES = preload/libwicket-preload.la
 preload_libwicket_preload_la_SOURCES = preload/preload.c preload/diag.c preload/diag.h \
-	preload/fdguard.c preload/fdguard.h \
-	lib/netfmt.c lib/netfmt.h lib/sendfd.c lib/sendfd.h
+	preload/fdguard.c preload/fdguard.h
+preload_libwicket_preload_la_LIBADD = lib/libcore.la
 # No fortified inline wrappers over the functions defined here; nothing
 # exported but the interposed entry points; bound at load time; libc only
 # (dlsym is in libc since glibc 2.34).

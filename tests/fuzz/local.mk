@@ -14,6 +14,7 @@ FUZZ_SRCS = \
 	$(top_srcdir)/tests/fuzz/policy-fuzz.c \
 	$(top_srcdir)/lib/policy.c \
 	$(top_srcdir)/lib/path.c \
+	$(top_srcdir)/lib/pathlex.c \
 	$(top_srcdir)/lib/util.c
 FUZZ_CORPUS = \
 	tests/fuzz/corpus/bad-env-set.json \
@@ -65,7 +66,11 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/lib/envscrub.c \
 	$(top_srcdir)/lib/askproto.c \
 	$(top_srcdir)/lib/path.c \
-	$(top_srcdir)/lib/util.c
+	$(top_srcdir)/lib/pathlex.c \
+	$(top_srcdir)/lib/util.c \
+	$(top_srcdir)/lib/fdpass.c \
+	$(top_srcdir)/lib/fdspec.c \
+	$(top_srcdir)/lib/netfmt.c
 CONTROL_CORPUS = \
 	tests/fuzz/control-corpus/denial-net \
 	tests/fuzz/control-corpus/denial-protect \

@@ -48,3 +48,25 @@ check_PROGRAMS += tests/unit/test-history
 tests_unit_test_history_SOURCES = tests/unit/test-history.c
 tests_unit_test_history_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_history_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
+# Descriptors over unix sockets (lib/fdpass.c), as the shim and the
+# supervisor pass them.
+check_PROGRAMS += tests/unit/test-fdpass
+tests_unit_test_fdpass_SOURCES = tests/unit/test-fdpass.c
+tests_unit_test_fdpass_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_fdpass_LDADD = lib/libcore.la
+# What wicket exits with for a wait status (lib/util.c).
+check_PROGRAMS += tests/unit/test-util
+tests_unit_test_util_SOURCES = tests/unit/test-util.c
+tests_unit_test_util_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_util_LDADD = lib/libwicket.la $(JANSSON_LIBS)
+# The WICKET_RULES codec (lib/rules.c): the launcher writes, the shim reads.
+check_PROGRAMS += tests/unit/test-rules
+tests_unit_test_rules_SOURCES = tests/unit/test-rules.c
+tests_unit_test_rules_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_rules_LDADD = lib/libcore.la
+# The WICKET_FD format (lib/fdspec.c): control.c writes, the shim and
+# `wicket why`/`ask` read.
+check_PROGRAMS += tests/unit/test-fdspec
+tests_unit_test_fdspec_SOURCES = tests/unit/test-fdspec.c
+tests_unit_test_fdspec_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_fdspec_LDADD = lib/libcore.la

@@ -6,6 +6,7 @@
 #include "sandbox.h"
 #include "tap.h"
 #include "askproto.h"
+#include "fdpass.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,9 +22,6 @@
 #ifndef SO_PASSPIDFD
 #define SO_PASSPIDFD 76
 #endif
-#ifndef SCM_PIDFD
-#define SCM_PIDFD 0x04
-#endif
 
 /* A child that sends one packet and then waits on HOLD (closed: it
  * exits). What arrived: the pid and pidfd, as control.c reads them. */
@@ -37,30 +35,11 @@ struct sent {
 static bool recv_one(int rx, struct sent *out)
 {
 	char buf[8];
-	union {
-		char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} cb;
-	struct iovec iov = {buf, sizeof buf};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.b,
-			   .msg_controllen = sizeof cb.b};
-	out->pid = 0;
-	out->pidfd = WK_PIDFD_GONE;
-	if (recvmsg(rx, &m, MSG_CMSG_CLOEXEC) != 1)
-		return false;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-		if (c->cmsg_type == SCM_CREDENTIALS) {
-			struct ucred cr;
-			memcpy(&cr, CMSG_DATA(c), sizeof cr);
-			out->pid = cr.pid;
-		} else if (c->cmsg_type == SCM_PIDFD) {
-			int fd;
-			memcpy(&fd, CMSG_DATA(c), sizeof fd);
-			if (fd >= 0)
-				out->pidfd = fd;
-		}
-	}
-	return true;
+	struct fdpass_in in;
+	ssize_t n = fdpass_recv(rx, buf, sizeof buf, 0, FDPASS_CREDS | FDPASS_PIDFD, 0, &in);
+	out->pid = in.pid;
+	out->pidfd = in.pidfd >= 0 ? in.pidfd : WK_PIDFD_GONE;
+	return n == 1;
 }
 
 static bool send_one(int rx, int tx, const int hold[2], struct sent *out)

@@ -1,15 +1,25 @@
 #include "config.h"
 #include "path.h"
+#include "pathlex.h"
 #include "util.h"
 #include "tap.h"
 
 #include <stdlib.h>
 
+/* The launcher's copy (path_normalize) and the shim's in place
+ * (pathlex_normalize) give the same. */
 static void norm(const char *in, const char *want)
 {
 	char *got = path_normalize(in);
 	is_str(got, want, "normalize %s", in ? in : "(null)");
 	free(got);
+	if (!want)
+		return;
+	char buf[256];
+	strcpy(buf, in);
+	size_t n = pathlex_normalize(buf);
+	is_str(buf, want, "in place %s", in);
+	ok(n == strlen(want), "in place %s: its length", in);
 }
 
 int main(void)
@@ -24,6 +34,9 @@ int main(void)
 	norm("/../a", "/a");
 	norm("/a/../b/./c/", "/b/c");
 	norm("/a/..b/c", "/a/..b/c");
+	norm("/a/.../b", "/a/.../b");
+	norm("/.a/b/.", "/.a/b");
+	norm("/a/b/c/../../d", "/a/d");
 	norm("relative/path", NULL);
 	norm("", NULL);
 
@@ -32,6 +45,10 @@ int main(void)
 	ok(!path_is_under("/ab", "/a"), "/ab not under /a");
 	ok(path_is_under("/anything", "/"), "everything under /");
 	ok(!path_is_under("/a", "/a/b"), "parent not under child");
+	ok(pathlex_under("/a/b", "/a/x", 2) && !pathlex_under("/ab", "/a/x", 2),
+	   "a root given by length");
+	ok(pathlex_under("/a/b", "/a//", 4) && pathlex_under("/x", "//", 2),
+	   "a root's trailing slashes do not count");
 
 	char *j = path_join("/a/", "/b");
 	is_str(j, "/a/b", "join collapses slashes");

@@ -1,0 +1,40 @@
+#include "pathlex.h"
+
+#include <string.h>
+
+size_t pathlex_normalize(char *p)
+{
+	char *w = p;
+	const char *r = p;
+	while (*r) {
+		while (*r == '/')
+			r++;
+		const char *s = r;
+		while (*r && *r != '/')
+			r++;
+		size_t n = (size_t)(r - s);
+		if (n == 0 || (n == 1 && s[0] == '.'))
+			continue;
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			while (w > p && *--w != '/')
+				;
+			continue;
+		}
+		*w++ = '/';
+		memmove(w, s, n);
+		w += n;
+	}
+	if (w == p)
+		*w++ = '/';
+	*w = '\0';
+	return (size_t)(w - p);
+}
+
+bool pathlex_under(const char *path, const char *root, size_t rlen)
+{
+	while (rlen > 1 && root[rlen - 1] == '/')
+		rlen--;
+	if (rlen == 1 && root[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, root, rlen) == 0 && (path[rlen] == '/' || path[rlen] == '\0');
+}
