@@ -283,6 +283,25 @@ static void config_values(const char *p, const char *const *secs, const char *ke
 	}
 }
 
+/* A path value of a git config that does not depend on the config's own
+ * place: "~/..." in each home (PATHS gets one per home), "/...", or
+ * "~user/..." (someone else's home: nothing). False for a relative one. */
+static bool config_path_abs(const struct walk *w, const char *v, struct strv *paths)
+{
+	if (strncmp(v, "~/", 2) == 0) {
+		for (size_t h = 0; w->homes && w->homes[h]; h++) {
+			char *home = realpath(w->homes[h], NULL);
+			if (home)
+				strv_push(paths, path_join(home, v + 2));
+			free(home);
+		}
+		return true;
+	}
+	if (v[0] == '/')
+		strv_add(paths, v);
+	return v[0] == '/' || v[0] == '~';
+}
+
 /* Up to INC_BYTES of the regular file CFG, NUL-terminated, or NULL. Not
  * opened when it is not a regular file (a FIFO would block, a device
  * could act on open); O_NONBLOCK in case it was swapped meanwhile. */
@@ -341,16 +360,7 @@ static void config_includes(struct walk *w, const char *cfg, int depth)
 	for (size_t i = 0; i < vals.n; i++) {
 		const char *v = vals.v[i];
 		struct strv paths = {0};
-		if (strncmp(v, "~/", 2) == 0) {
-			for (size_t h = 0; w->homes && w->homes[h]; h++) {
-				char *home = realpath(w->homes[h], NULL);
-				if (home)
-					strv_push(&paths, path_join(home, v + 2));
-				free(home);
-			}
-		} else if (v[0] == '/') {
-			strv_add(&paths, v);
-		} else if (v[0] != '~') { /* ~user/ names someone else's home */
+		if (!config_path_abs(w, v, &paths)) {
 			/* Relative to the directory the kernel opened CFG in (a
 			 * symlink on the way followed, as git's open follows it). */
 			if (!dir) {
@@ -399,18 +409,9 @@ static void hooks_path_places(struct walk *w, const char *cfg, const char *top)
 	for (size_t i = 0; i < vals.n; i++) {
 		const char *v = vals.v[i];
 		struct strv paths = {0};
-		if (strncmp(v, "~/", 2) == 0) {
-			for (size_t h = 0; w->homes && w->homes[h]; h++) {
-				char *home = realpath(w->homes[h], NULL);
-				if (home)
-					strv_push(&paths, path_join(home, v + 2));
-				free(home);
-			}
-		} else if (v[0] == '/') {
-			strv_add(&paths, v);
-		} else if (v[0] != '~' && top) {
+		if (!config_path_abs(w, v, &paths) && top) {
 			strv_push(&paths, path_join(top, v));
-		} else if (v[0] != '~') {
+		} else if (!paths.n && v[0] != '~' && v[0] != '/') {
 			for (size_t r = 0; r < w->roots->n; r++)
 				strv_push(&paths, path_join(w->roots->v[r], v));
 		}
