@@ -330,6 +330,8 @@ static char *read_config(const char *cfg, size_t *len)
 	return buf;
 }
 
+static void hooks_path_places(struct walk *w, const char *cfg, const char *top);
+
 /* The files the git config CFG includes, and theirs (DEPTH levels):
  * each one in a writable root is config like CFG, added to the walk's
  * list (existing or not: one made in the session is moved aside).
@@ -378,9 +380,11 @@ static void config_includes(struct walk *w, const char *cfg, int depth)
 			 * whole root read-only): git reads files. */
 			if (!is_dir(inc) && in_roots(w->roots, inc) && !strv_contains(w->out, inc))
 				strv_add(w->out, inc);
-			if (w->included++ < INC_FILES)
+			if (w->included++ < INC_FILES) {
+				/* An included file may set core.hooksPath too. */
+				hooks_path_places(w, inc, NULL);
 				config_includes(w, inc, depth - 1);
-			else
+			} else
 				w->truncated = true;
 			free(inc);
 		}
@@ -607,6 +611,24 @@ bool autorun_startup_places(const struct strv *roots, const char *const *homes, 
 			free(c);
 		}
 		free(home);
+	}
+	/* Git's other global and system config: $XDG_CONFIG_HOME/git (where
+	 * it is not ~/.config) and /etc/gitconfig, protected where a root
+	 * holds them, and followed as the home's are. */
+	const char *x = getenv("XDG_CONFIG_HOME");
+	char *dirs[] = {x && x[0] == '/' ? path_join(x, "git") : NULL, NULL};
+	char *cfgs[] = {dirs[0] ? path_join(dirs[0], "config") : NULL, xstrdup("/etc/gitconfig")};
+	for (size_t i = 0; i < 2; i++) {
+		if (dirs[i] && in_roots(roots, dirs[i]) && !strv_contains(out, dirs[i]))
+			strv_add(out, dirs[i]);
+		if (cfgs[i] && in_roots(roots, cfgs[i]) && !strv_contains(out, cfgs[i]))
+			strv_add(out, cfgs[i]);
+		if (cfgs[i]) {
+			config_includes(&wk, cfgs[i], INC_DEPTH);
+			hooks_path_places(&wk, cfgs[i], NULL);
+		}
+		free(dirs[i]);
+		free(cfgs[i]);
 	}
 	strv_free(&wk.read);
 	return !wk.truncated;

@@ -224,6 +224,12 @@ size_t pty_filter_feed(struct pty_filter *f, const char *in, size_t n, char *out
 			}
 			break;
 		case FS_ESC:
+			/* A C0 control (not CAN, SUB, ESC) or DEL right after ESC is
+			 * carried out by the terminal, and the sequence goes on. */
+			if (c0_ignored(c)) {
+				out[w++] = (char)c;
+				break;
+			}
 			if (c == ']' || c == 'P') {
 				f->held[f->nheld++] = c;
 				f->num = f->ndig = 0;
@@ -257,12 +263,25 @@ size_t pty_filter_feed(struct pty_filter *f, const char *in, size_t n, char *out
 				w += pty_filter_flush(f, out + w);
 				goto again;
 			}
+			/* Too long a head to tell what it is: not passed on. */
+			if (f->nheld == PTY_FILTER_HOLD) {
+				f->nheld = 0;
+				f->st = FS_DROP;
+				break;
+			}
+			/* Parameters and intermediates come before the string:
+			 * tmux reads ESC P 1 tmux; as it reads ESC P tmux;. */
+			bool param = f->nheld == 2 + f->ndig && c >= 0x20 && c <= 0x3f;
 			f->held[f->nheld++] = c;
-			int m = dcs_match(f->held + 2, f->nheld - 2);
+			if (param) {
+				f->ndig++;
+				break;
+			}
+			int m = dcs_match(f->held + 2 + f->ndig, f->nheld - 2 - f->ndig);
 			if (m > 0) {
 				f->nheld = 0;
 				f->st = FS_DROP;
-			} else if (m < 0 || f->nheld == PTY_FILTER_HOLD) {
+			} else if (m < 0) {
 				w += pty_filter_flush(f, out + w);
 			}
 			break;

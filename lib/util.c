@@ -30,6 +30,12 @@ static void vmsg(const char *fmt, va_list ap, int err)
 	}
 	if ((size_t)n >= sizeof buf - 1)
 		n = (int)sizeof buf - 2;
+	/* A message may name what the sandbox chose (a path it made): none
+	 * of its control bytes reaches the terminal, which would act on an
+	 * escape sequence (set the clipboard, fake a question). */
+	for (int i = 0; i < n; i++)
+		if (((unsigned char)buf[i] < 0x20 && buf[i] != '\n' && buf[i] != '\t') || buf[i] == 0x7f)
+			buf[i] = '?';
 	buf[n++] = '\n';
 	/* One write so concurrent messages never interleave mid-line. */
 	ssize_t r = write(STDERR_FILENO, buf, (size_t)n);

@@ -124,6 +124,11 @@ int main(void)
 	FILT("\033]0;title\007\033]2;t\033\\", "\033]0;title\007\033]2;t\033\\", "a title passes");
 	FILT("\033]07;file://h/x\007", "\033]7;file://h/x\007", "other OSCs pass, their number written plainly");
 	FILT("\033P$qm\033\\", "\033P$qm\033\\", "other DCS strings pass");
+	FILT("\033\001]52;c;eA==\007x", "\001x", "a C0 control right after ESC does not hide 52 (it is carried out)");
+	FILT("\033\177]52;c;eA==\007x", "\177x", "nor DEL");
+	FILT("\033P1tmux;\033\033]0;t\007\033\\", "\033\033]0;t\007\033\\", "tmux passthrough with a parameter is dropped");
+	FILT("\033P0;1$tmux;x\033\\", "", "with parameters and an intermediate too");
+	FILT("\033P1;2;3;4;5;6;7;8;9q#0\033\\", "", "a head too long to tell is not passed on");
 	FILT("\033[31mred\033[0m \033[?1049h\033(0q", "\033[31mred\033[0m \033[?1049h\033(0q", "CSI and ESC sequences pass");
 	FILT("a\033]52;c;eA==\030b\033]52", "ab\033]52", "CAN ends a dropped string (and is dropped with it); a start left at the end is flushed");
 	{
