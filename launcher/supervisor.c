@@ -414,6 +414,13 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	netnotify_child_close();
 
 	if (s->layers.pidns) {
+		/* init leaves wicket's process group, so that the terminal's
+		 * Ctrl-C, Ctrl-\ and hang-up reach wicket alone, which passes
+		 * each on once. Sent to both, the terminal's signal and
+		 * wicket's could merge into one pending at init, the
+		 * terminal's, which forward() ignores: the command never got
+		 * its Ctrl-C (a test saw it about one run in five). */
+		setpgid(0, 0);
 		for (size_t i = 0; i < N_FWD; i++)
 			sigaction(fwd_signals[i], NULL, &orig_action[i]);
 		install_forwarders();
