@@ -473,9 +473,18 @@ static int spawn_child(void *p)
 	 * CLONE_SIGHAND), so no other thread changes it meanwhile. */
 	unsigned long long set = sig_not_default();
 	_Static_assert(NSIG <= 65, "a signal set in 64 bits");
+	/* The kernel's call, not libc's: libc refuses the two signals it
+	 * keeps for its threads (32, 33), which a caller may have ignored
+	 * all the same, and an exec keeps an ignored signal ignored. */
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		unsigned long mask;
+	} dfl = {SIG_DFL, 0, NULL, 0};
 	for (int sig = 1; sig < NSIG; sig++)
 		if (set >> (sig - 1) & 1)
-			signal(sig, SIG_DFL);
+			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);

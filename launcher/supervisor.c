@@ -66,6 +66,9 @@ static volatile sig_atomic_t fwd_from_tty; /* the supervisor of a sandboxed sess
 /* Until the command runs there is nothing of the user's to preserve: a
  * request to stop (or Ctrl-C) ends the half-built sandbox at once. */
 static volatile sig_atomic_t setup_done, setup_abort_sig;
+/* Other forwarded signals that came during the setup (bit SIG): the
+ * command's once it runs (SIGUSR1, SIGALRM...), nothing to stop. */
+static volatile sig_atomic_t setup_late_sigs;
 /* A signal init got before it knew the command's pid: its vfork returns
  * only after the command's exec, by which time the supervisor (which saw
  * that exec) may already have forwarded one. Handed on right after. */
@@ -146,6 +149,8 @@ static void forward(int sig, siginfo_t *si, void *uc)
 		 * seen yet), and then the signal is the command's. */
 		if (sig == SIGHUP || sig == SIGINT || sig == SIGQUIT || sig == SIGTERM)
 			setup_abort_sig = sig;
+		else if (sig < 31)
+			setup_late_sigs |= 1 << sig;
 		return;
 	}
 	if (si && si->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT) &&
@@ -822,6 +827,10 @@ int session_run(struct session *s)
 		setup_abort_sig = 0;
 		if (late)
 			kill(pid, late);
+		for (int sig = 1; sig < 31; sig++)
+			if (setup_late_sigs & (1 << sig))
+				kill(pid, sig);
+		setup_late_sigs = 0;
 	}
 	net_early_release();
 	/* The command runs: its terminal's master is here (pty.c). */
