@@ -413,6 +413,8 @@ outside-denied"
 		assert_equal "$status" 0
 		assert_output --partial "nonexistent-wicket-path"
 	done
-	run pgrep -f 'nonexistent-wicket-(cmd|path)'
+	# This user's processes only: the runner runs this file as root and
+	# as the test user at the same time.
+	run pgrep -u "$(id -u)" -f 'nonexistent-wicket-(cmd|path)'
 	assert_failure
 }
