@@ -47,9 +47,10 @@ char *path_dirname(const char *path)
 bool path_is_home_state(const char *path, const char *const *homes)
 {
 	/* Files, with whatever a program writes next to them first
-	 * (.bash_history-1234.tmp, .zsh_history.LOCK, .viminfz.tmp). */
+	 * (.bash_history-1234.tmp, .zsh_history.LOCK, .viminfz.tmp, and
+	 * less's .lesshsQ, which it renames to .lesshst). */
 	static const char *const files[] = {
-		".bash_history", ".zsh_history", ".viminf", ".lesshst", ".python_history",
+		".bash_history", ".zsh_history", ".viminf", ".lesshs", ".python_history",
 		".node_repl_history", ".psql_history", ".sqlite_history", ".mysql_history",
 		".wget-hsts", NULL,
 	};

@@ -166,6 +166,65 @@ EOF
 	[ ! -e "/usr/$token" ]
 }
 
+@test "denials: real programs' history files (less, vim, python) are refused quietly, and still in wicket why" {
+	command -v less >/dev/null || skip "less is not installed"
+	command -v vim >/dev/null || skip "vim is not installed"
+	printf 'PS1=%s\n' "'P\\#> '" >"$H/.bashrc"
+	printf 'some text\n' >"$WS/f.txt"
+	drive <<'EOF'
+import json, os, re
+from ptydrive import Term, check, run
+
+def main():
+    h = os.environ["H"]
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": h, "TERM": "xterm", "LANG": "C.UTF-8",
+           "SHELL": "/bin/bash", "XDG_STATE_HOME": h + "/state", "XDG_CONFIG_HOME": h + "/config"}
+    t = Term([os.environ["WICKET"]], env=env, cwd=os.environ["WS"], rows=50, cols=200)
+    m = t.expect(r"P(\d+)> ", timeout=90)
+    n = [int(m.group(1))]
+    def after(keys):
+        start = t.pos
+        keys()
+        n[0] += 1
+        t.expect(r"P%d> " % n[0], timeout=60)
+        return t.out[start:t.pos].decode("utf-8", "replace")
+    # less writes its history (.lesshsQ, renamed to .lesshst) after a search.
+    def less():
+        t.line("less f.txt")
+        t.expect("some text")
+        t.send(b"/text\r")
+        t.send(b"q")
+    # vim writes .viminfz.tmp, renamed to .viminfo, at exit.
+    def vim():
+        t.line("vim -N -u NONE f.txt")
+        t.expect("some text")
+        t.send(b":q\r")
+    # python's REPL writes .python_history at exit.
+    def py():
+        t.line("python3 -q")
+        t.expect(">>> ")
+        t.send(b"1+1\r")
+        t.expect(">>> ")
+        t.send(b"exit()\r")
+    for name, f in (("less", less), ("vim", vim), ("python3", py)):
+        seen = after(f)
+        check("sandbox:" not in seen and "the sandbox blocked" not in seen,
+              "%s: no line, no block:\n%r" % (name, seen))
+    # Refused all the same: each program's write is in wicket why.
+    after(lambda: t.line("wicket why --json -n 100 >why.json"))
+    t.line("exit")
+    t.wait()
+    objs = [d["object"] for d in json.load(open(os.path.join(os.environ["WS"], "why.json")))["denials"]]
+    for name, pat in (("less", r"/\.lesshs"), ("vim", r"/\.viminf"), ("python3", r"/\.python_history$")):
+        check(any(re.search(pat, o) for o in objs), "%s's write is in wicket why: %r" % (name, objs))
+
+run(main)
+EOF
+	for f in .lesshst .lesshsQ .viminfo .python_history; do
+		[ ! -e "$H/$f" ]
+	done
+}
+
 # The python side of the history tests: shell(argv_extra, rc) starts
 # `wicket` (the shell) in a terminal with HOME=$H and returns the Term.
 HIST_PY='

@@ -75,6 +75,7 @@ int main(void)
 	ok(path_is_home_state("/root/.zsh_history.LOCK", homes), "zsh's lock, in the second home");
 	ok(path_is_home_state("/home/u/.viminfz.tmp", homes), "vim's temporary viminfo");
 	ok(path_is_home_state("/home/u/.lesshst", homes), "less history");
+	ok(path_is_home_state("/home/u/.lesshsQ", homes), "and the file less writes it as first");
 	ok(path_is_home_state("/home/u/.python_history", homes), "python history");
 	ok(path_is_home_state("/home/u/.npm/_cacache/x", homes), "anything in .npm");
 	ok(path_is_home_state("/home/u/.cache", homes), ".cache itself");
