@@ -193,9 +193,17 @@ static bool seccomp_filtered(void)
 
 void refuse_inside_session(const char *command)
 {
+	/* Only the message depends on this, never what is enforced: inside a
+	 * session the namespaces are refused whatever this decides. A session
+	 * whose variables were cleared (env -i) is still known by the
+	 * session's own wicket, bound at WK_SESSION_BIN in every session. */
 	const char *sid = getenv("WICKET_SESSION");
-	if (!sid || !seccomp_filtered())
+	if (!seccomp_filtered())
 		return;
+	if (!sid && access(WK_SESSION_BIN "/wicket", F_OK) != 0)
+		return;
+	if (!sid)
+		sid = "(its variables cleared)";
 	const char *pol = getenv("WICKET_POLICY");
 	if (strcmp(command, "doctor") == 0)
 		die("doctor: this is wicket session %s (policy %s): its sandbox is what a program here "

@@ -104,6 +104,16 @@ own-session"
 	[[ $stderr != *"container runtime"* ]]
 }
 
+@test "a session whose variables were cleared (env -i) is still known as one by run and doctor" {
+	run --separate-stderr wsrun "$WS" -- sh -c 'env -i /run/wicket/bin/wicket run -- true; echo "run=$?"; env -i /run/wicket/bin/wicket doctor; echo "doctor=$?"'
+	assert_equal "$status" 0
+	assert_line run=125
+	assert_line doctor=125
+	[[ $stderr == *"run: this is already wicket session (its variables cleared)"* ]]
+	[[ $stderr == *"doctor: this is wicket session (its variables cleared)"* ]]
+	[[ $stderr != *"container runtime"* ]]
+}
+
 # start_shell SHELL: `wicket shell` in a terminal, in the workspace, whose
 # rc file sets PATH without any wicket in it.
 start_shell() {
