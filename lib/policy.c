@@ -747,12 +747,6 @@ static char *find_from(const struct wk_policy_ctx *ctx, const char *name, int fr
 	return NULL;
 }
 
-char *wk_policy_find_file(const struct wk_policy_ctx *ctx, const char *name)
-{
-	int pos;
-	return find_from(ctx, name, 0, &pos);
-}
-
 static int load_file(struct loader *l, const char *path, const char *as_name, int pos,
 		     const char *via, struct wk_policy *out);
 static int load_builtin(struct loader *l, const struct wk_builtin *b, struct wk_policy *out);

@@ -123,9 +123,6 @@ int wk_policy_load(struct wk_policy_ctx *ctx, const char *name_or_file, struct w
 /* Parse DATA (LEN bytes, labelled LABEL in messages) as a policy file. */
 int wk_policy_load_buffer(struct wk_policy_ctx *ctx, const char *label, const char *data,
 			  size_t len, struct wk_policy *out);
-/* Where NAME would be found: a file path (malloc'd) or NULL for a built-in
- * or nothing. */
-char *wk_policy_find_file(const struct wk_policy_ctx *ctx, const char *name);
 void wk_policy_free(struct wk_policy *p);
 void wk_policy_ctx_free(struct wk_policy_ctx *ctx);
 
