@@ -510,7 +510,8 @@ static char *repo_check(const struct wk_careful_in *in, const char *gitdir)
 /* The repository git finds from DIR, as git looks for it: DIR/.git, or
  * DIR itself, then each parent. A directory the sandbox can write where no
  * repository is yet is one it could make a repository of. */
-static char *repo_find(const struct wk_careful_in *in, const char *dir, char **gitdir)
+static char *repo_find(const struct wk_careful_in *in, const char *dir, char **gitdir,
+		       char **top)
 {
 	char *a = xstrdup(dir), *r = NULL;
 	for (int depth = 0; depth < 256 && !r; depth++) {
@@ -527,11 +528,7 @@ static char *repo_find(const struct wk_careful_in *in, const char *dir, char **g
 				*gitdir = gitfile_target(dotgit, a);
 			if (!r && *gitdir)
 				r = repo_check(in, *gitdir);
-			char *mods = path_join(a, ".gitmodules");
-			if (!r && lstat(mods, &st) == 0)
-				r = xasprintf("the repository in %s has submodules, whose git directories "
-					      "and .git files are not checked", a);
-			free(mods);
+			*top = xstrdup(a);
 			free(canon);
 			free(why);
 			free(dotgit);
@@ -642,10 +639,85 @@ static char *config_check(const struct wk_careful_in *in, const char *dir, const
 	return r;
 }
 
+/* The sandbox can write somewhere in the tree TOP (a worktree): TOP lies
+ * in a writable root, or a writable root lies in TOP. */
+static bool tree_writable(const struct wk_wset *w, const char *top)
+{
+	if (wk_wset_writable(w, top))
+		return true;
+	for (size_t i = 0; i < w->roots.n; i++)
+		if (path_is_under(w->roots.v[i], top))
+			return true;
+	return false;
+}
+
+/* Whether git may run git in the worktree's submodules, with their own
+ * config. status, diff, add, commit and others do, to see whether a
+ * submodule is modified, at every gitlink of the index, wherever a .git
+ * is there; fetch and pull fetch them. Whatever the worktree holds then
+ * decides: a .git the sandbox made at a gitlink (the index and
+ * .gitmodules are the sandbox's to change too, at any time) brings a
+ * config of its own, and core.fsmonitor or a filter in it runs. Listed
+ * here are the subcommands known not to look at submodules unless told
+ * to (an alias is not listed); --ignore-submodules[=all] and
+ * --no-recurse-submodules tell git to keep out. Only these command-line
+ * forms hold: a submodule's "ignore" in .gitmodules overrides any
+ * configured default. */
+static bool git_enters_submodules(const char *sub, char *const *argv, size_t from, size_t argc)
+{
+	static const char *const keep_out[] = {
+		"log", "show", "branch", "tag", "rev-parse", "rev-list", "ls-remote", "remote",
+		"cat-file", "ls-tree", "blame", "shortlog", "reflog", "for-each-ref", "show-ref",
+		"symbolic-ref", "name-rev", "merge-base", "version", "help", "push",
+		"format-patch", "show-branch", "cherry", "count-objects", "var", NULL};
+	bool enters = !name_in(sub, keep_out);
+	for (size_t j = from; j < argc; j++) {
+		const char *a = argv[j];
+		if (strcmp(a, "--") == 0)
+			break;
+		if (strcmp(a, "--ignore-submodules") == 0 ||
+		    strcmp(a, "--ignore-submodules=all") == 0 ||
+		    strcmp(a, "--no-recurse-submodules") == 0)
+			return false;
+		if (starts(a, "--recurse-submodules"))
+			enters = true;
+	}
+	return enters;
+}
+
+/* NAME is a remote with a url in the repository's own config (which is
+ * not the sandbox's, or the command is CAREFUL already): git takes it as
+ * that remote, never as a path, and config_check looks at its url. A
+ * section without a url is a path to git, so it does not count. */
+static bool remote_with_url(const char *gitdir, const char *name)
+{
+	char *cfg = path_join(gitdir, "config");
+	FILE *f = fopen(cfg, "re");
+	free(cfg);
+	if (!f)
+		return false;
+	char line[PATH_MAX + 64];
+	bool in = false, found = false;
+	size_t nlen = strlen(name);
+	while (!found && fgets(line, sizeof line, f)) {
+		char *p = line + strspn(line, " \t");
+		if (*p == '[') {
+			in = strncmp(p, "[remote \"", 9) == 0 && strncmp(p + 9, name, nlen) == 0 &&
+			     strncmp(p + 9 + nlen, "\"]", 2) == 0;
+			continue;
+		}
+		size_t klen = strcspn(p, " \t=");
+		found = in && ((klen == 3 && strncasecmp(p, "url", 3) == 0) ||
+			       (klen == 7 && strncasecmp(p, "pushurl", 7) == 0));
+	}
+	fclose(f);
+	return found;
+}
+
 static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t argc)
 {
-	char *dir = xstrdup(in->cwd), *r = NULL, *found = NULL;
-	const char *gitdir = NULL;
+	char *dir = xstrdup(in->cwd), *r = NULL, *found = NULL, *top = NULL;
+	const char *gitdir = NULL, *worktree = NULL;
 	size_t k = 1;
 	for (; k < argc && argv[k][0] == '-' && !r; k++) {
 		const char *a = argv[k];
@@ -664,7 +736,11 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 			gitdir = argv[++k];
 		} else if (starts(a, "--git-dir=")) {
 			gitdir = a + 10;
-		} else if (strcmp(a, "--work-tree") == 0 || strcmp(a, "--namespace") == 0) {
+		} else if (strcmp(a, "--work-tree") == 0 && k + 1 < argc) {
+			worktree = argv[++k];
+		} else if (starts(a, "--work-tree=")) {
+			worktree = a + 12;
+		} else if (strcmp(a, "--namespace") == 0) {
 			k++;
 		}
 	}
@@ -675,8 +751,13 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 		if (!r)
 			r = repo_check(in, g);
 		found = g;
+		top = xstrdup(dir);
 	} else if (!r) {
-		r = repo_find(in, dir, &found);
+		r = repo_find(in, dir, &found, &top);
+	}
+	if (!r && worktree) {
+		free(top);
+		top = worktree[0] == '/' ? xstrdup(worktree) : path_join(dir, worktree);
 	}
 	/* git's own config: the user's and the system's. */
 	static const char *const user_cfg[] = {".gitconfig", ".config/git/config",
@@ -702,12 +783,26 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 		    (creates && (git_long_opt(a, "config") || starts(a, "-c"))) ||
 		    (starts(a, "-u") && strcmp(sub, "push") != 0))
 			r = xasprintf("the git option %s names a program for git to run", a);
-		else if (remote && a[0] != '-')
+		else if (remote && a[0] != '-' && !(found && remote_with_url(found, a)))
 			r = target_check(in, dir, a);
+	}
+	if (!r && top && sub[0] && git_enters_submodules(sub, argv, k + 1, argc)) {
+		char *mods = path_join(top, ".gitmodules");
+		struct stat st;
+		if (lstat(mods, &st) == 0)
+			r = xasprintf("the repository in %s has submodules, whose git directories "
+				      "and .git files are not checked (--ignore-submodules keeps "
+				      "git out of them)", top);
+		else if (tree_writable(in->wset, top))
+			r = xasprintf("git may run git in a submodule of %s, where the sandbox can "
+				      "make a repository with a config of its own (core.fsmonitor, "
+				      "filters); --ignore-submodules keeps git out of them", top);
+		free(mods);
 	}
 	if (!r && found)
 		r = config_check(in, dir, found, remote);
 	free(found);
+	free(top);
 	free(dir);
 	return r;
 }

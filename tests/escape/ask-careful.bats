@@ -184,3 +184,50 @@ mkrepos() {
 	[ ! -e "$OUT/made" ]
 	assert_equal "$(grep -c 'CAREFUL: the program ' "$AUDIT")" 2
 }
+
+# A clone whose submodule is not checked out: the index has the gitlink,
+# sub/ is an empty directory of the workspace.
+mksubrepos() {
+	local g=(-c user.name=t -c user.email=t@example.invalid -c protocol.file.allow=always)
+	git init -q -b main "$OUT/upsub"
+	git -C "$OUT/upsub" "${g[@]}" commit -q --allow-empty -m sub
+	git init -q -b main "$OUT/up"
+	git -C "$OUT/up" "${g[@]}" commit -q --allow-empty -m one
+	git -C "$OUT/up" "${g[@]}" submodule add -q "$OUT/upsub" sub
+	git -C "$OUT/up" "${g[@]}" commit -q -m sub
+	rmdir "$WS"
+	git clone -q "$OUT/up" "$WS"
+	chmod -R a+rX "$OUT/up" "$OUT/upsub"
+}
+
+@test "ask careful: git status, diff or add allowed by a rule do not run the config of a repository the sandbox makes at a gitlink (core.fsmonitor)" {
+	mksubrepos
+	# The man page's example rule, and the same for diff and add -A.
+	policy st workspace-write-strict '[{"argv": ["git", "status"], "cwd": "${cwd}"}, {"argv": ["git", "diff"], "cwd": "${cwd}"}, {"argv": ["git", "add", "-A", "--dry-run"], "cwd": "${cwd}"}]'
+	for c in status diff "add -A --dry-run"; do
+		run --separate-stderr wsrun "$WS" --policy "$OUT/st.json" --approver "$OUT/yes" -- sh -c '
+			rm -f .gitmodules
+			git init -q sub && git -C sub config core.fsmonitor "touch $2/made; false"
+			"$1" ask -- git $3
+			echo "rc=$?"' _ "$WICKET" "$OUT" "$c" </dev/null
+		if [ -e "$OUT/made" ]; then
+			echo "ESCAPE: git $c ran the sandbox's core.fsmonitor outside without a question"
+			false
+		fi
+		assert_line "rc=123"
+		rm -rf "$WS/sub/.git"
+	done
+	grep -q 'CAREFUL: git .*submodule' "$AUDIT"
+}
+
+@test "ask careful: git status --ignore-submodules in the same workspace is still approved by its rule, and runs" {
+	mksubrepos
+	policy st workspace-write-strict '[{"argv": ["git", "status", "--ignore-submodules"], "cwd": "${cwd}"}]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/st.json" -- sh -c '
+		git init -q sub && git -C sub config core.fsmonitor "touch $2/made; false"
+		"$1" ask -- git status --ignore-submodules
+		echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+	assert_line "rc=0"
+	assert_line "On branch main"
+	[ ! -e "$OUT/made" ]
+}

@@ -309,13 +309,52 @@ static void decisions(void)
 	CAREFUL(true, "hooks and config protected, but .git/commondir can be created", "ws/repo",
 		P, "/usr/bin/git", "git", "status");
 	strv_add(&ws.ro, gitd);
-	CAREFUL(false, "all of .git protected (workspace-write-strict)", "ws/repo", P,
-		"/usr/bin/git", "git", "status");
+	CAREFUL(false, "all of .git protected (workspace-write-strict): git log", "ws/repo", P,
+		"/usr/bin/git", "git", "log", "-p");
+	/* The index and the worktree are the sandbox's: a .git it makes at a
+	 * gitlink is a repository git status enters, with its config. */
+	CAREFUL(true, "all of .git protected, but git status enters submodules of the worktree",
+		"ws/repo", P, "/usr/bin/git", "git", "status");
+	CAREFUL(true, "git diff too", "ws/repo", P, "/usr/bin/git", "git", "diff", "HEAD");
+	CAREFUL(true, "git add too", "ws/repo", P, "/usr/bin/git", "git", "add", "-A");
+	CAREFUL(true, "an alias is not known to keep out", "ws/repo", P, "/usr/bin/git", "git",
+		"st");
+	CAREFUL(true, "git fetch fetches submodules", "ws/repo", P, "/usr/bin/git", "git",
+		"fetch", "far");
+	CAREFUL(false, "git status --ignore-submodules", "ws/repo", P, "/usr/bin/git", "git",
+		"status", "--ignore-submodules");
+	CAREFUL(false, "git diff --ignore-submodules=all", "ws/repo", P, "/usr/bin/git", "git",
+		"diff", "--ignore-submodules=all");
+	CAREFUL(true, "git diff --ignore-submodules=dirty still looks", "ws/repo", P,
+		"/usr/bin/git", "git", "diff", "--ignore-submodules=dirty");
+	CAREFUL(true, "--ignore-submodules after -- is a path", "ws/repo", P, "/usr/bin/git",
+		"git", "diff", "--", "--ignore-submodules");
+	CAREFUL(true, "git fetch --no-recurse-submodules from a path in the workspace", "ws/repo", P,
+		"/usr/bin/git", "git", "fetch", "--no-recurse-submodules", "far");
+	git("ws/repo", "remote add far https://example.invalid/far.git");
+	git("ws/repo", "config remote.nourl.fetch +refs/heads/*:refs/remotes/nourl/*");
+	CAREFUL(false, "git fetch --no-recurse-submodules from a configured remote", "ws/repo", P,
+		"/usr/bin/git", "git", "fetch", "--no-recurse-submodules", "far");
+	CAREFUL(false, "git push to a configured remote, SRC:DST", "ws/repo", P, "/usr/bin/git",
+		"git", "push", "far", "HEAD:main");
+	CAREFUL(true, "a bare refspec could be a repository in the workspace", "ws/repo", P,
+		"/usr/bin/git", "git", "push", "far", "main");
+	CAREFUL(true, "a remote section without a url is a path to git", "ws/repo", P,
+		"/usr/bin/git", "git", "push", "nourl", "HEAD:main");
+	CAREFUL(true, "git log --recurse-submodules is told to enter", "ws/repo", P,
+		"/usr/bin/git", "git", "log", "--recurse-submodules");
+	CAREFUL(false, "git --version", "ws/repo", P, "/usr/bin/git", "git", "--version");
+	char *wsrepo = at("ws/repo");
+	CAREFUL(true, "--git-dir with the worktree in the workspace", "ro", P, "/usr/bin/git",
+		"git", "--git-dir", gitd, "--work-tree", wsrepo, "status");
+	free(wsrepo);
 	dir("ws/repo/sub");
 	CAREFUL(true, "from a subdirectory, where the sandbox could make a repository",
 		"ws/repo/sub", P, "/usr/bin/git", "git", "status");
 	put("ws/repo/.gitmodules", "", 0644);
 	CAREFUL(true, "submodules", "ws/repo", P, "/usr/bin/git", "git", "status");
+	CAREFUL(false, "submodules, kept out", "ws/repo", P, "/usr/bin/git", "git", "status",
+		"--ignore-submodules");
 	char *h = at("ro/home/.gitconfig");
 	strv_add(&ws.roots, h);
 	CAREFUL(true, "the user's git config writable", "ro/repo2", P, "/usr/bin/git", "git",
