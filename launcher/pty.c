@@ -156,9 +156,13 @@ size_t pty_alt_feed(struct pty_alt *a, const char *in, size_t n)
 
 enum { FS_GROUND, FS_ESC, FS_OSC_NUM, FS_DCS_HEAD, FS_PASS, FS_PASS_ESC, FS_DROP, FS_DROP_ESC };
 
+/* The clipboard (52, 5522), file transfers (5113, 1337), and the icon
+ * and window titles (0, 1, 2): a title the sandbox chose would outlive
+ * the session (or tell the person what to answer), and what the
+ * terminal's title was cannot be read back to restore it. */
 static bool osc_dropped(unsigned num)
 {
-	return num == 52 || num == 5522 || num == 5113 || num == 1337;
+	return num <= 2 || num == 52 || num == 5522 || num == 5113 || num == 1337;
 }
 
 /* The DCS strings dropped, as they start after ESC P. */
@@ -1022,7 +1026,7 @@ static const char prompt_reset[] =
 	"\033[0m\033[?5l"       /* plain attributes (nothing hidden), screen not reversed */
 	"\033]110\033\\\033]111\033\\" /* the default foreground and background colours */
 	"\033]112\033\\\033]104\033\\" /* the cursor's colour, the whole palette */
-	"\033[?25h"             /* a visible cursor */
+	"\033[?25h\033[0 q"      /* a visible cursor, of the terminal's default shape */
 	"\033[?1000l\033[?1002l\033[?1003l\033[?1006l" /* no mouse reports */
 	"\033[?1l\033>"         /* cursor keys and keypad send their plain codes */
 	"\033[?2004h"           /* bracketed paste: a paste arrives marked, never an answer */
@@ -1045,7 +1049,7 @@ static const char finish_reset[] =
 	"\0337\033[r\033[?69l\0338"
 	"\033[?7h\033[4l"
 	"\033]110\033\\\033]111\033\\\033]112\033\\\033]104\033\\"
-	"\033[?25h"
+	"\033[?25h\033[0 q"
 	"\033[?1000l\033[?1002l\033[?1003l\033[?1006l\033[?1005l\033[?1015l"
 	"\033[?1004l"          /* no focus reports */
 	"\033[>4m"             /* no modifyOtherKeys: Ctrl-C is a byte again */
@@ -1058,10 +1062,33 @@ static void write_bounded(int fd, const char *p, size_t n);
  * 1049): for when it is not known whether the command entered it. */
 static const char leave_alt_here[] = "\030\033\\\033[?1047l";
 
+/* The tab stops back at every 8 columns, as a terminal starts (the
+ * sandbox could clear them, and the calling shell's ls would be
+ * garbled): all cleared, then one set every 8 columns of the terminal
+ * at FD, between a save and a restore of the cursor. */
+static void tabs_reset(int fd)
+{
+	struct winsize ws;
+	unsigned cols = ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
+	if (cols > 1024)
+		cols = 1024;
+	char b[16 + 1024 / 8 * 6];
+	size_t n = 0;
+	memcpy(b, "\0337\r\033[3g", 8);
+	n = 8;
+	for (unsigned c = 8; c < cols; c += 8) {
+		memcpy(b + n, "\033[8C\033H", 6);
+		n += 6;
+	}
+	memcpy(b + n, "\0338", 2);
+	write_bounded(fd, b, n + 2);
+}
+
 void pty_reset_other(int fd)
 {
 	write_bounded(fd, leave_alt_here, sizeof leave_alt_here - 1);
 	write_bounded(fd, finish_reset, sizeof finish_reset - 1);
+	tabs_reset(fd);
 }
 
 static struct {
@@ -1142,6 +1169,7 @@ static void tty_take(void)
 		tty_write_bounded(P.out.b + P.out.off, P.out.len);
 	P.out.len = P.out.off = 0;
 	tty_write_bounded(prompt_reset, sizeof prompt_reset - 1);
+	tabs_reset(P.tty_wr);
 	/* What the terminal is in now: no sequence open, the normal screen. */
 	P.alt = (struct pty_alt){0};
 }
@@ -1311,6 +1339,7 @@ void pty_finish(struct session *s)
 		else
 			tty_write_bounded(leave_alt_here, sizeof leave_alt_here - 1);
 		tty_write_bounded(finish_reset, sizeof finish_reset - 1);
+		tabs_reset(P.tty_wr);
 	}
 	raw_leave();
 	restore_stderr();

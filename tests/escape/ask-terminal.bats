@@ -102,6 +102,22 @@ wait_screen() { tmux_wait "$1" -e; }
 	assert_output "0 0,23 0 1 1 default"
 }
 
+@test "terminal attack: the window title and the tab stops the sandbox set do not outlive the session" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	# The title (OSC 0 and 2, a title stack pushed and popped around it),
+	# every tab stop cleared but one at column 3: the calling shell's next
+	# `ls` would be garbled, its title a lie.
+	printf '%s\n' '#!/bin/sh' 'printf "before\r\n"' \
+		'printf "\033[22;0t\033]0;PWNED-ICON\007\033]2;PWNED-TITLE\007\033[23;0t\033]2;PWNED-TITLE\033\\"' \
+		'printf "\033[3g\033[4G\033H\r\033[5 q"' >"$WS/attack"
+	chmod 755 "$WS/attack"
+	tmux_start "$WICKET" run -- ./attack
+	wait_screen '^wicket-exit=0$'
+	run -0 tmux -L "$TMUX_SOCK" display -p '#{pane_title}|#{pane_tabs}'
+	[[ $output != *PWNED* ]]
+	assert_output --regexp '\|8,16,24,32,40,48,56,64,72$'
+}
+
 @test "terminal attack: the alternate screen entered with a C0 control inside the sequence does not outlive the session" {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	# ESC [ ? 1 0 LF 4 9 h: the terminal carries out the LF and sets
