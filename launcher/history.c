@@ -18,7 +18,16 @@
  * (not a symlink, a FIFO or a hard link to a file the supervisor could
  * read and the sandbox not), at most HIST_READ_MAX bytes (its end); a
  * line with a control character (an escape sequence, a carriage return
- * that hides what follows it), or longer than HIST_LINE_MAX, is dropped. */
+ * that hides what follows it), a character that is not printable UTF-8
+ * (a raw C1 byte, a bidi control), or longer than HIST_LINE_MAX, is
+ * dropped. Nothing of the shells' own metadata is taken from the
+ * sandbox: bash's time stamps (#1600000000, which also join the lines
+ * between two of them into one entry) and zsh's (": 1600000000:0;") are
+ * the supervisor's own, the time of the merge; a zsh line is checked as
+ * zsh reads it back (its "metafied" bytes decoded: 0x83 then c is
+ * c ^ 0x20, an ESC or a newline), and a zsh entry of more than one line
+ * (each but the last ending in a backslash) is dropped whole, so that no
+ * recalled entry holds a line that was not on the screen. */
 #include "config.h"
 #include "sandbox.h"
 
@@ -29,8 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "askproto.h"
 #include "path.h"
 
 #define HIST_READ_MAX (256 * 1024) /* the end of the session file, at most */
@@ -43,26 +54,77 @@
 
 /* --- pure ------------------------------------------------------------------ */
 
-/* A line fit to keep: no C0 control but TAB, no DEL, no C1 control in
- * UTF-8 (U+0080..U+009F, which some terminals obey as ESC [ ...). */
+/* A line fit to keep: printable UTF-8 and TAB only (text_utf8_len: no C0
+ * or C1 control, no DEL, no bidi control, nothing invalid). */
 static bool line_ok(const char *p, size_t n)
 {
 	if (n == 0 || n > HIST_LINE_MAX)
 		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)p[i];
-		if ((c < 0x20 && c != '\t') || c == 0x7f)
+	for (size_t i = 0; i < n;) {
+		size_t k = p[i] == '\t' ? 1 : text_utf8_len((const unsigned char *)p + i, n - i);
+		if (!k)
 			return false;
-		if (c == 0xc2 && i + 1 < n && (unsigned char)p[i + 1] >= 0x80 &&
-		    (unsigned char)p[i + 1] <= 0x9f)
-			return false;
+		i += k;
 	}
 	return true;
 }
 
-size_t history_filter(const char *in, size_t n, char *out, bool partial_first)
+/* zsh's line as zsh reads it back: Meta (0x83) then c stands for
+ * c ^ 0x20. Decoded into OUT (room for N); false when a Meta ends it. */
+static bool zsh_unmetafy(const char *p, size_t n, char *out, size_t *m)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned char)p[i] == 0x83) {
+			if (++i == n)
+				return false;
+			out[w++] = (char)(p[i] ^ 0x20);
+		} else {
+			out[w++] = p[i];
+		}
+	}
+	*m = w;
+	return true;
+}
+
+/* The length of zsh's extended-history prefix ": 1600000000:0;" at P,
+ * or 0. */
+static size_t zsh_stamp_len(const char *p, size_t n)
+{
+	size_t i = 0;
+	if (n < 2 || p[0] != ':' || p[1] != ' ')
+		return 0;
+	i = 2;
+	size_t d = i;
+	while (i < n && p[i] >= '0' && p[i] <= '9')
+		i++;
+	if (i == d || i == n || p[i] != ':')
+		return 0;
+	d = ++i;
+	while (i < n && p[i] >= '0' && p[i] <= '9')
+		i++;
+	if (i == d || i == n || p[i] != ';')
+		return 0;
+	return i + 1;
+}
+
+static bool bash_stamp(const char *p, size_t n)
+{
+	if (n < 2 || p[0] != '#')
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	return true;
+}
+
+size_t history_filter(const char *in, size_t n, char *out, bool partial_first, bool zsh,
+		      bool *stamped)
 {
 	size_t w = 0, i = 0;
+	char *dec = zsh ? xmalloc(n + 1) : NULL;
+	bool joined = false; /* the line before ended in a backslash (zsh) */
+	*stamped = false;
 	if (partial_first) {
 		/* Read from the middle of a line: that line is not whole. */
 		while (i < n && in[i] != '\n')
@@ -70,16 +132,65 @@ size_t history_filter(const char *in, size_t n, char *out, bool partial_first)
 		i++;
 	}
 	while (i < n) {
-		const char *nl = memchr(in + i, '\n', n - i);
-		size_t len = nl ? (size_t)(nl - (in + i)) : n - i;
-		if (line_ok(in + i, len)) {
-			memcpy(out + w, in + i, len);
-			w += len;
+		const char *line = in + i, *nl = memchr(line, '\n', n - i);
+		size_t len = nl ? (size_t)(nl - line) : n - i;
+		i += len + 1;
+		if (!zsh) {
+			if (bash_stamp(line, len)) {
+				*stamped = true;
+				continue;
+			}
+			if (line_ok(line, len)) {
+				memcpy(out + w, line, len);
+				w += len;
+				out[w++] = '\n';
+			}
+			continue;
+		}
+		/* zsh: an entry of several lines goes whole, this one too. */
+		bool cont = len && line[len - 1] == '\\', part = joined;
+		joined = cont;
+		if (part || cont)
+			continue;
+		size_t sl = zsh_stamp_len(line, len), m;
+		if (sl)
+			*stamped = true;
+		if (zsh_unmetafy(line + sl, len - sl, dec, &m) && line_ok(dec, m)) {
+			memcpy(out + w, line + sl, len - sl);
+			w += len - sl;
 			out[w++] = '\n';
 		}
-		i += len + 1;
 	}
+	free(dec);
 	return w;
+}
+
+/* The user's own bash history file has time stamps: its end holds a line
+ * like #1600000000 (then every line appended gets one, or bash would
+ * join them into the entry before). */
+static bool file_stamped(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	char buf[4096];
+	ssize_t r = -1;
+	off_t from = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		from = st.st_size > (off_t)sizeof buf ? st.st_size - (off_t)sizeof buf : 0;
+		r = pread(fd, buf, sizeof buf, from);
+	}
+	close(fd);
+	for (ssize_t j = 0; j < r;) {
+		const char *nl = memchr(buf + j, '\n', (size_t)(r - j));
+		size_t len = nl ? (size_t)(nl - (buf + j)) : (size_t)(r - j);
+		/* Read from the middle of the file, the first line is cut. */
+		if ((j > 0 || from == 0) && bash_stamp(buf + j, len))
+			return true;
+		j += (ssize_t)len + 1;
+	}
+	return false;
 }
 
 /* --- the session's history file ------------------------------------------ */
@@ -96,6 +207,7 @@ void history_plan(struct session *s, const char *want, const struct passwd *pw)
 	free(sh);
 	if (!bash && !zsh)
 		return;
+	s->hist_zsh = zsh;
 	const char *hf = getenv("HISTFILE");
 	char *target;
 	if (hf && hf[0] == '/') {
@@ -182,7 +294,8 @@ void history_merge(struct session *s)
 	if (!in)
 		return;
 	char *out = xmalloc(n + 1);
-	size_t m = history_filter(in, n, out, partial);
+	bool zsh = s->hist_zsh, stamped = false;
+	size_t m = history_filter(in, n, out, partial, zsh, &stamped);
 	free(in);
 	size_t keep_from = 0, lines = 0;
 	for (size_t i = m; i > 0; i--)
@@ -193,6 +306,25 @@ void history_merge(struct session *s)
 	if (keep_from) {
 		memmove(out, out + keep_from, m - keep_from);
 		m -= keep_from;
+	}
+	/* The time stamps are the supervisor's: zsh's when the session's
+	 * lines had them (extended history), bash's when the user's file has
+	 * them. */
+	if (m && ((zsh && stamped) || (!zsh && file_stamped(s->hist_target)))) {
+		char *st = xmalloc(m + (HIST_LINES_MAX + 1) * 32);
+		long long now = (long long)time(NULL);
+		size_t w = 0;
+		for (size_t j = 0; j < m;) {
+			const char *nl = memchr(out + j, '\n', m - j);
+			size_t len = (size_t)(nl - (out + j)) + 1;
+			w += (size_t)sprintf(st + w, zsh ? ": %lld:0;" : "#%lld\n", now);
+			memcpy(st + w, out + j, len);
+			w += len;
+			j += len;
+		}
+		free(out);
+		out = st;
+		m = w;
 	}
 	if (m) {
 		/* The user's own file: not a symlink, not a device or FIFO. */

