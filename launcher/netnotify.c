@@ -42,6 +42,7 @@
  * to report them itself: never a weaker filter. */
 #include "config.h"
 #include "sandbox.h"
+#include "setupfail.h"
 
 #include <errno.h>
 #include <fcntl.h>

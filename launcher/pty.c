@@ -42,6 +42,7 @@
  * follows with SIGTERM and SIGKILL. */
 #include "config.h"
 #include "sandbox.h"
+#include "setupfail.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -550,30 +550,4 @@ int session_run(struct session *s);
 void net_early_start(const struct session *s);
 void net_early_release(void);
 
-/* Child setup failures are reported to the supervisor as one of these. */
-struct setup_error {
-	int stage;
-	int err;
-	char detail[256];
-};
-
-enum setup_stage {
-	STAGE_NONE,
-	STAGE_USERNS_MAP,
-	STAGE_MOUNT,
-	STAGE_PROC,
-	STAGE_CAPS,
-	STAGE_NNP,
-	STAGE_LANDLOCK,
-	STAGE_SECCOMP,
-	STAGE_CHDIR,
-	STAGE_EXEC,
-	STAGE_NETNS,
-	STAGE_STDIO,
-};
-
-/* Set by the layer code on failure so the supervisor can explain it. */
-extern struct setup_error setup_err;
-int setup_fail(int stage, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 #endif
