@@ -30,6 +30,7 @@
  * printable text. */
 #include "config.h"
 #include "sandbox.h"
+#include "watch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -66,24 +67,6 @@
 #define MAX_PRINTED 500    /* lines shown per session; the rest only counted */
 #define READS_PER_WAKE 32  /* a flood must not starve the other relays */
 #define PENDING_MAX 4      /* replies being written at once */
-
-/* --- the watch list: descriptors the supervisor's relay loop polls ------ */
-
-struct watch *session_watch(struct session *s, int fd, short events,
-			    void (*ready)(struct session *, struct watch *, short), void *data)
-{
-	for (size_t i = 0; i < WK_MAX_WATCH; i++)
-		if (!s->watch[i].ready) {
-			s->watch[i] = (struct watch){fd, events, ready, data};
-			return &s->watch[i];
-		}
-	return NULL;
-}
-
-void session_unwatch(struct watch *w)
-{
-	*w = (struct watch){-1, 0, NULL, NULL};
-}
 
 /* --- the denials of this session ---------------------------------------- */
 

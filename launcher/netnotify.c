@@ -43,6 +43,7 @@
 #include "config.h"
 #include "sandbox.h"
 #include "setupfail.h"
+#include "watch.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -473,9 +473,6 @@ void control_too_large(struct session *s, const int *fds, int nfds);
 #define WK_PIDFD_GONE (-2) /* it does, but none came: the sender is gone */
 extern int control_out_fd;
 #define WK_MAX_DENIALS 100   /* distinct denials kept for `wicket why` */
-struct watch *session_watch(struct session *s, int fd, short events,
-			    void (*ready)(struct session *, struct watch *, short), void *data);
-void session_unwatch(struct watch *w);
 char *wicket_state_dir(void);
 /* The records of the sessions that ended, kept in STATE/sessions/ for
  * `wicket why --list` and `--session N`: the newest this many. */
