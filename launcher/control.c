@@ -30,6 +30,7 @@
  * printable text. */
 #include "config.h"
 #include "sandbox.h"
+#include "user.h"
 #include "watch.h"
 
 #include <dirent.h>

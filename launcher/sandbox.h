@@ -204,8 +204,6 @@ void policy_load_or_die(struct wk_policy_ctx *ctx, const char *name, struct wk_p
 void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv *notes);
 int cmd_policy(int argc, char **argv);
 void policy_protect_sources(const struct wk_policy *wp, struct strv *protect);
-struct passwd *passwd_of(uid_t uid);
-const char *user_home(void); /* $HOME when absolute, else the passwd entry's */
 
 /* plan.c: policy resolution and the mount plan (no mounting). */
 void plan_build_base(struct session *s);
