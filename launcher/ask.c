@@ -48,6 +48,7 @@
  * more get an error reply. */
 #include "config.h"
 #include "sandbox.h"
+#include "state.h"
 #include "watch.h"
 
 #include <errno.h>

@@ -471,12 +471,6 @@ void control_too_large(struct session *s, const int *fds, int nfds);
 #define WK_PIDFD_GONE (-2) /* it does, but none came: the sender is gone */
 extern int control_out_fd;
 #define WK_MAX_DENIALS 100   /* distinct denials kept for `wicket why` */
-char *wicket_state_dir(void);
-/* The records of the sessions that ended, kept in STATE/sessions/ for
- * `wicket why --list` and `--session N`: the newest this many. */
-#define WK_KEEP_SESSIONS 20
-bool session_record_name(const char *name);
-bool wicket_state_dir_make(const char *dir);
 int cmd_why(int argc, char **argv);
 /* The control socket named by $WICKET_FD when it is still the one the
  * supervisor handed down, else -1 (why.c). */
