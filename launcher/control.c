@@ -30,6 +30,7 @@
  * printable text. */
 #include "config.h"
 #include "sandbox.h"
+#include "notifyutil.h"
 #include "state.h"
 #include "watch.h"
 

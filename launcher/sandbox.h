@@ -285,7 +285,6 @@ int seccomp_apply(const struct policy *pol, bool unix_socks, int *listener);
  * the shim cannot see, received as seccomp user notifications, and hands
  * unix socket connects and sends to unixnotify.c. */
 bool netnotify_kernel_ok(void);  /* notifications, pidfd_getfd, openat2 */
-bool netnotify_unix(const struct session *s);    /* the supervisor decides unix sockets */
 bool netnotify_wanted(const struct session *s);  /* pure but for a cached probe */
 void netnotify_prepare(struct session *s);       /* supervisor, before the clone */
 void netnotify_child_close(void);                /* child, after the clone */
@@ -305,16 +304,6 @@ void netnotify_finish(struct session *s);
  * "sendto 1.2.3.4:443/tcp". Pure. */
 size_t netnotify_object(char *o, size_t osz, long nr, const uint64_t *args, const void *addr,
 			size_t addrlen);
-/* Who a notifying thread TID is (its process, both pids, its name). */
-struct netnotify_who {
-	long pid;      /* the process (thread group), as the sandbox sees it */
-	long host_pid; /* as the supervisor sees it */
-	char comm[64];
-};
-bool netnotify_who(pid_t tid, struct netnotify_who *w);
-pid_t netnotify_tgid(pid_t tid);
-/* LEN bytes of the caller's memory at ADDR (process_vm_readv). */
-ssize_t netnotify_peek(pid_t tid, uint64_t addr, void *buf, size_t len);
 /* A network refusal, once per (process, object), to the session. */
 void netnotify_report(struct session *s, long pid, long host_pid, const char *comm,
 		      const char *obj);

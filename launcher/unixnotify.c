@@ -63,6 +63,7 @@
  * taken from the caller with pidfd_getfd. */
 #include "config.h"
 #include "sandbox.h"
+#include "notifyutil.h"
 #include "watch.h"
 
 #include <errno.h>
