@@ -409,6 +409,17 @@ static bool first_time(long pid, const char *obj)
 	return true;
 }
 
+/* A network refusal, once per (process, object), to the session (and,
+ * through unixnotify_start, unixnotify.c's). */
+static void netnotify_report(struct session *s, long pid, long host_pid, const char *comm,
+			     const char *obj)
+{
+	if (!first_time(host_pid, obj))
+		return;
+	control_denial(s, &(struct denial){.kind = "network", .object = obj, .comm = comm,
+					   .pid = pid, .host_pid = host_pid}, show);
+}
+
 static void handle_one(struct session *s)
 {
 	union {
@@ -464,15 +475,6 @@ static void handle_one(struct session *s)
 	netnotify_report(s, w.pid, w.host_pid, w.comm, obj);
 }
 
-void netnotify_report(struct session *s, long pid, long host_pid, const char *comm,
-		      const char *obj)
-{
-	if (!first_time(host_pid, obj))
-		return;
-	control_denial(s, &(struct denial){.kind = "network", .object = obj, .comm = comm,
-					   .pid = pid, .host_pid = host_pid}, show);
-}
-
 static void listener_close(void)
 {
 	if (lwatch)
@@ -506,7 +508,8 @@ static void listener_ready(struct session *s, struct watch *w, short revents)
 		listener_close();
 }
 
-void netnotify_resume(void)
+/* Read the listener again: a worker is free (unixnotify.c calls it). */
+static void netnotify_resume(void)
 {
 	if (lwatch)
 		lwatch->events = POLLIN;
@@ -579,7 +582,8 @@ void netnotify_start(struct session *s)
 		listener_close();
 		return;
 	}
-	unixnotify_start(s, listener, resp_size);
+	static const struct unixnotify_up up = {netnotify_report, netnotify_resume};
+	unixnotify_start(s, listener, resp_size, &up);
 }
 
 void netnotify_finish(struct session *s)
