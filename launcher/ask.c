@@ -48,6 +48,8 @@
  * more get an error reply. */
 #include "config.h"
 #include "sandbox.h"
+#include "state.h"
+#include "watch.h"
 
 #include <errno.h>
 #include <fcntl.h>

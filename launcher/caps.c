@@ -4,6 +4,7 @@
  * setup. */
 #include "config.h"
 #include "sandbox.h"
+#include "setupfail.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -30,13 +30,15 @@
  * printable text. */
 #include "config.h"
 #include "sandbox.h"
+#include "notifyutil.h"
+#include "state.h"
+#include "watch.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <poll.h>
-#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,24 +68,6 @@
 #define MAX_PRINTED 500    /* lines shown per session; the rest only counted */
 #define READS_PER_WAKE 32  /* a flood must not starve the other relays */
 #define PENDING_MAX 4      /* replies being written at once */
-
-/* --- the watch list: descriptors the supervisor's relay loop polls ------ */
-
-struct watch *session_watch(struct session *s, int fd, short events,
-			    void (*ready)(struct session *, struct watch *, short), void *data)
-{
-	for (size_t i = 0; i < WK_MAX_WATCH; i++)
-		if (!s->watch[i].ready) {
-			s->watch[i] = (struct watch){fd, events, ready, data};
-			return &s->watch[i];
-		}
-	return NULL;
-}
-
-void session_unwatch(struct watch *w)
-{
-	*w = (struct watch){-1, 0, NULL, NULL};
-}
 
 /* --- the denials of this session ---------------------------------------- */
 
@@ -1192,53 +1176,6 @@ size_t control_env(const struct session *s, char **env, size_t w)
 }
 
 /* --- state kept after the session --------------------------------------- */
-
-char *wicket_state_dir(void)
-{
-	const char *x = getenv("XDG_STATE_HOME");
-	if (x && x[0] == '/')
-		return path_join(x, "wicket");
-	const char *home = getenv("HOME");
-	if (!home || home[0] != '/') {
-		struct passwd *pw = passwd_of(getuid());
-		home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
-	}
-	return home ? path_join(home, ".local/state/wicket") : NULL;
-}
-
-/* mkdir -p DIR with mode 0700 for what it creates. */
-bool wicket_state_dir_make(const char *dir)
-{
-	struct stat st;
-	if (stat(dir, &st) == 0)
-		return S_ISDIR(st.st_mode);
-	char *p = xstrdup(dir);
-	for (char *c = p + 1;; c++) {
-		if (*c != '/' && *c != '\0')
-			continue;
-		char saved = *c;
-		*c = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
-			free(p);
-			return false;
-		}
-		*c = saved;
-		if (!saved)
-			break;
-	}
-	free(p);
-	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* A record in sessions/: "SECONDS.NANOSECONDS-SESSION.json", zero-padded
- * so the names sort as the sessions ended. */
-bool session_record_name(const char *name)
-{
-	size_t n = strlen(name);
-	return n > 26 && strspn(name, "0123456789") == 10 && name[10] == '.' &&
-	       strspn(name + 11, "0123456789") == 9 && name[20] == '-' &&
-	       strcmp(name + n - 5, ".json") == 0;
-}
 
 static int cmp_name(const void *a, const void *b)
 {

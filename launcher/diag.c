@@ -3,6 +3,7 @@
  * control socket (control.c), which prints them. */
 #include "config.h"
 #include "sandbox.h"
+#include "notifyutil.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,6 +5,7 @@
  * kernel's own sandboxer sample). */
 #include "config.h"
 #include "sandbox.h"
+#include "setupfail.h"
 #include "landlock_compat.h"
 #include "path.h"
 

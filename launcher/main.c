@@ -1,6 +1,8 @@
 /* wicket: run a shell or a command inside a kernel-enforced sandbox. */
 #include "config.h"
 #include "sandbox.h"
+#include "state.h"
+#include "user.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -20,6 +20,7 @@
  */
 #include "config.h"
 #include "sandbox.h"
+#include "setupfail.h"
 
 #include <errno.h>
 #include <fcntl.h>

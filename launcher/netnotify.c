@@ -42,6 +42,9 @@
  * to report them itself: never a weaker filter. */
 #include "config.h"
 #include "sandbox.h"
+#include "notifyutil.h"
+#include "setupfail.h"
+#include "watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -237,12 +240,6 @@ bool netnotify_kernel_ok(void)
 	return errno != ENOSYS;
 }
 
-bool netnotify_unix(const struct session *s)
-{
-	/* Landlock mediates pathname unix sockets from ABI 9 on. */
-	return s->pol.sandbox && s->layers.seccomp && s->layers.landlock_abi < 9;
-}
-
 bool netnotify_wanted(const struct session *s)
 {
 	if (!s->pol.sandbox || !s->layers.seccomp)
@@ -362,50 +359,6 @@ void netnotify_init_close(void)
 
 /* --- the supervisor's side ----------------------------------------------- */
 
-/* /proc/TID/{status,comm} of the notifying thread. */
-bool netnotify_who(pid_t tid, struct netnotify_who *w)
-{
-	char path[64], buf[4096];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-	if (read_text_at(AT_FDCWD, path, buf, sizeof buf) <= 0)
-		return false;
-	w->pid = w->host_pid = 0;
-	for (char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		if (strncmp(l, "Tgid:", 5) == 0) {
-			w->host_pid = strtol(l + 5, NULL, 10);
-		} else if (strncmp(l, "NStgid:", 7) == 0) {
-			/* The last field: the innermost pid namespace's view. */
-			char *e = strchr(l, '\n'), *sp = l + 7;
-			for (char *p = l + 7; *p && p != e; p++)
-				if (*p == '\t' || *p == ' ')
-					sp = p + 1;
-			w->pid = strtol(sp, NULL, 10);
-		}
-	}
-	if (w->host_pid <= 0)
-		return false;
-	if (w->pid <= 0)
-		w->pid = w->host_pid;
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)tid);
-	read_text_at(AT_FDCWD, path, w->comm, sizeof w->comm);
-	w->comm[strcspn(w->comm, "\n")] = '\0';
-	if (!w->comm[0])
-		strcpy(w->comm, "?");
-	return true;
-}
-
-pid_t netnotify_tgid(pid_t tid)
-{
-	struct netnotify_who w;
-	return netnotify_who(tid, &w) ? (pid_t)w.host_pid : tid;
-}
-
-ssize_t netnotify_peek(pid_t tid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
-	return process_vm_readv(tid, &local, 1, &remote, 1, 0);
-}
-
 /* The destination of a refused Fast Open send, for the message only (it
  * decides nothing). A few dozen bytes of the caller's own memory; fails
  * quietly where ptrace access is refused. The one place the supervisor
@@ -454,6 +407,17 @@ static bool first_time(long pid, const char *obj)
 	seen[seen_next] = h;
 	seen_next = (seen_next + 1) % SEEN_MAX;
 	return true;
+}
+
+/* A network refusal, once per (process, object), to the session (and,
+ * through unixnotify_start, unixnotify.c's). */
+static void netnotify_report(struct session *s, long pid, long host_pid, const char *comm,
+			     const char *obj)
+{
+	if (!first_time(host_pid, obj))
+		return;
+	control_denial(s, &(struct denial){.kind = "network", .object = obj, .comm = comm,
+					   .pid = pid, .host_pid = host_pid}, show);
 }
 
 static void handle_one(struct session *s)
@@ -511,15 +475,6 @@ static void handle_one(struct session *s)
 	netnotify_report(s, w.pid, w.host_pid, w.comm, obj);
 }
 
-void netnotify_report(struct session *s, long pid, long host_pid, const char *comm,
-		      const char *obj)
-{
-	if (!first_time(host_pid, obj))
-		return;
-	control_denial(s, &(struct denial){.kind = "network", .object = obj, .comm = comm,
-					   .pid = pid, .host_pid = host_pid}, show);
-}
-
 static void listener_close(void)
 {
 	if (lwatch)
@@ -553,7 +508,8 @@ static void listener_ready(struct session *s, struct watch *w, short revents)
 		listener_close();
 }
 
-void netnotify_resume(void)
+/* Read the listener again: a worker is free (unixnotify.c calls it). */
+static void netnotify_resume(void)
 {
 	if (lwatch)
 		lwatch->events = POLLIN;
@@ -626,7 +582,8 @@ void netnotify_start(struct session *s)
 		listener_close();
 		return;
 	}
-	unixnotify_start(s, listener, resp_size);
+	static const struct unixnotify_up up = {netnotify_report, netnotify_resume};
+	unixnotify_start(s, listener, resp_size, &up);
 }
 
 void netnotify_finish(struct session *s)

@@ -2,12 +2,12 @@
  * the `wicket policy list|show|check` commands. */
 #include "config.h"
 #include "sandbox.h"
+#include "user.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,28 +19,6 @@
 #include "policy.h"
 
 static char *search_dirs[3];
-
-/* Our passwd entry: /etc/passwd read directly first (NSS start-up costs
- * more than the whole rest of the supervisor's preparation), NSS for
- * users that live elsewhere (LDAP, sssd). */
-struct passwd *passwd_of(uid_t uid)
-{
-	FILE *f = fopen("/etc/passwd", "re");
-	if (f) {
-		struct passwd *pw;
-		while ((pw = fgetpwent(f)))
-			if (pw->pw_uid == uid)
-				break;
-		fclose(f);
-		if (pw)
-			return pw;
-	}
-#ifdef WICKET_STATIC
-	return NULL;
-#else
-	return getpwuid(uid);
-#endif
-}
 
 void policy_ctx_init(struct wk_policy_ctx *ctx, const char *workspace, const char *home)
 {
@@ -177,16 +155,6 @@ static void usage_policy(FILE *f)
 		   "A NAME is looked up as NAME.json in the search directories, then among\n"
 		   "the built-ins; anything with a '/' or ending in .json is a file.\n"
 		   "See wicket-policy(5).\n");
-}
-
-/* ${home}: $HOME, else the passwd entry's, as a session takes it. */
-const char *user_home(void)
-{
-	const char *h = getenv("HOME");
-	if (h && h[0] == '/')
-		return h;
-	struct passwd *pw = passwd_of(getuid());
-	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
 }
 
 static char *workspace_dir(void)

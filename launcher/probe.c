@@ -3,6 +3,8 @@
  * every start; `wicket doctor` adds real trial runs of each namespace. */
 #include "config.h"
 #include "sandbox.h"
+#include "user.h"
+#include "setupfail.h"
 #include "landlock_compat.h"
 
 #include <errno.h>

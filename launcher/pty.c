@@ -42,6 +42,8 @@
  * follows with SIGTERM and SIGKILL. */
 #include "config.h"
 #include "sandbox.h"
+#include "setupfail.h"
+#include "watch.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -205,8 +205,6 @@ void policy_load_or_die(struct wk_policy_ctx *ctx, const char *name, struct wk_p
 void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv *notes);
 int cmd_policy(int argc, char **argv);
 void policy_protect_sources(const struct wk_policy *wp, struct strv *protect);
-struct passwd *passwd_of(uid_t uid);
-const char *user_home(void); /* $HOME when absolute, else the passwd entry's */
 
 /* plan.c: policy resolution and the mount plan (no mounting). */
 void plan_build_base(struct session *s);
@@ -288,7 +286,6 @@ int seccomp_apply(const struct policy *pol, bool unix_socks, int *listener);
  * the shim cannot see, received as seccomp user notifications, and hands
  * unix socket connects and sends to unixnotify.c. */
 bool netnotify_kernel_ok(void);  /* notifications, pidfd_getfd, openat2 */
-bool netnotify_unix(const struct session *s);    /* the supervisor decides unix sockets */
 bool netnotify_wanted(const struct session *s);  /* pure but for a cached probe */
 void netnotify_prepare(struct session *s);       /* supervisor, before the clone */
 void netnotify_child_close(void);                /* child, after the clone */
@@ -308,25 +305,20 @@ void netnotify_finish(struct session *s);
  * "sendto 1.2.3.4:443/tcp". Pure. */
 size_t netnotify_object(char *o, size_t osz, long nr, const uint64_t *args, const void *addr,
 			size_t addrlen);
-/* Who a notifying thread TID is (its process, both pids, its name). */
-struct netnotify_who {
-	long pid;      /* the process (thread group), as the sandbox sees it */
-	long host_pid; /* as the supervisor sees it */
-	char comm[64];
-};
-bool netnotify_who(pid_t tid, struct netnotify_who *w);
-pid_t netnotify_tgid(pid_t tid);
-/* LEN bytes of the caller's memory at ADDR (process_vm_readv). */
-ssize_t netnotify_peek(pid_t tid, uint64_t addr, void *buf, size_t len);
-/* A network refusal, once per (process, object), to the session. */
-void netnotify_report(struct session *s, long pid, long host_pid, const char *comm,
-		      const char *obj);
-void netnotify_resume(void);  /* read the listener again (a worker is free) */
 
 /* unixnotify.c: the supervisor decides pathname unix sockets (Landlock
  * ABI < 9) and makes the allowed connects and sends itself. NOTIF: a
- * struct seccomp_notif. */
-void unixnotify_start(struct session *s, int listener, int resp_size);
+ * struct seccomp_notif. UP: what it calls back in netnotify.c, which
+ * drives it (so it needs nothing of netnotify.c's itself): REPORT a
+ * network refusal, once per (process, object), to the session; RESUME
+ * reading the listener, once a worker is free. */
+struct unixnotify_up {
+	void (*report)(struct session *s, long pid, long host_pid, const char *comm,
+		       const char *obj);
+	void (*resume)(void);
+};
+void unixnotify_start(struct session *s, int listener, int resp_size,
+		      const struct unixnotify_up *up);
 bool unixnotify_takes(const struct session *s, const void *notif);
 bool unixnotify_full(void);
 bool unixnotify_submit(const void *notif);
@@ -474,15 +466,6 @@ void control_too_large(struct session *s, const int *fds, int nfds);
 #define WK_PIDFD_GONE (-2) /* it does, but none came: the sender is gone */
 extern int control_out_fd;
 #define WK_MAX_DENIALS 100   /* distinct denials kept for `wicket why` */
-struct watch *session_watch(struct session *s, int fd, short events,
-			    void (*ready)(struct session *, struct watch *, short), void *data);
-void session_unwatch(struct watch *w);
-char *wicket_state_dir(void);
-/* The records of the sessions that ended, kept in STATE/sessions/ for
- * `wicket why --list` and `--session N`: the newest this many. */
-#define WK_KEEP_SESSIONS 20
-bool session_record_name(const char *name);
-bool wicket_state_dir_make(const char *dir);
 int cmd_why(int argc, char **argv);
 /* The control socket named by $WICKET_FD when it is still the one the
  * supervisor handed down, else -1 (why.c). */
@@ -553,31 +536,5 @@ size_t history_filter(const char *in, size_t n, char *out, bool partial_first, b
 int session_run(struct session *s);
 void net_early_start(const struct session *s);
 void net_early_release(void);
-
-/* Child setup failures are reported to the supervisor as one of these. */
-struct setup_error {
-	int stage;
-	int err;
-	char detail[256];
-};
-
-enum setup_stage {
-	STAGE_NONE,
-	STAGE_USERNS_MAP,
-	STAGE_MOUNT,
-	STAGE_PROC,
-	STAGE_CAPS,
-	STAGE_NNP,
-	STAGE_LANDLOCK,
-	STAGE_SECCOMP,
-	STAGE_CHDIR,
-	STAGE_EXEC,
-	STAGE_NETNS,
-	STAGE_STDIO,
-};
-
-/* Set by the layer code on failure so the supervisor can explain it. */
-extern struct setup_error setup_err;
-int setup_fail(int stage, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

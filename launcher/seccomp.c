@@ -2,6 +2,7 @@
  * for the policy and why each call is denied). */
 #include "config.h"
 #include "sandbox.h"
+#include "setupfail.h"
 
 #include <errno.h>
 #include <linux/filter.h>

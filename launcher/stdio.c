@@ -20,6 +20,7 @@
  * Descriptors above 2 are closed at exec (exec_command). */
 #include "config.h"
 #include "sandbox.h"
+#include "setupfail.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -17,13 +17,13 @@
  * struct setup_error; EOF on that pipe means the command was exec'd. */
 #include "config.h"
 #include "sandbox.h"
+#include "setupfail.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,19 +36,6 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
-
-struct setup_error setup_err;
-
-int setup_fail(int stage, int err, const char *fmt, ...)
-{
-	setup_err.stage = stage;
-	setup_err.err = err;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(setup_err.detail, sizeof setup_err.detail, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* Signals passed on to the command. The sandboxed command leads a
  * session of its own (pty.c), outside the real terminal's foreground

@@ -63,6 +63,8 @@
  * taken from the caller with pidfd_getfd. */
 #include "config.h"
 #include "sandbox.h"
+#include "notifyutil.h"
+#include "watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -134,6 +136,7 @@ static int resp_size;
 static int report[2] = {-1, -1};      /* workers -> relay loop */
 static struct watch *report_watch;
 static const struct session *sess;
+static struct unixnotify_up up;       /* netnotify.c, which drives this */
 static bool started;
 
 /* A packet for the session's control socket, sent by the sandbox with
@@ -1002,7 +1005,7 @@ static void report_ready(struct session *s, struct watch *w, short revents)
 		if (n != (ssize_t)sizeof r)
 			break;
 		if (r.denial)
-			netnotify_report(s, r.pid, r.host_pid, r.comm, r.obj);
+			up.report(s, r.pid, r.host_pid, r.comm, r.obj);
 		if (r.pkt) {
 			/* control_handle takes the descriptors; the pidfd stays ours. */
 			if (r.pkt->too_large)
@@ -1015,7 +1018,7 @@ static void report_ready(struct session *s, struct watch *w, short revents)
 		}
 	}
 	/* A worker is free: the listener may be read again. */
-	netnotify_resume();
+	up.resume();
 }
 
 bool unixnotify_takes(const struct session *s, const void *notif)
@@ -1064,11 +1067,13 @@ bool unixnotify_full(void)
 	return full;
 }
 
-void unixnotify_start(struct session *s, int listener, int rsize)
+void unixnotify_start(struct session *s, int listener, int rsize,
+		      const struct unixnotify_up *u)
 {
 	if (!netnotify_unix(s))
 		return;
 	sess = s;
+	up = *u;
 	resp_size = rsize;
 	struct stat st;
 	if (s->ctl_child >= 0 && fstat(s->ctl_child, &st) == 0) {

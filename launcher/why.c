@@ -4,6 +4,7 @@
  * session's list is read from $XDG_STATE_HOME/wicket/last-session.json. */
 #include "config.h"
 #include "sandbox.h"
+#include "state.h"
 
 #include <dirent.h>
 #include <errno.h>

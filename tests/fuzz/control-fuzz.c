@@ -8,6 +8,9 @@
  * inputs are bounded by the supervisor itself. */
 #include "config.h"
 #include "sandbox.h"
+#include "notifyutil.h"
+#include "user.h"
+#include "watch.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -61,6 +61,8 @@ FUZZ_CORPUS = \
 CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/tests/fuzz/control-fuzz.c \
 	$(top_srcdir)/launcher/control.c \
+	$(top_srcdir)/launcher/watch.c \
+	$(top_srcdir)/launcher/state.c \
 	$(top_srcdir)/launcher/autorun.c \
 	$(top_srcdir)/launcher/plan.c \
 	$(top_srcdir)/lib/envscrub.c \
@@ -123,6 +125,8 @@ tests/fuzz/ask-fuzz: $(ASK_FUZZ_SRCS) $(top_srcdir)/lib/askproto.h $(top_srcdir)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib $(JANSSON_CFLAGS) \
 		-o $@ $(ASK_FUZZ_SRCS) $(JANSSON_LIBS)
 tests/fuzz/control-fuzz: $(CONTROL_FUZZ_SRCS) $(top_srcdir)/launcher/sandbox.h \
+		$(top_srcdir)/launcher/watch.h $(top_srcdir)/launcher/user.h \
+		$(top_srcdir)/launcher/state.h $(top_srcdir)/launcher/notifyutil.h \
 		$(top_srcdir)/lib/path.h $(top_srcdir)/lib/util.h config.h
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib -I$(top_srcdir)/launcher \

@@ -7,6 +7,7 @@
  * the sandbox may not make a listener of its own. */
 #include "config.h"
 #include "sandbox.h"
+#include "notifyutil.h"
 #include "netfmt.h"
 #include "tap.h"
 

@@ -1,0 +1,25 @@
+/* What the supervisor's handlers of seccomp notifications share
+ * (notifyutil.c), below netnotify.c and unixnotify.c: whether the
+ * supervisor decides unix sockets at all, and the task behind a
+ * notification (who it is, its memory). */
+#ifndef WICKET_NOTIFYUTIL_H
+#define WICKET_NOTIFYUTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct session;
+bool netnotify_unix(const struct session *s);    /* the supervisor decides unix sockets */
+/* Who a notifying thread TID is (its process, both pids, its name). */
+struct netnotify_who {
+	long pid;      /* the process (thread group), as the sandbox sees it */
+	long host_pid; /* as the supervisor sees it */
+	char comm[64];
+};
+bool netnotify_who(pid_t tid, struct netnotify_who *w);
+pid_t netnotify_tgid(pid_t tid);
+/* LEN bytes of the caller's memory at ADDR (process_vm_readv). */
+ssize_t netnotify_peek(pid_t tid, uint64_t addr, void *buf, size_t len);
+
+#endif
