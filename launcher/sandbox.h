@@ -509,6 +509,9 @@ char *wicket_config_dir(const char *home);
 bool userconfig_load(struct userconfig *c, const char *home);
 void userconfig_load_or_die(struct userconfig *c, const char *home);
 const struct userconfig_entry *userconfig_pick(const struct userconfig *c, const char *workspace);
+/* Every entry's policy file into PROTECT (a session could rewrite one
+ * that lies in its writable roots, and choose the next session's). */
+void userconfig_protect(const struct userconfig *c, struct strv *protect);
 void userconfig_free(struct userconfig *c);
 
 /* shell.c: the interactive shell and its hooks (s->argv, s->shell_env). */

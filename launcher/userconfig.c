@@ -6,11 +6,20 @@
  *                    {"path": "~/src/play", "policy": "./play.json"}]}
  *
  * The entry whose directory holds the workspace wins, the deepest one
- * when several do (compared by whole path components, after symbolic
- * links are resolved). --policy on the command line comes first. The
- * file lives outside every workspace, in the directory
- * policy_protect_sources keeps read-only in every session, and is refused
- * when someone else could have written it (as a policy file is). */
+ * when several do (compared by whole path components: where the workspace
+ * really is, symbolic links resolved, against the entry as written, none
+ * followed). --policy on the command line comes first. The file lives
+ * outside every workspace, in the directory policy_protect_sources keeps
+ * read-only in every session, and is refused when someone else could have
+ * written it (as a policy file is).
+ *
+ * No session may choose the policy of the next. An entry's directory may
+ * lie in a session's writable roots (~/src/tool, below a workspace ~/src):
+ * were its symbolic links followed, the session could make it a link to
+ * / and every later session anywhere would get that entry's policy. So
+ * entries are compared as written. And an entry's policy file may lie
+ * there too: userconfig_protect keeps every one read-only in every
+ * session (one that does not exist yet is moved aside if made). */
 #include "config.h"
 #include "sandbox.h"
 
@@ -166,11 +175,8 @@ static void parse(struct userconfig *c, const char *data, size_t len, const char
 			free(x);
 			continue;
 		}
-		/* Where the workspace really is (realpath) is compared with
-		 * where the entry really is; one that does not exist (yet)
-		 * matches nothing that exists, lexically. */
-		char *real = realpath(x, NULL);
-		char *canon = real ? real : path_normalize(x);
+		/* As written: see the top of this file. */
+		char *canon = path_normalize(x);
 		free(x);
 		for (size_t k = 0; k < c->n; k++)
 			if (strcmp(c->entries[k].path, canon) == 0) {
@@ -225,6 +231,21 @@ const struct userconfig_entry *userconfig_pick(const struct userconfig *c, const
 		    (!best || strlen(c->entries[i].path) > strlen(best->path)))
 			best = &c->entries[i];
 	return best;
+}
+
+void userconfig_protect(const struct userconfig *c, struct strv *protect)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const char *pol = c->entries[i].policy;
+		if (wk_policy_is_name(pol))
+			continue;
+		char *real = realpath(pol, NULL);
+		char *p = real ? real : path_normalize(pol);
+		if (strv_contains(protect, p))
+			free(p);
+		else
+			strv_push(protect, p);
+	}
 }
 
 void userconfig_load_or_die(struct userconfig *c, const char *home)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The user configuration, $XDG_CONFIG_HOME/wicket/config.json: the policy
 # per directory (the deepest entry that holds the workspace, by whole path
-# components after symbolic links), --policy first; shown by `wicket
+# components: the workspace's real path against the entry as written),
+# --policy first; shown by `wicket
 # policy show` and `wicket doctor`; a bad file stops everything with 125;
 # no session can rewrite it (judged on the host's file).
 
@@ -32,8 +33,10 @@ policy_in() {
 		{"path": "'"$WS"'/ro", "policy": "read-only"}]}'
 	[ "$(policy_in "$WS")" = workspace-write-strict ]
 	[ "$(policy_in "$WS/strict")" = workspace-write-strict ]
-	# Through the symbolic link, resolved on both sides.
-	[ "$(policy_in "$WS/strict/deeper")" = read-only ]
+	# An entry is compared as written: through a symbolic link it
+	# matches nothing (a link a session planted would re-aim it; see the
+	# attack below), and the workspace above it picks.
+	[ "$(policy_in "$WS/strict/deeper")" = workspace-write-strict ]
 	[ "$(policy_in "$WS/ro")" = read-only ]
 	[ "$(policy_in "$WS/ro" --policy workspace-write)" = workspace-write ]
 	mkdir "$OUT/other"
@@ -138,4 +141,33 @@ wicket: $CONF: 2 errors; nothing started (see wicket(1), FILES)"
 		mkdir -p wicket && printf %s \"{\\\"directories\\\": [{\\\"path\\\": \\\"/\\\", \\\"policy\\\": \\\"full-access\\\"}]}\" >wicket/config.json"' _ "$XDG_CONFIG_HOME" "$WICKET"
 	[ ! -e "$XDG_CONFIG_HOME/wicket/config.json" ]
 	[ "$(policy_in "$WS")" = workspace-write ]
+}
+
+@test "attack: a session cannot re-aim an entry in its workspace (a link to /) and choose every later session's policy" {
+	mkdir -p "$HOME/src/trusted" "$HOME/other"
+	conf '{"directories": [{"path": "~/src/trusted", "policy": "full-access"}]}'
+	# The session's workspace holds the entry's directory.
+	(cd "$HOME/src" && bounded 60 "$WICKET" run -- sh -c 'rm -rf trusted && ln -s / trusted') || true
+	[ -L "$HOME/src/trusted" ]
+	# A later session elsewhere: the default policy, and sandboxed.
+	[ "$(policy_in "$HOME/other")" = workspace-write ]
+	(cd "$HOME/other" && bounded 60 "$WICKET" run -- sh -c 'echo x >"$1/made"' _ "$OUT") 2>/dev/null || true
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: a later session ran without its sandbox"
+		false
+	fi
+}
+
+@test "attack: a session cannot rewrite an entry's policy file that lies in its workspace, nor make a missing one" {
+	mkdir -p "$WS/play" "$WS/game"
+	printf '{"extends": "workspace-write"}\n' >"$WS/play/p.json"
+	conf '{"directories": [{"path": "'"$WS"'/play", "policy": "'"$WS"'/play/p.json"},
+		{"path": "'"$WS"'/game", "policy": "'"$WS"'/game/p.json"}]}'
+	(cd "$WS" && bounded 60 "$WICKET" run -- sh -c '
+		printf "{\"extends\": \"full-access\"}\n" >play/p.json
+		printf "{\"extends\": \"full-access\"}\n" >game/p.json' 2>/dev/null) || true
+	[ "$(cat "$WS/play/p.json")" = '{"extends": "workspace-write"}' ]
+	[ ! -e "$WS/game/p.json" ]
+	(cd "$WS/play" && bounded 60 "$WICKET" run -- sh -c 'echo x >"$1/made"' _ "$OUT") 2>/dev/null || true
+	[ ! -e "$OUT/made" ]
 }
