@@ -11,7 +11,9 @@
  * and never lifted by `wicket why`'s advice (control.c).
  *
  * Git is found where it looks: a root's .git (a directory, or a file
- * naming one), the git directory a root lies in, and from each git
+ * naming one), the git directory a root lies in, the repository whose
+ * work tree holds the root (its config can name a hooks directory or
+ * include a file in the root), and from each git
  * directory what git follows from it (commondir, modules/, worktrees/,
  * a submodule's or a worktree's .git file), and from each config git
  * reads (a git directory's, a home's) the files it includes, in a
@@ -555,6 +557,32 @@ static char *enclosing_git_dir(const char *root)
 	return NULL;
 }
 
+/* The .git of the repository whose work tree holds ROOT, as git finds
+ * it from inside: the nearest ancestor of ROOT with a .git entry, or
+ * NULL. Its config lies outside the root, but may name a hooks directory
+ * or include a file inside it (husky in a package of a monorepo:
+ * core.hooksPath = frontend/.husky/_). */
+static char *enclosing_dot_git(const char *root)
+{
+	char *d = path_dirname(root);
+	for (int i = 0; i < 256; i++) {
+		char *dg = path_join(d, ".git");
+		struct stat st;
+		if (lstat(dg, &st) == 0) {
+			free(d);
+			return dg;
+		}
+		free(dg);
+		if (strcmp(d, "/") == 0)
+			break;
+		char *up = path_dirname(d);
+		free(d);
+		d = up;
+	}
+	free(d);
+	return NULL;
+}
+
 bool autorun_git_places(const struct strv *roots, const char *const *homes, struct strv *out)
 {
 	bool complete = true;
@@ -569,6 +597,10 @@ bool autorun_git_places(const struct strv *roots, const char *const *homes, stru
 		if (g)
 			git_dir_places(&wk, g, GIT_DEPTH);
 		free(g);
+		char *eg = enclosing_dot_git(w);
+		if (eg)
+			dot_git_places(&wk, eg, GIT_DEPTH);
+		free(eg);
 		strv_free(&wk.seen);
 		strv_free(&wk.read);
 		if (wk.truncated)

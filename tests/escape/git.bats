@@ -545,3 +545,29 @@ FSMON='printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$1"'
 	assert_line tried
 	if grep -qx x "$WS/loop.inc"; then echo "the included loop.inc was changed"; false; fi
 }
+
+@test "git attack: the repository the workspace lies in (a monorepo package): its core.hooksPath and included config in the workspace are protected" {
+	# husky in a package of a monorepo: the repository's own config, outside
+	# the workspace, names a hooks directory and an included file inside it.
+	local mono=$OUT/mono
+	git init -q -b main "$mono"
+	mkdir -p "$mono/frontend/.husky/_"
+	printf '#!/bin/sh\nexit 0\n' >"$mono/frontend/.husky/_/pre-commit"
+	chmod 755 "$mono/frontend/.husky/_/pre-commit"
+	printf '[core]\n\tautocrlf = false\n' >"$mono/frontend/git.inc"
+	git -C "$mono" config core.hooksPath frontend/.husky/_
+	git -C "$mono" config include.path ../frontend/git.inc
+	git_commit "$mono" one
+	chmod -R a+rX "$mono"
+	(cd "$mono/frontend" && bounded 60 "$WICKET" run -- sh -c '
+		printf "%s\n" "$1" >.husky/_/pre-commit
+		printf "[core]\n\tfsmonitor = \"touch $2\"\n" >>git.inc
+		mkdir -p .husky/_/new && printf "%s\n" "$1" >.husky/_/post-commit' _ "$EVIL_HOOK" "$PWNED") >/dev/null 2>&1 || true
+	host_git "$mono"
+	if [ -e "$PWNED" ]; then
+		echo "ESCAPE: git outside ran what the sandbox wrote in the hooks or config of the enclosing repository"
+		false
+	fi
+	grep -qx 'exit 0' "$mono/frontend/.husky/_/pre-commit"
+	run ! grep -q fsmonitor "$mono/frontend/git.inc"
+}
