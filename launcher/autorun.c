@@ -618,6 +618,45 @@ bool autorun_git_places(const struct strv *roots, const char *const *homes, stru
 	return complete;
 }
 
+/* Where P really is: its real path, or for one that does not exist (a
+ * link whose target is missing, a file in a linked directory), its
+ * directory's real path and its name; NULL when neither exists. */
+static char *real_place_n(const char *p, int links)
+{
+	if (links > 40) /* like the kernel's bound: a loop */
+		return NULL;
+	char *r = realpath(p, NULL);
+	if (r)
+		return r;
+	char *dir = path_dirname(p), *rd = realpath(dir, NULL);
+	free(dir);
+	if (!rd)
+		return NULL;
+	char *t = NULL;
+	struct stat st;
+	if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
+		/* A link to what does not exist yet: where it points. */
+		char buf[PATH_MAX];
+		ssize_t n = readlink(p, buf, sizeof buf - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			char *abs = buf[0] == '/' ? xstrdup(buf) : path_join(rd, buf);
+			t = real_place_n(abs, links + 1);
+			free(abs);
+		}
+	} else {
+		const char *base = strrchr(p, '/');
+		t = path_join(rd, base ? base + 1 : p);
+	}
+	free(rd);
+	return t;
+}
+
+static char *real_place(const char *p)
+{
+	return real_place_n(p, 0);
+}
+
 bool autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out)
 {
 	struct walk wk = {.out = out, .roots = roots, .homes = homes};
@@ -629,10 +668,17 @@ bool autorun_startup_places(const struct strv *roots, const char *const *homes, 
 		 * writable costs nothing here. */
 		for (size_t i = 0; startup_files[i]; i++) {
 			char *p = path_join(home, startup_files[i]);
+			/* And where it really is: a dotfiles repository linked
+			 * from the home (stow) may be a writable root. */
+			char *r = real_place(p);
 			if (in_roots(roots, p))
 				add(out, p);
 			else
 				free(p);
+			if (r && in_roots(roots, r))
+				add(out, r);
+			else
+				free(r);
 		}
 		/* What the home's git config includes, writable or not
 		 * (~/.gitconfig can include a file of the workspace). */

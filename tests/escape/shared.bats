@@ -257,3 +257,30 @@ PLANT_BIN='mkdir -p "$2" && printf "#!/bin/sh\ntouch %s\nexec /usr/bin/git \"\$@
 	[ ! -e "$OUT/pwned" ] || { echo "ESCAPE: git on the host ran a command from a file ~/.gitconfig includes"; false; }
 	[ ! -s "$H/shared/git.inc" ]
 }
+
+@test "shared: startup files and git config linked from the home into the workspace (dotfiles, stow) stay as they were" {
+	mkdir -p "$WS/dotfiles/nvim" "$H/.config"
+	printf '[user]\n\tname = t\n' >"$WS/dotfiles/gitconfig"
+	printf 'orig\n' >"$WS/dotfiles/bashrc"
+	printf 'orig\n' >"$WS/dotfiles/nvim/init.lua"
+	ln -s "$WS/dotfiles/gitconfig" "$H/.gitconfig"
+	ln -s "$WS/dotfiles/bashrc" "$H/.bashrc"
+	ln -s "$WS/dotfiles/nvim" "$H/.config/nvim"
+	# A link whose target does not exist yet: made in the session, moved aside.
+	ln -s "$WS/dotfiles/zshrc" "$H/.zshrc"
+	run in_dir "$WS" -- sh -c '
+		printf "[core]\n\tfsmonitor = touch %s\n" "$1" >>dotfiles/gitconfig
+		echo "touch $1" >>dotfiles/bashrc
+		echo "os.execute(\"touch $1\")" >>dotfiles/nvim/init.lua
+		echo "touch $1" >dotfiles/nvim/plugin.lua
+		echo "touch $1" >dotfiles/zshrc
+		true' _ "$OUT/pwned"
+	[ "$(cat "$WS/dotfiles/gitconfig")" = "$(printf '[user]\n\tname = t')" ]
+	[ "$(cat "$WS/dotfiles/bashrc")" = orig ]
+	[ "$(cat "$WS/dotfiles/nvim/init.lua")" = orig ]
+	[ ! -e "$WS/dotfiles/nvim/plugin.lua" ]
+	[ ! -e "$WS/dotfiles/zshrc" ]
+	# and what the host would run reads only what was there
+	(cd "$WS" && HOME=$H git status >/dev/null 2>&1) || true
+	[ ! -e "$OUT/pwned" ]
+}
