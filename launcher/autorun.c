@@ -760,6 +760,10 @@ struct nest {
 	long long deadline_ns; /* CLOCK_MONOTONIC */
 	unsigned long entries;
 	bool truncated;
+	/* Directories deeper than NEST_DEPTH: not walked, the rest is (a deep
+	 * chain must not switch the walk off for the whole root). */
+	unsigned long deep;
+	char first_deep[PATH_MAX];
 	unsigned long unlisted; /* directories that could not be read */
 	char first_unlisted[PATH_MAX];
 	char path[PATH_MAX];
@@ -912,9 +916,9 @@ static void nest_walk(struct nest *n, int fd, size_t len, int depth)
 					  : -1;
 			if (sub >= 0)
 				nest_walk(n, sub, len + 1 + nl, depth + 1);
-			else if (depth >= NEST_DEPTH)
-				n->truncated = true;
-			else if (errno == EACCES)
+			else if (depth >= NEST_DEPTH && !n->deep++)
+				memcpy(n->first_deep, n->path, len + 1 + nl + 1);
+			else if (depth < NEST_DEPTH && errno == EACCES)
 				nest_unlisted(n, fd, name, len + 1 + nl);
 		}
 		n->path[len] = '\0';
@@ -951,11 +955,16 @@ void autorun_check_nested(const struct session *s)
 		nest_walk(n, fd, len, 0);
 	}
 	if (n->truncated)
-		warnmsg("WARNING: the writable roots hold more than %d entries (or are deeper than "
-			"%d, or took more than %d s to look through): not all were checked for .git "
-			"directories or files the session made, which git outside would use; review "
-			"them (find DIR -name .git -newer ...) before running git there",
-			NEST_ENTRIES, NEST_DEPTH, NEST_SECONDS);
+		warnmsg("WARNING: the writable roots hold more than %d entries (or took more than "
+			"%d s to look through): not all were checked for .git directories or files "
+			"the session made, which git outside would use; review them (find DIR -name "
+			".git -newer ...) before running git there",
+			NEST_ENTRIES, NEST_SECONDS);
+	if (n->deep)
+		warnmsg("WARNING: %lu directories in the writable roots lie deeper than %d levels "
+			"(%s first): what lies below them was not checked for .git directories or "
+			"files the session made, which git outside would use; review them before "
+			"running git there", n->deep, NEST_DEPTH, n->first_deep);
 	if (n->unlisted)
 		warnmsg("WARNING: %lu directories in the writable roots could not be read (%s "
 			"first): what lies below them was not checked for .git directories or files "

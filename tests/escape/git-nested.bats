@@ -146,3 +146,23 @@ PLANT_NOMKDIR='printf "ref: refs/heads/main\n" >evil/HEAD && : >evil/objects && 
 	fi
 	compgen -G "$WS/.githooks.quarantined-by-wicket-*" >/dev/null
 }
+
+@test "git nested: a chain of directories deeper than the walk goes does not switch the walk off for the rest" {
+	# 260 levels made first, then ten repositories beside them, each with
+	# a core.fsmonitor that leaves a mark outside.
+	run bash -c 'cd "$1" && timeout 120 "$2" run -- sh -c '"'"'
+		d=deep; i=0; while [ $i -lt 260 ]; do d=$d/d; i=$((i+1)); done; mkdir -p "$d"
+		i=0; while [ $i -lt 10 ]; do
+			git init -q "r$i" && git -C "r$i" config core.fsmonitor "touch $1-$i; false"
+			i=$((i+1))
+		done'"'"' _ "$3"' _ "$WS" "$WICKET" "$PWNED"
+	assert_output --partial "deeper than 256 levels"
+	local i
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		host_status "$WS/r$i"
+	done
+	if ls "$OUT" | grep -q pwned; then
+		echo "ESCAPE: git outside ran a core.fsmonitor of a repository the session made"
+		false
+	fi
+}
