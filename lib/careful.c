@@ -679,8 +679,8 @@ static bool git_enters_submodules(const char *sub, char *const *argv, size_t fro
 		    strcmp(a, "--ignore-submodules=all") == 0 ||
 		    strcmp(a, "--no-recurse-submodules") == 0)
 			return false;
-		if (starts(a, "--recurse-submodules"))
-			enters = true;
+		if (git_long_opt(a, "recurse-submodules"))
+			enters = true; /* --recu=on-demand too: git takes a unique prefix */
 	}
 	return enters;
 }
@@ -785,6 +785,13 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 			r = xasprintf("the git option %s names a program for git to run", a);
 		else if (remote && a[0] != '-' && !(found && remote_with_url(found, a)))
 			r = target_check(in, dir, a);
+		else if (remote && git_long_opt(a, "repo")) {
+			/* --repo=X (or an abbreviation) is the repository too;
+			 * --repo X comes as its own argument, checked above. */
+			const char *v = strchr(a, '=');
+			if (v && !(found && remote_with_url(found, v + 1)))
+				r = target_check(in, dir, v + 1);
+		}
 	}
 	if (!r && top && sub[0] && git_enters_submodules(sub, argv, k + 1, argc)) {
 		char *mods = path_join(top, ".gitmodules");

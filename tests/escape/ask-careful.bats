@@ -231,3 +231,22 @@ mksubrepos() {
 	assert_line "On branch main"
 	[ ! -e "$OUT/made" ]
 }
+
+@test "ask careful: git push --repo=<a bare repository the sandbox made> allowed by [git, push, *] does not run its pre-receive hook" {
+	mkrepos
+	policy push workspace-write-strict '[{"argv": ["git", "push", "*"], "cwd": "${cwd}"}]'
+	for opt in --repo --rep; do
+		run --separate-stderr wsrun "$WS" --policy "$OUT/push.json" --approver "$OUT/yes" -- sh -c '
+			git init -q --bare evil.git
+			printf "#!/bin/sh\ntouch %s/made\n" "$2" >evil.git/hooks/pre-receive
+			chmod 755 evil.git/hooks/pre-receive
+			"$1" ask -- git push "$3=$PWD/evil.git"
+			echo "rc=$?"' _ "$WICKET" "$OUT" "$opt" </dev/null
+		if [ -e "$OUT/made" ]; then
+			echo "ESCAPE: $opt= pushed to a repository whose hook the sandbox wrote, outside"
+			false
+		fi
+		assert_line "rc=123"
+		rm -rf "$WS/evil.git"
+	done
+}

@@ -341,6 +341,18 @@ static void decisions(void)
 		"/usr/bin/git", "git", "push", "far", "main");
 	CAREFUL(true, "a remote section without a url is a path to git", "ws/repo", P,
 		"/usr/bin/git", "git", "push", "nourl", "HEAD:main");
+	char *repo_opt = xasprintf("--repo=%s", bare);
+	CAREFUL(true, "git push --repo=<a bare repository in the workspace>", "ro/repo2", P,
+		"/usr/bin/git", "git", "push", repo_opt);
+	free(repo_opt);
+	repo_opt = xasprintf("--rep=%s", bare);
+	CAREFUL(true, "and its abbreviation --rep=", "ro/repo2", P, "/usr/bin/git", "git", "push",
+		repo_opt);
+	free(repo_opt);
+	CAREFUL(false, "git push --repo=<a configured remote>", "ws/repo", P, "/usr/bin/git", "git",
+		"push", "--repo=far", "HEAD:main");
+	CAREFUL(true, "git log --recu=on-demand (an abbreviation) enters submodules", "ws/repo", P,
+		"/usr/bin/git", "git", "log", "--recu=on-demand");
 	CAREFUL(true, "git log --recurse-submodules is told to enter", "ws/repo", P,
 		"/usr/bin/git", "git", "log", "--recurse-submodules");
 	CAREFUL(false, "git --version", "ws/repo", P, "/usr/bin/git", "git", "--version");
