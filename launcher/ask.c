@@ -1221,6 +1221,47 @@ static bool take_fds(const struct session *s, pid_t sender, int pidfd, const int
 	return true;
 }
 
+/* The command's standard descriptors, as the requester gives them, must
+ * not be a way for the sandbox to type into the command outside. An
+ * approved git log, man or less pages through less when its output is a
+ * terminal, and less, which has no controlling terminal outside, reads
+ * its keys (and "!command") from standard error. So: a terminal must be
+ * the session's own, where only the person types (the sandbox holds the
+ * other side of a pty it opened itself); and standard output and error,
+ * unless they are that terminal, are made write-only (opened again
+ * through /proc/self/fd, append mode kept: a file, a pipe, a device), so
+ * that nothing the sandbox wrote into them can be read back; a socket,
+ * which cannot be opened so, is refused. IO is changed in place; returns
+ * NULL, or why the request is refused. */
+static const char *stdio_guard(int io[3])
+{
+	for (int i = 0; i < 3; i++)
+		if (isatty(io[i]) && !pty_is_session_tty(io[i]))
+			return "its standard input, output or error is a terminal that is not the "
+			       "session's: a program in the sandbox could type into what would run "
+			       "outside (give it the session's terminal, a file or a pipe)";
+	for (int i = 1; i < 3; i++) {
+		if (pty_is_session_tty(io[i]))
+			continue;
+		int fl = fcntl(io[i], F_GETFL);
+		if (fl < 0)
+			return "its standard output or error cannot be looked at";
+		if ((fl & O_ACCMODE) == O_WRONLY)
+			continue;
+		char p[32];
+		snprintf(p, sizeof p, "/proc/self/fd/%d", io[i]);
+		int w = open(p, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | (fl & O_APPEND));
+		if (w < 0)
+			return "its standard output or error can be read as well as written (a "
+			       "socket): what the sandbox writes there could be read by the command "
+			       "outside as typed keys; give it a file or a pipe";
+		fcntl(w, F_SETFL, fcntl(w, F_GETFL) & ~O_NONBLOCK);
+		close(io[i]);
+		io[i] = w;
+	}
+	return NULL;
+}
+
 void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		 int sender_pidfd, const int *fds, int nfds)
 {
@@ -1285,9 +1326,19 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 			return;
 		}
 	}
+	int io[3] = {fds[0], fds[1], fds[2]};
+	const char *unsafe = stdio_guard(io);
+	if (unsafe) {
+		send_error(fds[3], unsafe);
+		ask_req_free(&req);
+		for (int i = 0; i < 3; i++)
+			close(io[i]);
+		close(fds[3]);
+		return;
+	}
 	a->st = A_QUEUED;
 	for (int i = 0; i < 3; i++)
-		a->io[i] = fds[i];
+		a->io[i] = io[i];
 	a->reply = fds[3];
 	a->req = req;
 	a->host_pid = sender;

@@ -519,6 +519,20 @@ static struct {
 	struct timespec last;    /* the last byte moved after the command ended */
 } P = {.master = -1, .tty_fd = STDIN_FILENO, .tty_own = -1, .err_rd = -1, .saved_err = -1};
 
+/* The session's terminal as the sandbox holds it (the slave of P.master):
+ * the one terminal where what is read is what the person types. */
+static struct {
+	bool known;
+	dev_t dev, rdev;
+} slave;
+
+bool pty_is_session_tty(int fd)
+{
+	struct stat st;
+	return slave.known && fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_dev == slave.dev &&
+	       st.st_rdev == slave.rdev;
+}
+
 static struct termios saved;
 static volatile sig_atomic_t raw_on;
 static pid_t owner;
@@ -933,6 +947,16 @@ void pty_start(struct session *s, bool started)
 		return;
 	}
 	P.master = m;
+	/* Which terminal the slave is: opened from the master, by no path. */
+	int sl = ioctl(m, TIOCGPTPEER, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	struct stat sst;
+	if (sl >= 0 && fstat(sl, &sst) == 0) {
+		slave.dev = sst.st_dev;
+		slave.rdev = sst.st_rdev;
+		slave.known = true;
+	}
+	if (sl >= 0)
+		close(sl);
 	/* A description of our own, so that non-blocking I/O never changes
 	 * the one the calling shell shares; the shared one, written only when
 	 * poll() says so, where the terminal cannot be opened again. */

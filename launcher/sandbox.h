@@ -416,6 +416,9 @@ size_t pty_alt_feed(struct pty_alt *a, const char *in, size_t n);
  * no terminal to ask on. pty_prompt_cancel takes the question back
  * (a timeout), saying NOTE, without calling DONE. */
 bool pty_can_prompt(void);
+/* FD is the session's own terminal (the pty's slave), where what is read
+ * is what the person at the real terminal types. */
+bool pty_is_session_tty(int fd);
 bool pty_prompt(struct session *s, const char *text,
 		void (*done)(struct session *, bool yes, void *), void *data);
 void pty_prompt_cancel(struct session *s, const char *note);

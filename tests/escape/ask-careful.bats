@@ -250,3 +250,77 @@ mksubrepos() {
 		rm -rf "$WS/evil.git"
 	done
 }
+
+# A repository whose log fills more than a screen, so that git pages it.
+mklongrepo() {
+	mkrepos
+	local i
+	for ((i = 0; i < 60; i++)); do
+		git -C "$WS" -c user.name=t -c user.email=t@example.invalid commit -q --allow-empty -m "c$i"
+	done
+}
+
+@test "ask: an approved git log on a terminal the sandbox holds (its own pty) cannot be typed into: a pager's shell escape does not run" {
+	command -v less >/dev/null || skip "less is not installed"
+	mklongrepo
+	policy log workspace-write-strict '[{"argv": ["git", "log"], "cwd": "${cwd}"}]'
+	printf '%s\n' 'import os, pty, subprocess, sys, time, select, fcntl, termios, struct' \
+		'm, s = pty.openpty()' \
+		'fcntl.ioctl(s, termios.TIOCSWINSZ, struct.pack("HHHH", 3, 80, 0, 0))' \
+		'p = subprocess.Popen([sys.argv[1], "ask", "--", "git", "log"], stdin=s, stdout=s, stderr=s)' \
+		'seen = []' \
+		'def drain(t):' \
+		'    end = time.time() + t' \
+		'    while time.time() < end:' \
+		'        if select.select([m], [], [], 0.2)[0]:' \
+		'            try: seen.append(os.read(m, 4096))' \
+		'            except OSError: return' \
+		'drain(3)' \
+		'os.write(m, ("!touch %s/made\n" % sys.argv[2]).encode())' \
+		'drain(2)' \
+		'os.write(m, b"\nq")' \
+		'drain(1)' \
+		'try: p.wait(timeout=10)' \
+		'except subprocess.TimeoutExpired: p.kill(); p.wait()' \
+		'print("rc=%d" % p.returncode)' \
+		'print(b"".join(seen).decode("utf-8", "replace").replace("\r\n", " ").replace("\n", " "))' >"$WS/typer.py"
+	run --separate-stderr wsrun "$WS" --policy "$OUT/log.json" -- "$PY" typer.py "$WICKET" "$OUT" </dev/null
+	echo "$output"
+	echo "$stderr"
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: the sandbox typed a shell command into the pager of an approved git log"
+		false
+	fi
+	assert_line "rc=125"
+	assert_output --partial "terminal that is not the"
+	assert_output --partial "session's"
+}
+
+@test "ask: an approved git log cannot read the sandbox's commands from a standard error it can read back (a file opened read-write, a socket)" {
+	command -v less >/dev/null || skip "less is not installed"
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	mklongrepo
+	policy log workspace-write-strict '[{"argv": ["git", "log"], "cwd": "${cwd}"}]'
+	printf '!touch %s/made\nq\n' "$OUT" >"$WS/cmds"
+	local sock=wicket-askpager-$$
+	# stdout on the session's terminal (git pages), stderr a file of the
+	# sandbox's, opened for reading and writing: a pager with no terminal
+	# of its own reads its keys from standard error.
+	tmux -L "$sock" -f /dev/null new-session -d -x 80 -y 24 \
+		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$OUT" TERM=xterm LANG=C.UTF-8 \
+		XDG_STATE_HOME="$XDG_STATE_HOME" WICKET_DIAG=off \
+		bash --norc --noprofile -c 'cd "$1" && "$2" run --policy "$3" -- sh -c "\"\$1\" ask -- git log 2<>cmds; echo ask-rc=\$?" _ "$2"; echo wicket-exit=$?; sleep 30' \
+		_ "$WS" "$WICKET" "$OUT/log.json"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		tmux -L "$sock" capture-pane -p | grep -q '^wicket-exit=' && break
+		# a pager that waits for keys gets a q from the person
+		tmux -L "$sock" capture-pane -p | grep -q '^ask-rc=' || { [ $((i % 20)) = 19 ] && tmux -L "$sock" send-keys q; }
+		sleep 0.1
+	done
+	tmux -L "$sock" kill-server 2>/dev/null || true
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: the pager of an approved git log ran a command the sandbox wrote to its stderr"
+		false
+	fi
+}

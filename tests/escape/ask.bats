@@ -238,14 +238,18 @@ print("own", take(lambda f: req(["sh", "-c", "echo taken-output"], fds=f), lambd
 	# stays a while) write a request that names descriptors onto the
 	# control socket: the supervisor would take them from that process
 	# outside, and run what it asks.
-	printf '{"extends": "workspace-write", "escalation": {"allow": [["sh", "-c", "cat req.json; sleep 3"], ["touch", "%s/made"]]}}\n' "$OUT" >"$OUT/outside.json"
+	printf '{"extends": "workspace-write", "escalation": {"allow": [["sh", "-c", "cat req.json; sleep 3"], ["sh", "-c", "cat req.json >&0; sleep 3"], ["touch", "%s/made"]]}}\n' "$OUT" >"$OUT/outside.json"
 	chmod 644 "$OUT/outside.json"
-	printf '{"v":1,"type":"ask","argv":["touch","%s/made"],"fds":[0,1,2,1]}' "$OUT" >"$WS/req.json"
+	printf '{"v":1,"type":"ask","argv":["touch","%s/made"],"fds":[0,1,2,0]}' "$OUT" >"$WS/req.json"
+	# As its standard output: refused (a socket can be read back, see
+	# ask-careful.bats); as its standard input, which the command writes to.
 	run --separate-stderr wsrun "$WS" --policy "$OUT/outside.json" -- bash -c '
 		fd=${WICKET_FD%%:*}
-		eval "\"\$1\" ask -- sh -c \"cat req.json; sleep 3\" >&$fd"; echo "cat=$?"' _ "$WICKET" </dev/null
+		eval "\"\$1\" ask -- sh -c \"cat req.json; sleep 3\" >&$fd"; echo "out=$?"
+		eval "\"\$1\" ask -- sh -c \"cat req.json >&0; sleep 3\" <&$fd"; echo "in=$?"' _ "$WICKET" </dev/null
 	assert_equal "$status" 0
-	assert_line "cat=0"
+	assert_line "out=125"
+	assert_line "in=0"
 	[ ! -e "$OUT/made" ]
 }
 
