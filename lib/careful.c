@@ -675,12 +675,14 @@ static bool git_enters_submodules(const char *sub, char *const *argv, size_t fro
 		const char *a = argv[j];
 		if (strcmp(a, "--") == 0)
 			break;
+		/* git obeys the last of them: so does this. */
 		if (strcmp(a, "--ignore-submodules") == 0 ||
 		    strcmp(a, "--ignore-submodules=all") == 0 ||
 		    strcmp(a, "--no-recurse-submodules") == 0)
-			return false;
-		if (git_long_opt(a, "recurse-submodules"))
-			enters = true; /* --recu=on-demand too: git takes a unique prefix */
+			enters = false;
+		else if (git_long_opt(a, "ignore-submodules") ||
+			 git_long_opt(a, "recurse-submodules") || git_long_opt(a, "no-recurse-submodules"))
+			enters = true; /* any other value, or a prefix (--recu=on-demand) */
 	}
 	return enters;
 }
@@ -781,8 +783,12 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 		if (git_long_opt(a, "receive-pack") || git_long_opt(a, "upload-pack") ||
 		    git_long_opt(a, "exec") || git_long_opt(a, "template") ||
 		    (creates && (git_long_opt(a, "config") || starts(a, "-c"))) ||
-		    (starts(a, "-u") && strcmp(sub, "push") != 0))
+		    (starts(a, "-u") && strcmp(sub, "push") != 0) ||
+		    git_long_opt(a, "open-files-in-pager") || (strcmp(sub, "grep") == 0 && starts(a, "-O")))
 			r = xasprintf("the git option %s names a program for git to run", a);
+		else if (git_long_opt(a, "output") || starts(a, "-o") || git_long_opt(a, "output-directory"))
+			r = xasprintf("the git option %s writes a file outside the sandbox with what "
+				      "the sandbox can choose", a);
 		else if (remote && a[0] != '-' && !(found && remote_with_url(found, a)))
 			r = target_check(in, dir, a);
 		else if (remote && git_long_opt(a, "repo")) {

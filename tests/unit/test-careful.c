@@ -353,6 +353,15 @@ static void decisions(void)
 		"push", "--repo=far", "HEAD:main");
 	CAREFUL(true, "git log --recu=on-demand (an abbreviation) enters submodules", "ws/repo", P,
 		"/usr/bin/git", "git", "log", "--recu=on-demand");
+	CAREFUL(true, "the last of --ignore-submodules and =none counts", "ws/repo", P,
+		"/usr/bin/git", "git", "diff", "--ignore-submodules", "--ignore-submodules=none");
+	CAREFUL(true, "--no-recurse-submodules then --recurse-submodules=yes", "ws/repo", P,
+		"/usr/bin/git", "git", "fetch", "--no-recurse-submodules", "--recurse-submodules=yes",
+		"far");
+	CAREFUL(true, "git grep -O<cmd> runs a program", "ws/repo", P, "/usr/bin/git", "git", "grep",
+		"--no-recurse-submodules", "-Oid; :", "hi");
+	CAREFUL(true, "git log --output=FILE writes a file", "ro/repo2", P, "/usr/bin/git", "git",
+		"log", "--output=/tmp/x");
 	CAREFUL(true, "git log --recurse-submodules is told to enter", "ws/repo", P,
 		"/usr/bin/git", "git", "log", "--recurse-submodules");
 	CAREFUL(false, "git --version", "ws/repo", P, "/usr/bin/git", "git", "--version");
