@@ -448,8 +448,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	cli_paths(&cli->hide, "--hide", cwd, home, false, &s.pol.hide, &s.cli_hide);
 	/* A session must not be able to choose the policy of the next one. */
 	if (s.pol.sandbox) {
-		policy_protect_sources(&wp, &s.pol.protect);
-		userconfig_protect(&ucfg, &s.pol.protect);
+		policy_protect_sources(&wp, &ucfg, &pctx, &s.pol.protect);
 	}
 	/* Nor rewrite its own record (last-session.json, the audit log), nor
 	 * read it: the audit log holds the supervisor's host pid and every

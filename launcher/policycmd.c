@@ -51,27 +51,54 @@ void policy_ctx_init(struct wk_policy_ctx *ctx, const char *workspace, const cha
 
 /* What could change the policy of a later session: the user's wicket
  * directory (its policies/, searched before the built-ins, and
- * config.json, which picks the policy per directory) and every file along this
- * policy's chain. Protected like .git/hooks: read-only when they exist
- * inside a writable root, moved aside after the session if it created
- * them. Canonical when they exist (a symlinked ~/.config is fine). */
-void policy_protect_sources(const struct wk_policy *wp, struct strv *protect)
+ * config.json, which picks the policy per directory), every file along
+ * this policy's chain, and every file along the chain of each policy a
+ * configuration entry names (a session in ~/src could otherwise rewrite
+ * the base that ~/src/play's policy extends, and choose the policy of
+ * the next session there). An entry's chain is loaded as a session there
+ * would load it; every file that load opens or tries to counts, found or
+ * not, valid or not (a missing one the session made would be read next).
+ * Protected like .git/hooks: read-only when they exist inside a writable
+ * root, moved aside after the session if it created them. Canonical when
+ * they exist (a symlinked ~/.config is fine); the plan resolves the rest. */
+static void protect_file(struct strv *protect, const char *path)
+{
+	char *real = realpath(path, NULL);
+	char *p = real ? real : path_normalize(path);
+	if (strv_contains(protect, p))
+		free(p);
+	else
+		strv_push(protect, p);
+}
+
+void policy_protect_sources(const struct wk_policy *wp, const struct userconfig *ucfg,
+			    const struct wk_policy_ctx *pctx, struct strv *protect)
 {
 	if (search_dirs[0]) {
 		char *dir = path_dirname(search_dirs[0]); /* .../wicket */
-		char *real = realpath(dir, NULL);
-		strv_push(protect, real ? real : xstrdup(dir));
+		protect_file(protect, dir);
 		free(dir);
 	}
-	for (size_t i = 0; i < wp->chain.n; i++) {
-		if (strncmp(wp->chain.v[i], "built-in ", 9) == 0)
+	for (size_t i = 0; i < wp->chain.n; i++)
+		if (strncmp(wp->chain.v[i], "built-in ", 9) != 0)
+			protect_file(protect, wp->chain.v[i]);
+	struct strv opened = {0};
+	for (size_t i = 0; i < ucfg->n; i++) {
+		const char *pol = ucfg->entries[i].policy;
+		if (wk_policy_is_name(pol)) /* found in the wicket directory, or built in */
 			continue;
-		char *real = realpath(wp->chain.v[i], NULL);
-		if (real && !strv_contains(protect, real))
-			strv_push(protect, real);
-		else
-			free(real);
+		struct wk_policy_ctx ctx = *pctx;
+		memset(&ctx.errors, 0, sizeof ctx.errors);
+		ctx.opened = &opened;
+		strv_add(&opened, pol);
+		struct wk_policy ewp;
+		if (wk_policy_load(&ctx, pol, &ewp) == 0)
+			wk_policy_free(&ewp);
+		wk_policy_ctx_free(&ctx);
 	}
+	for (size_t i = 0; i < opened.n; i++)
+		protect_file(protect, opened.v[i]);
+	strv_free(&opened);
 }
 
 static void print_errors(const struct wk_policy_ctx *ctx)

@@ -204,7 +204,12 @@ void policy_ctx_init(struct wk_policy_ctx *ctx, const char *workspace, const cha
 void policy_load_or_die(struct wk_policy_ctx *ctx, const char *name, struct wk_policy *wp);
 void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv *notes);
 int cmd_policy(int argc, char **argv);
-void policy_protect_sources(const struct wk_policy *wp, struct strv *protect);
+struct userconfig;
+/* Every file a later session's policy depends on, into PROTECT: this
+ * policy's chain, the user's wicket directory, and the chain of each
+ * policy UCFG's entries name (loaded with a copy of PCTX). */
+void policy_protect_sources(const struct wk_policy *wp, const struct userconfig *ucfg,
+			    const struct wk_policy_ctx *pctx, struct strv *protect);
 
 /* plan.c: policy resolution and the mount plan (no mounting). */
 void plan_build_base(struct session *s);
@@ -512,9 +517,6 @@ char *wicket_config_dir(const char *home);
 bool userconfig_load(struct userconfig *c, const char *home);
 void userconfig_load_or_die(struct userconfig *c, const char *home);
 const struct userconfig_entry *userconfig_pick(const struct userconfig *c, const char *workspace);
-/* Every entry's policy file into PROTECT (a session could rewrite one
- * that lies in its writable roots, and choose the next session's). */
-void userconfig_protect(const struct userconfig *c, struct strv *protect);
 void userconfig_free(struct userconfig *c);
 
 /* shell.c: the interactive shell and its hooks (s->argv, s->shell_env). */

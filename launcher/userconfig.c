@@ -18,8 +18,9 @@
  * were its symbolic links followed, the session could make it a link to
  * / and every later session anywhere would get that entry's policy. So
  * entries are compared as written. And an entry's policy file may lie
- * there too: userconfig_protect keeps every one read-only in every
- * session (one that does not exist yet is moved aside if made). */
+ * there too, and so may the files it extends: policy_protect_sources
+ * keeps every one read-only in every session (one that does not exist
+ * yet is moved aside if made). */
 #include "config.h"
 #include "sandbox.h"
 
@@ -231,21 +232,6 @@ const struct userconfig_entry *userconfig_pick(const struct userconfig *c, const
 		    (!best || strlen(c->entries[i].path) > strlen(best->path)))
 			best = &c->entries[i];
 	return best;
-}
-
-void userconfig_protect(const struct userconfig *c, struct strv *protect)
-{
-	for (size_t i = 0; i < c->n; i++) {
-		const char *pol = c->entries[i].policy;
-		if (wk_policy_is_name(pol))
-			continue;
-		char *real = realpath(pol, NULL);
-		char *p = real ? real : path_normalize(pol);
-		if (strv_contains(protect, p))
-			free(p);
-		else
-			strv_push(protect, p);
-	}
 }
 
 void userconfig_load_or_die(struct userconfig *c, const char *home)

@@ -913,6 +913,8 @@ static int load_file(struct loader *l, const char *path, const char *as_name, in
 		     const char *via, struct wk_policy *out)
 {
 	(void)via;
+	if (l->ctx->opened && !strv_contains(l->ctx->opened, path))
+		strv_add(l->ctx->opened, path);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		err(l, path, NULL, "cannot open: %s", strerror(errno));

@@ -103,6 +103,9 @@ struct wk_policy_ctx {
 	const char *const *search;
 	bool check_owner;  /* refuse files writable by others or owned by others */
 	bool follow_files; /* "extends" may load files (false: built-ins only) */
+	/* If set, the path of every file the load opens or tries to, found
+	 * or not, valid or not, is added: what its result depends on. */
+	struct strv *opened;
 	struct strv errors; /* formatted messages, one per error */
 };
 

@@ -171,3 +171,31 @@ wicket: $CONF: 2 errors; nothing started (see wicket(1), FILES)"
 	(cd "$WS/play" && bounded 60 "$WICKET" run -- sh -c 'echo x >"$1/made"' _ "$OUT") 2>/dev/null || true
 	[ ! -e "$OUT/made" ]
 }
+
+@test "attack: a session cannot rewrite a file that an entry's policy extends, nor make a missing one" {
+	mkdir -p "$WS/play/base" "$WS/game"
+	# play's policy extends a file beside it, which extends one more:
+	# every file along the chain decides the later session's policy.
+	printf '{"extends": "./base/one.json"}\n' >"$WS/play/p.json"
+	printf '{"extends": "two.json"}\n' >"$WS/play/base/one.json"
+	printf '{"extends": "workspace-write-strict"}\n' >"$WS/play/base/two.json"
+	# game's extends a file that does not exist yet (wicket refuses it
+	# today; a session must not be able to make it).
+	printf '{"extends": "./base.json"}\n' >"$WS/game/p.json"
+	conf '{"directories": [{"path": "'"$WS"'/play", "policy": "'"$WS"'/play/p.json"},
+		{"path": "'"$WS"'/game", "policy": "'"$WS"'/game/p.json"}]}'
+	# The session in the workspace that holds them all.
+	(cd "$WS" && bounded 60 "$WICKET" run -- sh -c '
+		printf "{\"extends\": \"full-access\"}\n" >play/base/two.json
+		printf "{\"extends\": \"full-access\"}\n" >play/base/one.json
+		printf "{\"extends\": \"full-access\"}\n" >game/base.json' 2>/dev/null) || true
+	[ "$(cat "$WS/play/base/one.json")" = '{"extends": "two.json"}' ]
+	[ "$(cat "$WS/play/base/two.json")" = '{"extends": "workspace-write-strict"}' ]
+	[ ! -e "$WS/game/base.json" ]
+	# Judged by the effect: a later session in play is still sandboxed.
+	(cd "$WS/play" && bounded 60 "$WICKET" run -- sh -c 'echo x >"$1/made"' _ "$OUT") 2>/dev/null || true
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: a later session ran without its sandbox"
+		false
+	fi
+}
