@@ -251,6 +251,57 @@ mksubrepos() {
 	done
 }
 
+@test "ask careful: [git, diff, --ignore-submodules, *] does not approve --ignore-submodules=none after it (git obeys the last)" {
+	mksubrepos
+	policy df workspace-write-strict '[{"argv": ["git", "diff", "--ignore-submodules", "*"], "cwd": "${cwd}"}]'
+	for last in --ignore-submodules=none --ignore-submodules=dirty --no-ignore-submodules; do
+		run --separate-stderr wsrun "$WS" --policy "$OUT/df.json" --approver "$OUT/yes" -- sh -c '
+			git init -q sub && git -C sub config core.fsmonitor "touch $2/made; false"
+			echo x >sub/s
+			"$1" ask -- git diff --ignore-submodules "$3"
+			echo "rc=$?"' _ "$WICKET" "$OUT" "$last" </dev/null
+		if [ -e "$OUT/made" ]; then
+			echo "ESCAPE: git diff --ignore-submodules $last ran the sandbox's core.fsmonitor outside"
+			false
+		fi
+		rm -rf "$WS/sub/.git" "$WS/sub/s"
+	done
+}
+
+@test "ask careful: [git, grep, **] does not approve git grep -O<command> (its pager), nor --open-files-in-pager=" {
+	mkrepos
+	printf 'hi\n' >"$WS/f"
+	git -C "$WS" add f
+	policy gr workspace-write-strict '[{"argv": ["git", "grep", "**"], "cwd": "${cwd}"}]'
+	for o in "-Otouch $OUT/made; :" "--open-files-in-pager=touch $OUT/made; :" "--open=touch $OUT/made; :"; do
+		run --separate-stderr wsrun "$WS" --policy "$OUT/gr.json" --approver "$OUT/yes" -- sh -c '
+			"$1" ask -- git grep --no-recurse-submodules "$2" hi
+			echo "rc=$?"' _ "$WICKET" "$o" </dev/null
+		if [ -e "$OUT/made" ]; then
+			echo "ESCAPE: git grep $o ran a command of the sandbox's choosing outside"
+			false
+		fi
+		assert_line "rc=123"
+	done
+}
+
+@test "ask careful: [git, log, *] does not approve git log --output=FILE (a file of the person's, outside)" {
+	mkrepos
+	printf 'original\n' >"$OUT/victim"
+	policy lg workspace-write-strict '[{"argv": ["git", "log", "*"], "cwd": "${cwd}"}, {"argv": ["git", "log", "*", "*"], "cwd": "${cwd}"}]'
+	for o in "--output=$OUT/victim" "--outp=$OUT/victim" "-o $OUT/victim"; do
+		# shellcheck disable=SC2086 # -o FILE is two words
+		run --separate-stderr wsrun "$WS" --policy "$OUT/lg.json" --approver "$OUT/yes" -- sh -c '
+			"$1" ask -- git log $2
+			echo "rc=$?"' _ "$WICKET" "$o" </dev/null
+		if [ "$(cat "$OUT/victim")" != original ]; then
+			echo "ESCAPE: git log $o overwrote a file outside the sandbox"
+			false
+		fi
+		assert_line "rc=123"
+	done
+}
+
 # A repository whose log fills more than a screen, so that git pages it.
 mklongrepo() {
 	mkrepos
