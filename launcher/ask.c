@@ -65,6 +65,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <linux/close_range.h>
@@ -118,6 +119,11 @@ struct ask {
 	char *comm, *exe, *cwd, *path;
 	char *careful;          /* NULL, or why the sandbox controls the code that would
 				 * run (careful.h): then only the terminal may approve */
+	const char *input;      /* its standard input: "terminal", "null", or what the
+				 * sandbox writes ("pipe", "file", "socket", "device") */
+	bool input_sb;          /* the latter: only the person or a rule with "stdin":
+				 * true passes it on; else the command gets /dev/null */
+	bool input_nulled;      /* and it did */
 	long long t0, deadline; /* monotonic ms; deadline 0: none (running) */
 	time_t wall0;
 	pid_t child;            /* approver or command */
@@ -133,6 +139,37 @@ static struct ask asks[ASK_MAX];
 static bool init_done;
 static struct wk_wset wset; /* what the session can write (plan_wset) */
 static bool wset_done;
+
+/* Who can write what the command reads on standard input. The
+ * session's terminal: only the person types there (the sandbox cannot
+ * inject keys: TIOCSTI is refused). /dev/null, by device number, whatever
+ * inode names it. Anything else the sandbox gave it, a pipe, a file or a
+ * socket, holds what the sandbox wrote: an approved vim, git commit's
+ * editor, less or ssh would take that as keys. The person at the terminal
+ * is shown it in the question and decides; a rule passes it on only when
+ * it says "stdin": true; otherwise (the approver, any other rule) the
+ * command runs with /dev/null and the client says so. */
+static const char *input_kind(int fd, bool *from_sandbox)
+{
+	struct stat st;
+	*from_sandbox = false;
+	if (pty_is_session_tty(fd))
+		return "terminal";
+	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+		return "null";
+	*from_sandbox = true;
+	if (fstat(fd, &st) < 0)
+		return "unknown";
+	return S_ISFIFO(st.st_mode) ? "pipe" : S_ISREG(st.st_mode) ? "file"
+	     : S_ISSOCK(st.st_mode) ? "socket" : "device";
+}
+
+static const char *input_article(const char *kind)
+{
+	return strcmp(kind, "pipe") == 0 ? "a pipe" : strcmp(kind, "file") == 0 ? "a file"
+	     : strcmp(kind, "socket") == 0 ? "a socket" : strcmp(kind, "device") == 0 ? "a device"
+	     : "something";
+}
 static int timer_fd = -1;
 static struct watch *w_timer;
 static size_t audit_bytes;       /* written by this session */
@@ -346,6 +383,9 @@ static void audit(const struct session *s, const struct ask *a)
 	json_object_set_new(o, "reason", jstr_cut(a->req.reason));
 	if (a->careful)
 		json_object_set_new(o, "careful", jstr_cut(a->careful));
+	json_object_set_new(o, "stdin", json_string(a->input ? a->input : "?"));
+	if (a->input_nulled)
+		json_object_set_new(o, "stdin_replaced", json_string("/dev/null"));
 	json_object_set_new(o, "decision", json_string(a->decision ? a->decision : "error"));
 	json_object_set_new(o, "by", json_string(a->by ? a->by : "error"));
 	if (a->rule)
@@ -602,6 +642,17 @@ static int command_child(void *arg)
 static void run_command(struct session *s, struct ask *a)
 {
 	const char *by = a->by;
+	bool nulled = a->input_sb && strcmp(by, "terminal") != 0;
+	if (nulled) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (null < 0) {
+			deny(s, a, "error", "cannot open /dev/null for its standard input");
+			return;
+		}
+		close(a->io[0]);
+		a->io[0] = null;
+		a->input_nulled = true;
+	}
 	pid_t pid = spawn_clean(command_child, a);
 	if (pid < 0) {
 		deny(s, a, "error", "cannot start the command (fork failed)");
@@ -623,7 +674,8 @@ static void run_command(struct session *s, struct ask *a)
 		deny(s, a, "error", "no room to watch the command");
 		return;
 	}
-	send_doc(a->reply, json_pack("{s:i, s:s, s:s}", "v", 1, "type", "running", "by", by));
+	send_doc(a->reply, json_pack("{s:i, s:s, s:s, s:b}", "v", 1, "type", "running", "by", by,
+				     "stdin_null", nulled));
 	timer_rearm();
 }
 
@@ -755,7 +807,14 @@ static char *prompt_text(const struct ask *a)
 				  .cwd = a->cwd ? a->cwd : "?", .path = a->path,
 				  .argv = a->req.argv.v, .argc = a->req.argv.n,
 				  .reason = a->req.reason, .careful = a->careful};
-	return askr_render(&q, cols, rows);
+	char *in = a->input_sb ? xasprintf("%s the sandbox writes: the command reads what the "
+					   "sandbox put there (to an editor, a shell or a "
+					   "pager, that is typing)", input_article(a->input))
+			       : NULL;
+	q.input = in;
+	char *t = askr_render(&q, cols, rows);
+	free(in);
+	return t;
 }
 
 static bool prompt_busy(void)
@@ -817,6 +876,9 @@ static json_t *request_json(const struct session *s, const struct ask *a)
 	json_object_set_new(o, "path_writable_in_sandbox", json_boolean(writable != NULL));
 	free(writable);
 	json_object_set_new(o, "cwd", jstr(a->cwd));
+	json_object_set_new(o, "stdin", json_string(a->input));
+	/* If the approver says yes, such an input is not passed on. */
+	json_object_set_new(o, "stdin_from_sandbox", json_boolean(a->input_sb));
 	json_object_set_new(o, "reason", jstr(a->req.reason));
 	json_object_set_new(o, "pid", json_integer(a->host_pid));
 	json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
@@ -1339,6 +1401,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	a->st = A_QUEUED;
 	for (int i = 0; i < 3; i++)
 		a->io[i] = io[i];
+	a->input = input_kind(io[0], &a->input_sb);
 	a->reply = fds[3];
 	a->req = req;
 	a->host_pid = sender;
@@ -1435,6 +1498,8 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		    !same_file(a->exe_fd, r->argv.v[0], arg0) || !rule_cwd_ok(r, a->cwd_fd))
 			continue;
 		a->rule = rule_text(r);
+		if (r->stdin)
+			a->input_sb = false; /* passed on, as the rule says */
 		approve(s, a, "rule");
 		return;
 	}

@@ -251,6 +251,13 @@ int cmd_ask(int argc, char **argv)
 		if (!json_is_object(doc) || !type)
 			die("ask: the supervisor's answer is not what was expected");
 		if (strcmp(type, "running") == 0) {
+			if (json_is_true(json_object_get(doc, "stdin_null")))
+				fprintf(stderr, "%s: ask: approved by %s, with /dev/null as its standard "
+					"input: the sandbox wrote the one given, and only you at the "
+					"terminal or a rule with \"stdin\": true pass that on\n",
+					wicket_progname,
+					strcmp(json_string_value(json_object_get(doc, "by")) ?: "",
+					       "rule") == 0 ? "a rule" : "the approver");
 			json_decref(doc);
 			continue;
 		}

@@ -394,9 +394,16 @@ static json_t *jargvs(const struct wk_argvs *a)
 	json_t *arr = json_array();
 	for (size_t i = 0; i < a->n; i++) {
 		json_t *argv = jstrv(&a->v[i].argv);
-		json_array_append_new(arr, a->v[i].cwd ? json_pack("{s:o, s:s}", "argv", argv, "cwd",
-								   a->v[i].cwd)
-						       : argv);
+		if (!a->v[i].cwd && !a->v[i].stdin) {
+			json_array_append_new(arr, argv);
+			continue;
+		}
+		json_t *o = json_pack("{s:o}", "argv", argv);
+		if (a->v[i].cwd)
+			json_object_set_new(o, "cwd", json_string(a->v[i].cwd));
+		if (a->v[i].stdin)
+			json_object_set_new(o, "stdin", json_true());
+		json_array_append_new(arr, o);
 	}
 	return arr;
 }
@@ -437,8 +444,9 @@ static void print_argvs(const char *label, const struct wk_argvs *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		char *t = ask_quote_argv(NULL, a->v[i].argv.v, a->v[i].argv.n);
-		printf("  %-8s %s%s%s\n", label, t, a->v[i].cwd ? "   in " : "",
-		       a->v[i].cwd ? a->v[i].cwd : "");
+		printf("  %-8s %s%s%s%s\n", label, t, a->v[i].cwd ? "   in " : "",
+		       a->v[i].cwd ? a->v[i].cwd : "",
+		       a->v[i].stdin ? "   (any standard input)" : "");
 		free(t);
 	}
 }

@@ -301,6 +301,8 @@ char *askr_render(const struct askr_question *q, unsigned width, unsigned rows)
 		field(&o, "  reason:", "(none given)", width);
 	if (q->careful)
 		text_field(&o, "CAREFUL:", q->careful, width, CAREFUL_LINES);
+	if (q->input)
+		text_field(&o, "  input:", q->input, width, CAREFUL_LINES);
 	word_field(&o, "  program:", q->path, width, FIELD_LINES, NULL);
 	char count[64];
 	snprintf(count, sizeof count, "%zu word%s, one a line, as a shell would take %s:", q->argc,

@@ -34,6 +34,8 @@ struct askr_question {
 	size_t argc;
 	const char *reason;   /* NULL: none given */
 	const char *careful;  /* NULL, or why the person should look twice */
+	const char *input;    /* NULL, or what its standard input is when the
+			       * sandbox writes it (it could type into the command) */
 };
 
 /* The question, lines ending in '\n', for a terminal of WIDTH columns

@@ -598,13 +598,13 @@ static bool rule_argv(struct loader *l, const struct src *s, const char *p, json
 }
 
 static void apply_argvs(struct loader *l, const struct src *s, const char *ptr, json_t *arr,
-			struct wk_argvs *out)
+			bool allow, struct wk_argvs *out)
 {
 	if (!json_is_array(arr)) {
 		err(l, s->label, ptr, "expected an array of commands, got %s", type_name(arr));
 		return;
 	}
-	static const char *const known[] = {"argv", "cwd", NULL};
+	static const char *const known[] = {"argv", "cwd", "stdin", NULL};
 	size_t i;
 	json_t *e;
 	json_array_foreach(arr, i, e) {
@@ -630,6 +630,20 @@ static void apply_argvs(struct loader *l, const struct src *s, const char *ptr, 
 				ok = ok && r.cwd;
 				free(x);
 				free(why);
+			}
+			json_t *in = json_object_get(e, "stdin");
+			if (in) {
+				/* Only an allow rule widens with it; a deny rule
+				 * refuses whatever the input. */
+				char *pi = xasprintf("%s/stdin", p);
+				if (!allow) {
+					err(l, s->label, pi, "\"stdin\" belongs in an allow rule "
+					    "(a deny rule refuses the command whatever its input)");
+					ok = false;
+				} else {
+					ok = get_bool(l, s, pi, in, &r.stdin) && ok;
+				}
+				free(pi);
 			}
 			free(pa);
 			free(pc);
@@ -703,9 +717,9 @@ static void apply_escalation(struct loader *l, const struct src *s, json_t *esc,
 			out->esc_timeout = (int)json_integer_value(v);
 	}
 	if ((v = json_object_get(esc, "allow")))
-		apply_argvs(l, s, "/escalation/allow", v, &out->esc_allow);
+		apply_argvs(l, s, "/escalation/allow", v, true, &out->esc_allow);
 	if ((v = json_object_get(esc, "deny")))
-		apply_argvs(l, s, "/escalation/deny", v, &out->esc_deny);
+		apply_argvs(l, s, "/escalation/deny", v, false, &out->esc_deny);
 }
 
 /* --- files and names --------------------------------------------------- */

@@ -55,6 +55,7 @@ struct wk_ports {
 struct wk_cmdrule {
 	struct strv argv;
 	char *cwd; /* variables expanded, absolute, normalised */
+	bool stdin; /* "stdin": true: also when the sandbox writes its standard input */
 };
 
 struct wk_argvs {

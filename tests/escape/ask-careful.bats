@@ -302,6 +302,41 @@ mksubrepos() {
 	done
 }
 
+@test "ask: an approved command does not read what the sandbox writes to its standard input (a pipe, a file), unless a rule says stdin: true" {
+	command -v vim >/dev/null || skip "vim is not installed"
+	printf 'notes\n' >"$WS/notes.txt"
+	policy ed workspace-write-strict '[["vim", "-es", "notes.txt"], ["wc", "-c"]]'
+	# By the approver, then by a rule; a pipe, then a file: vim's ex
+	# mode takes its standard input as commands ("!" runs one).
+	for how in "--approver $OUT/yes" ""; do
+		# shellcheck disable=SC2086 # $how is zero or two words
+		run --separate-stderr wsrun "$WS" --policy "$OUT/ed.json" $how -- sh -c '
+			printf "!touch %s/made\nq!\n" "$2" | "$1" ask -- vim -es notes.txt
+			printf "!touch %s/made\nq!\n" "$2" >keys
+			"$1" ask -- vim -es notes.txt <keys
+			printf abc | "$1" ask -- wc -c' _ "$WICKET" "$OUT" </dev/null
+		if [ -e "$OUT/made" ]; then
+			echo "ESCAPE: an approved vim ran what the sandbox typed into its standard input (${how:-a rule})"
+			false
+		fi
+		assert_line 0
+		[[ "$stderr" == *"with /dev/null as its standard input"* ]]
+	done
+	grep -q '"stdin":"pipe","stdin_replaced":"/dev/null"' "$AUDIT"
+	grep -q '"stdin":"file","stdin_replaced":"/dev/null"' "$AUDIT"
+	# A rule that says so passes the input on: the person chose it.
+	policy edin workspace-write-strict '[{"argv": ["wc", "-c"], "stdin": true}]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/edin.json" -- sh -c '
+		printf abc | "$1" ask -- wc -c' _ "$WICKET" </dev/null
+	assert_line 3
+	[[ "$stderr" != *"standard input"* ]]
+	# /dev/null given is /dev/null: no notice.
+	run --separate-stderr wsrun "$WS" --policy "$OUT/ed.json" -- sh -c '"$1" ask -- wc -c </dev/null' _ "$WICKET"
+	assert_line 0
+	[[ "$stderr" != *"standard input"* ]]
+	grep -q '"stdin":"null"' "$AUDIT"
+}
+
 # A repository whose log fills more than a screen, so that git pages it.
 mklongrepo() {
 	mkrepos

@@ -329,6 +329,8 @@ PYEOF
 def main():
     t = session()
     t.line('echo piped-input | "%s" ask -- sh -c "cat >%s/piped"; echo "rc=$?"' % (w, out))
+    # The person is told that the sandbox writes what the command reads.
+    t.expect(r"  input: +a pipe the sandbox writes: the command reads")
     t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
     t.send("y\r")
     t.expect(r"rc=0\r\n")

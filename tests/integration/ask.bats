@@ -143,7 +143,9 @@ PYEOF
 }
 
 @test "ask: stdio through pipes and files" {
-	policy cat '{"allow": [["cat"], ["sh", "-c", "echo to-stderr >&2"]]}'
+	# cat reads data on its standard input, which the sandbox writes:
+	# the rule says it may ("stdin": true).
+	policy cat '{"allow": [{"argv": ["cat"], "stdin": true}, ["sh", "-c", "echo to-stderr >&2"]]}'
 	run --separate-stderr wsrun "$WS" --policy "$OUT/cat.json" -- sh -c '
 		printf "one\ntwo\n" | "$1" ask -- cat | tr a-z A-Z
 		printf "in a file\n" >in.txt

@@ -79,6 +79,17 @@ wicket: $bad: /network/connect/1: port 70000 out of range (1-65535)"
 	assert_equal "$status" 125
 	assert_equal "$stderr" "wicket: $bad: /escalation/allow/0/0: the first element names the program; it cannot be a wildcard
 wicket: $bad: /escalation/allow/1/1: \"**\" (any further arguments) can only be the last element; write \"\\\\**\" for a literal **"
+	# "stdin": true widens an allow rule; a deny rule refuses whatever
+	# the input, so it has no such key.
+	good=$(pol "$d" in.json '{"escalation": {"allow": [{"argv": ["wc", "-c"], "stdin": true}]}}')
+	run --separate-stderr "$WICKET" policy show "$good"
+	assert_equal "$status" 0
+	assert_line --regexp "^  allow +wc -c   \(any standard input\)$"
+	bad=$(pol "$d" badin.json '{"escalation": {"allow": [{"argv": ["wc"], "stdin": "yes"}], "deny": [{"argv": ["rm"], "stdin": true}]}}')
+	run --separate-stderr "$WICKET" policy check "$bad"
+	assert_equal "$status" 125
+	assert_equal "$stderr" "wicket: $bad: /escalation/allow/0/stdin: expected true or false, got a string
+wicket: $bad: /escalation/deny/0/stdin: \"stdin\" belongs in an allow rule (a deny rule refuses the command whatever its input)"
 }
 
 @test "policy check: a syntax error gives line and column" {

@@ -89,6 +89,14 @@ int main(void)
 	   "the reason is one quoted word: its newline does not start a line");
 	free(t);
 	q.careful = NULL;
+
+	q.input = "a pipe the sandbox writes: it can type into the command";
+	t = drawn(&q, 80, 24, "standard input from the sandbox");
+	ok(strstr(t, "\n  input:    a pipe the sandbox writes: it can type into the command\n") != NULL,
+	   "the input line, when the sandbox writes the command's standard input");
+	ok(strstr(t, "\n  input:") < strstr(t, "\n  program:"), "before the program");
+	free(t);
+	q.input = NULL;
 	q.reason = NULL;
 
 	/* The attack of issue 12: a command that looks short, made long. */
