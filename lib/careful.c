@@ -14,18 +14,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "classify.h"
 #include "path.h"
+#include "rules.h"
 
 #define MAX_LINKS 40 /* like the kernel's */
 #define MAX_DEPTH 4  /* wrappers inside wrappers */
 
+/* The decision of lib/classify.c, the one the shim and `wicket why`
+ * make, over the set: its roots writable, what is read-only inside them
+ * protected. */
 bool wk_wset_writable(const struct wk_wset *w, const char *path)
 {
-	bool in = false;
-	for (size_t i = 0; i < w->roots.n && !in; i++)
-		in = path_is_under(path, w->roots.v[i]);
-	for (size_t i = 0; i < w->ro.n && in; i++)
-		in = !path_is_under(path, w->ro.v[i]);
+	struct wk_fsrule *tab = xcalloc(w->roots.n + w->ro.n + 1, sizeof *tab);
+	size_t n = 0;
+	for (size_t i = 0; i < w->roots.n; i++)
+		tab[n++] = (struct wk_fsrule){.kind = RULE_WRITE, .path = w->roots.v[i]};
+	for (size_t i = 0; i < w->ro.n; i++)
+		tab[n++] = (struct wk_fsrule){.kind = RULE_PROTECT, .path = w->ro.v[i]};
+	struct wk_fstable t = {.v = tab, .n = n};
+	bool in = wk_classify(&t, path, NULL) == WK_FS_WRITABLE;
+	free(tab);
 	return in;
 }
 

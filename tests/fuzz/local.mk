@@ -69,6 +69,8 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/lib/askproto.c \
 	$(top_srcdir)/lib/path.c \
 	$(top_srcdir)/lib/pathlex.c \
+	$(top_srcdir)/lib/classify.c \
+	$(top_srcdir)/lib/rules.c \
 	$(top_srcdir)/lib/util.c \
 	$(top_srcdir)/lib/fdpass.c \
 	$(top_srcdir)/lib/fdspec.c \
