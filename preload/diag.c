@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "classify.h"
 #include "diag.h"
 #include "fdguard.h"
 #include "netfmt.h"
@@ -563,11 +564,17 @@ static bool dac_refuses(const char *p, int mode)
 }
 
 /* The verdict on one failed file system call: 0 not the sandbox, 'w'
- * write denial, 'r' read denial. P is the absolute path. */
-static char classify(const char *rules, const char *p, int err, unsigned flags)
+ * write denial, 'r' read denial. P is the absolute path. What the
+ * sandbox does to P is lib/classify.c's decision, the one `wicket why`
+ * explains with; here only which error each layer gives, and whether the
+ * file's own permissions would refuse the call anyway. */
+static char blame(const char *rules, const char *p, int err, unsigned flags)
 {
 	char tmp[PBUF]; /* the hidden root, or the path checked with faccessat */
 	bool write = flags & DF_WRITE;
+	struct wk_fstable t = {.text = rules};
+	struct wk_fsmatch m;
+	enum wk_fs_verdict v = wk_classify(&t, p, &m);
 	switch (err) {
 	case EACCES:
 	case EPERM:
@@ -579,16 +586,21 @@ static char classify(const char *rules, const char *p, int err, unsigned flags)
 			return 0;
 		break;
 	case EBUSY:
-		if (!(flags & DF_BUSY) || !rules_is(rules, RULE_PROTECT, p))
+		/* Renaming or removing the protected mount point itself. */
+		if (!(flags & DF_BUSY) || v != WK_FS_PROTECTED || m.len != strlen(p))
 			return 0;
 		return 'w';
 	default:
 		return 0;
 	}
 	char kind = write ? 'w' : 'r';
-	if (rules_cover(rules, RULE_HIDE, p, tmp, sizeof tmp)) {
+	if (v == WK_FS_HIDDEN) {
 		/* Under a hidden path: the cover answers EACCES (or EROFS) and
 		 * an empty directory answers ENOENT. */
+		if (m.len >= sizeof tmp)
+			return 0;
+		memcpy(tmp, m.rule, m.len);
+		tmp[m.len] = '\0';
 		if (err == ENOENT && (strcmp(tmp, p) == 0 || !exists_nofollow(tmp)))
 			return 0;
 		return kind;
@@ -602,8 +614,7 @@ static char classify(const char *rules, const char *p, int err, unsigned flags)
 			if (err != EROFS)
 				return 0;
 		}
-		bool prot = rules_cover(rules, RULE_PROTECT, p, NULL, 0);
-		if (!prot && rules_cover(rules, RULE_WRITE, p, NULL, 0))
+		if (v == WK_FS_WRITABLE)
 			return 0; /* inside a writable root: an ordinary error */
 		if (err == EACCES) {
 			int mode = W_OK;
@@ -618,13 +629,9 @@ static char classify(const char *rules, const char *p, int err, unsigned flags)
 		}
 		return 'w';
 	}
-	/* A read or an exec: only Landlock (a "read" list without "/") or
-	 * a hidden path refuses it. */
-	if (err != EACCES)
-		return 0;
-	if (rules_is(rules, RULE_READ, "/"))
-		return 0;
-	if (rules_cover(rules, RULE_READ, p, NULL, 0) || rules_cover(rules, RULE_WRITE, p, NULL, 0))
+	/* A read or an exec: only Landlock (beneath no read root) or a
+	 * hidden path refuses it. */
+	if (err != EACCES || v != WK_FS_UNREADABLE)
 		return 0;
 	if (dac_refuses(p, flags & DF_EXEC ? X_OK : R_OK))
 		return 0;
@@ -636,7 +643,7 @@ static char fs_verdict(const struct cfg *c, int dirfd, const char *path, int err
 {
 	if (!c->rules || !abs_path(dirfd, path, abs, abssz))
 		return 0;
-	return classify(c->rules, abs, err, flags);
+	return blame(c->rules, abs, err, flags);
 }
 
 bool diag_fs_denied(int dirfd, const char *path, int err, unsigned flags)
@@ -662,7 +669,7 @@ bool diag_fs(int dirfd, const char *path, int err, unsigned flags, const char *w
 			what = "create";
 			flags |= DF_PARENT;
 		}
-		k = classify(c.rules, abs, err, flags);
+		k = blame(c.rules, abs, err, flags);
 	}
 	if (k)
 		report(&c, k == 'w' ? "write" : "read", abs, what);
@@ -708,9 +715,10 @@ out:
 	errno = saved;
 }
 
-/* A pathname unix socket Landlock refused (ABI 9): outside every
- * writable root (the session's /tmp is one) and its own /run and
- * /dev/shm; an EACCES inside one is the socket's own permissions. */
+/* A pathname unix socket Landlock refused (ABI 9): out of reach by
+ * lib/classify.c's decision, the one Landlock's rules are made with
+ * (launcher/landlock.c); an EACCES within reach is the socket's own
+ * permissions. */
 static void diag_unix(const struct cfg *c, const char *op, const struct sockaddr *addr,
 		      socklen_t len)
 {
@@ -722,8 +730,8 @@ static void diag_unix(const struct cfg *c, const char *op, const struct sockaddr
 	size_t n = len - off < sizeof un->sun_path ? len - off : sizeof un->sun_path;
 	memcpy(path, un->sun_path, n);
 	path[n] = '\0';
-	if (!abs_path(AT_FDCWD, path, abs, sizeof abs) || rules_cover(c->rules, RULE_WRITE, abs, NULL, 0) ||
-	    pathlex_under(abs, "/run", 4) || pathlex_under(abs, "/dev/shm", 8))
+	struct wk_fstable t = {.text = c->rules};
+	if (!abs_path(AT_FDCWD, path, abs, sizeof abs) || wk_classify_unix(&t, abs, NULL))
 		return;
 	char obj[PBUF + 32];
 	size_t k = strlen(op);
