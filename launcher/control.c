@@ -5,14 +5,8 @@
  * WICKET_FD=FD:DEV:INO; the supervisor keeps the other end. Each packet is
  * one JSON object with "v": 1 and a "type":
  *
- *   denial  the preload shim reports a sandbox denial (no reply):
- *           {"v":1,"type":"denial","kind":"write"|"read"|"network",
- *            "object":"/etc/hosts","what":"open for writing",
- *            "comm":"sed","pid":4242,"quiet":false}
- *           "pid" is the process's own view (inside the pid namespace),
- *           shown to the user; "shown": true, the shim has printed the
- *           line itself (WICKET_DIAG=stderr); "quiet": true, no line and
- *           no summary (WICKET_DIAG=off). Either way `wicket why` has it.
+ *   denial  the preload shim reports a sandbox denial (no reply): the
+ *           packet and its codec are lib/denialpkt.h.
  *   why     `wicket why` asks for the session's denials; the packet
  *           carries a reply socket (SCM_RIGHTS), on which one JSON
  *           document is written and the socket closed: {"n": N}.
@@ -54,6 +48,7 @@
 
 #include "askproto.h"
 #include "classify.h"
+#include "denialpkt.h"
 #include "envscrub.h"
 #include "fdpass.h"
 #include "fdspec.h"
@@ -933,19 +928,6 @@ static bool reply_socket_ok(int fd)
 	       (type == SOCK_STREAM || type == SOCK_SEQPACKET);
 }
 
-static const char *str_field(json_t *o, const char *key, size_t max, bool *bad)
-{
-	json_t *v = json_object_get(o, key);
-	if (!v)
-		return NULL;
-	if (!json_is_string(v) || json_string_length(v) > max || strlen(json_string_value(v)) !=
-	    json_string_length(v)) {
-		*bad = true;
-		return NULL;
-	}
-	return json_string_value(v);
-}
-
 /* Where denial lines go: the supervisor's stderr (a test hook). */
 int control_out_fd = STDERR_FILENO;
 
@@ -984,26 +966,19 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 		return;
 	}
 	if (strcmp(type, "denial") == 0) {
-		bool bad = false;
-		struct denial d = {
-			.kind = str_field(o, "kind", 16, &bad),
-			.object = str_field(o, "object", OBJECT_MAX, &bad),
-			.what = str_field(o, "what", 64, &bad),
-			.comm = str_field(o, "comm", 64, &bad),
-			.host_pid = sender,
-		};
-		json_t *pid = json_object_get(o, "pid"), *quiet = json_object_get(o, "quiet"),
-		       *shown = json_object_get(o, "shown");
-		if (pid && json_is_integer(pid) && json_integer_value(pid) > 0 &&
-		    json_integer_value(pid) < 1L << 30)
-			d.pid = (long)json_integer_value(pid);
-		else
-			bad = true;
-		if ((quiet && !json_is_boolean(quiet)) || (shown && !json_is_boolean(shown)))
-			bad = true;
-		if (!bad && d.kind && d.object && kind_of(d.kind) >= 0)
-			control_denial(s, &d, json_is_true(quiet) ? DENIAL_QUIET :
-					      json_is_true(shown) ? DENIAL_SHOWN : DENIAL_PRINT);
+		struct wk_denial_pkt p;
+		if (wk_denial_decode(o, &p)) {
+			struct denial d = {
+				.kind = p.kind,
+				.object = p.object,
+				.what = p.what,
+				.comm = p.comm,
+				.pid = p.pid,
+				.host_pid = sender,
+			};
+			control_denial(s, &d, p.show == WK_DENIAL_QUIET ? DENIAL_QUIET :
+					      p.show == WK_DENIAL_SHOWN ? DENIAL_SHOWN : DENIAL_PRINT);
+		}
 		if (fd >= 0)
 			close(fd);
 	} else if (strcmp(type, "why") == 0) {

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "classify.h"
+#include "denialpkt.h"
 #include "diag.h"
 #include "fdguard.h"
 #include "netfmt.h"
@@ -295,13 +296,6 @@ static bool first_time(uint64_t h)
 #define LINE_MAX_LEN 4000 /* below PIPE_BUF: one atomic write to a pipe */
 #define OBJ_MAX 3600
 
-#define JMSG_MAX 8000 /* the supervisor drops packets over 8192 bytes */
-
-struct jmsg {
-	char b[JMSG_MAX + 16];
-	size_t n;
-};
-
 struct line {
 	char b[LINE_MAX_LEN + 8];
 	size_t n;
@@ -389,85 +383,28 @@ static __attribute__((noinline)) void write_line(const char *kind, const char *o
 	emit(l.b, l.n);
 }
 
-/* A JSON string of S: valid UTF-8 is kept (the supervisor decides what it
- * shows), invalid bytes and control characters become '?', quotes and
- * backslashes are escaped; cut at OBJ_MAX bytes of S with "...". */
-static void add_json_str(struct jmsg *m, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t used = 0;
-	m->b[m->n++] = '"';
-	while (*p && m->n < JMSG_MAX - 16) {
-		if (used >= OBJ_MAX) {
-			memcpy(m->b + m->n, "...", 3);
-			m->n += 3;
-			break;
-		}
-		size_t len = 1;
-		if (*p >= 0x80) {
-			len = (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
-			for (size_t i = 1; i < len; i++)
-				if ((p[i] & 0xc0) != 0x80)
-					len = 0;
-			/* Overlong forms and surrogates are refused by jansson. */
-			if (len == 2 && *p < 0xc2)
-				len = 0;
-			if (len == 3 && ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] >= 0xa0)))
-				len = 0;
-			if (len == 4 && ((*p == 0xf0 && p[1] < 0x90) || *p > 0xf4 ||
-					 (*p == 0xf4 && p[1] >= 0x90)))
-				len = 0;
-			if (!len) {
-				m->b[m->n++] = '?';
-				p++, used++;
-				continue;
-			}
-			memcpy(m->b + m->n, p, len);
-			m->n += len;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			m->b[m->n++] = '?';
-		} else {
-			if (*p == '"' || *p == '\\')
-				m->b[m->n++] = '\\';
-			m->b[m->n++] = (char)*p;
-		}
-		p += len, used += len;
-	}
-	m->b[m->n++] = '"';
-}
-
-static void add_raw(struct jmsg *m, const char *s)
-{
-	for (; *s && m->n < JMSG_MAX; s++)
-		m->b[m->n++] = *s;
-}
-
-/* The report to the supervisor over the control socket (DESIGN §6): one
- * packet, never waiting for room. */
+/* The report to the supervisor over the control socket: one packet
+ * (lib/denialpkt.h), never waiting for room. */
 static __attribute__((noinline)) void send_report(int fd, const char *kind, const char *obj,
-						  const char *what, const char *comm,
-						  const char *num, int out)
+						  const char *what, const char *comm, pid_t pid,
+						  int out)
 {
-	struct jmsg m;
-	m.n = 0;
-	add_raw(&m, "{\"v\":1,\"type\":\"denial\",\"kind\":\"");
-	add_raw(&m, kind);
-	add_raw(&m, "\",\"object\":");
-	add_json_str(&m, obj);
-	if (what) {
-		add_raw(&m, ",\"what\":");
-		add_json_str(&m, what);
-	}
-	add_raw(&m, ",\"comm\":");
-	add_json_str(&m, comm);
-	add_raw(&m, ",\"pid\":");
-	add_raw(&m, num);
-	add_raw(&m, out == OUT_OFF ? ",\"quiet\":true}" : out == OUT_STDERR ? ",\"shown\":true}" : "}");
-	if (m.n >= JMSG_MAX)
+	char b[WK_DENIAL_MAX];
+	struct wk_denial_pkt d = {
+		.kind = kind,
+		.object = obj,
+		.what = what,
+		.comm = comm,
+		.pid = (long)pid,
+		.show = out == OUT_OFF ? WK_DENIAL_QUIET : out == OUT_STDERR ? WK_DENIAL_SHOWN :
+									WK_DENIAL_PRINT,
+	};
+	size_t n = wk_denial_encode(b, sizeof b, &d);
+	if (!n)
 		return;
 	ssize_t w;
 	do
-		w = send(fd, m.b, m.n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		w = send(fd, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 	while (w < 0 && errno == EINTR);
 }
 
@@ -491,7 +428,7 @@ static void report(const struct cfg *c, const char *kind, const char *obj, const
 	char num[24];
 	netfmt_uint(num, (unsigned long long)pid);
 	if (fd >= 0)
-		send_report(fd, kind, obj, what, comm, num, c->out);
+		send_report(fd, kind, obj, what, comm, pid, c->out);
 	if (c->out == OUT_STDERR || (fd < 0 && c->out == OUT_DEFAULT))
 		write_line(kind, obj, what, comm, num);
 }
