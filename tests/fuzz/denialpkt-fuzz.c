@@ -6,7 +6,8 @@
  * the packet must parse as JSON and decode, unless a field is one the
  * decoder refuses (an unknown kind, "what" or "comm" over 64 bytes), and
  * give back strings that are valid UTF-8 without a control character,
- * equal to what was encoded when that was such text already. The input
+ * equal to what was encoded when that was such text already; an unknown
+ * kind never decodes. The input
  * as a packet is decoded too: no crash, no leak, and what decodes is
  * within the limits. */
 #include "config.h"
@@ -92,9 +93,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_same(d.what, got.what);
 		json_decref(o);
 	} else if (n) {
-		/* Whatever was encoded is JSON all the same. */
+		/* Whatever was encoded is JSON all the same, and a kind the
+		 * supervisor does not know never decodes. */
 		json_t *o = json_loadb(buf, n, JSON_REJECT_DUPLICATES, NULL);
-		if (!o)
+		struct wk_denial_pkt got;
+		if (!o || (!known && wk_denial_decode(o, &got)))
 			abort();
 		json_decref(o);
 	}
