@@ -161,8 +161,9 @@ int landlock_build(const struct session *s)
 	__u64 h = attr.handled_access_fs;
 
 	/* Read and execute everywhere, or beneath the policy's read roots
-	 * only: what is secret is hidden by the mount namespace, which
-	 * Landlock cannot express beneath an allowed root. */
+	 * only (the table's 'r' rules, which classify reads the same way):
+	 * what is secret is hidden by the mount namespace, which Landlock
+	 * cannot express beneath an allowed root. */
 	if (policy_reads_all(&s->pol)) {
 		if (add_path(rs, "/", FS_READ, h) < 0)
 			goto fail;

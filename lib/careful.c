@@ -46,7 +46,10 @@ void wk_wset_free(struct wk_wset *w)
 }
 
 /* The entry PATH itself (not only its contents) can be removed, renamed
- * or replaced: its directory is writable and it is not pinned. */
+ * or replaced: its directory is writable and it is not pinned. A question
+ * of its own, about the name rather than the object: classify says what
+ * may be written, the pins (mounts.c binds them over themselves) what
+ * cannot be renamed even inside a writable root. */
 static bool replaceable(const struct wk_wset *w, const char *path)
 {
 	char *dir = path_dirname(path);
@@ -649,7 +652,8 @@ static char *config_check(const struct wk_careful_in *in, const char *dir, const
 }
 
 /* The sandbox can write somewhere in the tree TOP (a worktree): TOP lies
- * in a writable root, or a writable root lies in TOP. */
+ * in a writable root, or a writable root lies in TOP. The second half is
+ * about a tree, not a path, and not classify's question. */
 static bool tree_writable(const struct wk_wset *w, const char *top)
 {
 	if (wk_wset_writable(w, top))
