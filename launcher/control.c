@@ -5,14 +5,8 @@
  * WICKET_FD=FD:DEV:INO; the supervisor keeps the other end. Each packet is
  * one JSON object with "v": 1 and a "type":
  *
- *   denial  the preload shim reports a sandbox denial (no reply):
- *           {"v":1,"type":"denial","kind":"write"|"read"|"network",
- *            "object":"/etc/hosts","what":"open for writing",
- *            "comm":"sed","pid":4242,"quiet":false}
- *           "pid" is the process's own view (inside the pid namespace),
- *           shown to the user; "shown": true, the shim has printed the
- *           line itself (WICKET_DIAG=stderr); "quiet": true, no line and
- *           no summary (WICKET_DIAG=off). Either way `wicket why` has it.
+ *   denial  the preload shim reports a sandbox denial (no reply): the
+ *           packet and its codec are lib/denialpkt.h.
  *   why     `wicket why` asks for the session's denials; the packet
  *           carries a reply socket (SCM_RIGHTS), on which one JSON
  *           document is written and the socket closed: {"n": N}.
@@ -53,10 +47,13 @@
 #include <unistd.h>
 
 #include "askproto.h"
+#include "classify.h"
+#include "denialpkt.h"
 #include "envscrub.h"
 #include "fdpass.h"
 #include "fdspec.h"
 #include "path.h"
+#include "rules.h"
 
 /* Linux 6.5; not in the headers of older systems. */
 #ifndef SO_PASSPIDFD
@@ -115,16 +112,6 @@ static const char *rule_origin(const struct wk_rules *rules, const char *root)
 		if (rules->v[i].path && strcmp(rules->v[i].path, root) == 0)
 			return rules->v[i].where;
 	return NULL;
-}
-
-/* The longest rule in V that PATH lies beneath. */
-static const char *matching(const struct strv *v, const char *path)
-{
-	const char *best = NULL;
-	for (size_t i = 0; i < v->n; i++)
-		if (path_is_under(path, v->v[i]) && (!best || strlen(v->v[i]) > strlen(best)))
-			best = v->v[i];
-	return best;
 }
 
 static char *joined(const struct strv *v, const char *extra)
@@ -319,8 +306,21 @@ static char *write_would_not_help(const struct session *s, const char *dir, cons
 	struct strv one = {0}, kept = {0};
 	strv_add(&one, dir);
 	autorun_places(&one, s->homes, &kept);
-	const char *k = matching(&kept, obj);
-	const char *prot = k ? NULL : matching(&s->pol.protect, obj);
+	/* The rules as they would be with DIR writable: what classify would
+	 * then say of OBJ, and which of the two lists the protection is in. */
+	struct wk_fsrule *tab = xcalloc(1 + kept.n + s->pol.protect.n, sizeof *tab);
+	size_t n = 0;
+	tab[n++] = (struct wk_fsrule){.kind = RULE_WRITE, .path = dir};
+	for (size_t i = 0; i < kept.n; i++)
+		tab[n++] = (struct wk_fsrule){.kind = RULE_PROTECT, .path = kept.v[i]};
+	for (size_t i = 0; i < s->pol.protect.n; i++)
+		tab[n++] = (struct wk_fsrule){.kind = RULE_PROTECT, .path = s->pol.protect.v[i]};
+	struct wk_fstable t = {.v = tab, .n = n};
+	struct wk_fsmatch m;
+	const char *k = NULL, *prot = NULL;
+	if (wk_classify(&t, obj, &m) == WK_FS_PROTECTED)
+		*(strv_contains(&kept, m.rule) ? &k : &prot) = m.rule;
+	free(tab);
 	char *why = NULL;
 	if (k) {
 		why = xasprintf("%s stays read-only in every writable root (git hooks and settings "
@@ -356,9 +356,15 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 {
 	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
 	const char *obj = e->object;
-	const char *hid = matching(&s->pol.hide, obj);
-	const char *prot = e->kind == K_WRITE && writable_root_of(&s->pol, obj) ?
-				   matching(&s->pol.protect, obj) : NULL;
+	/* The decision the shim made (lib/classify.c), over the same rules:
+	 * the matched rule points into the session, which outlives it. */
+	struct wk_fstable rules;
+	struct wk_fsmatch m;
+	plan_fstable(s, &rules);
+	enum wk_fs_verdict v = wk_classify(&rules, obj, &m);
+	plan_fstable_free(&rules);
+	const char *hid = v == WK_FS_HIDDEN ? m.rule : NULL;
+	const char *prot = e->kind == K_WRITE && v == WK_FS_PROTECTED ? m.rule : NULL;
 	if (hid) {
 		const char *from = rule_origin(&s->wpol.hide, hid);
 		bool state = !from && is_state_dir(hid);
@@ -411,7 +417,7 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 		fix_ask(e);
 		return;
 	}
-	if (!writable_root_of(&s->pol, obj)) {
+	if (v != WK_FS_WRITABLE) {
 		char *roots = joined(&s->pol.write, s->layers.mntns && s->pol.private_tmp ?
 					"/tmp (private)" : NULL);
 		e->rule = xasprintf("%s is not under a writable root (policy %s; writable: %s)", obj,
@@ -529,9 +535,19 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 	}
 	if (un) {
 		char *dir = path_dirname(un + 6);
-		e->rule = xasprintf("unix socket %s is outside the writable roots and the session's "
-				    "own /tmp and /run (policy %s): host services are out of reach",
-				    un + 6, pname);
+		struct wk_fstable t;
+		struct wk_fsmatch m;
+		plan_fstable(s, &t);
+		wk_classify(&t, un + 6, &m);
+		plan_fstable_free(&t);
+		if (m.kind == RULE_KEEP)
+			e->rule = xasprintf("unix socket %s is in %s, the host's directory kept "
+					    "read-only in the session's /tmp (policy %s): host "
+					    "services are out of reach", un + 6, m.rule, pname);
+		else
+			e->rule = xasprintf("unix socket %s is outside the writable roots and the "
+					    "session's own /tmp and /dev/shm (policy %s): host "
+					    "services are out of reach", un + 6, pname);
 		fix_policy(e, snippet(pname, "filesystem", json_pack("{s:[s]}", "write", dir)),
 			   "the socket's directory becomes writable too");
 		fix_ask(e);
@@ -912,19 +928,6 @@ static bool reply_socket_ok(int fd)
 	       (type == SOCK_STREAM || type == SOCK_SEQPACKET);
 }
 
-static const char *str_field(json_t *o, const char *key, size_t max, bool *bad)
-{
-	json_t *v = json_object_get(o, key);
-	if (!v)
-		return NULL;
-	if (!json_is_string(v) || json_string_length(v) > max || strlen(json_string_value(v)) !=
-	    json_string_length(v)) {
-		*bad = true;
-		return NULL;
-	}
-	return json_string_value(v);
-}
-
 /* Where denial lines go: the supervisor's stderr (a test hook). */
 int control_out_fd = STDERR_FILENO;
 
@@ -963,26 +966,19 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 		return;
 	}
 	if (strcmp(type, "denial") == 0) {
-		bool bad = false;
-		struct denial d = {
-			.kind = str_field(o, "kind", 16, &bad),
-			.object = str_field(o, "object", OBJECT_MAX, &bad),
-			.what = str_field(o, "what", 64, &bad),
-			.comm = str_field(o, "comm", 64, &bad),
-			.host_pid = sender,
-		};
-		json_t *pid = json_object_get(o, "pid"), *quiet = json_object_get(o, "quiet"),
-		       *shown = json_object_get(o, "shown");
-		if (pid && json_is_integer(pid) && json_integer_value(pid) > 0 &&
-		    json_integer_value(pid) < 1L << 30)
-			d.pid = (long)json_integer_value(pid);
-		else
-			bad = true;
-		if ((quiet && !json_is_boolean(quiet)) || (shown && !json_is_boolean(shown)))
-			bad = true;
-		if (!bad && d.kind && d.object && kind_of(d.kind) >= 0)
-			control_denial(s, &d, json_is_true(quiet) ? DENIAL_QUIET :
-					      json_is_true(shown) ? DENIAL_SHOWN : DENIAL_PRINT);
+		struct wk_denial_pkt p;
+		if (wk_denial_decode(o, &p)) {
+			struct denial d = {
+				.kind = p.kind,
+				.object = p.object,
+				.what = p.what,
+				.comm = p.comm,
+				.pid = p.pid,
+				.host_pid = sender,
+			};
+			control_denial(s, &d, p.show == WK_DENIAL_QUIET ? DENIAL_QUIET :
+					      p.show == WK_DENIAL_SHOWN ? DENIAL_SHOWN : DENIAL_PRINT);
+		}
 		if (fd >= 0)
 			close(fd);
 	} else if (strcmp(type, "why") == 0) {

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "classify.h"
 #include "envscrub.h"
 #include "path.h"
 #include "rules.h"
@@ -105,23 +106,13 @@ size_t diag_env(const struct session *s, char **env, size_t w)
 	/* First, where netnotify.c finds it if the kernel gives no listener. */
 	if (netnotify_wanted(s))
 		rules_add(&buf, &len, &cap, RULE_SUPERVISOR, "1");
-	for (size_t i = 0; i < s->pol.read.n; i++)
-		rules_add(&buf, &len, &cap, RULE_READ, s->pol.read.v[i]);
-	for (size_t i = 0; i < s->pol.write.n; i++)
-		rules_add(&buf, &len, &cap, RULE_WRITE, s->pol.write.v[i]);
-	if (s->layers.mntns)
-		rules_add(&buf, &len, &cap, RULE_WRITE, "/tmp");
-	/* Canonical where they exist, as written where they do not. */
-	for (size_t i = 0; i < s->plan.protect.n; i++)
-		rules_add(&buf, &len, &cap, RULE_PROTECT, s->plan.protect.v[i]);
-	for (size_t i = 0; i < s->pol.protect.n; i++)
-		if (!strv_contains(&s->plan.protect, s->pol.protect.v[i]))
-			rules_add(&buf, &len, &cap, RULE_PROTECT, s->pol.protect.v[i]);
-	for (size_t i = 0; i < s->plan.hide.n; i++)
-		rules_add(&buf, &len, &cap, RULE_HIDE, s->plan.hide.v[i]);
-	for (size_t i = 0; i < s->pol.hide.n; i++)
-		if (!strv_contains(&s->plan.hide, s->pol.hide.v[i]))
-			rules_add(&buf, &len, &cap, RULE_HIDE, s->pol.hide.v[i]);
+	/* The path rules are the table the supervisor classifies with
+	 * (plan_fstable), so the shim decides as `wicket why` explains. */
+	struct wk_fstable t;
+	plan_fstable(s, &t);
+	for (size_t i = 0; i < t.n; i++)
+		rules_add(&buf, &len, &cap, t.v[i].kind, t.v[i].path);
+	plan_fstable_free(&t);
 	rules_add(&buf, &len, &cap, RULE_NET,
 		  rules_net_name(s->pol.net == NET_FULL    ? RULES_NET_FULL :
 				 s->pol.net == NET_PORTS ? RULES_NET_PORTS : RULES_NET_NONE));

@@ -7,7 +7,8 @@
 #include "sandbox.h"
 #include "setupfail.h"
 #include "landlock_compat.h"
-#include "path.h"
+#include "classify.h"
+#include "rules.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,8 +26,9 @@
 		       WK_LL_FS_MAKE_DIR | WK_LL_FS_MAKE_REG | WK_LL_FS_MAKE_SOCK | \
 		       WK_LL_FS_MAKE_FIFO | WK_LL_FS_MAKE_SYM | WK_LL_FS_REFER)
 /* Connecting and sending to pathname unix sockets (ABI 9): beneath the
- * writable roots and the session's own /tmp, /run and /dev/shm only
- * (DESIGN §4). Before ABI 9 the supervisor decides them (unixnotify.c). */
+ * writable roots and the session's own /tmp and /dev/shm only (DESIGN §4,
+ * wk_classify_unix). Before ABI 9 the supervisor decides them
+ * (unixnotify.c, by the same decision). */
 #define FS_UNIX WK_LL_FS_RESOLVE_UNIX
 /* Rights that may be granted on a non-directory. */
 #define FS_FILE_RIGHTS (WK_LL_FS_EXECUTE | WK_LL_FS_WRITE_FILE | WK_LL_FS_READ_FILE | \
@@ -159,8 +161,9 @@ int landlock_build(const struct session *s)
 	__u64 h = attr.handled_access_fs;
 
 	/* Read and execute everywhere, or beneath the policy's read roots
-	 * only: what is secret is hidden by the mount namespace, which
-	 * Landlock cannot express beneath an allowed root. */
+	 * only (the table's 'r' rules, which classify reads the same way):
+	 * what is secret is hidden by the mount namespace, which Landlock
+	 * cannot express beneath an allowed root. */
 	if (policy_reads_all(&s->pol)) {
 		if (add_path(rs, "/", FS_READ, h) < 0)
 			goto fail;
@@ -174,27 +177,27 @@ int landlock_build(const struct session *s)
 		if (add_path(rs, "/proc/self/exe", FS_READ, h) < 0)
 			goto fail;
 	}
-	for (size_t i = 0; i < s->pol.write.n; i++)
-		if (add_path(rs, s->pol.write.v[i], FS_READ | FS_WRITE_TREE | FS_UNIX, h) < 0)
-			goto fail;
-	/* The session's own /tmp, or the per-session directory that stands
-	 * in for it; the host's /tmp only when the policy makes it a
-	 * writable root (above). */
-	const char *tmp = !s->layers.mntns ? s->fallback_tmp : s->plan.private_tmp ? "/tmp" : NULL;
-	/* Read roots kept under the private /tmp are the host's directories
-	 * bound in, and a rule on /tmp would reach their sockets too: then
-	 * no unix socket in /tmp is reachable (plan_unix_root says the same
-	 * of the kept roots). Untested here: no kernel with ABI 9. */
-	bool tmp_unix = true;
-	for (size_t i = 0; tmp && i < s->plan.read_keep.n; i++)
-		if (path_is_under(s->plan.read_keep.v[i], tmp))
-			tmp_unix = false;
-	if (tmp && add_path(rs, tmp, FS_READ | FS_WRITE_TREE | (tmp_unix ? FS_UNIX : 0), h) < 0)
+	/* The writable roots of the session's rules (plan_fstable): the
+	 * policy's, and its own /tmp and /dev/shm, or the per-session
+	 * directory that stands in for /tmp (the host's /tmp only when the
+	 * policy makes it a writable root). Unix sockets beneath a root as
+	 * lib/classify.c decides them, the decision the shim and `wicket
+	 * why` explain with: Landlock grants a whole tree or none of it, so a
+	 * root that holds a host directory kept read-only (a read root under
+	 * the private /tmp) reaches none. The session's own /run is a
+	 * read-only cover with kept files and read roots only: no socket
+	 * there is the sandbox's, and it is no writable root. Untested here:
+	 * no kernel with ABI 9. */
+	struct wk_fstable t;
+	plan_fstable(s, &t);
+	int r = 0;
+	for (size_t i = 0; i < t.n && r == 0; i++)
+		if (t.v[i].kind == RULE_WRITE)
+			r = add_path(rs, t.v[i].path, FS_READ | FS_WRITE_TREE |
+				     (wk_classify_unix(&t, t.v[i].path, NULL) ? FS_UNIX : 0), h);
+	plan_fstable_free(&t);
+	if (r < 0)
 		goto fail;
-	if (s->layers.mntns && add_path(rs, "/dev/shm", FS_READ | FS_WRITE_TREE | FS_UNIX, h) < 0)
-		goto fail;
-	/* The session's own /run is a read-only cover with kept files and
-	 * read roots only: no socket there is the sandbox's (no rule). */
 	/* With a mount namespace /dev is the sandbox's own minimal tmpfs (a
 	 * few harmless nodes and its own devpts instance): one rule covers
 	 * it. Without one it is the host's /dev, where only the named nodes

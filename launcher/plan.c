@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "careful.h"
+#include "classify.h"
 #include "path.h"
+#include "rules.h"
 
 void plan_pins(const char *root, const char *path, struct strv *out)
 {
@@ -31,38 +33,72 @@ void plan_pins(const char *root, const char *path, struct strv *out)
 	}
 }
 
+/* The rules of TAB (N used) grown by KIND over the N strings of V. */
+static size_t fs_add(struct wk_fsrule *tab, size_t n, char kind, char *const *v, size_t nv)
+{
+	for (size_t i = 0; i < nv; i++)
+		tab[n++] = (struct wk_fsrule){.kind = kind, .path = v[i]};
+	return n;
+}
+
 const char *writable_root_of(const struct policy *pol, const char *path)
 {
-	const char *best = NULL;
-	for (size_t i = 0; i < pol->write.n; i++)
-		if (path_is_under(path, pol->write.v[i]) &&
-		    (!best || strlen(pol->write.v[i]) > strlen(best)))
-			best = pol->write.v[i];
-	return best;
+	struct wk_fsrule *tab = xcalloc(pol->write.n + 1, sizeof *tab);
+	struct wk_fstable t = {.v = tab, .n = fs_add(tab, 0, RULE_WRITE, pol->write.v, pol->write.n)};
+	struct wk_fsmatch m;
+	const char *root = wk_classify(&t, path, &m) == WK_FS_WRITABLE ? m.rule : NULL;
+	free(tab);
+	return root;
+}
+
+void plan_fstable(const struct session *s, struct wk_fstable *t)
+{
+	const struct policy *pol = &s->pol;
+	const struct mount_plan *plan = &s->plan;
+	size_t cap = pol->read.n + pol->write.n + 3 + plan->read_keep.n + plan->protect.n +
+		     pol->protect.n + plan->hide.n + pol->hide.n;
+	struct wk_fsrule *tab = xcalloc(cap, sizeof *tab);
+	static char *const tmp[] = {"/tmp"}, *const shm[] = {"/dev/shm"};
+	size_t n = fs_add(tab, 0, RULE_READ, pol->read.v, pol->read.n);
+	n = fs_add(tab, n, RULE_WRITE, pol->write.v, pol->write.n);
+	if (s->layers.mntns) {
+		/* The session's own /tmp and /dev/shm: fresh tmpfs mounts. */
+		if (plan->private_tmp && !strv_contains(&pol->write, "/tmp"))
+			n = fs_add(tab, n, RULE_WRITE, tmp, 1);
+		n = fs_add(tab, n, RULE_WRITE, shm, 1);
+		n = fs_add(tab, n, RULE_KEEP, plan->read_keep.v, plan->read_keep.n);
+		/* Canonical where they exist, as written where they do not
+		 * (the shim and `wicket why` match either). */
+		n = fs_add(tab, n, RULE_PROTECT, plan->protect.v, plan->protect.n);
+		for (size_t i = 0; i < pol->protect.n; i++)
+			if (!strv_contains(&plan->protect, pol->protect.v[i]))
+				n = fs_add(tab, n, RULE_PROTECT, &pol->protect.v[i], 1);
+		n = fs_add(tab, n, RULE_HIDE, plan->hide.v, plan->hide.n);
+		for (size_t i = 0; i < pol->hide.n; i++)
+			if (!strv_contains(&plan->hide, pol->hide.v[i]))
+				n = fs_add(tab, n, RULE_HIDE, &pol->hide.v[i], 1);
+	} else if (s->fallback_tmp) {
+		/* No mount namespace: the directory that stands in for /tmp;
+		 * the host's /tmp and /dev/shm are shared, nothing is covered. */
+		n = fs_add(tab, n, RULE_WRITE, (char *const *)&s->fallback_tmp, 1);
+	}
+	*t = (struct wk_fstable){.v = tab, .n = n, .landlock_unix = s->layers.landlock_abi >= 9};
+}
+
+void plan_fstable_free(struct wk_fstable *t)
+{
+	free((void *)t->v);
+	memset(t, 0, sizeof *t);
 }
 
 const char *plan_unix_root(const struct session *s, const char *path)
 {
-	const char *w = writable_root_of(&s->pol, path);
-	if (w)
-		return w;
-	if (!s->layers.mntns)
-		/* The host's /tmp and /run are shared: only the session's
-		 * own directory stands in for /tmp. */
-		return s->fallback_tmp && path_is_under(path, s->fallback_tmp) ? s->fallback_tmp
-									       : NULL;
-	/* Read roots under the private /tmp are the host's own directories,
-	 * bound in (mounts.c): their sockets are the host's services. */
-	for (size_t i = 0; i < s->plan.read_keep.n; i++)
-		if (path_is_under(path, s->plan.read_keep.v[i]))
-			return NULL;
-	/* The session's /run is a read-only cover holding only kept regular
-	 * files and read roots: no socket there is the sandbox's own. */
-	if (s->plan.private_tmp && path_is_under(path, "/tmp"))
-		return "/tmp";
-	if (path_is_under(path, "/dev/shm"))
-		return "/dev/shm";
-	return NULL;
+	struct wk_fstable t;
+	struct wk_fsmatch m;
+	plan_fstable(s, &t);
+	const char *root = wk_classify_unix(&t, path, &m) ? m.rule : NULL;
+	plan_fstable_free(&t);
+	return root;
 }
 
 /* A protected path reached through a symlink that the sandbox may rewrite
@@ -403,14 +439,16 @@ const char *plan_shared_in(const struct strv *shared, const char *root)
 }
 
 /* Everything the session can write, for `wicket ask` (careful.h): the
- * writable roots; its own /tmp and /dev/shm, which exist only in its
- * mount namespace (the same names outside are other, world-writable
- * directories: a program named there is not one to trust either); the
- * directory that stands in for /tmp without one (its /run is a
- * read-only cover, not counted). Protected paths that
- * exist are bound read-only and their ancestors pinned; one that did not
- * exist at the start can be created, so it is not read-only here. Without
- * a mount namespace nothing is protected. No sandbox: everything. */
+ * writable roots of the session's rules (plan_fstable: the policy's; its
+ * own /tmp and /dev/shm, which exist only in its mount namespace, and
+ * the same names outside are other, world-writable directories: a
+ * program named there is not one to trust either; the directory that
+ * stands in for /tmp without one). Read-only inside them: the protected
+ * paths that exist (bound read-only, their ancestors pinned; one that
+ * did not exist at the start can be created, so it is not counted) and
+ * the host's directories kept in the private /tmp. Hidden paths are not
+ * counted: what a cover stands in for is not what the sandbox sees, and
+ * CAREFUL stays on the safe side. No sandbox: everything. */
 void plan_wset(const struct session *s, struct wk_wset *w)
 {
 	memset(w, 0, sizeof *w);
@@ -418,17 +456,18 @@ void plan_wset(const struct session *s, struct wk_wset *w)
 		strv_add(&w->roots, "/");
 		return;
 	}
-	for (size_t i = 0; i < s->pol.write.n; i++)
-		strv_add(&w->roots, s->pol.write.v[i]);
-	if (s->layers.mntns) {
-		if (s->plan.private_tmp)
-			strv_add(&w->roots, "/tmp");
-		strv_add(&w->roots, "/dev/shm");
-		for (size_t i = 0; i < s->plan.protect.n; i++)
-			strv_add(&w->ro, s->plan.protect.v[i]);
+	struct wk_fstable t;
+	plan_fstable(s, &t);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct wk_fsrule *r = &t.v[i];
+		if (r->kind == RULE_WRITE)
+			strv_add(&w->roots, r->path);
+		else if (r->kind == RULE_KEEP ||
+			 (r->kind == RULE_PROTECT && strv_contains(&s->plan.protect, r->path)))
+			strv_add(&w->ro, r->path);
+	}
+	plan_fstable_free(&t);
+	if (s->layers.mntns)
 		for (size_t i = 0; i < s->plan.pins.n; i++)
 			strv_add(&w->fixed, s->plan.pins.v[i]);
-	}
-	if (s->fallback_tmp)
-		strv_add(&w->roots, s->fallback_tmp);
 }

@@ -220,6 +220,12 @@ const char *writable_root_of(const struct policy *pol, const char *path);
  * (canonical, in the sandbox's view): a writable root, the session's own
  * /tmp (but not a read root kept there) or /dev/shm; NULL: out of reach. */
 const char *plan_unix_root(const struct session *s, const char *path);
+/* The session's rules as classify (lib/classify.h) takes them: what the
+ * kernel enforces for it (plan.c). Pointers into the session; free with
+ * plan_fstable_free. diag_env writes the same table for the shim. */
+struct wk_fstable;
+void plan_fstable(const struct session *s, struct wk_fstable *t);
+void plan_fstable_free(struct wk_fstable *t);
 void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
 		       const char *session_id);
 /* Move PATH, which the session created, aside

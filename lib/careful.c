@@ -14,18 +14,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "classify.h"
 #include "path.h"
+#include "rules.h"
 
 #define MAX_LINKS 40 /* like the kernel's */
 #define MAX_DEPTH 4  /* wrappers inside wrappers */
 
+/* The decision of lib/classify.c, the one the shim and `wicket why`
+ * make, over the set: its roots writable, what is read-only inside them
+ * protected. */
 bool wk_wset_writable(const struct wk_wset *w, const char *path)
 {
-	bool in = false;
-	for (size_t i = 0; i < w->roots.n && !in; i++)
-		in = path_is_under(path, w->roots.v[i]);
-	for (size_t i = 0; i < w->ro.n && in; i++)
-		in = !path_is_under(path, w->ro.v[i]);
+	struct wk_fsrule *tab = xcalloc(w->roots.n + w->ro.n + 1, sizeof *tab);
+	size_t n = 0;
+	for (size_t i = 0; i < w->roots.n; i++)
+		tab[n++] = (struct wk_fsrule){.kind = RULE_WRITE, .path = w->roots.v[i]};
+	for (size_t i = 0; i < w->ro.n; i++)
+		tab[n++] = (struct wk_fsrule){.kind = RULE_PROTECT, .path = w->ro.v[i]};
+	struct wk_fstable t = {.v = tab, .n = n};
+	bool in = wk_classify(&t, path, NULL) == WK_FS_WRITABLE;
+	free(tab);
 	return in;
 }
 
@@ -37,7 +46,10 @@ void wk_wset_free(struct wk_wset *w)
 }
 
 /* The entry PATH itself (not only its contents) can be removed, renamed
- * or replaced: its directory is writable and it is not pinned. */
+ * or replaced: its directory is writable and it is not pinned. A question
+ * of its own, about the name rather than the object: classify says what
+ * may be written, the pins (mounts.c binds them over themselves) what
+ * cannot be renamed even inside a writable root. */
 static bool replaceable(const struct wk_wset *w, const char *path)
 {
 	char *dir = path_dirname(path);
@@ -640,7 +652,8 @@ static char *config_check(const struct wk_careful_in *in, const char *dir, const
 }
 
 /* The sandbox can write somewhere in the tree TOP (a worktree): TOP lies
- * in a writable root, or a writable root lies in TOP. */
+ * in a writable root, or a writable root lies in TOP. The second half is
+ * about a tree, not a path, and not classify's question. */
 static bool tree_writable(const struct wk_wset *w, const char *top)
 {
 	if (wk_wset_writable(w, top))

@@ -5,7 +5,8 @@
 
 static bool path_kind(char k)
 {
-	return k == RULE_READ || k == RULE_WRITE || k == RULE_PROTECT || k == RULE_HIDE;
+	return k == RULE_READ || k == RULE_WRITE || k == RULE_PROTECT || k == RULE_HIDE ||
+	       k == RULE_KEEP;
 }
 
 static bool port_kind(char k)

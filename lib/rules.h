@@ -4,6 +4,8 @@
  *   w PATH   writable root
  *   p PATH   protected: read-only inside a writable root
  *   h PATH   hidden: covered, unreadable
+ *   k PATH   kept: a host directory bound read-only inside the session's
+ *            own /tmp (its sockets are the host's)
  *   n MODE   network: none | full | ports
  *   c PORT   ports mode: TCP connect() allowed
  *   b PORT   ports mode: TCP bind() allowed
@@ -16,7 +18,8 @@
  *            receives them as seccomp user notifications): the EPERM of
  *            socket() and of a Fast Open send is not the shim's to report.
  *            First when present; "s 0" when the listener did not come.
- * Paths are canonical and absolute, ports decimal 1 to 65535.
+ * Paths are canonical and absolute, ports decimal 1 to 65535. What the
+ * path rules mean, and how they decide a path: lib/classify.h.
  *
  * Written by launcher/diag.c, read by the shim (preload/diag.c), edited
  * by netnotify.c between vfork and exec: nothing here allocates, locks or
@@ -32,6 +35,7 @@ enum {
 	RULE_WRITE = 'w',
 	RULE_PROTECT = 'p',
 	RULE_HIDE = 'h',
+	RULE_KEEP = 'k',
 	RULE_NET = 'n',
 	RULE_CONNECT = 'c',
 	RULE_BIND = 'b',

@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "classify.h"
+#include "denialpkt.h"
 #include "diag.h"
 #include "fdguard.h"
 #include "netfmt.h"
@@ -294,13 +296,6 @@ static bool first_time(uint64_t h)
 #define LINE_MAX_LEN 4000 /* below PIPE_BUF: one atomic write to a pipe */
 #define OBJ_MAX 3600
 
-#define JMSG_MAX 8000 /* the supervisor drops packets over 8192 bytes */
-
-struct jmsg {
-	char b[JMSG_MAX + 16];
-	size_t n;
-};
-
 struct line {
 	char b[LINE_MAX_LEN + 8];
 	size_t n;
@@ -388,85 +383,28 @@ static __attribute__((noinline)) void write_line(const char *kind, const char *o
 	emit(l.b, l.n);
 }
 
-/* A JSON string of S: valid UTF-8 is kept (the supervisor decides what it
- * shows), invalid bytes and control characters become '?', quotes and
- * backslashes are escaped; cut at OBJ_MAX bytes of S with "...". */
-static void add_json_str(struct jmsg *m, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t used = 0;
-	m->b[m->n++] = '"';
-	while (*p && m->n < JMSG_MAX - 16) {
-		if (used >= OBJ_MAX) {
-			memcpy(m->b + m->n, "...", 3);
-			m->n += 3;
-			break;
-		}
-		size_t len = 1;
-		if (*p >= 0x80) {
-			len = (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
-			for (size_t i = 1; i < len; i++)
-				if ((p[i] & 0xc0) != 0x80)
-					len = 0;
-			/* Overlong forms and surrogates are refused by jansson. */
-			if (len == 2 && *p < 0xc2)
-				len = 0;
-			if (len == 3 && ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] >= 0xa0)))
-				len = 0;
-			if (len == 4 && ((*p == 0xf0 && p[1] < 0x90) || *p > 0xf4 ||
-					 (*p == 0xf4 && p[1] >= 0x90)))
-				len = 0;
-			if (!len) {
-				m->b[m->n++] = '?';
-				p++, used++;
-				continue;
-			}
-			memcpy(m->b + m->n, p, len);
-			m->n += len;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			m->b[m->n++] = '?';
-		} else {
-			if (*p == '"' || *p == '\\')
-				m->b[m->n++] = '\\';
-			m->b[m->n++] = (char)*p;
-		}
-		p += len, used += len;
-	}
-	m->b[m->n++] = '"';
-}
-
-static void add_raw(struct jmsg *m, const char *s)
-{
-	for (; *s && m->n < JMSG_MAX; s++)
-		m->b[m->n++] = *s;
-}
-
-/* The report to the supervisor over the control socket (DESIGN §6): one
- * packet, never waiting for room. */
+/* The report to the supervisor over the control socket: one packet
+ * (lib/denialpkt.h), never waiting for room. */
 static __attribute__((noinline)) void send_report(int fd, const char *kind, const char *obj,
-						  const char *what, const char *comm,
-						  const char *num, int out)
+						  const char *what, const char *comm, pid_t pid,
+						  int out)
 {
-	struct jmsg m;
-	m.n = 0;
-	add_raw(&m, "{\"v\":1,\"type\":\"denial\",\"kind\":\"");
-	add_raw(&m, kind);
-	add_raw(&m, "\",\"object\":");
-	add_json_str(&m, obj);
-	if (what) {
-		add_raw(&m, ",\"what\":");
-		add_json_str(&m, what);
-	}
-	add_raw(&m, ",\"comm\":");
-	add_json_str(&m, comm);
-	add_raw(&m, ",\"pid\":");
-	add_raw(&m, num);
-	add_raw(&m, out == OUT_OFF ? ",\"quiet\":true}" : out == OUT_STDERR ? ",\"shown\":true}" : "}");
-	if (m.n >= JMSG_MAX)
+	char b[WK_DENIAL_MAX];
+	struct wk_denial_pkt d = {
+		.kind = kind,
+		.object = obj,
+		.what = what,
+		.comm = comm,
+		.pid = (long)pid,
+		.show = out == OUT_OFF ? WK_DENIAL_QUIET : out == OUT_STDERR ? WK_DENIAL_SHOWN :
+									WK_DENIAL_PRINT,
+	};
+	size_t n = wk_denial_encode(b, sizeof b, &d);
+	if (!n)
 		return;
 	ssize_t w;
 	do
-		w = send(fd, m.b, m.n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		w = send(fd, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 	while (w < 0 && errno == EINTR);
 }
 
@@ -490,7 +428,7 @@ static void report(const struct cfg *c, const char *kind, const char *obj, const
 	char num[24];
 	netfmt_uint(num, (unsigned long long)pid);
 	if (fd >= 0)
-		send_report(fd, kind, obj, what, comm, num, c->out);
+		send_report(fd, kind, obj, what, comm, pid, c->out);
 	if (c->out == OUT_STDERR || (fd < 0 && c->out == OUT_DEFAULT))
 		write_line(kind, obj, what, comm, num);
 }
@@ -563,11 +501,17 @@ static bool dac_refuses(const char *p, int mode)
 }
 
 /* The verdict on one failed file system call: 0 not the sandbox, 'w'
- * write denial, 'r' read denial. P is the absolute path. */
-static char classify(const char *rules, const char *p, int err, unsigned flags)
+ * write denial, 'r' read denial. P is the absolute path. What the
+ * sandbox does to P is lib/classify.c's decision, the one `wicket why`
+ * explains with; here only which error each layer gives, and whether the
+ * file's own permissions would refuse the call anyway. */
+static char blame(const char *rules, const char *p, int err, unsigned flags)
 {
 	char tmp[PBUF]; /* the hidden root, or the path checked with faccessat */
 	bool write = flags & DF_WRITE;
+	struct wk_fstable t = {.text = rules};
+	struct wk_fsmatch m;
+	enum wk_fs_verdict v = wk_classify(&t, p, &m);
 	switch (err) {
 	case EACCES:
 	case EPERM:
@@ -579,16 +523,21 @@ static char classify(const char *rules, const char *p, int err, unsigned flags)
 			return 0;
 		break;
 	case EBUSY:
-		if (!(flags & DF_BUSY) || !rules_is(rules, RULE_PROTECT, p))
+		/* Renaming or removing the protected mount point itself. */
+		if (!(flags & DF_BUSY) || v != WK_FS_PROTECTED || m.len != strlen(p))
 			return 0;
 		return 'w';
 	default:
 		return 0;
 	}
 	char kind = write ? 'w' : 'r';
-	if (rules_cover(rules, RULE_HIDE, p, tmp, sizeof tmp)) {
+	if (v == WK_FS_HIDDEN) {
 		/* Under a hidden path: the cover answers EACCES (or EROFS) and
 		 * an empty directory answers ENOENT. */
+		if (m.len >= sizeof tmp)
+			return 0;
+		memcpy(tmp, m.rule, m.len);
+		tmp[m.len] = '\0';
 		if (err == ENOENT && (strcmp(tmp, p) == 0 || !exists_nofollow(tmp)))
 			return 0;
 		return kind;
@@ -602,8 +551,7 @@ static char classify(const char *rules, const char *p, int err, unsigned flags)
 			if (err != EROFS)
 				return 0;
 		}
-		bool prot = rules_cover(rules, RULE_PROTECT, p, NULL, 0);
-		if (!prot && rules_cover(rules, RULE_WRITE, p, NULL, 0))
+		if (v == WK_FS_WRITABLE)
 			return 0; /* inside a writable root: an ordinary error */
 		if (err == EACCES) {
 			int mode = W_OK;
@@ -618,13 +566,9 @@ static char classify(const char *rules, const char *p, int err, unsigned flags)
 		}
 		return 'w';
 	}
-	/* A read or an exec: only Landlock (a "read" list without "/") or
-	 * a hidden path refuses it. */
-	if (err != EACCES)
-		return 0;
-	if (rules_is(rules, RULE_READ, "/"))
-		return 0;
-	if (rules_cover(rules, RULE_READ, p, NULL, 0) || rules_cover(rules, RULE_WRITE, p, NULL, 0))
+	/* A read or an exec: only Landlock (beneath no read root) or a
+	 * hidden path refuses it. */
+	if (err != EACCES || v != WK_FS_UNREADABLE)
 		return 0;
 	if (dac_refuses(p, flags & DF_EXEC ? X_OK : R_OK))
 		return 0;
@@ -636,7 +580,7 @@ static char fs_verdict(const struct cfg *c, int dirfd, const char *path, int err
 {
 	if (!c->rules || !abs_path(dirfd, path, abs, abssz))
 		return 0;
-	return classify(c->rules, abs, err, flags);
+	return blame(c->rules, abs, err, flags);
 }
 
 bool diag_fs_denied(int dirfd, const char *path, int err, unsigned flags)
@@ -662,7 +606,7 @@ bool diag_fs(int dirfd, const char *path, int err, unsigned flags, const char *w
 			what = "create";
 			flags |= DF_PARENT;
 		}
-		k = classify(c.rules, abs, err, flags);
+		k = blame(c.rules, abs, err, flags);
 	}
 	if (k)
 		report(&c, k == 'w' ? "write" : "read", abs, what);
@@ -708,9 +652,10 @@ out:
 	errno = saved;
 }
 
-/* A pathname unix socket Landlock refused (ABI 9): outside every
- * writable root (the session's /tmp is one) and its own /run and
- * /dev/shm; an EACCES inside one is the socket's own permissions. */
+/* A pathname unix socket Landlock refused (ABI 9): out of reach by
+ * lib/classify.c's decision, the one Landlock's rules are made with
+ * (launcher/landlock.c); an EACCES within reach is the socket's own
+ * permissions. */
 static void diag_unix(const struct cfg *c, const char *op, const struct sockaddr *addr,
 		      socklen_t len)
 {
@@ -722,8 +667,8 @@ static void diag_unix(const struct cfg *c, const char *op, const struct sockaddr
 	size_t n = len - off < sizeof un->sun_path ? len - off : sizeof un->sun_path;
 	memcpy(path, un->sun_path, n);
 	path[n] = '\0';
-	if (!abs_path(AT_FDCWD, path, abs, sizeof abs) || rules_cover(c->rules, RULE_WRITE, abs, NULL, 0) ||
-	    pathlex_under(abs, "/run", 4) || pathlex_under(abs, "/dev/shm", 8))
+	struct wk_fstable t = {.text = c->rules};
+	if (!abs_path(AT_FDCWD, path, abs, sizeof abs) || wk_classify_unix(&t, abs, NULL))
 		return;
 	char obj[PBUF + 32];
 	size_t k = strlen(op);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # Host services on pathname unix sockets outside the writable roots and
-# the session's private /tmp and /run (DESIGN §4): a docker.sock-like
+# the session's private /tmp and /dev/shm (DESIGN §4; its /run is a
+# read-only cover, lib/classify.c): a docker.sock-like
 # stream service that acts on connect, a syslog-like datagram socket. On
 # kernels without Landlock's RESOLVE_UNIX (ABI 9) the supervisor decides
 # every unix connect and datagram send (launcher/unixnotify.c). Each

@@ -69,6 +69,9 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/lib/askproto.c \
 	$(top_srcdir)/lib/path.c \
 	$(top_srcdir)/lib/pathlex.c \
+	$(top_srcdir)/lib/classify.c \
+	$(top_srcdir)/lib/rules.c \
+	$(top_srcdir)/lib/denialpkt-json.c \
 	$(top_srcdir)/lib/util.c \
 	$(top_srcdir)/lib/fdpass.c \
 	$(top_srcdir)/lib/fdspec.c \
@@ -82,6 +85,20 @@ CONTROL_CORPUS = \
 	tests/fuzz/control-corpus/truncated \
 	tests/fuzz/control-corpus/unknown \
 	tests/fuzz/control-corpus/why
+# The denial packet (lib/denialpkt.c, lib/denialpkt-json.c): what the shim
+# encodes decodes to the same fields in the supervisor.
+DENIALPKT_FUZZ_SRCS = \
+	$(top_srcdir)/tests/fuzz/denialpkt-fuzz.c \
+	$(top_srcdir)/lib/denialpkt.c \
+	$(top_srcdir)/lib/denialpkt-json.c \
+	$(top_srcdir)/lib/netfmt.c
+DENIALPKT_CORPUS = \
+	tests/fuzz/denialpkt-corpus/fields-net \
+	tests/fuzz/denialpkt-corpus/fields-odd \
+	tests/fuzz/denialpkt-corpus/fields-write \
+	tests/fuzz/denialpkt-corpus/packet
+EXTRA_DIST += tests/fuzz/denialpkt-fuzz.c tests/fuzz/denialpkt.dict $(DENIALPKT_CORPUS)
+CLEANFILES += tests/fuzz/denialpkt-fuzz
 # The `wicket ask` request parser (lib/askproto.c).
 ASK_FUZZ_SRCS = \
 	$(top_srcdir)/tests/fuzz/ask-fuzz.c \
@@ -114,7 +131,12 @@ CLEANFILES += tests/fuzz/policy-fuzz tests/fuzz/control-fuzz
 .PHONY: fuzz
 if HAVE_FUZZER
 check_SCRIPTS = tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz \
-	tests/fuzz/askrender-fuzz
+	tests/fuzz/askrender-fuzz tests/fuzz/denialpkt-fuzz
+tests/fuzz/denialpkt-fuzz: $(DENIALPKT_FUZZ_SRCS) $(top_srcdir)/lib/denialpkt.h \
+		$(top_srcdir)/lib/netfmt.h config.h
+	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib $(JANSSON_CFLAGS) \
+		-o $@ $(DENIALPKT_FUZZ_SRCS) $(JANSSON_LIBS)
 tests/fuzz/askrender-fuzz: $(ASKRENDER_FUZZ_SRCS) $(top_srcdir)/lib/askrender.h \
 		$(top_srcdir)/lib/util.h config.h
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
@@ -127,7 +149,8 @@ tests/fuzz/ask-fuzz: $(ASK_FUZZ_SRCS) $(top_srcdir)/lib/askproto.h $(top_srcdir)
 tests/fuzz/control-fuzz: $(CONTROL_FUZZ_SRCS) $(top_srcdir)/launcher/sandbox.h \
 		$(top_srcdir)/launcher/watch.h $(top_srcdir)/launcher/user.h \
 		$(top_srcdir)/launcher/state.h $(top_srcdir)/launcher/notifyutil.h \
-		$(top_srcdir)/lib/path.h $(top_srcdir)/lib/util.h config.h
+		$(top_srcdir)/lib/path.h $(top_srcdir)/lib/util.h $(top_srcdir)/lib/classify.h \
+		$(top_srcdir)/lib/denialpkt.h config.h
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib -I$(top_srcdir)/launcher \
 		$(JANSSON_CFLAGS) -o $@ $(CONTROL_FUZZ_SRCS) $(JANSSON_LIBS)
@@ -136,7 +159,8 @@ tests/fuzz/policy-fuzz: $(FUZZ_SRCS) lib/policy-builtins.c $(top_srcdir)/lib/pol
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib $(JANSSON_CFLAGS) \
 		-o $@ $(FUZZ_SRCS) lib/policy-builtins.c $(JANSSON_LIBS)
-fuzz: tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz tests/fuzz/askrender-fuzz
+fuzz: tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz tests/fuzz/askrender-fuzz \
+		tests/fuzz/denialpkt-fuzz
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/policy-fuzz \
 		$(top_srcdir)/tests/fuzz/corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/policy.dict
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/control-fuzz \
@@ -146,6 +170,9 @@ fuzz: tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz tests/f
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/askrender-fuzz \
 		$(top_srcdir)/tests/fuzz/askrender-corpus $(FUZZ_SECONDS) \
 		$(top_srcdir)/tests/fuzz/askrender.dict
+	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/denialpkt-fuzz \
+		$(top_srcdir)/tests/fuzz/denialpkt-corpus $(FUZZ_SECONDS) \
+		$(top_srcdir)/tests/fuzz/denialpkt.dict
 else
 fuzz:
 	@echo "make fuzz: skipped: configure found no clang that can link -fsanitize=fuzzer" \

@@ -220,6 +220,43 @@ fexecve|$OUT/tool|$OUT/tool|exec"
 	expect_diag
 }
 
+@test "Landlock's unix rules (l 1): a socket out of reach by the rules is named, one in reach stays silent" {
+	# The socket refuses everyone (mode 000), so connect() fails with
+	# EACCES wherever it is, the way Landlock's refusal (ABI 9) would:
+	# whether the shim names it is the rules' decision (lib/classify.c).
+	"$PY" -c 'import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0)' "$WS/s.sock"
+	mkdir "$WS/kept"
+	local conn='import errno, socket, sys
+try:
+    socket.socket(socket.AF_UNIX).connect(sys.argv[1])
+    print("connect: OK")
+except OSError as e:
+    print("connect: " + errno.errorcode[e.errno])'
+	RULES=$(printf 'r /\nw %s\nw /tmp\nn none\nl 1' "$WS")
+	shim_run -- "$PY" -c "$conn" "$WS/s.sock"
+	[ "$out" = "connect: EACCES" ]
+	expect_diag
+	# Not beneath a writable root: out of reach.
+	RULES=$(printf 'r /\nw /tmp\nn none\nl 1')
+	shim_run -- "$PY" -c "$conn" "$WS/s.sock"
+	[ "$out" = "connect: EACCES" ]
+	expect_diag "sandbox: network blocked: connect unix:$WS/s.sock (python3[N])"
+	# A root that holds a kept host directory: Landlock grants it no
+	# socket at all, the kept directory's nor its own.
+	RULES=$(printf 'r /\nw %s\nk %s/kept\nn none\nl 1' "$WS" "$WS")
+	shim_run -- "$PY" -c "$conn" "$WS/s.sock"
+	[ "$out" = "connect: EACCES" ]
+	expect_diag "sandbox: network blocked: connect unix:$WS/s.sock (python3[N])"
+	# Without "l 1" the supervisor decides (and reports) unix sockets.
+	RULES=$(printf 'r /\nw /tmp\nn none')
+	shim_run -- "$PY" -c "$conn" "$WS/s.sock"
+	[ "$out" = "connect: EACCES" ]
+	expect_diag
+}
+
 @test "ordinary errors stay silent: ENOENT, EEXIST, EISDIR, ENOTDIR, EINVAL" {
 	local t
 	for t in "open-r $WS/nope" "open-w $WS/nodir/x" "open-r /nonexistent" "mkdir $WS" \

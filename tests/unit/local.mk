@@ -64,6 +64,18 @@ check_PROGRAMS += tests/unit/test-rules
 tests_unit_test_rules_SOURCES = tests/unit/test-rules.c
 tests_unit_test_rules_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_rules_LDADD = lib/libcore.la
+# What the sandbox does to a path (lib/classify.c): one decision for the
+# shim, `wicket why`, the plan, Landlock's unix rules and CAREFUL.
+check_PROGRAMS += tests/unit/test-classify
+tests_unit_test_classify_SOURCES = tests/unit/test-classify.c
+tests_unit_test_classify_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_classify_LDADD = lib/libcore.la
+# The denial packet (lib/denialpkt.c, lib/denialpkt-json.c): the shim
+# encodes, the supervisor decodes.
+check_PROGRAMS += tests/unit/test-denialpkt
+tests_unit_test_denialpkt_SOURCES = tests/unit/test-denialpkt.c
+tests_unit_test_denialpkt_CPPFLAGS = $(UNIT_CPPFLAGS) $(JANSSON_CFLAGS)
+tests_unit_test_denialpkt_LDADD = lib/libwicket.la $(JANSSON_LIBS)
 # The WICKET_FD format (lib/fdspec.c): control.c writes, the shim and
 # `wicket why`/`ask` read.
 check_PROGRAMS += tests/unit/test-fdspec

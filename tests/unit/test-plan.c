@@ -6,7 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "careful.h"
+#include "classify.h"
 #include "path.h"
+#include "rules.h"
 
 static void pins(const char *root, const char *path, const char *want)
 {
@@ -113,7 +116,71 @@ int main(void)
 	is_str(plan_unix_root(&us, "/tmp/wicket-abc/s.sock"), "/tmp/wicket-abc",
 	       "without a mount namespace: the session's own tmp directory");
 	ok(!plan_unix_root(&us, "/dev/shm/s.sock"), "without a mount namespace: the host's /dev/shm");
+	us.fallback_tmp = NULL;
 	strv_free(&us.pol.write);
+
+	/* The session's table (plan_fstable): the one the shim gets, the one
+	 * the supervisor explains with, the one Landlock's rules and
+	 * `wicket ask`'s writable set are made from. */
+	struct session ts;
+	memset(&ts, 0, sizeof ts);
+	ts.pol.sandbox = true;
+	strv_add(&ts.pol.read, "/");
+	strv_add(&ts.pol.write, "/work/ws");
+	strv_add(&ts.pol.protect, "/work/ws/.git/hooks");
+	strv_add(&ts.pol.protect, "/work/ws/.git/absent");
+	strv_add(&ts.pol.hide, "/home/u/.ssh");
+	strv_add(&ts.plan.protect, "/work/ws/.git/hooks");
+	strv_add(&ts.plan.hide, "/home/u/.ssh");
+	strv_add(&ts.plan.read_keep, "/tmp/.X11-unix");
+	strv_add(&ts.plan.pins, "/work/ws/.git");
+	ts.layers.mntns = true;
+	ts.plan.private_tmp = true;
+	struct wk_fstable t;
+	struct wk_fsmatch m;
+	plan_fstable(&ts, &t);
+	ok(wk_classify(&t, "/tmp/x", &m) == WK_FS_WRITABLE, "table: the private /tmp is writable");
+	ok(wk_classify(&t, "/dev/shm/x", &m) == WK_FS_WRITABLE, "table: so is /dev/shm");
+	ok(wk_classify(&t, "/tmp/.X11-unix/X0", &m) == WK_FS_READ_ONLY && m.kind == RULE_KEEP,
+	   "table: a kept host directory is read-only");
+	ok(wk_classify(&t, "/work/ws/.git/hooks/x", &m) == WK_FS_PROTECTED,
+	   "table: a protected path");
+	ok(wk_classify(&t, "/work/ws/.git/absent", &m) == WK_FS_PROTECTED,
+	   "table: an absent protected path too (the shim and `wicket why` name it)");
+	ok(wk_classify(&t, "/home/u/.ssh/id", &m) == WK_FS_HIDDEN, "table: a hidden path");
+	ok(wk_classify(&t, "/run/x", &m) == WK_FS_READ_ONLY, "table: /run is read-only");
+	plan_fstable_free(&t);
+	struct wk_wset ws;
+	plan_wset(&ts, &ws);
+	ok(strv_contains(&ws.roots, "/work/ws") && strv_contains(&ws.roots, "/tmp") &&
+	   strv_contains(&ws.roots, "/dev/shm") && ws.roots.n == 3, "wset: the table's writable roots");
+	ok(strv_contains(&ws.ro, "/work/ws/.git/hooks") && strv_contains(&ws.ro, "/tmp/.X11-unix") &&
+	   ws.ro.n == 2, "wset: read-only the protected paths that exist and the kept directories");
+	ok(wk_wset_writable(&ws, "/work/ws/.git/absent") && !wk_wset_writable(&ws, "/tmp/.X11-unix/p"),
+	   "wset: an absent protected path can be created; a kept directory cannot be written");
+	ok(strv_contains(&ws.fixed, "/work/ws/.git"), "wset: pinned ancestors are fixed");
+	wk_wset_free(&ws);
+	/* Landlock (ABI 9) decides unix sockets: the private /tmp holds a
+	 * kept host directory, so none in /tmp is reachable. */
+	is_str(plan_unix_root(&ts, "/tmp/s.sock"), "/tmp", "ABI 8: /tmp beside a kept directory");
+	ts.layers.landlock_abi = 9;
+	ok(!plan_unix_root(&ts, "/tmp/s.sock"), "ABI 9: none in a /tmp that holds a kept directory");
+	is_str(plan_unix_root(&ts, "/work/ws/s.sock"), "/work/ws", "ABI 9: the workspace still");
+	/* Without a mount namespace nothing is covered, protected or kept. */
+	ts.layers.mntns = false;
+	ts.fallback_tmp = "/tmp/wicket-abc";
+	plan_fstable(&ts, &t);
+	ok(wk_classify(&t, "/work/ws/.git/hooks/x", &m) == WK_FS_WRITABLE &&
+	   wk_classify(&t, "/home/u/.ssh/id", &m) == WK_FS_READ_ONLY &&
+	   wk_classify(&t, "/tmp/wicket-abc/f", &m) == WK_FS_WRITABLE &&
+	   wk_classify(&t, "/tmp/f", &m) == WK_FS_READ_ONLY,
+	   "no mount namespace: no protection, no cover, the session's tmp directory writable");
+	plan_fstable_free(&t);
+	ts.fallback_tmp = NULL;
+	ts.pol.sandbox = false;
+	plan_wset(&ts, &ws);
+	ok(wk_wset_writable(&ws, "/etc/passwd"), "no sandbox: everything is writable");
+	wk_wset_free(&ws);
 
 	/* Shared spaces: a root that is one, or holds one, is refused. */
 	struct strv shared = {0};

@@ -45,7 +45,8 @@ static const struct {
 } every[] = {
 	{RULE_SUPERVISOR, "1"}, {RULE_READ, "/"}, {RULE_READ, "/usr"},
 	{RULE_WRITE, "/work/a b"}, {RULE_WRITE, "/tmp"}, {RULE_PROTECT, "/work/a b/.git"},
-	{RULE_HIDE, "/home/u/.ssh"}, {RULE_NET, "ports"}, {RULE_CONNECT, "443"},
+	{RULE_HIDE, "/home/u/.ssh"}, {RULE_KEEP, "/tmp/.X11-unix"}, {RULE_NET, "ports"},
+	{RULE_CONNECT, "443"},
 	{RULE_CONNECT, "1"}, {RULE_BIND, "65535"}, {RULE_UDP, "1"}, {RULE_UNIX, "1"},
 };
 #define N_EVERY (sizeof every / sizeof every[0])
