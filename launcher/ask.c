@@ -1494,7 +1494,11 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	/* 2. escalation.allow: the very file the rule names, never CAREFUL. */
 	for (size_t i = 0; i < s->wpol.esc_allow.n && !a->careful; i++) {
 		const struct wk_cmdrule *r = &s->wpol.esc_allow.v[i];
+		/* The name the program sees is part of the command: git
+		 * reads ./git-clone (a link to git) as git clone, a
+		 * multi-call binary picks its tool by it. */
 		if (!ask_args_match(&r->argv, a->req.argv.v, a->req.argv.n) ||
+		    strcmp(base_of(arg0), base_of(r->argv.v[0])) != 0 ||
 		    !same_file(a->exe_fd, r->argv.v[0], arg0) || !rule_cwd_ok(r, a->cwd_fd))
 			continue;
 		a->rule = rule_text(r);

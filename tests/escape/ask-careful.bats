@@ -337,6 +337,22 @@ mksubrepos() {
 	grep -q '"stdin":"null"' "$AUDIT"
 }
 
+@test "ask careful: [git, push, origin, *] does not approve ./git-clone (a link to git, which git takes for git clone) push origin -u<command>" {
+	mkrepos
+	git -C "$WS" remote add origin "$OUT/bare.git"
+	policy pu workspace-write-strict '[{"argv": ["git", "push", "origin", "*"], "cwd": "${cwd}"}]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/pu.json" -- sh -c '
+		git init -q push && git -C push -c user.name=t -c user.email=t@example.invalid commit -q --allow-empty -m x
+		ln -s "$(command -v git)" git-clone
+		"$1" ask -- ./git-clone push origin "-utouch $2/made; git-upload-pack"
+		echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: a rule for git push approved git-clone, which ran a command outside"
+		false
+	fi
+	assert_line "rc=123"
+}
+
 # A repository whose log fills more than a screen, so that git pages it.
 mklongrepo() {
 	mkrepos
