@@ -122,7 +122,9 @@ static void check_protect_symlinks(const struct policy *pol, const char *lexical
 			const char *w = rparent ? writable_root_of(pol, rparent) : NULL;
 			if (w)
 				die("protected path %s goes through the symlink %s inside the writable "
-				    "root %s; protect the link's target instead", lexical, buf, w);
+				    "root %s, which the session could re-aim; protect the link's "
+				    "target instead (for a policy file or the user configuration: "
+				    "name the target there)", lexical, buf, w);
 			free(rparent);
 			free(parent);
 		}

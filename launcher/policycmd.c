@@ -52,49 +52,91 @@ void policy_ctx_init(struct wk_policy_ctx *ctx, const char *workspace, const cha
 /* What could change the policy of a later session: the user's wicket
  * directory (its policies/, searched before the built-ins, and
  * config.json, which picks the policy per directory), every file along
- * this policy's chain, and every file along the chain of each policy a
+ * this policy's chain, every file along the chain of each policy a
  * configuration entry names (a session in ~/src could otherwise rewrite
  * the base that ~/src/play's policy extends, and choose the policy of
- * the next session there). An entry's chain is loaded as a session there
- * would load it; every file that load opens or tries to counts, found or
- * not, valid or not (a missing one the session made would be read next).
+ * the next session there), and every file along the chain of each
+ * policy in a search directory (what a later --policy NAME reads). Each
+ * chain is loaded as a session would load it; every file that load
+ * opens or tries to counts, found or not, valid or not (a missing one
+ * the session made would be read next).
+ *
  * Protected like .git/hooks: read-only when they exist inside a writable
- * root, moved aside after the session if it created them. Canonical when
- * they exist (a symlinked ~/.config is fine); the plan resolves the rest. */
+ * root, moved aside after the session if it created them. Each file is
+ * protected by the path it is read by, so the plan protects what that
+ * path leads to (a config.json or a policy linked into a dotfiles tree,
+ * GNU stow's way) and refuses to start a session that could re-aim a
+ * symbolic link on the way (plan.c, check_protect_symlinks). */
 static void protect_file(struct strv *protect, const char *path)
 {
-	char *real = realpath(path, NULL);
-	char *p = real ? real : path_normalize(path);
-	if (strv_contains(protect, p))
+	/* A relative one (--policy ./p.json) was opened from here. */
+	char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
+	char *abs = cwd ? path_join(cwd, path) : NULL;
+	char *p = path_normalize(abs ? abs : path);
+	free(abs);
+	free(cwd);
+	if (!p || strv_contains(protect, p))
 		free(p);
 	else
 		strv_push(protect, p);
 }
 
+/* REF's chain, loaded as a session would, into OPENED. */
+static void load_recording(const struct wk_policy_ctx *pctx, const char *ref, struct strv *opened)
+{
+	struct wk_policy_ctx ctx = *pctx;
+	memset(&ctx.errors, 0, sizeof ctx.errors);
+	ctx.opened = opened;
+	struct wk_policy wp;
+	if (wk_policy_load(&ctx, ref, &wp) == 0)
+		wk_policy_free(&wp);
+	wk_policy_ctx_free(&ctx);
+}
+
+#define SEARCH_DIR_MAX 256 /* policies looked at per search directory */
+
 void policy_protect_sources(const struct wk_policy *wp, const struct userconfig *ucfg,
 			    const struct wk_policy_ctx *pctx, struct strv *protect)
 {
 	if (search_dirs[0]) {
+		/* The directory itself canonical: a symlinked ~/.config is
+		 * fine, and a link in it is protected with it. */
 		char *dir = path_dirname(search_dirs[0]); /* .../wicket */
-		protect_file(protect, dir);
+		char *real = realpath(dir, NULL);
+		strv_push(protect, real ? real : xstrdup(dir));
 		free(dir);
 	}
+	if (ucfg->file)
+		protect_file(protect, ucfg->file);
 	for (size_t i = 0; i < wp->chain.n; i++)
 		if (strncmp(wp->chain.v[i], "built-in ", 9) != 0)
 			protect_file(protect, wp->chain.v[i]);
 	struct strv opened = {0};
 	for (size_t i = 0; i < ucfg->n; i++) {
-		const char *pol = ucfg->entries[i].policy;
-		if (wk_policy_is_name(pol)) /* found in the wicket directory, or built in */
-			continue;
-		struct wk_policy_ctx ctx = *pctx;
-		memset(&ctx.errors, 0, sizeof ctx.errors);
-		ctx.opened = &opened;
-		strv_add(&opened, pol);
-		struct wk_policy ewp;
-		if (wk_policy_load(&ctx, pol, &ewp) == 0)
-			wk_policy_free(&ewp);
-		wk_policy_ctx_free(&ctx);
+		if (!wk_policy_is_name(ucfg->entries[i].policy))
+			strv_add(&opened, ucfg->entries[i].policy);
+		load_recording(pctx, ucfg->entries[i].policy, &opened);
+	}
+	for (size_t d = 0; search_dirs[d]; d++) {
+		DIR *dir = opendir(search_dirs[d]);
+		struct dirent *e;
+		for (size_t n = 0; dir && n < SEARCH_DIR_MAX && (e = readdir(dir)); ) {
+			size_t len = strlen(e->d_name);
+			if (len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0)
+				continue;
+			n++;
+			char *f = path_join(search_dirs[d], e->d_name);
+			strv_add(&opened, f);
+			load_recording(pctx, f, &opened);
+			free(f);
+			char *name = xstrdup(e->d_name);
+			name[len - 5] = '\0';
+			if (wk_policy_is_name(name))
+				load_recording(pctx, name, &opened);
+			free(name);
+		}
+		if (dir)
+			closedir(dir);
 	}
 	for (size_t i = 0; i < opened.n; i++)
 		protect_file(protect, opened.v[i]);

@@ -199,3 +199,49 @@ wicket: $CONF: 2 errors; nothing started (see wicket(1), FILES)"
 		false
 	fi
 }
+
+@test "attack: a policy an entry names by name, or any policy in the search directory, cannot be widened through a file it extends" {
+	mkdir -p "$XDG_CONFIG_HOME/wicket/policies" "$WS/shared" "$WS/a"
+	printf '{"extends": "%s/shared/base.json"}\n' "$WS" >"$XDG_CONFIG_HOME/wicket/policies/locked.json"
+	printf '{"extends": "%s/shared/other.json"}\n' "$WS" >"$XDG_CONFIG_HOME/wicket/policies/spare.json"
+	printf '{"extends": "read-only"}\n' >"$WS/shared/base.json"
+	printf '{"extends": "read-only"}\n' >"$WS/shared/other.json"
+	chmod 644 "$XDG_CONFIG_HOME/wicket/policies/"*.json
+	conf '{"directories": [{"path": "'"$WS"'/a", "policy": "locked"}]}'
+	(cd "$WS" && bounded 60 "$WICKET" run -- sh -c '
+		printf "{\"sandbox\": false}\n" >shared/base.json
+		printf "{\"sandbox\": false}\n" >shared/other.json' 2>/dev/null) || true
+	[ "$(cat "$WS/shared/base.json")" = '{"extends": "read-only"}' ]
+	[ "$(cat "$WS/shared/other.json")" = '{"extends": "read-only"}' ]
+	(cd "$WS/a" && bounded 60 "$WICKET" run -- sh -c 'echo x >"$1/made"' _ "$OUT") 2>/dev/null || true
+	(cd "$OUT" && bounded 60 "$WICKET" run --policy spare -- sh -c 'echo x >"$1/made2"' _ "$OUT") 2>/dev/null || true
+	if [ -e "$OUT/made" ] || [ -e "$OUT/made2" ]; then
+		echo "ESCAPE: a later session ran without its sandbox"
+		false
+	fi
+}
+
+@test "attack: config.json and policies linked into a dotfiles tree (GNU stow) are protected where they lead; a link the session could re-aim stops it" {
+	mkdir -p "$WS/dotfiles/wicket/policies" "$HOME/proj" "$XDG_CONFIG_HOME/wicket/policies"
+	printf '{"directories": [{"path": "%s/proj", "policy": "careful"}]}\n' "$HOME" >"$WS/dotfiles/wicket/config.json"
+	printf '{"extends": "read-only"}\n' >"$WS/dotfiles/wicket/policies/careful.json"
+	chmod 644 "$WS/dotfiles/wicket/config.json" "$WS/dotfiles/wicket/policies/careful.json"
+	ln -sf "$WS/dotfiles/wicket/config.json" "$CONF"
+	ln -s "$WS/dotfiles/wicket/policies/careful.json" "$XDG_CONFIG_HOME/wicket/policies/careful.json"
+	(cd "$WS" && bounded 60 "$WICKET" run -- sh -c '
+		printf "{\"directories\": [{\"path\": \"/\", \"policy\": \"full-access\"}]}\n" >dotfiles/wicket/config.json
+		printf "{\"sandbox\": false}\n" >dotfiles/wicket/policies/careful.json' 2>/dev/null) || true
+	[ "$(policy_in "$HOME/proj")" = careful ]
+	(cd "$HOME/proj" && bounded 60 "$WICKET" run -- sh -c 'echo x >"$1/made"' _ "$OUT") 2>/dev/null || true
+	[ ! -e "$OUT/made" ]
+	# An entry's policy reached through a link inside the session's
+	# writable root: the session could re-aim it, so it does not start.
+	mkdir -p "$WS/real"
+	printf '{"extends": "read-only"}\n' >"$WS/real/p.json"
+	chmod 644 "$WS/real/p.json"
+	ln -s real "$WS/pol"
+	conf '{"directories": [{"path": "'"$HOME"'/proj", "policy": "'"$WS"'/pol/p.json"}]}'
+	run --separate-stderr bash -c 'cd "$1" && timeout 60 "$2" run -- true' _ "$WS" "$WICKET"
+	assert_equal "$status" 125
+	assert_regex "$stderr" "goes through the symlink $WS/pol inside the writable root"
+}
