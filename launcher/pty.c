@@ -158,17 +158,26 @@ size_t pty_alt_feed(struct pty_alt *a, const char *in, size_t n)
 
 enum { FS_GROUND, FS_ESC, FS_OSC_NUM, FS_DCS_HEAD, FS_PASS, FS_PASS_ESC, FS_DROP, FS_DROP_ESC };
 
-/* The clipboard (52, 5522), file transfers (5113, 1337), and the icon
- * and window titles (0, 1, 2): a title the sandbox chose would outlive
- * the session (or tell the person what to answer), and what the
- * terminal's title was cannot be read back to restore it. */
+/* The clipboard (52, 5522), file transfers (5113, 1337), the icon and
+ * window titles (0, 1, 2): a title the sandbox chose would outlive the
+ * session (or tell the person what to answer), and what the terminal's
+ * title was cannot be read back to restore it; the current directory
+ * (7), where the terminal opens its next tab, whose shell prompt would
+ * run git in a repository of the sandbox's; desktop notifications (9,
+ * 99, 777) in the sandbox's words. */
 static bool osc_dropped(unsigned num)
 {
-	return num <= 2 || num == 52 || num == 5522 || num == 5113 || num == 1337;
+	return num <= 2 || num == 7 || num == 9 || num == 99 || num == 777 || num == 52 ||
+	       num == 5522 || num == 5113 || num == 1337;
 }
 
-/* The DCS strings dropped, as they start after ESC P. */
-static const char *const dcs_dropped[] = {"tmux;", "@kitty-cmd"};
+/* The DCS strings dropped, as they start after ESC P and its parameters:
+ * tmux's passthrough, kitty's remote control, and what outlives the
+ * session: user-defined keys (DECUDK, "|": a function key that types the
+ * sandbox's text into the next shell), a soft font (DECDLD, "{": letters
+ * drawn as others), a terminal state restored (DECRSTS, "$p": the "$"
+ * is read with the parameters) or ReGIS drawing ("p"). */
+static const char *const dcs_dropped[] = {"tmux;", "@kitty-cmd", "|", "{", "p"};
 
 /* HELD could still start a dropped DCS (after its ESC P), or does. */
 static int dcs_match(const unsigned char *held, size_t n)
@@ -1053,7 +1062,9 @@ static const char prompt_reset[] =
 	"\033]110\033\\\033]111\033\\" /* the default foreground and background colours */
 	"\033]112\033\\\033]104\033\\" /* the cursor's colour, the whole palette */
 	"\033[?25h\033[0 q"      /* a visible cursor, of the terminal's default shape */
-	"\033[?1000l\033[?1002l\033[?1003l\033[?1006l" /* no mouse reports */
+	"\033[?9l\033[?1000l\033[?1002l\033[?1003l\033[?1006l" /* no mouse reports */
+	"\033[>4m\033[=0;1u"    /* keys as plain bytes: no modifyOtherKeys, no kitty flags */
+	"\033[?8h"             /* keys repeat */
 	"\033[?1l\033>"         /* cursor keys and keypad send their plain codes */
 	"\033[?2004h"           /* bracketed paste: a paste arrives marked, never an answer */
 	"\r\n\033[J";           /* a line of its own, and nothing below it */
@@ -1076,9 +1087,11 @@ static const char finish_reset[] =
 	"\033[?7h\033[4l"
 	"\033]110\033\\\033]111\033\\\033]112\033\\\033]104\033\\"
 	"\033[?25h\033[0 q"
-	"\033[?1000l\033[?1002l\033[?1003l\033[?1006l\033[?1005l\033[?1015l"
+	"\033[?9l\033[?1000l\033[?1002l\033[?1003l\033[?1006l\033[?1005l\033[?1015l"
 	"\033[?1004l"          /* no focus reports */
 	"\033[>4m"             /* no modifyOtherKeys: Ctrl-C is a byte again */
+	"\033[=0;1u"           /* nor the kitty keyboard protocol's flags */
+	"\033[?8h"             /* keys repeat */
 	"\033[?1l\033>"
 	"\033[?2004l";
 

@@ -404,3 +404,24 @@ run(main)
 PYEOF
 	done
 }
+
+@test "terminal attack: X10 mouse reports, kitty keyboard flags, autorepeat off, the next tab's directory, notifications and user-defined keys do not outlive the session" {
+	command -v script >/dev/null || skip "script (bsdutils) is not installed"
+	# What the real terminal receives, byte for byte (script's typescript).
+	cd "$WS" && bounded 60 script -qec "$(printf '%q ' "$WICKET" run -- printf '\033[?9h\033[>1u\033[?8l\033]7;file://host/etc\007\033]9;wicket: approved\007\033P1;1|17/6375726c0d\033\\')" "$OUT/ts" </dev/null >/dev/null 2>&1 || true
+	run -0 "$PY" - "$OUT/ts" <<'PYEOF'
+import sys
+ts = open(sys.argv[1], "rb").read().split(b"\n", 1)[1]  # below script's header, which quotes the command
+def after(seq, reset):
+    i = ts.rfind(seq)
+    return i < 0 or ts.find(reset, i + len(seq)) > 0
+assert b"\x1b[?9h" in ts, ts                      # the sandbox's own, passed while it ran
+assert after(b"\x1b[?9h", b"\x1b[?9l"), "X10 mouse reports left on"
+assert after(b"\x1b[>1u", b"\x1b[=0;1u"), "kitty keyboard flags left on"
+assert after(b"\x1b[?8l", b"\x1b[?8h"), "autorepeat left off"
+assert b"\x1b]7;" not in ts, "OSC 7 reached the terminal"
+assert b"\x1b]9;" not in ts, "OSC 9 reached the terminal"
+assert b"|17/" not in ts, "DECUDK reached the terminal"
+print("ok")
+PYEOF
+}
