@@ -62,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -124,6 +125,7 @@ struct ask {
 	bool input_sb;          /* the latter: only the person or a rule with "stdin":
 				 * true passes it on; else the command gets /dev/null */
 	bool input_nulled;      /* and it did */
+	int ctty;               /* which of io[] is a pty of its own (pty_cmd_open), or -1 */
 	long long t0, deadline; /* monotonic ms; deadline 0: none (running) */
 	time_t wall0;
 	pid_t child;            /* approver or command */
@@ -198,7 +200,7 @@ static void init_once(void)
 		return;
 	for (size_t i = 0; i < ASK_MAX; i++)
 		asks[i] = (struct ask){.io = {-1, -1, -1}, .reply = -1, .cwd_fd = -1,
-				       .exe_fd = -1, .child_pidfd = -1, .status = -1};
+				       .exe_fd = -1, .child_pidfd = -1, .status = -1, .ctty = -1};
 	init_done = true;
 }
 
@@ -432,7 +434,7 @@ static void slot_free(struct ask *a)
 	free(a->rule);
 	free(a->message);
 	*a = (struct ask){.io = {-1, -1, -1}, .reply = -1, .cwd_fd = -1, .exe_fd = -1,
-			  .child_pidfd = -1, .status = -1};
+			  .child_pidfd = -1, .status = -1, .ctty = -1};
 }
 
 static const char taken_back[] =
@@ -597,6 +599,9 @@ static void child_exited(struct session *s, struct watch *w, short revents)
 		}
 		break;
 	case A_RUNNING:
+		if (a->ctty >= 0)
+			pty_cmd_end();
+		a->ctty = -1;
 		a->status = exit_code_of(st);
 		a->ran = true;
 		conclude(s, a, "approved", a->by, NULL);
@@ -624,6 +629,10 @@ static int command_child(void *arg)
 	for (int i = 0; i < 3; i++)
 		if (dup2(a->io[i], i) < 0)
 			_exit(EXIT_WICKET);
+	/* Its own pty is its controlling terminal (spawn_child made it a
+	 * session leader): a program that asks on /dev/tty asks there. */
+	if (a->ctty >= 0 && ioctl(a->ctty, TIOCSCTTY, 0) < 0)
+		_exit(EXIT_WICKET);
 	if (fchdir(a->cwd_fd) < 0)
 		_exit(EXIT_WICKET);
 	/* Nothing of the supervisor's stays open; the program's own
@@ -653,7 +662,36 @@ static void run_command(struct session *s, struct ask *a)
 		a->io[0] = null;
 		a->input_nulled = true;
 	}
+	/* On the session's terminal, a pty of its own (pty_cmd_open). */
+	int master = -1;
+	for (int i = 0; i < 3 && pty_cmd_needed(); i++) {
+		if (!pty_is_session_tty(a->io[i]))
+			continue;
+		int sl = -1;
+		if (master < 0 && (master = pty_cmd_open(&sl)) < 0) {
+			deny(s, a, "error", "cannot give the command a terminal of its own (another "
+			     "approved command may have it: ask again when it ends)");
+			return;
+		}
+		int d = sl >= 0 ? sl : fcntl(a->io[a->ctty], F_DUPFD_CLOEXEC, 3);
+		if (d < 0) {
+			close(master);
+			deny(s, a, "error", "cannot give the command a terminal of its own");
+			return;
+		}
+		close(a->io[i]);
+		a->io[i] = d;
+		if (a->ctty < 0)
+			a->ctty = i;
+	}
 	pid_t pid = spawn_clean(command_child, a);
+	if (master >= 0 && (pid < 0 || !pty_cmd_start(s, master))) {
+		if (pid > 0)
+			kill_group(pid, SIGKILL);
+		else
+			close(master);
+		master = -1;
+	}
 	if (pid < 0) {
 		deny(s, a, "error", "cannot start the command (fork failed)");
 		return;
@@ -1547,6 +1585,9 @@ void ask_finish(struct session *s)
 			break;
 		case A_RUNNING:
 			/* The session is over: the command's requester is gone. */
+			if (a->ctty >= 0)
+				pty_cmd_end();
+			a->ctty = -1;
 			kill_group(a->child, SIGHUP);
 			a->child = 0;
 			conclude(s, a, "approved", a->by, "the session ended while it ran");

@@ -570,11 +570,21 @@ static void raw_enter(void)
 		raw_on = 1;
 }
 
+/* An approved command's own terminal while it runs (pty_cmd_open). */
+static struct {
+	int master;              /* -1: none */
+	struct watch *w;
+	bool done;               /* EIO: no one holds its slave any more */
+} D = {.master = -1};
+
 static void sync_winsize(void)
 {
 	struct winsize ws;
-	if (P.master >= 0 && ioctl(P.tty_fd, TIOCGWINSZ, &ws) == 0)
+	if (P.master >= 0 && ioctl(P.tty_fd, TIOCGWINSZ, &ws) == 0) {
 		ioctl(P.master, TIOCSWINSZ, &ws);
+		if (D.master >= 0)
+			ioctl(D.master, TIOCSWINSZ, &ws);
+	}
 }
 
 static void on_winch(int sig)
@@ -725,7 +735,9 @@ static void rearm(void)
 	}
 	if (P.w_master) {
 		short ev = 0;
-		if (!P.master_done && !P.paused) {
+		/* While an approved command has the terminal, the session's
+		 * output waits and gets no keys (pty_cmd_open). */
+		if (!P.master_done && !P.paused && D.master < 0) {
 			if (buf_room(&P.out) > MASTER_READ_MIN)
 				ev |= POLLIN;
 			if (P.in.len)
@@ -737,7 +749,17 @@ static void rearm(void)
 	if (P.w_out)
 		P.w_out->fd = P.out.len && !P.tty_gone ? P.tty_wr : -1;
 	if (P.w_err)
-		P.w_err->fd = !P.paused && !P.alt.on && buf_room(&P.out) >= 2 ? P.err_rd : -1;
+		P.w_err->fd = !P.paused && !P.alt.on && D.master < 0 && buf_room(&P.out) >= 2
+			      ? P.err_rd : -1;
+	if (D.w) {
+		short ev = 0;
+		if (!D.done && buf_room(&P.out))
+			ev |= POLLIN;
+		if (!P.paused && P.in.len)
+			ev |= POLLOUT;
+		D.w->events = ev;
+		D.w->fd = ev ? D.master : -1;
+	}
 }
 
 /* The real terminal hung up: what would have been shown is dropped, and
@@ -855,7 +877,7 @@ static void master_read(void)
 
 void pty_catch_up(void)
 {
-	if (P.master < 0 || P.paused || P.master_done)
+	if (P.master < 0 || P.paused || P.master_done || D.master >= 0)
 		return;
 	for (int i = 0; i < 8 && buf_room(&P.out) > MASTER_READ_MIN && !P.master_done; i++) {
 		size_t before = P.out.len;
@@ -1349,6 +1371,114 @@ void pty_note(struct session *s, const char *note)
 	tty_take();
 	tty_say_wrapped(note);
 	tty_write_bounded("\033[?2004l", 8);
+}
+
+/* --- an approved command's own terminal (ask.c) --------------------------- */
+
+/* An approved command whose standard input, output or error is the
+ * session's terminal runs on a pty of the supervisor's own instead, as
+ * sudo's use_pty gives one, and what the person types goes to it alone.
+ * On the session's pty, a process of the sandbox in a session of its own
+ * (no job control stops it: that pty is not its controlling terminal)
+ * would read what was typed for the command: a password for an approved
+ * ssh, git or npm login. The new pty is set up as the real terminal was
+ * before the session (its modes, its size), and is the command's
+ * controlling terminal, so a program that asks on /dev/tty asks there.
+ * Its output goes to the real terminal as it is: outside code, processed
+ * by that pty as the real terminal would have. Meanwhile the session's
+ * output and wicket's own lines wait, so that nothing of the sandbox's
+ * draws over the command's screen. */
+bool pty_cmd_needed(void)
+{
+	return P.master >= 0 && P.input;
+}
+
+int pty_cmd_open(int *slave_fd)
+{
+	*slave_fd = -1;
+	if (!pty_cmd_needed() || D.master >= 0 || P.tty_gone)
+		return -1;
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0)
+		return -1;
+	int sl = -1;
+	struct winsize ws;
+	if (unlockpt(m) < 0 ||
+	    (sl = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 ||
+	    tcsetattr(sl, TCSANOW, &saved) < 0 || fcntl(m, F_SETFL, O_NONBLOCK) < 0) {
+		if (sl >= 0)
+			close(sl);
+		close(m);
+		return -1;
+	}
+	if (ioctl(P.tty_fd, TIOCGWINSZ, &ws) == 0)
+		ioctl(m, TIOCSWINSZ, &ws);
+	*slave_fd = sl;
+	return m;
+}
+
+static void cmd_read(void)
+{
+	size_t room = buf_room(&P.out);
+	if (!room)
+		return;
+	char *tail = buf_tail(&P.out);
+	ssize_t n = read(D.master, tail, room);
+	if (n > 0) {
+		P.drew = P.drew || pty_can_change(tail, (size_t)n);
+		P.out.len += (size_t)n;
+		if (P.tty_gone)
+			P.out.len = P.out.off = 0;
+	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+		D.done = true;
+	}
+}
+
+static void cmd_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)s, (void)w;
+	if ((revents & POLLOUT) && P.in.len) {
+		ssize_t n = write(D.master, P.in.b + P.in.off, P.in.len);
+		if (n > 0)
+			buf_take(&P.in, (size_t)n);
+		else if (n < 0 && errno != EINTR && errno != EAGAIN)
+			P.in.len = P.in.off = 0;
+	}
+	if (revents & (POLLIN | POLLHUP | POLLERR))
+		cmd_read();
+	rearm();
+}
+
+bool pty_cmd_start(struct session *s, int master)
+{
+	D.master = master;
+	D.done = false;
+	D.w = session_watch(s, master, POLLIN, cmd_ready, NULL);
+	if (!D.w) {
+		close(master);
+		D.master = -1;
+		return false;
+	}
+	rearm();
+	return true;
+}
+
+void pty_cmd_end(void)
+{
+	if (D.master < 0)
+		return;
+	/* What it wrote last, as far as there is room. */
+	for (int i = 0; i < 16 && !D.done && buf_room(&P.out); i++) {
+		size_t before = P.out.len;
+		cmd_read();
+		if (P.out.len == before)
+			break;
+	}
+	session_unwatch(D.w);
+	D.w = NULL;
+	close(D.master);
+	D.master = -1;
+	rearm();
 }
 
 void pty_finish(struct session *s)

@@ -430,6 +430,14 @@ bool pty_can_prompt(void);
 /* FD is the session's own terminal (the pty's slave), where what is read
  * is what the person at the real terminal types. */
 bool pty_is_session_tty(int fd);
+/* An approved command on the session's terminal gets a pty of its own
+ * (pty.c): pty_cmd_needed says whether keys are relayed (then it must);
+ * pty_cmd_open gives the master (-1: none, one is in use) and its slave;
+ * pty_cmd_start relays to it; pty_cmd_end when the command has ended. */
+bool pty_cmd_needed(void);
+int pty_cmd_open(int *slave_fd);
+bool pty_cmd_start(struct session *s, int master);
+void pty_cmd_end(void);
 bool pty_prompt(struct session *s, const char *text,
 		void (*done)(struct session *, bool yes, void *), void *data);
 void pty_prompt_cancel(struct session *s, const char *note);

@@ -425,3 +425,31 @@ assert b"|17/" not in ts, "DECUDK reached the terminal"
 print("ok")
 PYEOF
 }
+
+@test "ask attack 7: what the person types to an approved command is not read by a process of the sandbox (one in a session of its own, outside job control)" {
+	drive <<'PYEOF'
+def main():
+    t = session()
+    # The thief: its own session (the pty is not its controlling
+    # terminal, so no SIGTTIN stops it), reading the session's terminal.
+    # It starts reading once the question is answered.
+    t.line('setsid -f timeout 7 sh -c \'sleep 3; while IFS= read -r l; do printf "%%s\\n" "$l" >>stolen; done\'; "%s" ask -- sh -c "head -n 6 >%s/got"; echo "rc=$?"' % (w, out))
+    t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
+    t.send("y\r")
+    time.sleep(3)
+    for i in range(6):
+        t.send("secret%d\r" % i)
+        time.sleep(0.1)
+    t.expect(r"rc=0\r\n")
+    with open(out + "/got") as f:
+        got = f.read()
+    stolen = open(ws + "/stolen").read() if os.path.exists(ws + "/stolen") else ""
+    check("secret" not in stolen, "the sandbox read what was typed to the approved command: %r" % stolen)
+    check(got == "".join("secret%d\n" % i for i in range(6)), "the command read every line: %r" % got)
+    time.sleep(3)          # the thief is gone (timeout 7): the shell gets its exit
+    t.line("exit 0")
+    t.wait()
+
+run(main)
+PYEOF
+}
