@@ -464,8 +464,9 @@ void plan_wset(const struct session *s, struct wk_wset *w)
 		const struct wk_fsrule *r = &t.v[i];
 		if (r->kind == RULE_WRITE)
 			strv_add(&w->roots, r->path);
-		else if (r->kind == RULE_KEEP ||
-			 (r->kind == RULE_PROTECT && strv_contains(&s->plan.protect, r->path)))
+		else if (r->kind == RULE_KEEP)
+			strv_add(&w->keep, r->path); /* a writable root inside it stays one */
+		else if (r->kind == RULE_PROTECT && strv_contains(&s->plan.protect, r->path))
 			strv_add(&w->ro, r->path);
 	}
 	plan_fstable_free(&t);

@@ -26,12 +26,14 @@
  * protected. */
 bool wk_wset_writable(const struct wk_wset *w, const char *path)
 {
-	struct wk_fsrule *tab = xcalloc(w->roots.n + w->ro.n + 1, sizeof *tab);
+	struct wk_fsrule *tab = xcalloc(w->roots.n + w->ro.n + w->keep.n + 1, sizeof *tab);
 	size_t n = 0;
 	for (size_t i = 0; i < w->roots.n; i++)
 		tab[n++] = (struct wk_fsrule){.kind = RULE_WRITE, .path = w->roots.v[i]};
 	for (size_t i = 0; i < w->ro.n; i++)
 		tab[n++] = (struct wk_fsrule){.kind = RULE_PROTECT, .path = w->ro.v[i]};
+	for (size_t i = 0; i < w->keep.n; i++)
+		tab[n++] = (struct wk_fsrule){.kind = RULE_KEEP, .path = w->keep.v[i]};
 	struct wk_fstable t = {.v = tab, .n = n};
 	bool in = wk_classify(&t, path, NULL) == WK_FS_WRITABLE;
 	free(tab);
@@ -42,6 +44,7 @@ void wk_wset_free(struct wk_wset *w)
 {
 	strv_free(&w->roots);
 	strv_free(&w->ro);
+	strv_free(&w->keep);
 	strv_free(&w->fixed);
 }
 

@@ -23,6 +23,8 @@
 struct wk_wset {
 	struct strv roots; /* writable trees: roots, the private /tmp, /dev/shm */
 	struct strv ro;    /* read-only inside them (protected paths in place) */
+	struct strv keep;  /* host directories kept read-only in the private /tmp
+			    * (a writable root may lie inside one) */
 	struct strv fixed; /* directories inside them that cannot be renamed or
 			    * replaced (ancestors of protected paths, pinned) */
 };

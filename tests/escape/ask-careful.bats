@@ -353,6 +353,22 @@ mksubrepos() {
 	assert_line "rc=123"
 }
 
+@test "ask careful: a program the sandbox wrote in a writable root inside a read root kept in its /tmp is CAREFUL (--read /tmp/X --write /tmp/X/out)" {
+	HOSTTMP=$(mktemp -d /tmp/wicket-keep.XXXXXX)
+	chmod 755 "$HOSTTMP"
+	mkdir -p "$HOSTTMP/proj/out"
+	chmod 777 "$HOSTTMP/proj/out"
+	run --separate-stderr wsrun "$WS" --read "$HOSTTMP/proj" --write "$HOSTTMP/proj/out" --approver "$OUT/yes" -- sh -c '
+		printf "#!/bin/sh\ntouch %s/made\n" "$2" >"$3/out/evil.sh" && chmod 755 "$3/out/evil.sh"
+		"$1" ask -- "$3/out/evil.sh"
+		echo "rc=$?"' _ "$WICKET" "$OUT" "$HOSTTMP/proj" </dev/null
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: the approver approved a program the sandbox wrote, and it ran outside"
+		false
+	fi
+	assert_line "rc=123"
+}
+
 # A repository whose log fills more than a screen, so that git pages it.
 mklongrepo() {
 	mkrepos

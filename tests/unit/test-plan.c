@@ -154,11 +154,21 @@ int main(void)
 	plan_wset(&ts, &ws);
 	ok(strv_contains(&ws.roots, "/work/ws") && strv_contains(&ws.roots, "/tmp") &&
 	   strv_contains(&ws.roots, "/dev/shm") && ws.roots.n == 3, "wset: the table's writable roots");
-	ok(strv_contains(&ws.ro, "/work/ws/.git/hooks") && strv_contains(&ws.ro, "/tmp/.X11-unix") &&
-	   ws.ro.n == 2, "wset: read-only the protected paths that exist and the kept directories");
+	ok(strv_contains(&ws.ro, "/work/ws/.git/hooks") && ws.ro.n == 1 &&
+	   strv_contains(&ws.keep, "/tmp/.X11-unix") && ws.keep.n == 1,
+	   "wset: read-only the protected paths that exist; the kept directories apart");
 	ok(wk_wset_writable(&ws, "/work/ws/.git/absent") && !wk_wset_writable(&ws, "/tmp/.X11-unix/p"),
 	   "wset: an absent protected path can be created; a kept directory cannot be written");
 	ok(strv_contains(&ws.fixed, "/work/ws/.git"), "wset: pinned ancestors are fixed");
+	wk_wset_free(&ws);
+	/* A writable root inside a kept directory (--read /tmp/X/proj
+	 * --write /tmp/X/proj/out): what is in it is the sandbox's to write,
+	 * and the host's file outside (red team 6, F4). */
+	strv_add(&ts.pol.write, "/tmp/X/proj/out");
+	strv_add(&ts.plan.read_keep, "/tmp/X/proj");
+	plan_wset(&ts, &ws);
+	ok(wk_wset_writable(&ws, "/tmp/X/proj/out/evil.sh") && !wk_wset_writable(&ws, "/tmp/X/proj/a"),
+	   "wset: a writable root inside a kept directory stays writable, the rest of it does not");
 	wk_wset_free(&ws);
 	/* Landlock (ABI 9) decides unix sockets: the private /tmp holds a
 	 * kept host directory, so none in /tmp is reachable. */
