@@ -622,4 +622,5 @@ void plan_read_keep(struct session *s)
 	}
 	strv_free(&plan->read_keep);
 	plan->read_keep = outer;
+	plan_pin_kept(plan);
 }

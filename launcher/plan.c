@@ -140,6 +140,20 @@ static int cmp_len(const void *a, const void *b)
 	return la < lb ? -1 : la > lb;
 }
 
+/* The kept read roots in the private /tmp are bound onto directories
+ * of the session's own tmpfs, which the sandbox may rename: the mount
+ * would move along, and a host socket in it would then lie, by name,
+ * in the private /tmp, where unix sockets may be reached (red team 6,
+ * F1). So their ancestors there are pinned, as a protected path's are. */
+void plan_pin_kept(struct mount_plan *plan)
+{
+	if (!plan->private_tmp)
+		return;
+	for (size_t i = 0; i < plan->read_keep.n; i++)
+		plan_pins("/tmp", plan->read_keep.v[i], &plan->pins);
+	qsort(plan->pins.v, plan->pins.n, sizeof *plan->pins.v, cmp_len);
+}
+
 /* True when the session's own tmpfs mounts (the private /tmp, the cover
  * of /run) would hide PATH, which lies beneath one of them. */
 bool plan_covered(const struct mount_plan *plan, const char *path)

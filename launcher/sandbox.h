@@ -215,6 +215,7 @@ void policy_protect_sources(const struct wk_policy *wp, const struct userconfig 
 void plan_build_base(struct session *s);
 void plan_build_late(struct session *s);
 void plan_pins(const char *root, const char *path, struct strv *out);
+void plan_pin_kept(struct mount_plan *plan);
 const char *writable_root_of(const struct policy *pol, const char *path);
 /* The root beneath which the sandbox may reach the unix socket at PATH
  * (canonical, in the sandbox's view): a writable root, the session's own

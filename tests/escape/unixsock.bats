@@ -137,3 +137,24 @@ JSON
 	service unix-dgram "$d/y.sock"
 	unreached sendto "$d/y.sock" --policy "$OUT/read-tmp.json"
 }
+
+@test "unixsock: renaming the parent of a read root kept in the private /tmp does not move a host socket into reach" {
+	local d
+	d=$(mktemp -d /tmp/wicket-rt.XXXXXX)
+	_ESC_DIRS+=("$d")
+	chmod 755 "$d"
+	mkdir -p "$d/a/b"
+	chmod -R 755 "$d/a"
+	service unix "$d/a/b/x.sock"
+	# The kept root's parent is a directory of the session's own tmpfs:
+	# were it renamed, the mount would move with it, and the socket would
+	# lie, by name, in the private /tmp.
+	sbx_opts --read "$d/a/b" -- sh -c 'mv "$1/a" "$1/c"; "$2" connect "$1/c/b/x.sock" "escape-$3"; "$2" connect "$1/a/b/x.sock" "escape-$3"' _ "$d" "$UP" "$RND"
+	if listener_heard; then
+		echo "ESCAPE: the host service heard the sandbox:"
+		cat "$LISTEN_LOG"
+		false
+	fi
+	"$UP" connect "$LISTEN_ADDR" "sanity-$RND"
+	listener_heard
+}
