@@ -548,9 +548,16 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 			e->rule = xasprintf("unix socket %s is outside the writable roots and the "
 					    "session's own /tmp and /dev/shm (policy %s): host "
 					    "services are out of reach", un + 6, pname);
-		fix_policy(e, snippet(pname, "filesystem", json_pack("{s:[s]}", "write", dir)),
-			   "the socket's directory becomes writable too");
+		/* Running the client outside first: reaching a host service
+		 * lends the sandbox what the service does for its callers (a
+		 * container runtime, systemd --user, an agent: code run
+		 * outside), which is more than a write to one directory. */
 		fix_ask(e);
+		fix_policy(e, snippet(pname, "filesystem", json_pack("{s:[s]}", "write", dir)),
+			   "only for a service you would let the sandbox drive: the socket's "
+			   "directory becomes writable too, and the service then acts for the "
+			   "sandbox outside it (a container runtime or systemd --user runs what "
+			   "it is asked to)");
 		free(dir);
 		return;
 	}

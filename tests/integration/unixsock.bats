@@ -169,6 +169,13 @@ EACCES"
 	assert_line "network blocked: connect unix:$sock"
 	assert_line --partial "rule: unix socket $sock is outside the writable roots"
 	assert_line --partial "\"write\": [\"$OUT\"]"
+	# The service would act for the sandbox: running the client outside
+	# comes first, and the snippet says what it lends.
+	assert_line --partial "acts for the sandbox outside it"
+	local ask pol
+	ask=$(grep -n 'wicket ask --' <<<"$output" | head -1 | cut -d: -f1)
+	pol=$(grep -n '"write": \[' <<<"$output" | head -1 | cut -d: -f1)
+	[ -n "$ask" ] && [ -n "$pol" ] && [ "$ask" -lt "$pol" ]
 }
 
 @test "connects that block (a listener that never accepts) hold neither the session nor an interrupted caller" {
