@@ -449,6 +449,8 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	/* A session must not be able to choose the policy of the next one. */
 	if (s.pol.sandbox) {
 		policy_protect_sources(&wp, &ucfg, &pctx, &s.pol.protect);
+		for (size_t i = 0; i < ucfg.n; i++)
+			strv_add(&s.pol.keep_name, ucfg.entries[i].path);
 	}
 	/* Nor rewrite its own record (last-session.json, the audit log), nor
 	 * read it: the audit log holds the supervisor's host pid and every

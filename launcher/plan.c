@@ -246,6 +246,24 @@ void plan_build_late(struct session *s)
 			free(real);
 	}
 
+	/* A directory a user-config entry names, as written: were it
+	 * replaced by a link, a later session started there would get the
+	 * policy of wherever the link leads. Pinned (it and its ancestors in
+	 * the root cannot be renamed or removed); what is in it stays
+	 * writable. */
+	for (size_t i = 0; i < pol->keep_name.n; i++) {
+		const char *d = pol->keep_name.v[i];
+		char *real = realpath(d, NULL);
+		struct stat st;
+		const char *w = real && strcmp(real, d) == 0 && stat(real, &st) == 0 &&
+					S_ISDIR(st.st_mode) ? writable_root_of(pol, real) : NULL;
+		if (w) {
+			char *below = path_join(real, "x");
+			plan_pins(w, below, &plan->pins);
+			free(below);
+		}
+		free(real);
+	}
 	for (size_t i = 0; i < pol->protect.n; i++) {
 		const char *lex = pol->protect.v[i];
 		check_protect_symlinks(pol, lex);

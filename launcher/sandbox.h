@@ -36,6 +36,8 @@ struct policy {
 	struct strv read;       /* existing, canonical readable roots ("/": all) */
 	struct strv write;      /* existing, canonical, writable roots */
 	struct strv protect;    /* read-only inside writable roots */
+	struct strv keep_name;  /* directories inside writable roots that must keep
+				 * their names (user-config entries): pinned */
 	struct strv hide;       /* covered with an empty, unreadable mount */
 	enum net_mode net;
 	struct port_list connect; /* NET_PORTS: TCP ports connect() may reach */

@@ -147,8 +147,12 @@ wicket: $CONF: 2 errors; nothing started (see wicket(1), FILES)"
 	mkdir -p "$HOME/src/trusted" "$HOME/other"
 	conf '{"directories": [{"path": "~/src/trusted", "policy": "full-access"}]}'
 	# The session's workspace holds the entry's directory.
-	(cd "$HOME/src" && bounded 60 "$WICKET" run -- sh -c 'rm -rf trusted && ln -s / trusted') || true
-	[ -L "$HOME/src/trusted" ]
+	(cd "$HOME/src" && bounded 60 "$WICKET" run -- sh -c 'rm -rf trusted && ln -s / trusted') 2>/dev/null || true
+	# The entry's directory is pinned: the session could not replace it.
+	[ -d "$HOME/src/trusted" ] && [ ! -L "$HOME/src/trusted" ]
+	# Nor would a link there (made before, or by hand) re-aim the entry:
+	# entries are compared as written.
+	rmdir "$HOME/src/trusted" && ln -s / "$HOME/src/trusted"
 	# A later session elsewhere: the default policy, and sandboxed.
 	[ "$(policy_in "$HOME/other")" = workspace-write ]
 	(cd "$HOME/other" && bounded 60 "$WICKET" run -- sh -c 'echo x >"$1/made"' _ "$OUT") 2>/dev/null || true
@@ -244,4 +248,18 @@ wicket: $CONF: 2 errors; nothing started (see wicket(1), FILES)"
 	run --separate-stderr bash -c 'cd "$1" && timeout 60 "$2" run -- true' _ "$WS" "$WICKET"
 	assert_equal "$status" 125
 	assert_regex "$stderr" "goes through the symlink $WS/pol inside the writable root"
+}
+
+@test "attack: a session cannot replace an entry's directory in its workspace by a link to another entry's" {
+	mkdir -p "$WS/locked" "$HOME/play"
+	conf '{"directories": [{"path": "'"$WS"'/locked", "policy": "read-only"},
+		{"path": "'"$HOME"'/play", "policy": "full-access"}]}'
+	(cd "$WS" && bounded 60 "$WICKET" run -- sh -c '
+		rm -rf locked; mv locked gone; ln -s "$1" locked' _ "$HOME/play" 2>/dev/null) || true
+	[ -d "$WS/locked" ] && [ ! -L "$WS/locked" ]
+	# The user's next session there: still the entry's policy.
+	[ "$(policy_in "$WS/locked")" = read-only ]
+	# What is in it stays writable to a session whose root holds it.
+	(cd "$WS" && bounded 60 "$WICKET" run -- sh -c 'echo x >locked/f') 2>/dev/null
+	[ -f "$WS/locked/f" ]
 }
