@@ -231,17 +231,18 @@ static bool creds_of(pid_t tid, struct creds *c)
 	return u && g;
 }
 
-/* Write permission on the socket as the kernel would check it for the
- * caller (mode bits; the sandbox holds no capability, and a supervisor
- * running as root must not lend it its own). */
-static bool may_write(const struct stat *st, const struct creds *c)
+/* A permission as the kernel would check it for the caller, by the mode
+ * bits alone (the sandbox holds no capability, and a supervisor running
+ * as root must not lend it its own): USER_BIT is S_IWUSR for writing the
+ * socket, S_IXUSR for searching a directory on the way to it. */
+static bool may(const struct stat *st, const struct creds *c, mode_t user_bit)
 {
 	if (st->st_uid == c->uid)
-		return st->st_mode & S_IWUSR;
+		return st->st_mode & user_bit;
 	bool in_group = st->st_gid == c->gid;
 	for (size_t i = 0; !in_group && i < c->ngroups; i++)
 		in_group = c->groups[i] == st->st_gid;
-	return st->st_mode & (in_group ? S_IWGRP : S_IWOTH);
+	return st->st_mode & (in_group ? user_bit >> 3 : user_bit >> 6);
 }
 
 /* --- resolving a path in the caller's view ------------------------------ */
@@ -257,8 +258,10 @@ static int reopen_canon(int root, const char *canon)
 }
 
 /* Resolve PATH (absolute, in the view whose root is ROOT) to a descriptor
- * in *FD, its canonical path in CANON ("" for "/"). -errno on failure. */
-static int resolve(int root, const char *path, char *canon, size_t csz, int *fd)
+ * in *FD, its canonical path in CANON ("" for "/"), looking into each
+ * directory only if C may search it. -errno on failure. */
+static int resolve(int root, const char *path, const struct creds *c, char *canon, size_t csz,
+		   int *fd)
 {
 	char rest[2 * PATH_MAX], tmp[2 * PATH_MAX], link[PATH_MAX];
 	if (strlen(path) >= sizeof rest)
@@ -288,6 +291,11 @@ static int resolve(int root, const char *path, char *canon, size_t csz, int *fd)
 			if ((dir = reopen_canon(root, canon)) < 0)
 				return -errno;
 			continue;
+		}
+		struct stat ds;
+		if (fstat(dir, &ds) < 0 || !may(&ds, c, S_IXUSR)) {
+			close(dir);
+			return -EACCES;
 		}
 		int f = openat(dir, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		struct stat st;
@@ -463,7 +471,8 @@ static enum verdict decide(pid_t tid, int sock, int fam, bool connecting, bool c
 		return V_REFUSE;
 	}
 	int fd = -1;
-	int r = resolve(root, abs, canon, sizeof canon, &fd);
+	struct creds c = {0};
+	int r = creds_of(tid, &c) ? resolve(root, abs, &c, canon, sizeof canon, &fd) : -EACCES;
 	close(root);
 	if (r == -MAGIC_LINK) {
 		*err = EACCES;
@@ -476,7 +485,6 @@ static enum verdict decide(pid_t tid, int sock, int fam, bool connecting, bool c
 		return V_REFUSE;
 	}
 	struct stat st;
-	struct creds c = {0};
 	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
 		close(fd);
 		*err = ECONNREFUSED; /* the kernel's answer for a non-socket */
@@ -488,7 +496,7 @@ static enum verdict decide(pid_t tid, int sock, int fam, bool connecting, bool c
 		*err = EACCES;
 		return V_REFUSE;
 	}
-	if (!creds_of(tid, &c) || !may_write(&st, &c)) {
+	if (!may(&st, &c, S_IWUSR)) {
 		close(fd);
 		*err = EACCES; /* an ordinary permission error: not the sandbox's */
 		a->shown[0] = '\0';

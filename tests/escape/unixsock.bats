@@ -158,3 +158,25 @@ JSON
 	"$UP" connect "$LISTEN_ADDR" "sanity-$RND"
 	listener_heard
 }
+
+@test "unixsock: a socket in the workspace behind a directory the sandbox may not search is not reached through the supervisor" {
+	# Root only: it needs a directory of another user, mode 0700. The
+	# sandbox of a root session is uid 0 with no capability, which the
+	# kernel refuses there; the supervisor (root, with its capabilities)
+	# must not look it up for it.
+	[ "$(id -u)" = 0 ] || skip "needs root to make a directory of another user"
+	mkdir "$WS/priv"
+	service unix "$WS/priv/x.sock"
+	chmod 777 "$WS/priv/x.sock"
+	chown 65534:65534 "$WS/priv"
+	chmod 700 "$WS/priv"
+	sbx_opts -- "$UP" connect "$WS/priv/x.sock" "escape-$RND"
+	if listener_heard; then
+		echo "ESCAPE: the supervisor lent the sandbox its search permission:"
+		cat "$LISTEN_LOG"
+		false
+	fi
+	assert_line "connect: EACCES"
+	"$UP" connect "$LISTEN_ADDR" "sanity-$RND"
+	listener_heard
+}
