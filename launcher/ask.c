@@ -662,9 +662,24 @@ static void run_command(struct session *s, struct ask *a)
 		a->io[0] = null;
 		a->input_nulled = true;
 	}
-	/* On the session's terminal, a pty of its own (pty_cmd_open). */
+	/* Keys from the session's terminal: for a request from its
+	 * foreground (the person is at it), through a pty of the command's
+	 * own (pty_cmd_open), which has the terminal until it ends; from the
+	 * background, none (/dev/null), so that a job left running neither
+	 * holds the session's terminal nor shares its keys with the sandbox. */
+	bool fg = pty_is_session_tty(a->io[0]) && pty_foreground(a->host_pid);
+	if (pty_is_session_tty(a->io[0]) && !fg) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (null < 0) {
+			deny(s, a, "error", "cannot open /dev/null for its standard input");
+			return;
+		}
+		close(a->io[0]);
+		a->io[0] = null;
+		a->input_nulled = true;
+	}
 	int master = -1;
-	for (int i = 0; i < 3 && pty_cmd_needed(); i++) {
+	for (int i = 0; i < 3 && fg && pty_cmd_needed(); i++) {
 		if (!pty_is_session_tty(a->io[i]))
 			continue;
 		int sl = -1;

@@ -1393,6 +1393,12 @@ bool pty_cmd_needed(void)
 	return P.master >= 0 && P.input;
 }
 
+bool pty_foreground(pid_t pid)
+{
+	pid_t pg = getpgid(pid);
+	return P.master >= 0 && pg > 0 && tcgetpgrp(P.master) == pg;
+}
+
 int pty_cmd_open(int *slave_fd)
 {
 	*slave_fd = -1;

@@ -438,6 +438,8 @@ bool pty_is_session_tty(int fd);
  * pty_cmd_open gives the master (-1: none, one is in use) and its slave;
  * pty_cmd_start relays to it; pty_cmd_end when the command has ended. */
 bool pty_cmd_needed(void);
+/* PID (the supervisor's view) is in the session pty's foreground group. */
+bool pty_foreground(pid_t pid);
 int pty_cmd_open(int *slave_fd);
 bool pty_cmd_start(struct session *s, int master);
 void pty_cmd_end(void);

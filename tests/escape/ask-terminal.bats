@@ -453,3 +453,26 @@ def main():
 run(main)
 PYEOF
 }
+
+@test "ask: an approved command started in the background neither holds the session's terminal nor reads its keys" {
+	printf '{"extends": "workspace-write", "escalation": {"allow": [["head", "-n", "1"]]}}\n' >"$OUT/bg.json"
+	chmod 644 "$OUT/bg.json"
+	drive <<'PYEOF'
+def main():
+    t = bash([w, "run", "--policy", out + "/bg.json", "--"], cwd=ws)
+    t.line('"%s" ask -- head -n 1 >bg.out & sleep 0.5; echo still-here' % w)
+    t.expect(r"still-here\r\n")
+    # The shell has the terminal: what is typed reaches it, not the job.
+    t.line("echo typed-$((6*7))")
+    t.expect(r"typed-42\r\n")
+    t.line("wait; echo waited")
+    t.expect(r"waited\r\n")
+    got = open(ws + "/bg.out").read()
+    check(got == "", "the background command read the terminal: %r" % got)
+    t.line("exit 0")
+    t.wait()
+
+run(main)
+PYEOF
+	grep -q '"stdin":"terminal","stdin_replaced":"/dev/null"' "$AUDIT"
+}
