@@ -678,11 +678,14 @@ static bool tree_writable(const struct wk_wset *w, const char *top)
  * configured default. */
 static bool git_enters_submodules(const char *sub, char *const *argv, size_t from, size_t argc)
 {
+	/* Not log, show, reflog or format-patch: a patch of a gitlink with
+	 * --submodule=diff (or diff.submodule=diff in the person's config)
+	 * is git diff run in the submodule. */
 	static const char *const keep_out[] = {
-		"log", "show", "branch", "tag", "rev-parse", "rev-list", "ls-remote", "remote",
-		"cat-file", "ls-tree", "blame", "shortlog", "reflog", "for-each-ref", "show-ref",
+		"branch", "tag", "rev-parse", "rev-list", "ls-remote", "remote",
+		"cat-file", "ls-tree", "blame", "shortlog", "for-each-ref", "show-ref",
 		"symbolic-ref", "name-rev", "merge-base", "version", "help", "push",
-		"format-patch", "show-branch", "cherry", "count-objects", "var", NULL};
+		"show-branch", "cherry", "count-objects", "var", NULL};
 	bool enters = !name_in(sub, keep_out);
 	for (size_t j = from; j < argc; j++) {
 		const char *a = argv[j];

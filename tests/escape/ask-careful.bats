@@ -410,3 +410,37 @@ mklongrepo() {
 		false
 	fi
 }
+
+@test "ask careful: git show / log -p --submodule=diff allowed by a rule or an approver do not run a submodule's diff.external the sandbox wrote (F3)" {
+	local g=(-c user.name=t -c user.email=t@example.invalid -c protocol.file.allow=always)
+	git init -q -b main "$OUT/upsub"
+	git -C "$OUT/upsub" "${g[@]}" commit -q --allow-empty -m one
+	echo a >"$OUT/upsub/f"
+	git -C "$OUT/upsub" add f
+	git -C "$OUT/upsub" "${g[@]}" commit -q -m two
+	git init -q -b main "$OUT/up"
+	git -C "$OUT/up" "${g[@]}" submodule add -q "$OUT/upsub" sub
+	git -C "$OUT/up" "${g[@]}" commit -q -m sub
+	git -C "$OUT/up/sub" checkout -q HEAD~1
+	git -C "$OUT/up" add sub
+	git -C "$OUT/up" "${g[@]}" commit -q -m bump
+	rmdir "$WS"
+	git clone -q "$OUT/up" "$WS"
+	chmod -R a+rX "$OUT/up" "$OUT/upsub"
+	policy show workspace-write-strict '[{"argv": ["git", "show", "*"], "cwd": "${cwd}"}]'
+	for how in "--policy $OUT/show.json" "--policy workspace-write-strict --approver $OUT/yes"; do
+		# shellcheck disable=SC2086 # $how is two or four words
+		run --separate-stderr wsrun "$WS" $how -- sh -c '
+			git clone -q --no-checkout "$2/upsub" sub.new && rm -rf sub && mv sub.new sub
+			git -C sub config diff.external "sh -c \"touch $2/made\" #"
+			"$1" ask -- git show --submodule=diff; echo "rc=$?"
+			"$1" ask -- git log -p --submodule=diff; echo "rc=$?"
+			rm -rf sub/.git' _ "$WICKET" "$OUT" </dev/null
+		if [ -e "$OUT/made" ]; then
+			echo "ESCAPE: a diff of a submodule ran the sandbox's diff.external outside ($how)"
+			false
+		fi
+		assert_line --index 0 "rc=123"
+		assert_line --index 1 "rc=123"
+	done
+}

@@ -309,8 +309,22 @@ static void decisions(void)
 	CAREFUL(true, "hooks and config protected, but .git/commondir can be created", "ws/repo",
 		P, "/usr/bin/git", "git", "status");
 	strv_add(&ws.ro, gitd);
-	CAREFUL(false, "all of .git protected (workspace-write-strict): git log", "ws/repo", P,
-		"/usr/bin/git", "git", "log", "-p");
+	CAREFUL(false, "all of .git protected (workspace-write-strict): git log, kept out",
+		"ws/repo", P, "/usr/bin/git", "git", "log", "-p", "--ignore-submodules");
+	/* F3: a patch of a gitlink (--submodule=diff, diff.submodule=diff in
+	 * the person's config) runs git diff in the submodule, with its
+	 * config (diff.external). */
+	CAREFUL(true, "git log -p may diff inside submodules", "ws/repo", P, "/usr/bin/git", "git",
+		"log", "-p");
+	CAREFUL(true, "git show --submodule=diff", "ws/repo", P, "/usr/bin/git", "git", "show",
+		"--submodule=diff");
+	CAREFUL(true, "git format-patch", "ws/repo", P, "/usr/bin/git", "git", "format-patch",
+		"-1");
+	CAREFUL(true, "git reflog -p", "ws/repo", P, "/usr/bin/git", "git", "reflog", "-p");
+	CAREFUL(true, "git log -p --ignore-submodules=dirty still diffs them", "ws/repo", P,
+		"/usr/bin/git", "git", "log", "-p", "--ignore-submodules=dirty");
+	CAREFUL(false, "git show --submodule=diff --ignore-submodules", "ws/repo", P,
+		"/usr/bin/git", "git", "show", "--submodule=diff", "--ignore-submodules");
 	/* The index and the worktree are the sandbox's: a .git it makes at a
 	 * gitlink is a repository git status enters, with its config. */
 	CAREFUL(true, "all of .git protected, but git status enters submodules of the worktree",
