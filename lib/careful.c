@@ -240,7 +240,9 @@ enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT };
 
 static enum kind kind_of(const char *name)
 {
-	if (strcmp(name, "git") == 0)
+	/* git-X is git: git's own links (git-core/git-status), a hard link
+	 * or a link of the sandbox's named so; git then runs X. */
+	if (strcmp(name, "git") == 0 || starts(name, "git-"))
 		return K_GIT;
 	if (strcmp(name, "xargs") == 0 || strcmp(name, "parallel") == 0)
 		return K_XARGS;
@@ -732,12 +734,15 @@ static bool remote_with_url(const char *gitdir, const char *name)
 	return found;
 }
 
+/* git [OPTIONS] SUB ARGS..., or git-SUB ARGS...: git reads the name it
+ * is run as (argv[0]) first, and git-SUB takes no options of git's own. */
 static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t argc)
 {
 	char *dir = xstrdup(in->cwd), *r = NULL, *found = NULL, *top = NULL;
 	const char *gitdir = NULL, *worktree = NULL;
-	size_t k = 1;
-	for (; k < argc && argv[k][0] == '-' && !r; k++) {
+	const char *dashed = starts(base_of(argv[0]), "git-") ? base_of(argv[0]) + 4 : NULL;
+	size_t k = dashed ? 0 : 1;
+	for (; !dashed && k < argc && argv[k][0] == '-' && !r; k++) {
 		const char *a = argv[k];
 		if (strcmp(a, "-C") == 0 && k + 1 < argc) {
 			const char *d = argv[++k];
@@ -762,7 +767,8 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 			k++;
 		}
 	}
-	const char *sub = k < argc ? argv[k] : "";
+	/* ARGV[K] is the subcommand: its arguments follow. */
+	const char *sub = dashed ? dashed : k < argc ? argv[k] : "";
 	if (!r && gitdir) {
 		char *g = gitdir[0] == '/' ? xstrdup(gitdir) : path_join(dir, gitdir);
 		r = place_reason(in, in->cwd, g, "git's repository");
@@ -851,10 +857,15 @@ static char *check(const struct wk_careful_in *in, const char *program, char *co
 	char *own = wk_program_writable(in->wset, program);
 	if (own)
 		return own;
+	/* The file that runs, and the name it is run as (argv[0]), which a
+	 * program of many (busybox, git) reads to know what to be. */
 	const char *names[2] = {base_of(program), argc ? base_of(argv[0]) : ""};
 	for (int i = 0; i < 2; i++) {
 		char *r = NULL;
-		switch (kind_of(names[i])) {
+		enum kind kind = kind_of(names[i]);
+		if (i == 1 && kind == K_GIT && kind_of(names[0]) == K_GIT)
+			break; /* git_check reads argv[0] itself: once is enough */
+		switch (kind) {
 		case K_GIT:
 			r = git_check(in, argv, argc);
 			break;

@@ -411,6 +411,26 @@ mklongrepo() {
 	fi
 }
 
+@test "ask careful: git's dashed form is git: git-status enters submodules, a link named git-clone clones (F1)" {
+	mksubrepos
+	local exec_path
+	exec_path=$(git --exec-path)
+	[ -e "$exec_path/git-status" ] || skip "no $exec_path/git-status"
+	run --separate-stderr wsrun "$WS" --policy workspace-write-strict --approver "$OUT/yes" -- sh -c '
+		git init -q sub && git -C sub config core.fsmonitor "touch $2/made; false"
+		"$1" ask -- "$3/git-status"; echo "rc=$?"
+		rm -rf sub/.git
+		git init -q push && ln -s "$(command -v git)" git-clone
+		"$1" ask -- ./git-clone push origin "-utouch $2/made; git-upload-pack"; echo "rc=$?"
+		rm -rf push origin git-clone' _ "$WICKET" "$OUT" "$exec_path" </dev/null
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: git's dashed form ran code the sandbox chose, outside, without a question"
+		false
+	fi
+	assert_line --index 0 "rc=123"
+	assert_line --index 1 "rc=123"
+}
+
 @test "ask careful: git show / log -p --submodule=diff allowed by a rule or an approver do not run a submodule's diff.external the sandbox wrote (F3)" {
 	local g=(-c user.name=t -c user.email=t@example.invalid -c protocol.file.allow=always)
 	git init -q -b main "$OUT/upsub"

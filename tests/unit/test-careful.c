@@ -337,6 +337,19 @@ static void decisions(void)
 		"fetch", "far");
 	CAREFUL(false, "git status --ignore-submodules", "ws/repo", P, "/usr/bin/git", "git",
 		"status", "--ignore-submodules");
+	/* F1: git-X is git X, whatever file runs it (a link, a hard link). */
+	CAREFUL(true, "git-status (the dashed form) enters submodules", "ws/repo", P,
+		"/usr/lib/git-core/git", "/usr/lib/git-core/git-status");
+	CAREFUL(true, "a hard link named git-status", "ws/repo", P, "/usr/lib/git-core/git-status",
+		"git-status");
+	CAREFUL(false, "git-status --ignore-submodules", "ws/repo", P, "/usr/lib/git-core/git",
+		"/usr/lib/git-core/git-status", "--ignore-submodules");
+	CAREFUL(true, "git-log --output=FILE", "ro/repo2", P, "/usr/lib/git-core/git",
+		"/usr/lib/git-core/git-log", "--output=/tmp/x");
+	CAREFUL(true, "./git-clone push origin -u<cmd> is a clone, not a push", "ro/repo2", P,
+		"/usr/bin/git", "./git-clone", "push", "far", "-usx");
+	CAREFUL(true, "git-grep -O<cmd>", "ro/repo2", P, "/usr/bin/git", "git-grep",
+		"--no-recurse-submodules", "-Oid; :", "hi");
 	CAREFUL(false, "git diff --ignore-submodules=all", "ws/repo", P, "/usr/bin/git", "git",
 		"diff", "--ignore-submodules=all");
 	CAREFUL(true, "git diff --ignore-submodules=dirty still looks", "ws/repo", P,
