@@ -179,6 +179,16 @@ static bool starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* A holds the short option -C: alone ("-C", "-Cvalue") or in a bundle
+ * ("-iO<cmd>"), where getopt and git's parse-options take the rest of
+ * the bundle as the value of an option that takes one. Which letters
+ * before C take a value is not known here: C anywhere in the bundle
+ * counts (more CAREFUL, never less). */
+static bool short_opt(const char *a, char c)
+{
+	return a[0] == '-' && a[1] != '-' && strchr(a + 1, c) != NULL;
+}
+
 /* A is git's long option --NAME as git reads it: NAME itself or a unique
  * prefix of it (at least 3 characters; git takes any unambiguous one),
  * with or without "=value". */
@@ -454,7 +464,7 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 		return xasprintf("%s wraps other wrappers too deep to check", name);
 	for (size_t k = 1; k < argc; k++) {
 		const char *a = argv[k];
-		if (strcmp(name, "env") == 0 && (starts(a, "-S") || starts(a, "--split-string")))
+		if (strcmp(name, "env") == 0 && (short_opt(a, 'S') || starts(a, "--split-string")))
 			return xstrdup("env -S splits a string into a command, which is not checked");
 		if (a[0] == '-' || (strcmp(name, "env") == 0 && strchr(a, '=')))
 			continue;
@@ -804,11 +814,11 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 		const char *a = argv[j];
 		if (git_long_opt(a, "receive-pack") || git_long_opt(a, "upload-pack") ||
 		    git_long_opt(a, "exec") || git_long_opt(a, "template") ||
-		    (creates && (git_long_opt(a, "config") || starts(a, "-c"))) ||
-		    (starts(a, "-u") && strcmp(sub, "push") != 0) ||
-		    git_long_opt(a, "open-files-in-pager") || (strcmp(sub, "grep") == 0 && starts(a, "-O")))
+		    (creates && (git_long_opt(a, "config") || short_opt(a, 'c'))) ||
+		    (short_opt(a, 'u') && strcmp(sub, "push") != 0) ||
+		    git_long_opt(a, "open-files-in-pager") || (strcmp(sub, "grep") == 0 && short_opt(a, 'O')))
 			r = xasprintf("the git option %s names a program for git to run", a);
-		else if (git_long_opt(a, "output") || starts(a, "-o") || git_long_opt(a, "output-directory"))
+		else if (git_long_opt(a, "output") || short_opt(a, 'o') || git_long_opt(a, "output-directory"))
 			r = xasprintf("the git option %s writes a file outside the sandbox with what "
 				      "the sandbox can choose", a);
 		else if (remote && a[0] != '-' && !(found && remote_with_url(found, a)))

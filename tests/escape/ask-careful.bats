@@ -464,3 +464,28 @@ mklongrepo() {
 		assert_line --index 1 "rc=123"
 	done
 }
+
+@test "ask careful: bundled short options: git grep -iO<command>, git clone -qu<command> and -qc<config> are not run without a question (F14, F15)" {
+	mkrepos
+	printf 'hi\n' >"$WS/f"
+	git -C "$WS" add f
+	git -C "$WS" -c user.name=t -c user.email=t@example.invalid commit -q -m f
+	git -C "$WS" push -q "$OUT/bare.git" HEAD:main
+	git -C "$OUT/bare.git" symbolic-ref HEAD refs/heads/main
+	chmod -R a+rX "$WS" "$OUT/bare.git"
+	policy gr workspace-write-strict '[{"argv": ["git", "grep", "**"], "cwd": "${cwd}"}]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/gr.json" --approver "$OUT/yes" -- sh -c '
+		"$1" ask -- git grep --no-recurse-submodules "-iOtouch $2/made-grep; :" hi; echo "rc=$?"
+		mkdir -p h && printf "#!/bin/sh\ntouch %s/made-hook\n" "$2" >h/post-checkout
+		chmod 755 h/post-checkout
+		cd "$2"
+		"$1" ask -- git clone -qccore.hooksPath="$3/h" "$2/bare.git" "$2/c1"; echo "rc=$?"
+		"$1" ask -- git clone "-qutouch $2/made-upload; git-upload-pack" "$2/bare.git" "$2/c2"; echo "rc=$?"' _ "$WICKET" "$OUT" "$WS" </dev/null
+	if ls "$OUT"/made-*; then
+		echo "ESCAPE: a bundled short option ran a command of the sandbox's choosing outside"
+		false
+	fi
+	assert_line --index 0 "rc=123"
+	assert_line --index 1 "rc=123"
+	assert_line --index 2 "rc=123"
+}

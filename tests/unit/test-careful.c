@@ -277,6 +277,20 @@ static void decisions(void)
 		"core.fsmonitor=x", "far", "x");
 	CAREFUL(true, "git clone -uX", "ro/repo2", P, "/usr/bin/git", "git", "clone", "-usx",
 		"far", "x");
+	/* F14, F15: parse-options takes the rest of a bundle of short options
+	 * as the value of the one that takes a value. */
+	CAREFUL(true, "git clone -qc<key=value> (bundled)", "ro/repo2", P, "/usr/bin/git", "git",
+		"clone", "-qccore.hooksPath=/tmp/h", "far", "x");
+	CAREFUL(true, "git clone -qu<cmd> (bundled)", "ro/repo2", P, "/usr/bin/git", "git",
+		"clone", "-qusx", "far", "x");
+	CAREFUL(true, "git grep -iO<cmd> (bundled)", "ro/repo2", P, "/usr/bin/git", "git", "grep",
+		"--no-recurse-submodules", "-iOid; :", "hi");
+	CAREFUL(true, "git archive -vo FILE (bundled)", "ro/repo2", P, "/usr/bin/git", "git",
+		"archive", "-vo", "/tmp/x", "HEAD");
+	CAREFUL(false, "git grep -in (no program)", "ro/repo2", P, "/usr/bin/git", "git", "grep",
+		"--no-recurse-submodules", "-in", "hi");
+	CAREFUL(true, "env -iS (bundled)", "ro", P, "/usr/bin/env", "env", "-iS",
+		"python3 script.py");
 	CAREFUL(false, "git push --up (not a prefix of upload-pack's 3)", "ro/repo2", P,
 		"/usr/bin/git", "git", "push", "--up", "far");
 	char *bare = at("ws/bare.git");
