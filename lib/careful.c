@@ -189,16 +189,28 @@ static bool short_opt(const char *a, char c)
 	return a[0] == '-' && a[1] != '-' && strchr(a + 1, c) != NULL;
 }
 
-/* A is git's long option --NAME as git reads it: NAME itself or a unique
- * prefix of it (at least 3 characters; git takes any unambiguous one),
- * with or without "=value". */
-static bool git_long_opt(const char *a, const char *name)
+/* A is the long option --NAME: NAME itself or a prefix of it of at least
+ * MIN characters (getopt_long and git take any unambiguous one), with or
+ * without "=value". */
+static bool long_opt_min(const char *a, const char *name, size_t min)
 {
 	if (strncmp(a, "--", 2) != 0)
 		return false;
 	a += 2;
 	size_t n = strcspn(a, "=");
-	return n >= 3 && n <= strlen(name) && strncmp(a, name, n) == 0;
+	return n >= min && n <= strlen(name) && strncmp(a, name, n) == 0;
+}
+
+/* getopt_long's --NAME. */
+static bool long_opt(const char *a, const char *name)
+{
+	return long_opt_min(a, name, 1);
+}
+
+/* git's --NAME: a prefix of at least 3 characters. */
+static bool git_long_opt(const char *a, const char *name)
+{
+	return long_opt_min(a, name, 3);
 }
 
 static bool name_in(const char *name, const char *const *list)
@@ -364,20 +376,28 @@ static char *shell_code_check(const struct wk_careful_in *in, const char *name, 
 	return r;
 }
 
-/* sh [OPTIONS] (-c CODE | SCRIPT | nothing: standard input). */
+/* sh [OPTIONS] (-c CODE | SCRIPT | nothing: standard input). Options
+ * that take a value: -o, +o, -O, +O (in a bundle too: -eo pipefail),
+ * and bash's startup file (--rcfile, --init-file), code of its own. */
 static char *shell_check(const struct wk_careful_in *in, const char *name, char *const *argv,
 			 size_t argc, int depth)
 {
 	bool c = false;
 	for (size_t k = 1; k < argc; k++) {
 		const char *a = argv[k];
+		if ((strcmp(a, "--rcfile") == 0 || strcmp(a, "--init-file") == 0) && k + 1 < argc) {
+			char *r = place_reason(in, in->cwd, argv[++k], "the startup file");
+			if (r)
+				return r;
+			continue;
+		}
 		if ((a[0] == '-' || a[0] == '+') && a[1] && strcmp(a, "--") != 0) {
 			if (strchr(a, 's') && a[1] != '-')
 				break; /* -s: commands from standard input */
 			c |= a[1] != '-' && strchr(a, 'c') != NULL;
-			if ((strcmp(a, "-o") == 0 || strcmp(a, "+o") == 0 || strcmp(a, "-O") == 0 ||
-			     strcmp(a, "+O") == 0) && k + 1 < argc)
-				k++;
+			for (const char *p = a + 1; a[1] != '-' && *p; p++)
+				if ((*p == 'o' || *p == 'O') && k + 1 < argc)
+					k++;
 			continue;
 		}
 		if (strcmp(a, "--") == 0 && ++k >= argc)
@@ -454,39 +474,87 @@ static char *which(const struct wk_careful_in *in, const char *name, char **reas
 	return NULL;
 }
 
+/* ARGV[0], an argument of the wrapper NAME, as the command it runs: checked
+ * when it names a program (looked up like the wrapper would), else NULL. */
+static char *wrapped_check(const struct wk_careful_in *in, const char *name, char *const *argv,
+			   size_t argc, int depth)
+{
+	char *why = NULL, *prog, *r = NULL;
+	if (strchr(argv[0], '/'))
+		prog = wk_path_place(in->wset, in->cwd, argv[0], &why);
+	else
+		prog = which(in, argv[0], &why);
+	if (why)
+		r = xasprintf("%s runs %s, which %s", name, argv[0], why);
+	else if (prog)
+		r = check(in, prog, argv, argc, depth + 1);
+	free(why);
+	free(prog);
+	return r;
+}
+
+/* The value of ARGV[*K] when it is the option -C or --NAME, as getopt
+ * reads it: "--NAME=V", "--NAME V", "-CV", "-C V", and in a bundle the
+ * rest after C, unless a letter of TAKES (the options that take a value)
+ * comes first and takes the rest itself. *K moves past a value that is
+ * the next argument. NULL when ARGV[*K] is not that option. */
+static const char *opt_value(char *const *argv, size_t argc, size_t *k, char c, const char *name,
+			     const char *takes)
+{
+	const char *a = argv[*k], *v = NULL;
+	if (long_opt(a, name))
+		v = strchr(a, '=') ? strchr(a, '=') + 1 : *k + 1 < argc ? argv[++*k] : "";
+	else if (a[0] == '-' && a[1] && a[1] != '-') {
+		const char *p = a + 1;
+		while (*p && *p != c && !strchr(takes, *p))
+			p++;
+		if (*p == c)
+			v = p[1] ? p + 1 : *k + 1 < argc ? argv[++*k] : "";
+	}
+	return v;
+}
+
+/* Wrappers whose -c (--command) is a string of shell code. */
+static const char *const shell_c_wrappers[] = {"flock", "script", "runuser", NULL};
+
+static char *shell_code_check(const struct wk_careful_in *in, const char *name, const char *code,
+			      int depth);
+
 /* A wrapper runs one of its arguments as a command: each argument that
  * names a program is checked as the command (a number or an option value
- * names none), without knowing every wrapper's options. */
+ * names none), without knowing every wrapper's options. Known apart: the
+ * shell code of flock -c and the like, and env's -C, the directory the
+ * command then runs in. */
 static char *wrapper_check(const struct wk_careful_in *in, const char *name, char *const *argv,
 			   size_t argc, int depth)
 {
 	if (depth >= MAX_DEPTH)
 		return xasprintf("%s wraps other wrappers too deep to check", name);
-	for (size_t k = 1; k < argc; k++) {
-		const char *a = argv[k];
-		if (strcmp(name, "env") == 0 && (short_opt(a, 'S') || starts(a, "--split-string")))
-			return xstrdup("env -S splits a string into a command, which is not checked");
-		if (a[0] == '-' || (strcmp(name, "env") == 0 && strchr(a, '=')))
-			continue;
-		char *why = NULL, *prog;
-		if (strchr(a, '/'))
-			prog = wk_path_place(in->wset, in->cwd, a, &why);
-		else
-			prog = which(in, a, &why);
-		if (why) {
-			char *r = xasprintf("%s runs %s, which %s", name, a, why);
+	bool env = strcmp(name, "env") == 0;
+	struct wk_careful_in at = *in;
+	char *cwd = NULL, *r = NULL;
+	for (size_t k = 1; k < argc && !r; k++) {
+		const char *a = argv[k], *v;
+		if (env && (short_opt(a, 'S') || long_opt(a, "split-string")))
+			r = xstrdup("env -S splits a string into a command, which is not checked");
+		else if (name_in(name, shell_c_wrappers) && (short_opt(a, 'c') || long_opt(a, "command")))
+			r = (v = opt_value(argv, argc, &k, 'c', "command", "")) ?
+				    shell_code_check(&at, name, v, depth) : NULL;
+		else if (env && (v = opt_value(argv, argc, &k, 'C', "chdir", "Sua"))) {
+			/* Checked there; a link the sandbox can change on the way
+			 * could send it anywhere after the check. */
+			char *why = NULL;
+			free(cwd);
+			cwd = wk_path_place(in->wset, at.cwd, v, &why);
+			if (why && (!cwd || !wk_wset_writable(in->wset, cwd)))
+				r = xasprintf("env -C runs the command in %s, which %s", v, why);
 			free(why);
-			free(prog);
-			return r;
-		}
-		if (!prog)
-			continue;
-		char *r = check(in, prog, argv + k, argc - k, depth + 1);
-		free(prog);
-		if (r)
-			return r;
+			at.cwd = cwd;
+		} else if (a[0] != '-' && !(env && strchr(a, '=')))
+			r = wrapped_check(&at, name, argv + k, argc - k, depth);
 	}
-	return NULL;
+	free(cwd);
+	return r;
 }
 
 /* --- git ----------------------------------------------------------------- */

@@ -489,3 +489,24 @@ mklongrepo() {
 	assert_line --index 1 "rc=123"
 	assert_line --index 2 "rc=123"
 }
+
+@test "ask careful: env --chdir=<workspace> make, bash --rcfile F -c CODE and flock F -c CODE are not run without a question (F6)" {
+	command -v make >/dev/null || skip "make is not installed"
+	command -v flock >/dev/null || skip "flock is not installed"
+	chmod a+rx "$OUT"
+	run --separate-stderr wsrun "$WS" --policy workspace-write --approver "$OUT/yes" -- sh -c '
+		printf "all:\n\ttouch %s/made-make\n" "$2" >Makefile
+		printf "touch %s/made-bash\n" "$2" >x.sh
+		printf "touch %s/made-flock\n" "$2" >y.sh
+		cd "$2"
+		"$1" ask -- env --chdir="$3" make; echo "rc=$?"
+		"$1" ask -- bash --rcfile /dev/null -c ". $3/x.sh"; echo "rc=$?"
+		"$1" ask -- flock /etc/hostname -c ". $3/y.sh"; echo "rc=$?"' _ "$WICKET" "$OUT" "$WS" </dev/null
+	if ls "$OUT"/made-*; then
+		echo "ESCAPE: a wrapper or shell ran the workspace's code outside without a question"
+		false
+	fi
+	assert_line --index 0 "rc=123"
+	assert_line --index 1 "rc=123"
+	assert_line --index 2 "rc=123"
+}

@@ -232,6 +232,38 @@ static void decisions(void)
 	for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
 		CAREFUL(sh[i].want, sh[i].what, sh[i].cwd, P, sh[i].prog, sh[i].argv[0],
 			sh[i].argv[1], sh[i].argv[2], sh[i].argv[3]);
+	/* F6: what wrappers and shells do with their options' values. */
+	dir("ws/d");
+	lnk(at("ro/cwd"), "ws/dlink");
+	CAREFUL(true, "env --chdir=DIR make: make runs in DIR", "ro", P, "/usr/bin/env", "env",
+		"--chdir=../ws", "make");
+	CAREFUL(true, "env -C DIR make", "ro", P, "/usr/bin/env", "env", "-C", "../ws/d", "make");
+	CAREFUL(true, "env -iCDIR make (bundled)", "ro", P, "/usr/bin/env", "env", "-iC../ws",
+		"make");
+	CAREFUL(true, "env --ch=DIR (an abbreviation)", "ro", P, "/usr/bin/env", "env", "--ch",
+		"../ws", "make");
+	CAREFUL(false, "env -C a read-only directory, from the workspace", "ws", P, "/usr/bin/env",
+		"env", "-C", "../ro/cwd", "make");
+	CAREFUL(false, "env -uC../ws: the value of -u, not -C", "ro", P, "/usr/bin/env", "env",
+		"-uC../ws", "make");
+	CAREFUL(true, "env -C through a link the sandbox can change", "ro", P, "/usr/bin/env", "env",
+		"-C", "../ws/dlink", "true");
+	CAREFUL(true, "env -C DIR git: git looks for its repository in DIR", "ro", P,
+		"/usr/bin/env", "env", "-C", "../ws/d", "git", "status", "--ignore-submodules");
+	CAREFUL(true, "bash --rcfile FILE -c CODE: CODE is checked", "ro", P, "/bin/bash", "bash",
+		"--rcfile", "/dev/null", "-c", ". ../ws/x.sh");
+	CAREFUL(true, "bash --init-file in the workspace", "ro", P, "/bin/bash", "bash",
+		"--init-file", "../ws/x.py", "-c", "true");
+	CAREFUL(true, "bash -eo pipefail -c CODE: CODE is checked", "ro", P, "/bin/bash", "bash",
+		"-eo", "pipefail", "-c", "../ws/tool");
+	CAREFUL(false, "bash -eo pipefail -c with plain commands", "ro", P, "/bin/bash", "bash",
+		"-eo", "pipefail", "-c", "true");
+	CAREFUL(true, "flock FILE -c CODE: CODE is shell code", "ro", P, "/usr/bin/flock", "flock",
+		"/etc/hostname", "-c", ". ../ws/x.sh");
+	CAREFUL(true, "flock -xc CODE FILE (bundled)", "ro", P, "/usr/bin/flock", "flock",
+		"-xc../ws/tool", "/etc/hostname");
+	CAREFUL(false, "flock FILE -c with plain commands", "ro", P, "/usr/bin/flock", "flock",
+		"/etc/hostname", "-c", "echo hi");
 	CAREFUL(true, "python3 without a program reads standard input", "ro", P, "/usr/bin/python3",
 		"python3", "-u");
 	CAREFUL(true, "python3 - reads standard input", "ro", P, "/usr/bin/python3", "python3", "-",
