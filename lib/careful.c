@@ -179,14 +179,27 @@ static bool starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* A holds the short option -C: alone ("-C", "-Cvalue") or in a bundle
- * ("-iO<cmd>"), where getopt and git's parse-options take the rest of
- * the bundle as the value of an option that takes one. Which letters
- * before C take a value is not known here: C anywhere in the bundle
- * counts (more CAREFUL, never less). */
+/* Where A holds the short option -C: alone ("-C", "-Cvalue") or in a
+ * bundle ("-iO<cmd>"), where getopt and git's parse-options take the rest
+ * of the bundle as the value of an option that takes one: C before any
+ * letter of TAKES (those options). NULL when it does not. */
+static const char *short_opt_at(const char *a, char c, const char *takes)
+{
+	if (a[0] != '-' || !a[1] || a[1] == '-')
+		return NULL;
+	for (const char *p = a + 1; *p; p++)
+		if (*p == c)
+			return p;
+		else if (strchr(takes, *p))
+			break;
+	return NULL;
+}
+
+/* A holds -C, where which letters take a value is not known here: C
+ * anywhere in the bundle counts (more CAREFUL, never less). */
 static bool short_opt(const char *a, char c)
 {
-	return a[0] == '-' && a[1] != '-' && strchr(a + 1, c) != NULL;
+	return short_opt_at(a, c, "") != NULL;
 }
 
 /* A is the long option --NAME: NAME itself or a prefix of it of at least
@@ -237,7 +250,7 @@ static bool versioned(const char *name, const char *const *list)
 static const char *const interpreters[] = {
 	"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh", "python", "pypy", "perl", "node", "nodejs", "deno", "bun", "ruby", "php",
 	"lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "pwsh",
-	"osascript", NULL};
+	"osascript", "m4", "sqlite3", NULL};
 /* Build tools and task runners: they run code their working directory
  * names (a Makefile, package.json's scripts, build.rs, setup.py...). */
 static const char *const builders[] = {
@@ -258,7 +271,70 @@ static const char *const shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh",
 				     "fish", "csh", "tcsh", NULL};
 
 
-enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT };
+/* Programs that take code from a file an option names (a config with a
+ * command in it), or write a file an option names; with the options
+ * that take a value (TAKES: the rest of a bundle is theirs; a letter
+ * missing there makes more CAREFUL, one too many less: only letters
+ * that take a value), and their own config files (relative to HOME, or
+ * absolute). */
+enum optwhat {
+	O_CODEFILE, /* reads code or options from the file (or "-": stdin) */
+	O_CODE,     /* the value is code */
+	O_WRITES,   /* writes the file ("-" is standard output) */
+	O_INTO_CWD, /* writes a file of the server's naming into the cwd */
+	O_NOWRITE,  /* writes nothing, where it would into the cwd */
+	O_SSH,      /* ssh -o KEY=VALUE */
+};
+struct optrule {
+	char c;           /* the short option, or 0 */
+	const char *name; /* the long one, or NULL */
+	enum optwhat what;
+};
+struct optprog {
+	const char *prog, *takes;
+	const struct optrule *rules;
+	const char *const *config;
+	bool into_cwd; /* writes into its cwd unless an option says otherwise */
+};
+static const struct optrule ssh_rules[] = {
+	{'F', NULL, O_CODEFILE}, {'I', NULL, O_CODEFILE}, {'E', NULL, O_WRITES},
+	{'o', NULL, O_SSH}, {0, NULL, 0}};
+static const struct optrule curl_rules[] = {
+	{'K', "config", O_CODEFILE}, {'o', "output", O_WRITES}, {'D', "dump-header", O_WRITES},
+	{'c', "cookie-jar", O_WRITES}, {0, "trace", O_WRITES}, {0, "trace-ascii", O_WRITES},
+	{0, "stderr", O_WRITES}, {0, "libcurl", O_WRITES}, {0, "etag-save", O_WRITES},
+	{0, "hsts", O_WRITES}, {0, "alt-svc", O_WRITES}, {0, "output-dir", O_WRITES},
+	{'O', "remote-name", O_INTO_CWD}, {0, "remote-name-all", O_INTO_CWD}, {0, NULL, 0}};
+static const struct optrule wget_rules[] = {
+	{0, "config", O_CODEFILE}, {'i', "input-file", O_CODEFILE}, {'e', "execute", O_CODE},
+	{'o', "output-file", O_WRITES}, {'a', "append-output", O_WRITES},
+	{'O', "output-document", O_WRITES}, {'P', "directory-prefix", O_WRITES},
+	{0, "spider", O_NOWRITE}, {0, NULL, 0}};
+static const char *const ssh_config[] = {".ssh/config", "/etc/ssh/ssh_config", NULL};
+static const char *const curl_config[] = {".curlrc", ".config/curlrc", NULL};
+static const char *const wget_config[] = {".wgetrc", "/etc/wgetrc", NULL};
+static const struct optprog optprogs[] = {
+	{"ssh", "BbcDEeFIiJLlmOopQRSWw", ssh_rules, ssh_config, false},
+	{"curl", "EKCbcdDFPHmoxUQreXYytzTuAw", curl_rules, curl_config, false},
+	{"wget", "oaeiBtOTwQPUlARDXI", wget_rules, wget_config, true},
+};
+
+static const struct optprog *optprog_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof optprogs / sizeof optprogs[0]; i++)
+		if (strcmp(name, optprogs[i].prog) == 0)
+			return &optprogs[i];
+	return NULL;
+}
+
+/* The dynamic loader (ld-linux-x86-64.so.2, ld-musl-x86_64.so.1, ld.so)
+ * runs the program it is given: an interpreter of ELF files. */
+static bool loader(const char *name)
+{
+	return strcmp(name, "ld.so") == 0 || (starts(name, "ld-") && strstr(name, ".so"));
+}
+
+enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT, K_OPTS };
 
 static enum kind kind_of(const char *name)
 {
@@ -270,8 +346,10 @@ static enum kind kind_of(const char *name)
 		return K_XARGS;
 	if (name_in(name, wrappers))
 		return K_WRAPPER;
-	if (versioned(name, interpreters) || versioned(name, builders))
+	if (versioned(name, interpreters) || versioned(name, builders) || loader(name))
 		return K_INTERP;
+	if (optprog_of(name))
+		return K_OPTS;
 	return K_OTHER;
 }
 
@@ -501,17 +579,12 @@ static char *wrapped_check(const struct wk_careful_in *in, const char *name, cha
 static const char *opt_value(char *const *argv, size_t argc, size_t *k, char c, const char *name,
 			     const char *takes)
 {
-	const char *a = argv[*k], *v = NULL;
-	if (long_opt(a, name))
-		v = strchr(a, '=') ? strchr(a, '=') + 1 : *k + 1 < argc ? argv[++*k] : "";
-	else if (a[0] == '-' && a[1] && a[1] != '-') {
-		const char *p = a + 1;
-		while (*p && *p != c && !strchr(takes, *p))
-			p++;
-		if (*p == c)
-			v = p[1] ? p + 1 : *k + 1 < argc ? argv[++*k] : "";
-	}
-	return v;
+	const char *a = argv[*k], *p = c ? short_opt_at(a, c, takes) : NULL;
+	if (name && long_opt(a, name))
+		return strchr(a, '=') ? strchr(a, '=') + 1 : *k + 1 < argc ? argv[++*k] : "";
+	if (p)
+		return p[1] ? p + 1 : *k + 1 < argc ? argv[++*k] : "";
+	return NULL;
 }
 
 /* Wrappers whose -c (--command) is a string of shell code. */
@@ -554,6 +627,91 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 			r = wrapped_check(&at, name, argv + k, argc - k, depth);
 	}
 	free(cwd);
+	return r;
+}
+
+/* The config files FILES (relative to HOME, or absolute) of WHAT. */
+static char *files_check(const struct wk_careful_in *in, const char *const *files,
+			 const char *what)
+{
+	char *r = NULL;
+	for (size_t i = 0; !r && files[i]; i++) {
+		if (files[i][0] != '/' && !in->home)
+			continue;
+		char *p = files[i][0] == '/' ? xstrdup(files[i]) : path_join(in->home, files[i]);
+		r = place_reason(in, in->cwd, p, what);
+		free(p);
+	}
+	return r;
+}
+
+/* The option A (with its value V) of the program P, by what it does. */
+static char *optrule_check(const struct wk_careful_in *in, const struct optprog *p,
+			   const struct optrule *o, const char *a, const char *v)
+{
+	static const char *const ssh_runs[] = {"proxycommand", "localcommand",
+					       "knownhostscommand", "include", "pkcs11provider",
+					       "securitykeyprovider", "match", NULL};
+	switch (o->what) {
+	case O_CODEFILE:
+		if (strcmp(v, "-") == 0)
+			return xasprintf("%s %s reads it from standard input, which the sandbox "
+					 "gives", p->prog, a);
+		return place_reason(in, in->cwd, v, "the file of the option");
+	case O_CODE:
+		return xasprintf("the %s option %s is code for %s to run", p->prog, a, p->prog);
+	case O_WRITES:
+		if (strcmp(v, "-") == 0)
+			return NULL;
+		return xasprintf("the %s option %s writes a file outside the sandbox with what the "
+				 "sandbox can choose", p->prog, a);
+	case O_SSH: {
+		char *key = xasprintf("%.*s", (int)strcspn(v, "= \t"), v);
+		for (char *q = key; *q; q++)
+			*q = (char)tolower((unsigned char)*q);
+		bool runs = name_in(key, ssh_runs);
+		free(key);
+		return runs ? xasprintf("the ssh option %s %s runs a program or reads a config",
+					a, v) : NULL;
+	}
+	case O_INTO_CWD:
+	case O_NOWRITE:
+		break;
+	}
+	return NULL;
+}
+
+/* ssh, curl, wget: their config files, and the options that name code or
+ * a file to write. A file written into the working directory is one the
+ * sandbox could write itself when that directory is its own. */
+static char *opts_check(const struct wk_careful_in *in, const struct optprog *p,
+			char *const *argv, size_t argc)
+{
+	char *r = files_check(in, p->config, "the config file");
+	bool into_cwd = p->into_cwd;
+	for (size_t k = 1; !r && k < argc && strcmp(argv[k], "--") != 0; k++) {
+		size_t next = k;
+		for (const struct optrule *o = p->rules; !r && (o->c || o->name); o++) {
+			const char *a = argv[k], *v = NULL;
+			size_t j = k;
+			if (o->what == O_INTO_CWD || o->what == O_NOWRITE) {
+				if ((o->c && short_opt_at(a, o->c, p->takes)) ||
+				    (o->name && long_opt(a, o->name)))
+					into_cwd = o->what == O_INTO_CWD;
+				continue;
+			}
+			if (!(v = opt_value(argv, argc, &j, o->c, o->name, p->takes)))
+				continue;
+			if (o->what == O_WRITES && p->into_cwd)
+				into_cwd = false; /* wget -O: that file instead */
+			r = optrule_check(in, p, o, a, v);
+			next = j > next ? j : next;
+		}
+		k = next;
+	}
+	if (!r && into_cwd && !wk_wset_writable(in->wset, in->cwd))
+		r = xasprintf("%s writes a file named by the server into %s, a directory the "
+			      "sandbox cannot write", p->prog, in->cwd);
 	return r;
 }
 
@@ -816,7 +974,7 @@ static bool remote_with_url(const char *gitdir, const char *name)
  * is run as (argv[0]) first, and git-SUB takes no options of git's own. */
 static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t argc)
 {
-	char *dir = xstrdup(in->cwd), *r = NULL, *found = NULL, *top = NULL;
+	char *dir = xstrdup(in->cwd), *r = NULL, *found = NULL, *top = NULL, *bare = NULL;
 	const char *gitdir = NULL, *worktree = NULL;
 	const char *dashed = starts(base_of(argv[0]), "git-") ? base_of(argv[0]) + 4 : NULL;
 	size_t k = dashed ? 0 : 1;
@@ -843,6 +1001,9 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 			worktree = a + 12;
 		} else if (strcmp(a, "--namespace") == 0) {
 			k++;
+		} else if (strcmp(a, "--bare") == 0 && !gitdir) {
+			/* the working directory is the repository (GIT_DIR) */
+			gitdir = bare = xstrdup(dir);
 		}
 	}
 	/* ARGV[K] is the subcommand: its arguments follow. */
@@ -862,15 +1023,10 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 		top = worktree[0] == '/' ? xstrdup(worktree) : path_join(dir, worktree);
 	}
 	/* git's own config: the user's and the system's. */
-	static const char *const user_cfg[] = {".gitconfig", ".config/git/config",
-					       ".config/git/attributes", NULL};
-	for (size_t i = 0; !r && in->home && user_cfg[i]; i++) {
-		char *p = path_join(in->home, user_cfg[i]);
-		r = place_reason(in, in->cwd, p, "git's config");
-		free(p);
-	}
+	static const char *const git_config[] = {".gitconfig", ".config/git/config",
+						 ".config/git/attributes", "/etc/gitconfig", NULL};
 	if (!r)
-		r = place_reason(in, in->cwd, "/etc/gitconfig", "git's config");
+		r = files_check(in, git_config, "git's config");
 	static const char *const remote_subs[] = {"push", "fetch", "pull", "clone", "ls-remote",
 						  "remote", "submodule", "archive", "request-pull",
 						  NULL};
@@ -917,6 +1073,7 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 	free(found);
 	free(top);
 	free(dir);
+	free(bare);
 	return r;
 }
 
@@ -956,6 +1113,9 @@ static char *check(const struct wk_careful_in *in, const char *program, char *co
 			break;
 		case K_INTERP:
 			r = interp_check(in, names[i], argv, argc, depth);
+			break;
+		case K_OPTS:
+			r = opts_check(in, optprog_of(names[i]), argv, argc);
 			break;
 		case K_OTHER:
 			break;

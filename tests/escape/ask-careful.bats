@@ -510,3 +510,36 @@ mklongrepo() {
 	assert_line --index 1 "rc=123"
 	assert_line --index 2 "rc=123"
 }
+
+@test "ask careful: git --bare at the workspace's top, the dynamic loader, ssh -F, curl -K: code or files the sandbox chose are not run or written without a question (F7, F17)" {
+	command -v curl >/dev/null || skip "curl is not installed"
+	local ldso
+	ldso=$(ldd "$(command -v touch)" | awk '$1 ~ /^\/.*ld-/ {print $1; exit}')
+	[ -n "$ldso" ] || skip "no dynamic loader found"
+	mkrepos
+	printf 'original\n' >"$OUT/victim"
+	chmod a+rwx "$OUT" && chmod a+rw "$OUT/victim"
+	policy cu workspace-write-strict '[{"argv": ["curl", "*"], "cwd": "${cwd}"}]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/cu.json" --approver "$OUT/yes" -- sh -c '
+		cp -r .git/HEAD .git/objects .git/refs . && mkdir -p info && echo "* diff=x" >info/attributes
+		printf "[core]\n\tbare = true\n[diff \"x\"]\n\ttextconv = \"touch %s/made-git #\"\n" "$2" >config
+		h=$(echo hi | git --git-dir=. hash-object -w --stdin)
+		t=$(printf "100644 blob %s\tf\n" "$h" | git --git-dir=. mktree)
+		git --git-dir=. -c user.email=a@b -c user.name=a commit-tree -m x "$t" >refs/heads/main
+		"$1" ask -- git --bare log -p --ignore-submodules >/dev/null; echo "rc=$?"
+		cp "$(command -v touch)" prog
+		"$1" ask -- "$3" ./prog "$2/made-ld"; echo "rc=$?"
+		printf "Host x\n  ProxyCommand sh -c \"touch %s/made-ssh\"\n" "$2" >cfg
+		"$1" ask -- ssh -F ./cfg x true 2>/dev/null; echo "rc=$?"
+		echo "touch $2/made-login" >payload
+		printf "url = \"file://%s/payload\"\noutput = \"%s/victim\"\nsilent\n" "$PWD" "$2" >curlcfg
+		"$1" ask -- curl -K./curlcfg; echo "rc=$?"' _ "$WICKET" "$OUT" "$ldso" </dev/null
+	echo "$output"
+	echo "$stderr"
+	if ls "$OUT"/made-* || [ "$(cat "$OUT/victim")" != original ]; then
+		echo "ESCAPE: the sandbox's code ran, or its file was written, outside without a question"
+		false
+	fi
+	local i
+	for i in 0 1 2 3; do assert_line --index "$i" "rc=123"; done
+}

@@ -264,6 +264,65 @@ static void decisions(void)
 		"-xc../ws/tool", "/etc/hostname");
 	CAREFUL(false, "flock FILE -c with plain commands", "ro", P, "/usr/bin/flock", "flock",
 		"/etc/hostname", "-c", "echo hi");
+	/* F7, F17: programs that run code, or write files, an option names. */
+	static const struct {
+		bool want;
+		const char *what, *cwd, *prog, *argv[6];
+	} opts[] = {
+		{true, "the dynamic loader runs its argument", "ro",
+		 "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+		 {"/lib64/ld-linux-x86-64.so.2", "../ws/tool"}},
+		{false, "the loader with a read-only program", "ro", "/lib/ld-linux.so.2",
+		 {"ld-linux.so.2", "bin/tool"}},
+		{true, "m4 in the workspace (syscmd)", "ws", "/usr/bin/m4",
+		 {"m4", "x.m4"}},
+		{true, "sqlite3 -init a workspace file", "ro", "/usr/bin/sqlite3",
+		 {"sqlite3", "-init", "../ws/x.sql", ":memory:"}},
+		{false, "sqlite3 with SQL inline, in a read-only place", "ro", "/usr/bin/sqlite3",
+		 {"sqlite3", ":memory:", "select 1"}},
+		{true, "ssh -F a workspace config (ProxyCommand)", "ro", "/usr/bin/ssh",
+		 {"ssh", "-F", "../ws/cfg", "x"}},
+		{true, "ssh -vF<file> (bundled)", "ro", "/usr/bin/ssh",
+		 {"ssh", "-vF../ws/cfg", "x"}},
+		{true, "ssh -o ProxyCommand=", "ro", "/usr/bin/ssh",
+		 {"ssh", "-o", "ProxyCommand=sh -c x", "x"}},
+		{true, "ssh -oLocalCommand=", "ro", "/usr/bin/ssh",
+		 {"ssh", "-oLocalCommand=x", "x"}},
+		{false, "ssh -o StrictHostKeyChecking=no", "ro", "/usr/bin/ssh",
+		 {"ssh", "-o", "StrictHostKeyChecking=no", "x", "uptime"}},
+		{true, "curl -K<file> in the workspace", "ro", "/usr/bin/curl",
+		 {"curl", "-K../ws/cfg"}},
+		{true, "curl --config <file> in the workspace", "ro", "/usr/bin/curl",
+		 {"curl", "--config", "../ws/cfg"}},
+		{true, "curl -K - (standard input)", "ro", "/usr/bin/curl",
+		 {"curl", "-K", "-"}},
+		{true, "curl -sSLo FILE writes a file", "ro", "/usr/bin/curl",
+		 {"curl", "-sSLo", "/tmp/x", "https://example.invalid/"}},
+		{true, "curl --output=FILE", "ro", "/usr/bin/curl",
+		 {"curl", "--output=/tmp/x", "https://example.invalid/"}},
+		{true, "curl -O into a directory the sandbox cannot write", "ro", "/usr/bin/curl",
+		 {"curl", "-O", "https://example.invalid/.bashrc"}},
+		{false, "curl -O into the workspace", "ws", "/usr/bin/curl",
+		 {"curl", "-O", "https://example.invalid/x"}},
+		{false, "curl -XPOST -sS (X takes the rest)", "ro", "/usr/bin/curl",
+		 {"curl", "-XPOST", "-sS", "https://example.invalid/"}},
+		{true, "wget --config in the workspace", "ro", "/usr/bin/wget",
+		 {"wget", "--config=../ws/rc", "-O", "-", "https://example.invalid/"}},
+		{true, "wget -i a list in the workspace", "ro", "/usr/bin/wget",
+		 {"wget", "-i", "../ws/list", "-O-"}},
+		{true, "wget -e a command", "ro", "/usr/bin/wget",
+		 {"wget", "-e", "output_document=/tmp/x", "https://example.invalid/"}},
+		{true, "wget into a directory the sandbox cannot write", "ro", "/usr/bin/wget",
+		 {"wget", "https://example.invalid/.bashrc"}},
+		{false, "wget -qO- (standard output)", "ro", "/usr/bin/wget",
+		 {"wget", "-qO-", "https://example.invalid/"}},
+		{false, "wget into the workspace", "ws", "/usr/bin/wget",
+		 {"wget", "https://example.invalid/x"}},
+	};
+	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+		CAREFUL(opts[i].want, opts[i].what, opts[i].cwd, P, opts[i].prog, opts[i].argv[0],
+			opts[i].argv[1], opts[i].argv[2], opts[i].argv[3], opts[i].argv[4],
+			opts[i].argv[5]);
 	CAREFUL(true, "python3 without a program reads standard input", "ro", P, "/usr/bin/python3",
 		"python3", "-u");
 	CAREFUL(true, "python3 - reads standard input", "ro", P, "/usr/bin/python3", "python3", "-",
@@ -445,6 +504,10 @@ static void decisions(void)
 	dir("ws/repo/sub");
 	CAREFUL(true, "from a subdirectory, where the sandbox could make a repository",
 		"ws/repo/sub", P, "/usr/bin/git", "git", "status");
+	CAREFUL(true, "git --bare: the working directory is the repository (F7)", "ws/repo", P,
+		"/usr/bin/git", "git", "--bare", "log", "-p", "--ignore-submodules");
+	CAREFUL(false, "--git-dir before --bare wins", "ws/repo", P, "/usr/bin/git", "git",
+		"--git-dir=.git", "--bare", "log", "-p", "--ignore-submodules");
 	put("ws/repo/.gitmodules", "", 0644);
 	CAREFUL(true, "submodules", "ws/repo", P, "/usr/bin/git", "git", "status");
 	CAREFUL(false, "submodules, kept out", "ws/repo", P, "/usr/bin/git", "git", "status",
