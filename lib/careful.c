@@ -652,12 +652,16 @@ static char *optrule_check(const struct wk_careful_in *in, const struct optprog 
 	static const char *const ssh_runs[] = {"proxycommand", "localcommand",
 					       "knownhostscommand", "include", "pkcs11provider",
 					       "securitykeyprovider", "match", NULL};
+	char *what, *r;
 	switch (o->what) {
 	case O_CODEFILE:
 		if (strcmp(v, "-") == 0)
 			return xasprintf("%s %s reads it from standard input, which the sandbox "
 					 "gives", p->prog, a);
-		return place_reason(in, in->cwd, v, "the file of the option");
+		what = xasprintf("the file %s reads with %s:", p->prog, a);
+		r = place_reason(in, in->cwd, v, what);
+		free(what);
+		return r;
 	case O_CODE:
 		return xasprintf("the %s option %s is code for %s to run", p->prog, a, p->prog);
 	case O_WRITES:
