@@ -448,6 +448,7 @@ static char *shell_code_check(const struct wk_careful_in *in, const char *name, 
 		else if (!strchr(words[0], '/'))
 			r = xasprintf("%s -c runs %s, a shell builtin or a command not found, which is "
 				      "not checked", name, words[0]);
+		free(why);
 		free(prog);
 	}
 	free(copy);
@@ -536,6 +537,7 @@ static char *which(const struct wk_careful_in *in, const char *name, char **reas
 		bool found = canon && stat(canon, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
 		if (why) {
 			*reason = xasprintf("is looked up in PATH, and %s %s", dir, why);
+			free(why);
 			free(canon);
 			canon = NULL;
 			found = true;

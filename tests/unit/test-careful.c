@@ -234,7 +234,9 @@ static void decisions(void)
 			sh[i].argv[1], sh[i].argv[2], sh[i].argv[3]);
 	/* F6: what wrappers and shells do with their options' values. */
 	dir("ws/d");
-	lnk(at("ro/cwd"), "ws/dlink");
+	char *rocwd = at("ro/cwd");
+	lnk(rocwd, "ws/dlink");
+	free(rocwd);
 	CAREFUL(true, "env --chdir=DIR make: make runs in DIR", "ro", P, "/usr/bin/env", "env",
 		"--chdir=../ws", "make");
 	CAREFUL(true, "env -C DIR make", "ro", P, "/usr/bin/env", "env", "-C", "../ws/d", "make");
