@@ -595,6 +595,37 @@ static const char *const shell_c_wrappers[] = {"flock", "script", "runuser", NUL
 static char *shell_code_check(const struct wk_careful_in *in, const char *name, const char *code,
 			      int depth);
 
+/* watch [OPTIONS] WORDS...: the words joined with blanks are sh -c code,
+ * unless -x (--exec) runs them as they are. */
+static char *watch_check(const struct wk_careful_in *in, char *const *argv, size_t argc,
+			 int depth)
+{
+	size_t k = 1;
+	bool exec = false;
+	for (; k < argc && argv[k][0] == '-' && argv[k][1]; k++) {
+		size_t n = k, q = k;
+		if (strcmp(argv[k], "--") == 0) {
+			k++;
+			break;
+		}
+		exec |= short_opt_at(argv[k], 'x', "nq") || long_opt(argv[k], "exec");
+		if (opt_value(argv, argc, &n, 'n', "interval", "nq") ||
+		    opt_value(argv, argc, &q, 'q', "equexit", "nq"))
+			k = n > q ? n : q;
+	}
+	if (exec || k >= argc)
+		return NULL;
+	char *code = xstrdup(argv[k]);
+	while (++k < argc) {
+		char *more = xasprintf("%s %s", code, argv[k]);
+		free(code);
+		code = more;
+	}
+	char *r = shell_code_check(in, "watch", code, depth);
+	free(code);
+	return r;
+}
+
 /* A wrapper runs one of its arguments as a command: each argument that
  * names a program is checked as the command (a number or an option value
  * names none), without knowing every wrapper's options. Known apart: the
@@ -607,7 +638,8 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 		return xasprintf("%s wraps other wrappers too deep to check", name);
 	bool env = strcmp(name, "env") == 0;
 	struct wk_careful_in at = *in;
-	char *cwd = NULL, *r = NULL;
+	char *cwd = NULL, *r = strcmp(name, "watch") == 0 ? watch_check(in, argv, argc, depth)
+							 : NULL;
 	for (size_t k = 1; k < argc && !r; k++) {
 		const char *a = argv[k], *v;
 		if (env && (short_opt(a, 'S') || long_opt(a, "split-string")))

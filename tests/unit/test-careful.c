@@ -266,6 +266,12 @@ static void decisions(void)
 		"-xc../ws/tool", "/etc/hostname");
 	CAREFUL(false, "flock FILE -c with plain commands", "ro", P, "/usr/bin/flock", "flock",
 		"/etc/hostname", "-c", "echo hi");
+	CAREFUL(true, "watch joins its words into sh -c code", "ro", P, "/usr/bin/watch", "watch",
+		"-n", "1", "echo", "$(id)");
+	CAREFUL(false, "watch -x execs them, no shell", "ro", P, "/usr/bin/watch", "watch", "-x",
+		"echo", "$(id)");
+	CAREFUL(false, "watch -n1 with plain commands", "ro", P, "/usr/bin/watch", "watch", "-n1",
+		"date");
 	/* F7, F17: programs that run code, or write files, an option names. */
 	static const struct {
 		bool want;
