@@ -182,16 +182,51 @@ static bool starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* A is git's long option --NAME as git reads it: NAME itself or a unique
- * prefix of it (at least 3 characters; git takes any unambiguous one),
- * with or without "=value". */
-static bool git_long_opt(const char *a, const char *name)
+/* Where A holds the short option -C: alone ("-C", "-Cvalue") or in a
+ * bundle ("-iO<cmd>"), where getopt and git's parse-options take the rest
+ * of the bundle as the value of an option that takes one: C before any
+ * letter of TAKES (those options). NULL when it does not. */
+static const char *short_opt_at(const char *a, char c, const char *takes)
+{
+	if (a[0] != '-' || !a[1] || a[1] == '-')
+		return NULL;
+	for (const char *p = a + 1; *p; p++)
+		if (*p == c)
+			return p;
+		else if (strchr(takes, *p))
+			break;
+	return NULL;
+}
+
+/* A holds -C, where which letters take a value is not known here: C
+ * anywhere in the bundle counts (more CAREFUL, never less). */
+static bool short_opt(const char *a, char c)
+{
+	return short_opt_at(a, c, "") != NULL;
+}
+
+/* A is the long option --NAME: NAME itself or a prefix of it of at least
+ * MIN characters (getopt_long and git take any unambiguous one), with or
+ * without "=value". */
+static bool long_opt_min(const char *a, const char *name, size_t min)
 {
 	if (strncmp(a, "--", 2) != 0)
 		return false;
 	a += 2;
 	size_t n = strcspn(a, "=");
-	return n >= 3 && n <= strlen(name) && strncmp(a, name, n) == 0;
+	return n >= min && n <= strlen(name) && strncmp(a, name, n) == 0;
+}
+
+/* getopt_long's --NAME. */
+static bool long_opt(const char *a, const char *name)
+{
+	return long_opt_min(a, name, 1);
+}
+
+/* git's --NAME: a prefix of at least 3 characters. */
+static bool git_long_opt(const char *a, const char *name)
+{
+	return long_opt_min(a, name, 3);
 }
 
 static bool name_in(const char *name, const char *const *list)
@@ -218,7 +253,7 @@ static bool versioned(const char *name, const char *const *list)
 static const char *const interpreters[] = {
 	"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh", "python", "pypy", "perl", "node", "nodejs", "deno", "bun", "ruby", "php",
 	"lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "pwsh",
-	"osascript", NULL};
+	"osascript", "m4", "sqlite3", NULL};
 /* Build tools and task runners: they run code their working directory
  * names (a Makefile, package.json's scripts, build.rs, setup.py...). */
 static const char *const builders[] = {
@@ -239,18 +274,85 @@ static const char *const shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh",
 				     "fish", "csh", "tcsh", NULL};
 
 
-enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT };
+/* Programs that take code from a file an option names (a config with a
+ * command in it), or write a file an option names; with the options
+ * that take a value (TAKES: the rest of a bundle is theirs; a letter
+ * missing there makes more CAREFUL, one too many less: only letters
+ * that take a value), and their own config files (relative to HOME, or
+ * absolute). */
+enum optwhat {
+	O_CODEFILE, /* reads code or options from the file (or "-": stdin) */
+	O_CODE,     /* the value is code */
+	O_WRITES,   /* writes the file ("-" is standard output) */
+	O_INTO_CWD, /* writes a file of the server's naming into the cwd */
+	O_NOWRITE,  /* writes nothing, where it would into the cwd */
+	O_SSH,      /* ssh -o KEY=VALUE */
+};
+struct optrule {
+	char c;           /* the short option, or 0 */
+	const char *name; /* the long one, or NULL */
+	enum optwhat what;
+};
+struct optprog {
+	const char *prog, *takes;
+	const struct optrule *rules;
+	const char *const *config;
+	bool into_cwd; /* writes into its cwd unless an option says otherwise */
+};
+static const struct optrule ssh_rules[] = {
+	{'F', NULL, O_CODEFILE}, {'I', NULL, O_CODEFILE}, {'E', NULL, O_WRITES},
+	{'o', NULL, O_SSH}, {0, NULL, 0}};
+static const struct optrule curl_rules[] = {
+	{'K', "config", O_CODEFILE}, {'o', "output", O_WRITES}, {'D', "dump-header", O_WRITES},
+	{'c', "cookie-jar", O_WRITES}, {0, "trace", O_WRITES}, {0, "trace-ascii", O_WRITES},
+	{0, "stderr", O_WRITES}, {0, "libcurl", O_WRITES}, {0, "etag-save", O_WRITES},
+	{0, "hsts", O_WRITES}, {0, "alt-svc", O_WRITES}, {0, "output-dir", O_WRITES},
+	{'O', "remote-name", O_INTO_CWD}, {0, "remote-name-all", O_INTO_CWD}, {0, NULL, 0}};
+static const struct optrule wget_rules[] = {
+	{0, "config", O_CODEFILE}, {'i', "input-file", O_CODEFILE}, {'e', "execute", O_CODE},
+	{'o', "output-file", O_WRITES}, {'a', "append-output", O_WRITES},
+	{'O', "output-document", O_WRITES}, {'P', "directory-prefix", O_WRITES},
+	{0, "spider", O_NOWRITE}, {0, NULL, 0}};
+static const char *const ssh_config[] = {".ssh/config", "/etc/ssh/ssh_config", NULL};
+static const char *const curl_config[] = {".curlrc", ".config/curlrc", NULL};
+static const char *const wget_config[] = {".wgetrc", "/etc/wgetrc", NULL};
+static const struct optprog optprogs[] = {
+	{"ssh", "BbcDEeFIiJLlmOopQRSWw", ssh_rules, ssh_config, false},
+	{"curl", "EKCbcdDFPHmoxUQreXYytzTuAw", curl_rules, curl_config, false},
+	{"wget", "oaeiBtOTwQPUlARDXI", wget_rules, wget_config, true},
+};
+
+static const struct optprog *optprog_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof optprogs / sizeof optprogs[0]; i++)
+		if (strcmp(name, optprogs[i].prog) == 0)
+			return &optprogs[i];
+	return NULL;
+}
+
+/* The dynamic loader (ld-linux-x86-64.so.2, ld-musl-x86_64.so.1, ld.so)
+ * runs the program it is given: an interpreter of ELF files. */
+static bool loader(const char *name)
+{
+	return strcmp(name, "ld.so") == 0 || (starts(name, "ld-") && strstr(name, ".so"));
+}
+
+enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT, K_OPTS };
 
 static enum kind kind_of(const char *name)
 {
-	if (strcmp(name, "git") == 0)
+	/* git-X is git: git's own links (git-core/git-status), a hard link
+	 * or a link of the sandbox's named so; git then runs X. */
+	if (strcmp(name, "git") == 0 || starts(name, "git-"))
 		return K_GIT;
 	if (strcmp(name, "xargs") == 0 || strcmp(name, "parallel") == 0)
 		return K_XARGS;
 	if (name_in(name, wrappers))
 		return K_WRAPPER;
-	if (versioned(name, interpreters) || versioned(name, builders))
+	if (versioned(name, interpreters) || versioned(name, builders) || loader(name))
 		return K_INTERP;
+	if (optprog_of(name))
+		return K_OPTS;
 	return K_OTHER;
 }
 
@@ -349,26 +451,35 @@ static char *shell_code_check(const struct wk_careful_in *in, const char *name, 
 		else if (!strchr(words[0], '/'))
 			r = xasprintf("%s -c runs %s, a shell builtin or a command not found, which is "
 				      "not checked", name, words[0]);
+		free(why);
 		free(prog);
 	}
 	free(copy);
 	return r;
 }
 
-/* sh [OPTIONS] (-c CODE | SCRIPT | nothing: standard input). */
+/* sh [OPTIONS] (-c CODE | SCRIPT | nothing: standard input). Options
+ * that take a value: -o, +o, -O, +O (in a bundle too: -eo pipefail),
+ * and bash's startup file (--rcfile, --init-file), code of its own. */
 static char *shell_check(const struct wk_careful_in *in, const char *name, char *const *argv,
 			 size_t argc, int depth)
 {
 	bool c = false;
 	for (size_t k = 1; k < argc; k++) {
 		const char *a = argv[k];
+		if ((strcmp(a, "--rcfile") == 0 || strcmp(a, "--init-file") == 0) && k + 1 < argc) {
+			char *r = place_reason(in, in->cwd, argv[++k], "the startup file");
+			if (r)
+				return r;
+			continue;
+		}
 		if ((a[0] == '-' || a[0] == '+') && a[1] && strcmp(a, "--") != 0) {
 			if (strchr(a, 's') && a[1] != '-')
 				break; /* -s: commands from standard input */
 			c |= a[1] != '-' && strchr(a, 'c') != NULL;
-			if ((strcmp(a, "-o") == 0 || strcmp(a, "+o") == 0 || strcmp(a, "-O") == 0 ||
-			     strcmp(a, "+O") == 0) && k + 1 < argc)
-				k++;
+			for (const char *p = a + 1; a[1] != '-' && *p; p++)
+				if ((*p == 'o' || *p == 'O') && k + 1 < argc)
+					k++;
 			continue;
 		}
 		if (strcmp(a, "--") == 0 && ++k >= argc)
@@ -429,6 +540,7 @@ static char *which(const struct wk_careful_in *in, const char *name, char **reas
 		bool found = canon && stat(canon, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
 		if (why) {
 			*reason = xasprintf("is looked up in PATH, and %s %s", dir, why);
+			free(why);
 			free(canon);
 			canon = NULL;
 			found = true;
@@ -445,39 +557,203 @@ static char *which(const struct wk_careful_in *in, const char *name, char **reas
 	return NULL;
 }
 
+/* ARGV[0], an argument of the wrapper NAME, as the command it runs: checked
+ * when it names a program (looked up like the wrapper would), else NULL. */
+static char *wrapped_check(const struct wk_careful_in *in, const char *name, char *const *argv,
+			   size_t argc, int depth)
+{
+	char *why = NULL, *prog, *r = NULL;
+	if (strchr(argv[0], '/'))
+		prog = wk_path_place(in->wset, in->cwd, argv[0], &why);
+	else
+		prog = which(in, argv[0], &why);
+	if (why)
+		r = xasprintf("%s runs %s, which %s", name, argv[0], why);
+	else if (prog)
+		r = check(in, prog, argv, argc, depth + 1);
+	free(why);
+	free(prog);
+	return r;
+}
+
+/* The value of ARGV[*K] when it is the option -C or --NAME, as getopt
+ * reads it: "--NAME=V", "--NAME V", "-CV", "-C V", and in a bundle the
+ * rest after C, unless a letter of TAKES (the options that take a value)
+ * comes first and takes the rest itself. *K moves past a value that is
+ * the next argument. NULL when ARGV[*K] is not that option. */
+static const char *opt_value(char *const *argv, size_t argc, size_t *k, char c, const char *name,
+			     const char *takes)
+{
+	const char *a = argv[*k], *p = c ? short_opt_at(a, c, takes) : NULL;
+	if (name && long_opt(a, name))
+		return strchr(a, '=') ? strchr(a, '=') + 1 : *k + 1 < argc ? argv[++*k] : "";
+	if (p)
+		return p[1] ? p + 1 : *k + 1 < argc ? argv[++*k] : "";
+	return NULL;
+}
+
+/* Wrappers whose -c (--command) is a string of shell code. */
+static const char *const shell_c_wrappers[] = {"flock", "script", "runuser", NULL};
+
+static char *shell_code_check(const struct wk_careful_in *in, const char *name, const char *code,
+			      int depth);
+
+/* watch [OPTIONS] WORDS...: the words joined with blanks are sh -c code,
+ * unless -x (--exec) runs them as they are. */
+static char *watch_check(const struct wk_careful_in *in, char *const *argv, size_t argc,
+			 int depth)
+{
+	size_t k = 1;
+	bool exec = false;
+	for (; k < argc && argv[k][0] == '-' && argv[k][1]; k++) {
+		size_t n = k, q = k;
+		if (strcmp(argv[k], "--") == 0) {
+			k++;
+			break;
+		}
+		exec |= short_opt_at(argv[k], 'x', "nq") || long_opt(argv[k], "exec");
+		if (opt_value(argv, argc, &n, 'n', "interval", "nq") ||
+		    opt_value(argv, argc, &q, 'q', "equexit", "nq"))
+			k = n > q ? n : q;
+	}
+	if (exec || k >= argc)
+		return NULL;
+	char *code = xstrdup(argv[k]);
+	while (++k < argc) {
+		char *more = xasprintf("%s %s", code, argv[k]);
+		free(code);
+		code = more;
+	}
+	char *r = shell_code_check(in, "watch", code, depth);
+	free(code);
+	return r;
+}
+
 /* A wrapper runs one of its arguments as a command: each argument that
  * names a program is checked as the command (a number or an option value
- * names none), without knowing every wrapper's options. */
+ * names none), without knowing every wrapper's options. Known apart: the
+ * shell code of flock -c and the like, and env's -C, the directory the
+ * command then runs in. */
 static char *wrapper_check(const struct wk_careful_in *in, const char *name, char *const *argv,
 			   size_t argc, int depth)
 {
 	if (depth >= MAX_DEPTH)
 		return xasprintf("%s wraps other wrappers too deep to check", name);
-	for (size_t k = 1; k < argc; k++) {
-		const char *a = argv[k];
-		if (strcmp(name, "env") == 0 && (starts(a, "-S") || starts(a, "--split-string")))
-			return xstrdup("env -S splits a string into a command, which is not checked");
-		if (a[0] == '-' || (strcmp(name, "env") == 0 && strchr(a, '=')))
-			continue;
-		char *why = NULL, *prog;
-		if (strchr(a, '/'))
-			prog = wk_path_place(in->wset, in->cwd, a, &why);
-		else
-			prog = which(in, a, &why);
-		if (why) {
-			char *r = xasprintf("%s runs %s, which %s", name, a, why);
+	bool env = strcmp(name, "env") == 0;
+	struct wk_careful_in at = *in;
+	char *cwd = NULL, *r = strcmp(name, "watch") == 0 ? watch_check(in, argv, argc, depth)
+							 : NULL;
+	for (size_t k = 1; k < argc && !r; k++) {
+		const char *a = argv[k], *v;
+		if (env && (short_opt(a, 'S') || long_opt(a, "split-string")))
+			r = xstrdup("env -S splits a string into a command, which is not checked");
+		else if (name_in(name, shell_c_wrappers) && (short_opt(a, 'c') || long_opt(a, "command")))
+			r = (v = opt_value(argv, argc, &k, 'c', "command", "")) ?
+				    shell_code_check(&at, name, v, depth) : NULL;
+		else if (env && (v = opt_value(argv, argc, &k, 'C', "chdir", "Sua"))) {
+			/* Checked there; a link the sandbox can change on the way
+			 * could send it anywhere after the check. */
+			char *why = NULL;
+			free(cwd);
+			cwd = wk_path_place(in->wset, at.cwd, v, &why);
+			if (why && (!cwd || !wk_wset_writable(in->wset, cwd)))
+				r = xasprintf("env -C runs the command in %s, which %s", v, why);
 			free(why);
-			free(prog);
-			return r;
-		}
-		if (!prog)
+			at.cwd = cwd;
+		} else if (a[0] != '-' && !(env && strchr(a, '=')))
+			r = wrapped_check(&at, name, argv + k, argc - k, depth);
+	}
+	free(cwd);
+	return r;
+}
+
+/* The config files FILES (relative to HOME, or absolute) of WHAT. */
+static char *files_check(const struct wk_careful_in *in, const char *const *files,
+			 const char *what)
+{
+	char *r = NULL;
+	for (size_t i = 0; !r && files[i]; i++) {
+		if (files[i][0] != '/' && !in->home)
 			continue;
-		char *r = check(in, prog, argv + k, argc - k, depth + 1);
-		free(prog);
-		if (r)
-			return r;
+		char *p = files[i][0] == '/' ? xstrdup(files[i]) : path_join(in->home, files[i]);
+		r = place_reason(in, in->cwd, p, what);
+		free(p);
+	}
+	return r;
+}
+
+/* The option A (with its value V) of the program P, by what it does. */
+static char *optrule_check(const struct wk_careful_in *in, const struct optprog *p,
+			   const struct optrule *o, const char *a, const char *v)
+{
+	static const char *const ssh_runs[] = {"proxycommand", "localcommand",
+					       "knownhostscommand", "include", "pkcs11provider",
+					       "securitykeyprovider", "match", NULL};
+	char *what, *r;
+	switch (o->what) {
+	case O_CODEFILE:
+		if (strcmp(v, "-") == 0)
+			return xasprintf("%s %s reads it from standard input, which the sandbox "
+					 "gives", p->prog, a);
+		what = xasprintf("the file %s reads with %s:", p->prog, a);
+		r = place_reason(in, in->cwd, v, what);
+		free(what);
+		return r;
+	case O_CODE:
+		return xasprintf("the %s option %s is code for %s to run", p->prog, a, p->prog);
+	case O_WRITES:
+		if (strcmp(v, "-") == 0)
+			return NULL;
+		return xasprintf("the %s option %s writes a file outside the sandbox with what the "
+				 "sandbox can choose", p->prog, a);
+	case O_SSH: {
+		char *key = xasprintf("%.*s", (int)strcspn(v, "= \t"), v);
+		for (char *q = key; *q; q++)
+			*q = (char)tolower((unsigned char)*q);
+		bool runs = name_in(key, ssh_runs);
+		free(key);
+		return runs ? xasprintf("the ssh option %s %s runs a program or reads a config",
+					a, v) : NULL;
+	}
+	case O_INTO_CWD:
+	case O_NOWRITE:
+		break;
 	}
 	return NULL;
+}
+
+/* ssh, curl, wget: their config files, and the options that name code or
+ * a file to write. A file written into the working directory is one the
+ * sandbox could write itself when that directory is its own. */
+static char *opts_check(const struct wk_careful_in *in, const struct optprog *p,
+			char *const *argv, size_t argc)
+{
+	char *r = files_check(in, p->config, "the config file");
+	bool into_cwd = p->into_cwd;
+	for (size_t k = 1; !r && k < argc && strcmp(argv[k], "--") != 0; k++) {
+		size_t next = k;
+		for (const struct optrule *o = p->rules; !r && (o->c || o->name); o++) {
+			const char *a = argv[k], *v = NULL;
+			size_t j = k;
+			if (o->what == O_INTO_CWD || o->what == O_NOWRITE) {
+				if ((o->c && short_opt_at(a, o->c, p->takes)) ||
+				    (o->name && long_opt(a, o->name)))
+					into_cwd = o->what == O_INTO_CWD;
+				continue;
+			}
+			if (!(v = opt_value(argv, argc, &j, o->c, o->name, p->takes)))
+				continue;
+			if (o->what == O_WRITES && p->into_cwd)
+				into_cwd = false; /* wget -O: that file instead */
+			r = optrule_check(in, p, o, a, v);
+			next = j > next ? j : next;
+		}
+		k = next;
+	}
+	if (!r && into_cwd && !wk_wset_writable(in->wset, in->cwd))
+		r = xasprintf("%s writes a file named by the server into %s, a directory the "
+			      "sandbox cannot write", p->prog, in->cwd);
+	return r;
 }
 
 /* --- git ----------------------------------------------------------------- */
@@ -681,11 +957,14 @@ static bool tree_writable(const struct wk_wset *w, const char *top)
  * configured default. */
 static bool git_enters_submodules(const char *sub, char *const *argv, size_t from, size_t argc)
 {
+	/* Not log, show, reflog or format-patch: a patch of a gitlink with
+	 * --submodule=diff (or diff.submodule=diff in the person's config)
+	 * is git diff run in the submodule. */
 	static const char *const keep_out[] = {
-		"log", "show", "branch", "tag", "rev-parse", "rev-list", "ls-remote", "remote",
-		"cat-file", "ls-tree", "blame", "shortlog", "reflog", "for-each-ref", "show-ref",
+		"branch", "tag", "rev-parse", "rev-list", "ls-remote", "remote",
+		"cat-file", "ls-tree", "blame", "shortlog", "for-each-ref", "show-ref",
 		"symbolic-ref", "name-rev", "merge-base", "version", "help", "push",
-		"format-patch", "show-branch", "cherry", "count-objects", "var", NULL};
+		"show-branch", "cherry", "count-objects", "var", NULL};
 	bool enters = !name_in(sub, keep_out);
 	for (size_t j = from; j < argc; j++) {
 		const char *a = argv[j];
@@ -732,12 +1011,15 @@ static bool remote_with_url(const char *gitdir, const char *name)
 	return found;
 }
 
+/* git [OPTIONS] SUB ARGS..., or git-SUB ARGS...: git reads the name it
+ * is run as (argv[0]) first, and git-SUB takes no options of git's own. */
 static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t argc)
 {
-	char *dir = xstrdup(in->cwd), *r = NULL, *found = NULL, *top = NULL;
+	char *dir = xstrdup(in->cwd), *r = NULL, *found = NULL, *top = NULL, *bare = NULL;
 	const char *gitdir = NULL, *worktree = NULL;
-	size_t k = 1;
-	for (; k < argc && argv[k][0] == '-' && !r; k++) {
+	const char *dashed = starts(base_of(argv[0]), "git-") ? base_of(argv[0]) + 4 : NULL;
+	size_t k = dashed ? 0 : 1;
+	for (; !dashed && k < argc && argv[k][0] == '-' && !r; k++) {
 		const char *a = argv[k];
 		if (strcmp(a, "-C") == 0 && k + 1 < argc) {
 			const char *d = argv[++k];
@@ -760,9 +1042,13 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 			worktree = a + 12;
 		} else if (strcmp(a, "--namespace") == 0) {
 			k++;
+		} else if (strcmp(a, "--bare") == 0 && !gitdir) {
+			/* the working directory is the repository (GIT_DIR) */
+			gitdir = bare = xstrdup(dir);
 		}
 	}
-	const char *sub = k < argc ? argv[k] : "";
+	/* ARGV[K] is the subcommand: its arguments follow. */
+	const char *sub = dashed ? dashed : k < argc ? argv[k] : "";
 	if (!r && gitdir) {
 		char *g = gitdir[0] == '/' ? xstrdup(gitdir) : path_join(dir, gitdir);
 		r = place_reason(in, in->cwd, g, "git's repository");
@@ -778,15 +1064,10 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 		top = worktree[0] == '/' ? xstrdup(worktree) : path_join(dir, worktree);
 	}
 	/* git's own config: the user's and the system's. */
-	static const char *const user_cfg[] = {".gitconfig", ".config/git/config",
-					       ".config/git/attributes", NULL};
-	for (size_t i = 0; !r && in->home && user_cfg[i]; i++) {
-		char *p = path_join(in->home, user_cfg[i]);
-		r = place_reason(in, in->cwd, p, "git's config");
-		free(p);
-	}
+	static const char *const git_config[] = {".gitconfig", ".config/git/config",
+						 ".config/git/attributes", "/etc/gitconfig", NULL};
 	if (!r)
-		r = place_reason(in, in->cwd, "/etc/gitconfig", "git's config");
+		r = files_check(in, git_config, "git's config");
 	static const char *const remote_subs[] = {"push", "fetch", "pull", "clone", "ls-remote",
 						  "remote", "submodule", "archive", "request-pull",
 						  NULL};
@@ -798,11 +1079,11 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 		const char *a = argv[j];
 		if (git_long_opt(a, "receive-pack") || git_long_opt(a, "upload-pack") ||
 		    git_long_opt(a, "exec") || git_long_opt(a, "template") ||
-		    (creates && (git_long_opt(a, "config") || starts(a, "-c"))) ||
-		    (starts(a, "-u") && strcmp(sub, "push") != 0) ||
-		    git_long_opt(a, "open-files-in-pager") || (strcmp(sub, "grep") == 0 && starts(a, "-O")))
+		    (creates && (git_long_opt(a, "config") || short_opt(a, 'c'))) ||
+		    (short_opt(a, 'u') && strcmp(sub, "push") != 0) ||
+		    git_long_opt(a, "open-files-in-pager") || (strcmp(sub, "grep") == 0 && short_opt(a, 'O')))
 			r = xasprintf("the git option %s names a program for git to run", a);
-		else if (git_long_opt(a, "output") || starts(a, "-o") || git_long_opt(a, "output-directory"))
+		else if (git_long_opt(a, "output") || short_opt(a, 'o') || git_long_opt(a, "output-directory"))
 			r = xasprintf("the git option %s writes a file outside the sandbox with what "
 				      "the sandbox can choose", a);
 		else if (remote && a[0] != '-' && !(found && remote_with_url(found, a)))
@@ -833,6 +1114,7 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 	free(found);
 	free(top);
 	free(dir);
+	free(bare);
 	return r;
 }
 
@@ -851,10 +1133,15 @@ static char *check(const struct wk_careful_in *in, const char *program, char *co
 	char *own = wk_program_writable(in->wset, program);
 	if (own)
 		return own;
+	/* The file that runs, and the name it is run as (argv[0]), which a
+	 * program of many (busybox, git) reads to know what to be. */
 	const char *names[2] = {base_of(program), argc ? base_of(argv[0]) : ""};
 	for (int i = 0; i < 2; i++) {
 		char *r = NULL;
-		switch (kind_of(names[i])) {
+		enum kind kind = kind_of(names[i]);
+		if (i == 1 && kind == K_GIT && kind_of(names[0]) == K_GIT)
+			break; /* git_check reads argv[0] itself: once is enough */
+		switch (kind) {
 		case K_GIT:
 			r = git_check(in, argv, argc);
 			break;
@@ -867,6 +1154,9 @@ static char *check(const struct wk_careful_in *in, const char *program, char *co
 			break;
 		case K_INTERP:
 			r = interp_check(in, names[i], argv, argc, depth);
+			break;
+		case K_OPTS:
+			r = opts_check(in, optprog_of(names[i]), argv, argc);
 			break;
 		case K_OTHER:
 			break;

@@ -442,3 +442,136 @@ mklongrepo() {
 		false
 	fi
 }
+
+@test "ask careful: git's dashed form is git: git-status enters submodules, a link named git-clone clones (F1)" {
+	mksubrepos
+	local exec_path
+	exec_path=$(git --exec-path)
+	[ -e "$exec_path/git-status" ] || skip "no $exec_path/git-status"
+	run --separate-stderr wsrun "$WS" --policy workspace-write-strict --approver "$OUT/yes" -- sh -c '
+		git init -q sub && git -C sub config core.fsmonitor "touch $2/made; false"
+		"$1" ask -- "$3/git-status"; echo "rc=$?"
+		rm -rf sub/.git
+		git init -q push && ln -s "$(command -v git)" git-clone
+		"$1" ask -- ./git-clone push origin "-utouch $2/made; git-upload-pack"; echo "rc=$?"
+		rm -rf push origin git-clone' _ "$WICKET" "$OUT" "$exec_path" </dev/null
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: git's dashed form ran code the sandbox chose, outside, without a question"
+		false
+	fi
+	assert_line --index 0 "rc=123"
+	assert_line --index 1 "rc=123"
+}
+
+@test "ask careful: git show / log -p --submodule=diff allowed by a rule or an approver do not run a submodule's diff.external the sandbox wrote (F3)" {
+	local g=(-c user.name=t -c user.email=t@example.invalid -c protocol.file.allow=always)
+	git init -q -b main "$OUT/upsub"
+	git -C "$OUT/upsub" "${g[@]}" commit -q --allow-empty -m one
+	echo a >"$OUT/upsub/f"
+	git -C "$OUT/upsub" add f
+	git -C "$OUT/upsub" "${g[@]}" commit -q -m two
+	git init -q -b main "$OUT/up"
+	git -C "$OUT/up" "${g[@]}" submodule add -q "$OUT/upsub" sub
+	git -C "$OUT/up" "${g[@]}" commit -q -m sub
+	git -C "$OUT/up/sub" checkout -q HEAD~1
+	git -C "$OUT/up" add sub
+	git -C "$OUT/up" "${g[@]}" commit -q -m bump
+	rmdir "$WS"
+	git clone -q "$OUT/up" "$WS"
+	chmod -R a+rX "$OUT/up" "$OUT/upsub"
+	policy show workspace-write-strict '[{"argv": ["git", "show", "*"], "cwd": "${cwd}"}]'
+	for how in "--policy $OUT/show.json" "--policy workspace-write-strict --approver $OUT/yes"; do
+		# shellcheck disable=SC2086 # $how is two or four words
+		run --separate-stderr wsrun "$WS" $how -- sh -c '
+			git clone -q --no-checkout "$2/upsub" sub.new && rm -rf sub && mv sub.new sub
+			git -C sub config diff.external "sh -c \"touch $2/made\" #"
+			"$1" ask -- git show --submodule=diff; echo "rc=$?"
+			"$1" ask -- git log -p --submodule=diff; echo "rc=$?"
+			rm -rf sub/.git' _ "$WICKET" "$OUT" </dev/null
+		if [ -e "$OUT/made" ]; then
+			echo "ESCAPE: a diff of a submodule ran the sandbox's diff.external outside ($how)"
+			false
+		fi
+		assert_line --index 0 "rc=123"
+		assert_line --index 1 "rc=123"
+	done
+}
+
+@test "ask careful: bundled short options: git grep -iO<command>, git clone -qu<command> and -qc<config> are not run without a question (F14, F15)" {
+	mkrepos
+	printf 'hi\n' >"$WS/f"
+	git -C "$WS" add f
+	git -C "$WS" -c user.name=t -c user.email=t@example.invalid commit -q -m f
+	git -C "$WS" push -q "$OUT/bare.git" HEAD:main
+	git -C "$OUT/bare.git" symbolic-ref HEAD refs/heads/main
+	chmod -R a+rX "$WS" "$OUT/bare.git"
+	policy gr workspace-write-strict '[{"argv": ["git", "grep", "**"], "cwd": "${cwd}"}]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/gr.json" --approver "$OUT/yes" -- sh -c '
+		"$1" ask -- git grep --no-recurse-submodules "-iOtouch $2/made-grep; :" hi; echo "rc=$?"
+		mkdir -p h && printf "#!/bin/sh\ntouch %s/made-hook\n" "$2" >h/post-checkout
+		chmod 755 h/post-checkout
+		cd "$2"
+		"$1" ask -- git clone -qccore.hooksPath="$3/h" "$2/bare.git" "$2/c1"; echo "rc=$?"
+		"$1" ask -- git clone "-qutouch $2/made-upload; git-upload-pack" "$2/bare.git" "$2/c2"; echo "rc=$?"' _ "$WICKET" "$OUT" "$WS" </dev/null
+	if ls "$OUT"/made-*; then
+		echo "ESCAPE: a bundled short option ran a command of the sandbox's choosing outside"
+		false
+	fi
+	assert_line --index 0 "rc=123"
+	assert_line --index 1 "rc=123"
+	assert_line --index 2 "rc=123"
+}
+
+@test "ask careful: env --chdir=<workspace> make, bash --rcfile F -c CODE and flock F -c CODE are not run without a question (F6)" {
+	command -v make >/dev/null || skip "make is not installed"
+	command -v flock >/dev/null || skip "flock is not installed"
+	chmod a+rx "$OUT"
+	run --separate-stderr wsrun "$WS" --policy workspace-write --approver "$OUT/yes" -- sh -c '
+		printf "all:\n\ttouch %s/made-make\n" "$2" >Makefile
+		printf "touch %s/made-bash\n" "$2" >x.sh
+		printf "touch %s/made-flock\n" "$2" >y.sh
+		cd "$2"
+		"$1" ask -- env --chdir="$3" make; echo "rc=$?"
+		"$1" ask -- bash --rcfile /dev/null -c ". $3/x.sh"; echo "rc=$?"
+		"$1" ask -- flock /etc/hostname -c ". $3/y.sh"; echo "rc=$?"' _ "$WICKET" "$OUT" "$WS" </dev/null
+	if ls "$OUT"/made-*; then
+		echo "ESCAPE: a wrapper or shell ran the workspace's code outside without a question"
+		false
+	fi
+	assert_line --index 0 "rc=123"
+	assert_line --index 1 "rc=123"
+	assert_line --index 2 "rc=123"
+}
+
+@test "ask careful: git --bare at the workspace's top, the dynamic loader, ssh -F, curl -K: code or files the sandbox chose are not run or written without a question (F7, F17)" {
+	command -v curl >/dev/null || skip "curl is not installed"
+	local ldso
+	ldso=$(ldd "$(command -v touch)" | awk '$1 ~ /^\/.*ld-/ {print $1; exit}')
+	[ -n "$ldso" ] || skip "no dynamic loader found"
+	mkrepos
+	printf 'original\n' >"$OUT/victim"
+	chmod a+rwx "$OUT" && chmod a+rw "$OUT/victim"
+	policy cu workspace-write-strict '[{"argv": ["curl", "*"], "cwd": "${cwd}"}]'
+	run --separate-stderr wsrun "$WS" --policy "$OUT/cu.json" --approver "$OUT/yes" -- sh -c '
+		cp -r .git/HEAD .git/objects .git/refs . && mkdir -p info && echo "* diff=x" >info/attributes
+		printf "[core]\n\tbare = true\n[diff \"x\"]\n\ttextconv = \"touch %s/made-git #\"\n" "$2" >config
+		h=$(echo hi | git --git-dir=. hash-object -w --stdin)
+		t=$(printf "100644 blob %s\tf\n" "$h" | git --git-dir=. mktree)
+		git --git-dir=. -c user.email=a@b -c user.name=a commit-tree -m x "$t" >refs/heads/main
+		"$1" ask -- git --bare log -p --ignore-submodules >/dev/null; echo "rc=$?"
+		cp "$(command -v touch)" prog
+		"$1" ask -- "$3" ./prog "$2/made-ld"; echo "rc=$?"
+		printf "Host x\n  ProxyCommand sh -c \"touch %s/made-ssh\"\n" "$2" >cfg
+		"$1" ask -- ssh -F ./cfg x true 2>/dev/null; echo "rc=$?"
+		echo "touch $2/made-login" >payload
+		printf "url = \"file://%s/payload\"\noutput = \"%s/victim\"\nsilent\n" "$PWD" "$2" >curlcfg
+		"$1" ask -- curl -K./curlcfg; echo "rc=$?"' _ "$WICKET" "$OUT" "$ldso" </dev/null
+	echo "$output"
+	echo "$stderr"
+	if ls "$OUT"/made-* || [ "$(cat "$OUT/victim")" != original ]; then
+		echo "ESCAPE: the sandbox's code ran, or its file was written, outside without a question"
+		false
+	fi
+	local i
+	for i in 0 1 2 3; do assert_line --index "$i" "rc=123"; done
+}

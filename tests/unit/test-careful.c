@@ -232,6 +232,105 @@ static void decisions(void)
 	for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
 		CAREFUL(sh[i].want, sh[i].what, sh[i].cwd, P, sh[i].prog, sh[i].argv[0],
 			sh[i].argv[1], sh[i].argv[2], sh[i].argv[3]);
+	/* F6: what wrappers and shells do with their options' values. */
+	dir("ws/d");
+	char *rocwd = at("ro/cwd");
+	lnk(rocwd, "ws/dlink");
+	free(rocwd);
+	CAREFUL(true, "env --chdir=DIR make: make runs in DIR", "ro", P, "/usr/bin/env", "env",
+		"--chdir=../ws", "make");
+	CAREFUL(true, "env -C DIR make", "ro", P, "/usr/bin/env", "env", "-C", "../ws/d", "make");
+	CAREFUL(true, "env -iCDIR make (bundled)", "ro", P, "/usr/bin/env", "env", "-iC../ws",
+		"make");
+	CAREFUL(true, "env --ch=DIR (an abbreviation)", "ro", P, "/usr/bin/env", "env", "--ch",
+		"../ws", "make");
+	CAREFUL(false, "env -C a read-only directory, from the workspace", "ws", P, "/usr/bin/env",
+		"env", "-C", "../ro/cwd", "make");
+	CAREFUL(false, "env -uC../ws: the value of -u, not -C", "ro", P, "/usr/bin/env", "env",
+		"-uC../ws", "make");
+	CAREFUL(true, "env -C through a link the sandbox can change", "ro", P, "/usr/bin/env", "env",
+		"-C", "../ws/dlink", "true");
+	CAREFUL(true, "env -C DIR git: git looks for its repository in DIR", "ro", P,
+		"/usr/bin/env", "env", "-C", "../ws/d", "git", "status", "--ignore-submodules");
+	CAREFUL(true, "bash --rcfile FILE -c CODE: CODE is checked", "ro", P, "/bin/bash", "bash",
+		"--rcfile", "/dev/null", "-c", ". ../ws/x.sh");
+	CAREFUL(true, "bash --init-file in the workspace", "ro", P, "/bin/bash", "bash",
+		"--init-file", "../ws/x.py", "-c", "true");
+	CAREFUL(true, "bash -eo pipefail -c CODE: CODE is checked", "ro", P, "/bin/bash", "bash",
+		"-eo", "pipefail", "-c", "../ws/tool");
+	CAREFUL(false, "bash -eo pipefail -c with plain commands", "ro", P, "/bin/bash", "bash",
+		"-eo", "pipefail", "-c", "true");
+	CAREFUL(true, "flock FILE -c CODE: CODE is shell code", "ro", P, "/usr/bin/flock", "flock",
+		"/etc/hostname", "-c", ". ../ws/x.sh");
+	CAREFUL(true, "flock -xc CODE FILE (bundled)", "ro", P, "/usr/bin/flock", "flock",
+		"-xc../ws/tool", "/etc/hostname");
+	CAREFUL(false, "flock FILE -c with plain commands", "ro", P, "/usr/bin/flock", "flock",
+		"/etc/hostname", "-c", "echo hi");
+	CAREFUL(true, "watch joins its words into sh -c code", "ro", P, "/usr/bin/watch", "watch",
+		"-n", "1", "echo", "$(id)");
+	CAREFUL(false, "watch -x execs them, no shell", "ro", P, "/usr/bin/watch", "watch", "-x",
+		"echo", "$(id)");
+	CAREFUL(false, "watch -n1 with plain commands", "ro", P, "/usr/bin/watch", "watch", "-n1",
+		"date");
+	/* F7, F17: programs that run code, or write files, an option names. */
+	static const struct {
+		bool want;
+		const char *what, *cwd, *prog, *argv[6];
+	} opts[] = {
+		{true, "the dynamic loader runs its argument", "ro",
+		 "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+		 {"/lib64/ld-linux-x86-64.so.2", "../ws/tool"}},
+		{false, "the loader with a read-only program", "ro", "/lib/ld-linux.so.2",
+		 {"ld-linux.so.2", "bin/tool"}},
+		{true, "m4 in the workspace (syscmd)", "ws", "/usr/bin/m4",
+		 {"m4", "x.m4"}},
+		{true, "sqlite3 -init a workspace file", "ro", "/usr/bin/sqlite3",
+		 {"sqlite3", "-init", "../ws/x.sql", ":memory:"}},
+		{false, "sqlite3 with SQL inline, in a read-only place", "ro", "/usr/bin/sqlite3",
+		 {"sqlite3", ":memory:", "select 1"}},
+		{true, "ssh -F a workspace config (ProxyCommand)", "ro", "/usr/bin/ssh",
+		 {"ssh", "-F", "../ws/cfg", "x"}},
+		{true, "ssh -vF<file> (bundled)", "ro", "/usr/bin/ssh",
+		 {"ssh", "-vF../ws/cfg", "x"}},
+		{true, "ssh -o ProxyCommand=", "ro", "/usr/bin/ssh",
+		 {"ssh", "-o", "ProxyCommand=sh -c x", "x"}},
+		{true, "ssh -oLocalCommand=", "ro", "/usr/bin/ssh",
+		 {"ssh", "-oLocalCommand=x", "x"}},
+		{false, "ssh -o StrictHostKeyChecking=no", "ro", "/usr/bin/ssh",
+		 {"ssh", "-o", "StrictHostKeyChecking=no", "x", "uptime"}},
+		{true, "curl -K<file> in the workspace", "ro", "/usr/bin/curl",
+		 {"curl", "-K../ws/cfg"}},
+		{true, "curl --config <file> in the workspace", "ro", "/usr/bin/curl",
+		 {"curl", "--config", "../ws/cfg"}},
+		{true, "curl -K - (standard input)", "ro", "/usr/bin/curl",
+		 {"curl", "-K", "-"}},
+		{true, "curl -sSLo FILE writes a file", "ro", "/usr/bin/curl",
+		 {"curl", "-sSLo", "/tmp/x", "https://example.invalid/"}},
+		{true, "curl --output=FILE", "ro", "/usr/bin/curl",
+		 {"curl", "--output=/tmp/x", "https://example.invalid/"}},
+		{true, "curl -O into a directory the sandbox cannot write", "ro", "/usr/bin/curl",
+		 {"curl", "-O", "https://example.invalid/.bashrc"}},
+		{false, "curl -O into the workspace", "ws", "/usr/bin/curl",
+		 {"curl", "-O", "https://example.invalid/x"}},
+		{false, "curl -XPOST -sS (X takes the rest)", "ro", "/usr/bin/curl",
+		 {"curl", "-XPOST", "-sS", "https://example.invalid/"}},
+		{true, "wget --config in the workspace", "ro", "/usr/bin/wget",
+		 {"wget", "--config=../ws/rc", "-O", "-", "https://example.invalid/"}},
+		{true, "wget -i a list in the workspace", "ro", "/usr/bin/wget",
+		 {"wget", "-i", "../ws/list", "-O-"}},
+		{true, "wget -e a command", "ro", "/usr/bin/wget",
+		 {"wget", "-e", "output_document=/tmp/x", "https://example.invalid/"}},
+		{true, "wget into a directory the sandbox cannot write", "ro", "/usr/bin/wget",
+		 {"wget", "https://example.invalid/.bashrc"}},
+		{false, "wget -qO- (standard output)", "ro", "/usr/bin/wget",
+		 {"wget", "-qO-", "https://example.invalid/"}},
+		{false, "wget into the workspace", "ws", "/usr/bin/wget",
+		 {"wget", "https://example.invalid/x"}},
+	};
+	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+		CAREFUL(opts[i].want, opts[i].what, opts[i].cwd, P, opts[i].prog, opts[i].argv[0],
+			opts[i].argv[1], opts[i].argv[2], opts[i].argv[3], opts[i].argv[4],
+			opts[i].argv[5]);
 	CAREFUL(true, "python3 without a program reads standard input", "ro", P, "/usr/bin/python3",
 		"python3", "-u");
 	CAREFUL(true, "python3 - reads standard input", "ro", P, "/usr/bin/python3", "python3", "-",
@@ -277,6 +376,20 @@ static void decisions(void)
 		"core.fsmonitor=x", "far", "x");
 	CAREFUL(true, "git clone -uX", "ro/repo2", P, "/usr/bin/git", "git", "clone", "-usx",
 		"far", "x");
+	/* F14, F15: parse-options takes the rest of a bundle of short options
+	 * as the value of the one that takes a value. */
+	CAREFUL(true, "git clone -qc<key=value> (bundled)", "ro/repo2", P, "/usr/bin/git", "git",
+		"clone", "-qccore.hooksPath=/tmp/h", "far", "x");
+	CAREFUL(true, "git clone -qu<cmd> (bundled)", "ro/repo2", P, "/usr/bin/git", "git",
+		"clone", "-qusx", "far", "x");
+	CAREFUL(true, "git grep -iO<cmd> (bundled)", "ro/repo2", P, "/usr/bin/git", "git", "grep",
+		"--no-recurse-submodules", "-iOid; :", "hi");
+	CAREFUL(true, "git archive -vo FILE (bundled)", "ro/repo2", P, "/usr/bin/git", "git",
+		"archive", "-vo", "/tmp/x", "HEAD");
+	CAREFUL(false, "git grep -in (no program)", "ro/repo2", P, "/usr/bin/git", "git", "grep",
+		"--no-recurse-submodules", "-in", "hi");
+	CAREFUL(true, "env -iS (bundled)", "ro", P, "/usr/bin/env", "env", "-iS",
+		"python3 script.py");
 	CAREFUL(false, "git push --up (not a prefix of upload-pack's 3)", "ro/repo2", P,
 		"/usr/bin/git", "git", "push", "--up", "far");
 	char *bare = at("ws/bare.git");
@@ -309,8 +422,22 @@ static void decisions(void)
 	CAREFUL(true, "hooks and config protected, but .git/commondir can be created", "ws/repo",
 		P, "/usr/bin/git", "git", "status");
 	strv_add(&ws.ro, gitd);
-	CAREFUL(false, "all of .git protected (workspace-write-strict): git log", "ws/repo", P,
-		"/usr/bin/git", "git", "log", "-p");
+	CAREFUL(false, "all of .git protected (workspace-write-strict): git log, kept out",
+		"ws/repo", P, "/usr/bin/git", "git", "log", "-p", "--ignore-submodules");
+	/* F3: a patch of a gitlink (--submodule=diff, diff.submodule=diff in
+	 * the person's config) runs git diff in the submodule, with its
+	 * config (diff.external). */
+	CAREFUL(true, "git log -p may diff inside submodules", "ws/repo", P, "/usr/bin/git", "git",
+		"log", "-p");
+	CAREFUL(true, "git show --submodule=diff", "ws/repo", P, "/usr/bin/git", "git", "show",
+		"--submodule=diff");
+	CAREFUL(true, "git format-patch", "ws/repo", P, "/usr/bin/git", "git", "format-patch",
+		"-1");
+	CAREFUL(true, "git reflog -p", "ws/repo", P, "/usr/bin/git", "git", "reflog", "-p");
+	CAREFUL(true, "git log -p --ignore-submodules=dirty still diffs them", "ws/repo", P,
+		"/usr/bin/git", "git", "log", "-p", "--ignore-submodules=dirty");
+	CAREFUL(false, "git show --submodule=diff --ignore-submodules", "ws/repo", P,
+		"/usr/bin/git", "git", "show", "--submodule=diff", "--ignore-submodules");
 	/* The index and the worktree are the sandbox's: a .git it makes at a
 	 * gitlink is a repository git status enters, with its config. */
 	CAREFUL(true, "all of .git protected, but git status enters submodules of the worktree",
@@ -323,6 +450,19 @@ static void decisions(void)
 		"fetch", "far");
 	CAREFUL(false, "git status --ignore-submodules", "ws/repo", P, "/usr/bin/git", "git",
 		"status", "--ignore-submodules");
+	/* F1: git-X is git X, whatever file runs it (a link, a hard link). */
+	CAREFUL(true, "git-status (the dashed form) enters submodules", "ws/repo", P,
+		"/usr/lib/git-core/git", "/usr/lib/git-core/git-status");
+	CAREFUL(true, "a hard link named git-status", "ws/repo", P, "/usr/lib/git-core/git-status",
+		"git-status");
+	CAREFUL(false, "git-status --ignore-submodules", "ws/repo", P, "/usr/lib/git-core/git",
+		"/usr/lib/git-core/git-status", "--ignore-submodules");
+	CAREFUL(true, "git-log --output=FILE", "ro/repo2", P, "/usr/lib/git-core/git",
+		"/usr/lib/git-core/git-log", "--output=/tmp/x");
+	CAREFUL(true, "./git-clone push origin -u<cmd> is a clone, not a push", "ro/repo2", P,
+		"/usr/bin/git", "./git-clone", "push", "far", "-usx");
+	CAREFUL(true, "git-grep -O<cmd>", "ro/repo2", P, "/usr/bin/git", "git-grep",
+		"--no-recurse-submodules", "-Oid; :", "hi");
 	CAREFUL(false, "git diff --ignore-submodules=all", "ws/repo", P, "/usr/bin/git", "git",
 		"diff", "--ignore-submodules=all");
 	CAREFUL(true, "git diff --ignore-submodules=dirty still looks", "ws/repo", P,
@@ -372,6 +512,10 @@ static void decisions(void)
 	dir("ws/repo/sub");
 	CAREFUL(true, "from a subdirectory, where the sandbox could make a repository",
 		"ws/repo/sub", P, "/usr/bin/git", "git", "status");
+	CAREFUL(true, "git --bare: the working directory is the repository (F7)", "ws/repo", P,
+		"/usr/bin/git", "git", "--bare", "log", "-p", "--ignore-submodules");
+	CAREFUL(false, "--git-dir before --bare wins", "ws/repo", P, "/usr/bin/git", "git",
+		"--git-dir=.git", "--bare", "log", "-p", "--ignore-submodules");
 	put("ws/repo/.gitmodules", "", 0644);
 	CAREFUL(true, "submodules", "ws/repo", P, "/usr/bin/git", "git", "status");
 	CAREFUL(false, "submodules, kept out", "ws/repo", P, "/usr/bin/git", "git", "status",
