@@ -308,20 +308,29 @@ int main(void)
 		     "rest form only last");
 	expect_error("{\"escalation\": {\"allow\": [{\"argv\": [\"git\"], \"cwd\": \"rel\", "
 		     "\"x\": 1}]}}",
-		     "t.json: /escalation/allow/0/x: unknown key \"x\" (known here: argv, cwd)\n"
+		     "t.json: /escalation/allow/0/x: unknown key \"x\" (known here: argv, cwd, stdin)\n"
 		     "t.json: /escalation/allow/0/cwd: relative path \"rel\"; write an absolute path "
 		     "or ${cwd}/rel",
 		     "object rule: unknown key, relative cwd");
+	expect_error("{\"escalation\": {\"allow\": [{\"argv\": [\"wc\"], \"stdin\": 1}], "
+		     "\"deny\": [{\"argv\": [\"rm\"], \"stdin\": true}]}}",
+		     "t.json: /escalation/allow/0/stdin: expected true or false, got an integer\n"
+		     "t.json: /escalation/deny/0/stdin: \"stdin\" belongs in an allow rule (a deny "
+		     "rule refuses the command whatever its input)",
+		     "object rule: stdin a boolean, and only in an allow rule");
 	{
 		struct wk_policy_ctx oc = ctx_for();
 		struct wk_policy op;
 		const char *j = "{\"escalation\": {\"allow\": [[\"git\", \"status\"], "
-				"{\"argv\": [\"make\", \"*\"], \"cwd\": \"${cwd}/sub/..\"}]}}";
+				"{\"argv\": [\"make\", \"*\"], \"cwd\": \"${cwd}/sub/..\", "
+				"\"stdin\": true}]}}";
 		int or = wk_policy_load_buffer(&oc, "t.json", j, strlen(j), &op);
 		ok(or == 0 && op.esc_allow.n == 2 && !op.esc_allow.v[0].cwd &&
 			   op.esc_allow.v[1].cwd && strcmp(op.esc_allow.v[1].cwd, "/work/proj") == 0 &&
 			   op.esc_allow.v[1].argv.n == 2,
 		   "object rule: argv and a cwd, expanded and normalised");
+		ok(or == 0 && !op.esc_allow.v[0].stdin && op.esc_allow.v[1].stdin,
+		   "object rule: \"stdin\": true, and off by default");
 		if (or == 0)
 			wk_policy_free(&op);
 		wk_policy_ctx_free(&oc);
