@@ -1536,6 +1536,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	 * rewritten later is still in the same writable place. */
 	struct wk_careful_in ci = {.wset = session_wset(s), .cwd = a->cwd,
 				   .path_env = getenv("PATH"), .home = getenv("HOME"),
+				   .xdg_config = getenv("XDG_CONFIG_HOME"),
 				   .program = a->path, .argv = a->req.argv.v,
 				   .argc = a->req.argv.n};
 	char *careful = wk_careful(&ci);

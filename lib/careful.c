@@ -1068,6 +1068,16 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 						 ".config/git/attributes", "/etc/gitconfig", NULL};
 	if (!r)
 		r = files_check(in, git_config, "git's config");
+	/* With XDG_CONFIG_HOME set, git reads its config there instead of
+	 * ~/.config/git. */
+	if (!r && in->xdg_config && in->xdg_config[0] == '/') {
+		static const char *const xdg_git[] = {"git/config", "git/attributes", NULL};
+		for (size_t i = 0; !r && xdg_git[i]; i++) {
+			char *p = path_join(in->xdg_config, xdg_git[i]);
+			r = place_reason(in, in->cwd, p, "git's config");
+			free(p);
+		}
+	}
 	static const char *const remote_subs[] = {"push", "fetch", "pull", "clone", "ls-remote",
 						  "remote", "submodule", "archive", "request-pull",
 						  NULL};

@@ -55,6 +55,7 @@ struct wk_careful_in {
 	const char *cwd;      /* the command's, canonical */
 	const char *path_env; /* the PATH the command gets (wrappers use it) */
 	const char *home;     /* the HOME the command gets (git's own config) */
+	const char *xdg_config; /* its XDG_CONFIG_HOME, or NULL (git reads git/config there) */
 	const char *program;  /* canonical path of the file that will run */
 	char *const *argv;
 	size_t argc;

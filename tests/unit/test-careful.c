@@ -98,6 +98,8 @@ static void rules(void)
 	strv_free(&o);
 }
 
+static const char *xdg_config; /* the XDG_CONFIG_HOME the command gets, or NULL */
+
 /* CAREFUL for PROGRAM ARGV... in CWD (relative to top), PATH, HOME. */
 static char *careful(const char *cwd, const char *path_env, const char *program, ...)
 {
@@ -112,7 +114,8 @@ static char *careful(const char *cwd, const char *path_env, const char *program,
 	char *c = at(cwd), *home = at("ro/home");
 	char *prog = program[0] == '/' ? xstrdup(program) : at(program);
 	struct wk_careful_in in = {.wset = &ws, .cwd = c, .path_env = path_env, .home = home,
-				   .program = prog, .argv = (char *const *)argv, .argc = n};
+				   .xdg_config = xdg_config, .program = prog,
+				   .argv = (char *const *)argv, .argc = n};
 	char *r = wk_careful(&in);
 	free(c);
 	free(home);
@@ -520,6 +523,15 @@ static void decisions(void)
 	CAREFUL(true, "submodules", "ws/repo", P, "/usr/bin/git", "git", "status");
 	CAREFUL(false, "submodules, kept out", "ws/repo", P, "/usr/bin/git", "git", "status",
 		"--ignore-submodules");
+	/* XDG_CONFIG_HOME in a writable place: git reads git/config there
+	 * (red team 5, F11). */
+	char *xdg = at("ws/xdg");
+	xdg_config = xdg;
+	CAREFUL(true, "git's config under a writable XDG_CONFIG_HOME", "ro/repo2", P,
+		"/usr/bin/git", "git", "status");
+	xdg_config = NULL;
+	CAREFUL(false, "not without it", "ro/repo2", P, "/usr/bin/git", "git", "status");
+	free(xdg);
 	char *h = at("ro/home/.gitconfig");
 	strv_add(&ws.roots, h);
 	CAREFUL(true, "the user's git config writable", "ro/repo2", P, "/usr/bin/git", "git",
