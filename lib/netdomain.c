@@ -55,6 +55,8 @@ const char *wk_name_check(const char *s, size_t len)
 
 const char *wk_pattern_check(const char *pat)
 {
+	if (strcmp(pat, "*") == 0 || strcmp(pat, "*.") == 0)
+		return "a bare '*' would allow every name";
 	if (pat[0] == '*') {
 		if (pat[1] != '.')
 			return "'*' may only stand alone as the first label (\"*.example.org\")";

@@ -13,6 +13,7 @@ FUZZ_CFLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 FUZZ_SRCS = \
 	$(top_srcdir)/tests/fuzz/policy-fuzz.c \
 	$(top_srcdir)/lib/policy.c \
+	$(top_srcdir)/lib/netdomain.c \
 	$(top_srcdir)/lib/path.c \
 	$(top_srcdir)/lib/pathlex.c \
 	$(top_srcdir)/lib/util.c
