@@ -432,7 +432,21 @@ bool wk_tmp_size_ok(const char *s)
 	return *suf != '%' || strtoul(s, NULL, 10) <= 100;
 }
 
-/* An address as wk_addr_text writes it back, or false. */
+/* KV ("NAME=value", taken) into OUT, replacing an entry of the same NAME:
+ * the later policy wins. */
+static void set_by_name(struct strv *out, char *kv)
+{
+	size_t nl = strcspn(kv, "=") + 1;
+	for (size_t k = 0; k < out->n; k++)
+		if (strncmp(out->v[k], kv, nl) == 0) {
+			free(out->v[k]);
+			out->v[k] = kv;
+			return;
+		}
+	strv_push(out, kv);
+}
+
+/* TEXT as an IP address in canonical form into OUT, or false. */
 static bool canonical_address(const char *text, char *out, size_t outsz)
 {
 	unsigned char a[16];
@@ -443,55 +457,50 @@ static bool canonical_address(const char *text, char *out, size_t outsz)
 	return false;
 }
 
-static void apply_patterns(struct loader *l, const struct src *s, const char *ptr, json_t *arr,
-			   struct strv *out)
+/* A string of network.allow or deny: NULL (OUT the pattern), or why not. */
+static char *check_pattern(const char *v, char *out, size_t outsz)
 {
-	if (!json_is_array(arr)) {
-		err(l, s->label, ptr, "expected an array of names such as \"example.org\" or "
-				      "\"*.example.org\", got %s",
-		    type_name(arr));
-		return;
-	}
-	size_t i;
-	json_t *e;
-	json_array_foreach(arr, i, e) {
-		char pbuf[64];
-		const char *p = ptr_idx_buf(pbuf, sizeof pbuf, ptr, i);
-		const char *pat = json_string_value(e);
-		const char *why;
-		char canon[64];
-		if (!pat)
-			err(l, s->label, p, "expected a name (a string), got %s", type_name(e));
-		else if (canonical_address(pat, canon, sizeof canon))
-			err(l, s->label, p, "\"%s\" is an address: addresses go in "
-					    "\"allow_addresses\"", pat);
-		else if ((why = wk_pattern_check(pat)))
-			err(l, s->label, p, "\"%s\" is not a name or \"*.\" and a name: %s", pat, why);
-		else if (!strv_contains(out, pat))
-			strv_add(out, pat);
-	}
+	const char *why;
+	if (canonical_address(v, out, outsz))
+		return xasprintf("\"%s\" is an address: addresses go in \"allow_addresses\"", v);
+	if ((why = wk_pattern_check(v)))
+		return xasprintf("\"%s\" is not a name or \"*.\" and a name: %s", v, why);
+	snprintf(out, outsz, "%s", v);
+	return NULL;
 }
 
-static void apply_addresses(struct loader *l, const struct src *s, json_t *arr, struct strv *out)
+/* A string of network.allow_addresses: NULL (OUT canonical), or why not. */
+static char *check_address(const char *v, char *out, size_t outsz)
 {
-	static const char ptr[] = "/network/allow_addresses";
+	if (canonical_address(v, out, outsz))
+		return NULL;
+	return xasprintf("\"%s\" is not an IPv4 or IPv6 address (one address each, no ranges)", v);
+}
+
+/* An array of strings at PTR, each one CHECKed (WHAT: the kind, for
+ * messages), into OUT as CHECK gave it, duplicates dropped. */
+static void apply_strings(struct loader *l, const struct src *s, const char *ptr, json_t *arr,
+			  const char *what, char *(*check)(const char *, char *, size_t),
+			  struct strv *out)
+{
 	if (!json_is_array(arr)) {
-		err(l, s->label, ptr, "expected an array of IP addresses, got %s", type_name(arr));
+		err(l, s->label, ptr, "expected an array of %ss, got %s", what, type_name(arr));
 		return;
 	}
 	size_t i;
 	json_t *e;
 	json_array_foreach(arr, i, e) {
-		char pbuf[64], canon[64];
+		char pbuf[64], val[WK_NAME_MAX + 8];
 		const char *p = ptr_idx_buf(pbuf, sizeof pbuf, ptr, i);
-		const char *a = json_string_value(e);
-		if (!a)
-			err(l, s->label, p, "expected an IP address (a string), got %s", type_name(e));
-		else if (!canonical_address(a, canon, sizeof canon))
-			err(l, s->label, p,
-			    "\"%s\" is not an IPv4 or IPv6 address (one address each, no ranges)", a);
-		else if (!strv_contains(out, canon))
-			strv_add(out, canon);
+		const char *v = json_string_value(e);
+		char *why = v ? check(v, val, sizeof val) : NULL;
+		if (!v)
+			err(l, s->label, p, "expected a %s (a string), got %s", what, type_name(e));
+		else if (why)
+			err(l, s->label, p, "%s", why);
+		else if (!strv_contains(out, val))
+			strv_add(out, val);
+		free(why);
 	}
 }
 
@@ -516,22 +525,13 @@ static void apply_hosts(struct loader *l, const struct src *s, json_t *obj, stru
 		else if (!canonical_address(a, canon, sizeof canon))
 			err(l, s->label, p, "\"%s\" is not an IPv4 or IPv6 address", a);
 		else {
-			/* One entry per name (lower case, no trailing dot), the
-			 * child's winning. */
+			/* One entry per name, lower case, without a trailing dot. */
 			size_t nl = strlen(name) - (name[strlen(name) - 1] == '.');
 			char *kv = xasprintf("%.*s=%s", (int)nl, name, canon);
 			for (char *c = kv; *c != '='; c++)
 				if (*c >= 'A' && *c <= 'Z')
 					*c = (char)(*c + 32);
-			for (size_t k = 0; k < out->n; k++)
-				if (strncmp(out->v[k], kv, nl + 1) == 0) {
-					free(out->v[k]);
-					out->v[k] = kv;
-					kv = NULL;
-					break;
-				}
-			if (kv)
-				strv_push(out, kv);
+			set_by_name(out, kv);
 		}
 		free(p);
 	}
@@ -575,11 +575,12 @@ static void apply_network(struct loader *l, const struct src *s, json_t *net,
 	if ((v = json_object_get(net, "udp")))
 		get_bool(l, s, "/network/udp", v, &out->udp);
 	if ((v = json_object_get(net, "allow")))
-		apply_patterns(l, s, "/network/allow", v, &out->domains_allow);
+		apply_strings(l, s, "/network/allow", v, "name", check_pattern, &out->domains_allow);
 	if ((v = json_object_get(net, "deny")))
-		apply_patterns(l, s, "/network/deny", v, &out->domains_deny);
+		apply_strings(l, s, "/network/deny", v, "name", check_pattern, &out->domains_deny);
 	if ((v = json_object_get(net, "allow_addresses")))
-		apply_addresses(l, s, v, &out->allow_addresses);
+		apply_strings(l, s, "/network/allow_addresses", v, "IP address", check_address,
+			      &out->allow_addresses);
 	if ((v = json_object_get(net, "hosts")))
 		apply_hosts(l, s, v, &out->hosts);
 }
@@ -658,21 +659,8 @@ static void apply_env(struct loader *l, const struct src *s, json_t *env, struct
 				err(l, s->label, p, "expected a string value, got %s", type_name(e));
 			else if (!(x = expand(&l->ctx->vars, val, false, &why)))
 				err(l, s->label, p, "%s", why);
-			else {
-				size_t nl = strlen(name);
-				size_t k;
-				for (k = 0; k < out->env_set.n; k++)
-					if (strncmp(out->env_set.v[k], name, nl) == 0 &&
-					    out->env_set.v[k][nl] == '=')
-						break;
-				char *kv = xasprintf("%s=%s", name, x);
-				if (k < out->env_set.n) {
-					free(out->env_set.v[k]);
-					out->env_set.v[k] = kv;
-				} else {
-					strv_push(&out->env_set, kv);
-				}
-			}
+			else
+				set_by_name(&out->env_set, xasprintf("%s=%s", name, x));
 			free(x);
 			free(why);
 			free(p);
