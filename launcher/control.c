@@ -553,6 +553,12 @@ static void explain_proxy(const struct session *s, struct denial_entry *e, const
 						name)),
 			   "only if that address is meant to be reachable from the sandbox");
 		break;
+	case PROXY_SNI:
+		e->rule = xasprintf("a TLS connection through a tunnel to another name asked for server "
+				    "%s (SNI): one allowed name's address does not serve others "
+				    "(policy %s)", name, pname);
+		fix_option(e, "--allow-domain", name, "only if that name is meant to be reachable");
+		break;
 	case PROXY_UNRESOLVED:
 		e->rule = xasprintf("%s has no address (%s)", name, d->reason ? d->reason : "lookup failed");
 		break;

@@ -193,6 +193,11 @@ struct conn {
 	char *early; /* for the server before anything else */
 	size_t early_len;
 	struct lookup *lk;
+	/* A tunnel to a name: what the client sends first is held here
+	 * until its TLS server name is checked (gate_up). */
+	bool gate_up;
+	unsigned char *hello;
+	size_t hello_len;
 	struct wk_addr addr[PROXY_ADDRS];
 	size_t naddr, ai;
 	struct dir up, down; /* client to server, server to client */
@@ -356,6 +361,7 @@ static void conn_close(int i)
 	free(c->hp);
 	free(c->req);
 	free(c->early);
+	free(c->hello);
 	unsigned gen = c->gen;
 	memset(c, 0, sizeof *c);
 	c->gen = gen + 1;
@@ -421,8 +427,10 @@ static void refuse(int i, int kind, const char *reason, const char *addr, int st
 	snprintf(text, sizeof text, "%s: %s", r.obj, reason);
 	if (c->socks)
 		socks_error(i, socks);
-	else
+	else if (status)
 		http_error(i, status, text);
+	else
+		conn_close(i); /* inside a tunnel: nothing to answer in */
 }
 
 /* What epoll watches of a descriptor: WATCHED marks one added (with no
@@ -481,10 +489,76 @@ static int pump_dir(int src, int dst, struct dir *d, bool *progress)
 	return 0;
 }
 
+/* The first bytes of a tunnel to a name: a TLS ClientHello must name
+ * the server the tunnel was asked for (else an allowed name's address,
+ * a CDN's say, would serve another site: domain fronting by SNI). What is
+ * not TLS passes unchecked; it reaches the checked address all the same.
+ * Returns -1 when the connection was closed. */
+static int gate(int i)
+{
+	struct conn *c = &conns[i];
+	ssize_t n = recv(c->cfd, c->hello + c->hello_len, WK_TLS_HELLO_MAX - c->hello_len,
+			 MSG_DONTWAIT);
+	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+		conn_close(i);
+		return -1;
+	}
+	if (n > 0)
+		c->hello_len += (size_t)n;
+	bool tls;
+	char sni[WK_NAME_MAX + 1];
+	const char *why = NULL;
+	enum wk_parse r = wk_tls_sni(c->hello, c->hello_len, &tls, sni, sizeof sni, &why);
+	if (r == WK_PARSE_MORE) {
+		if (n == 0) {
+			conn_close(i); /* gone in the middle of its hello */
+			return -1;
+		}
+		return 0;
+	}
+	if (r == WK_PARSE_BAD) {
+		refuse(i, PROXY_BAD, why, NULL, 0, 0);
+		return -1;
+	}
+	if (tls && sni[0] && strcmp(sni, c->t.host) != 0) {
+		char reason[WK_NAME_MAX + 64];
+		snprintf(reason, sizeof reason, "the TLS server name %s is not the name asked for",
+			 sni);
+		snprintf(c->t.host, sizeof c->t.host, "%s", sni);
+		refuse(i, PROXY_SNI, reason, NULL, 0, 0);
+		return -1;
+	}
+	/* The pipe is empty and larger than a hello. */
+	if (c->hello_len &&
+	    write(c->up.pipe[1], c->hello, c->hello_len) != (ssize_t)c->hello_len) {
+		conn_close(i);
+		return -1;
+	}
+	c->up.n = c->hello_len;
+	free(c->hello);
+	c->hello = NULL;
+	c->gate_up = false;
+	if (n == 0)
+		c->up.eof = true;
+	return 0;
+}
+
 static void pump(int i, uint32_t events)
 {
 	struct conn *c = &conns[i];
 	bool progress = false;
+	if (c->gate_up && gate(i) < 0)
+		return;
+	if (c->gate_up) {
+		if (pump_dir(c->sfd, c->cfd, &c->down, &progress) < 0 ||
+		    ((events & (EPOLLERR | EPOLLHUP)) && !progress)) {
+			conn_close(i);
+			return;
+		}
+		watch_fd(c->cfd, &c->cev, EPOLLIN | (c->down.n ? EPOLLOUT : 0), tag(i, false));
+		watch_fd(c->sfd, &c->sev, !c->down.eof && !c->down.full ? EPOLLIN : 0, tag(i, true));
+		return;
+	}
 	if (pump_dir(c->cfd, c->sfd, &c->up, &progress) < 0 ||
 	    pump_dir(c->sfd, c->cfd, &c->down, &progress) < 0 ||
 	    (c->up.shut && c->down.shut) || ((events & EPOLLERR) && !progress) ||
@@ -529,12 +603,24 @@ static void connected(int i)
 			http_error(i, 503, "the proxy is out of descriptors");
 		return;
 	}
-	/* Both pipes are empty and far larger than what goes in first. */
-	if (c->early_len && write(c->up.pipe[1], c->early, c->early_len) != (ssize_t)c->early_len) {
+	/* A tunnel to a name waits for the client's first bytes (gate). */
+	c->gate_up = (c->socks || c->req->connect) && c->t.family == 0;
+	if (c->gate_up) {
+		c->hello = malloc(WK_TLS_HELLO_MAX);
+		if (!c->hello || c->early_len > WK_TLS_HELLO_MAX) {
+			conn_close(i);
+			return;
+		}
+		memcpy(c->hello, c->early, c->early_len);
+		c->hello_len = c->early_len;
+	} else if (c->early_len &&
+		   write(c->up.pipe[1], c->early, c->early_len) != (ssize_t)c->early_len) {
+		/* Both pipes are empty and far larger than what goes in first. */
 		conn_close(i);
 		return;
+	} else {
+		c->up.n = c->early_len;
 	}
-	c->up.n = c->early_len;
 	free(c->early);
 	c->early = NULL;
 	static const char ok_http[] = "HTTP/1.1 200 Connection established\r\n\r\n";

@@ -474,7 +474,7 @@ struct denial {
 	const char *proxy_addr; /* the address refused (PROXY_ADDRESS) */
 };
 enum proxy_refusal { PROXY_NOT = 0, PROXY_UNLISTED, PROXY_DENIED, PROXY_ADDRESS, PROXY_RAW_IP,
-		     PROXY_BAD, PROXY_UNRESOLVED };
+		     PROXY_BAD, PROXY_UNRESOLVED, PROXY_SNI };
 void control_plan(struct session *s);        /* before net_early_start */
 void control_status_plan(struct session *s); /* after shell_plan */
 size_t control_env(const struct session *s, char **env, size_t w);

@@ -434,3 +434,111 @@ enum wk_parse wk_socks_request(const unsigned char *buf, size_t len, size_t *use
 	*used = need;
 	return WK_PARSE_DONE;
 }
+
+static unsigned be16(const unsigned char *p)
+{
+	return (unsigned)p[0] << 8 | p[1];
+}
+
+enum wk_parse wk_tls_sni(const unsigned char *buf, size_t len, bool *tls, char *sni,
+			 size_t snisz, const char **why)
+{
+	*tls = false;
+	sni[0] = '\0';
+	if (len == 0)
+		return WK_PARSE_MORE;
+	if (buf[0] != 0x16)
+		return WK_PARSE_DONE; /* not a TLS handshake record */
+	*tls = true;
+	if (len < 5)
+		return WK_PARSE_MORE;
+	size_t rl = be16(buf + 3);
+	if (buf[1] != 3 || rl < 4 || rl > 16384) {
+		*why = "a malformed TLS record";
+		return WK_PARSE_BAD;
+	}
+	if (len < 5 + rl)
+		return WK_PARSE_MORE;
+	const unsigned char *p = buf + 5, *end = buf + 5 + rl;
+	if (p[0] != 1) {
+		*why = "a TLS handshake that does not start with a ClientHello";
+		return WK_PARSE_BAD;
+	}
+	size_t hl = (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3];
+	if (hl > rl - 4) {
+		*why = "a ClientHello split across TLS records";
+		return WK_PARSE_BAD;
+	}
+	end = p + 4 + hl;
+	p += 4;
+#define NEED(n)                                           \
+	do {                                              \
+		if ((size_t)(end - p) < (size_t)(n)) {    \
+			*why = "a malformed ClientHello"; \
+			return WK_PARSE_BAD;              \
+		}                                         \
+	} while (0)
+	NEED(2 + 32 + 1);
+	p += 2 + 32;
+	size_t n = *p++;
+	NEED(n + 2);
+	p += n;
+	n = be16(p);
+	p += 2;
+	NEED(n + 1);
+	p += n;
+	n = *p++;
+	NEED(n);
+	p += n;
+	if (p == end)
+		return WK_PARSE_DONE; /* no extensions, no server name */
+	NEED(2);
+	n = be16(p);
+	p += 2;
+	NEED(n);
+	end = p + n;
+	bool seen = false;
+	while (p < end) {
+		NEED(4);
+		unsigned type = be16(p);
+		size_t el = be16(p + 2);
+		p += 4;
+		NEED(el);
+		if (type == 0xfe0d) {
+			*why = "an encrypted ClientHello (ECH), which hides the server name";
+			return WK_PARSE_BAD;
+		}
+		if (type == 0) {
+			const unsigned char *q = p, *qe = p + el;
+			if (seen || el < 2 || be16(q) != el - 2) {
+				*why = "a malformed or repeated server_name extension";
+				return WK_PARSE_BAD;
+			}
+			seen = true;
+			q += 2;
+			size_t names = 0;
+			while (q < qe) {
+				if (qe - q < 3 || (size_t)(qe - q - 3) < be16(q + 1)) {
+					*why = "a malformed server_name extension";
+					return WK_PARSE_BAD;
+				}
+				size_t nl = be16(q + 1);
+				if (q[0] == 0) {
+					const char *name = (const char *)q + 3;
+					if (names++ || wk_name_check(name, nl) || nl >= snisz) {
+						*why = "a TLS server name that is not one host name";
+						return WK_PARSE_BAD;
+					}
+					size_t keep = name[nl - 1] == '.' ? nl - 1 : nl;
+					for (size_t i = 0; i < keep; i++)
+						sni[i] = lower(name[i]);
+					sni[keep] = '\0';
+				}
+				q += 3 + nl;
+			}
+		}
+		p += el;
+	}
+#undef NEED
+	return WK_PARSE_DONE;
+}

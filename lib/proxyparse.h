@@ -91,6 +91,18 @@ enum wk_parse wk_socks_greeting(const unsigned char *buf, size_t len, size_t *us
 enum wk_parse wk_socks_request(const unsigned char *buf, size_t len, size_t *used,
 			       struct wk_target *t, const char **why, int *reply);
 
+/* The server name of the TLS ClientHello at the start of a tunnel, in
+ * BUF (LEN bytes so far; at most WK_TLS_HELLO_MAX are needed):
+ * WK_PARSE_MORE; WK_PARSE_DONE with *TLS false (the bytes are not a TLS
+ * handshake: nothing to check), or *TLS true and SNI the name, lower
+ * case without a trailing dot ("" when the client sent none); or
+ * WK_PARSE_BAD (*WHY): a malformed hello, a server name that is not a
+ * name, two of them, a hello split across records, or an encrypted
+ * ClientHello (ECH), whose real server name the proxy cannot see. */
+#define WK_TLS_HELLO_MAX (5 + 16384)
+enum wk_parse wk_tls_sni(const unsigned char *buf, size_t len, bool *tls, char *sni,
+			 size_t snisz, const char **why);
+
 /* The target as a request names it, for messages: "host:port",
  * "[v6]:port"; into O (at least WK_NAME_MAX + 10 bytes). */
 size_t wk_target_text(const struct wk_target *t, char *o, size_t osz);

@@ -5,11 +5,11 @@
 # by a request that must get through, so a dead proxy cannot pass as a
 # refusing one.
 #
-# Not claimed here yet (issue 17, later): a TLS ClientHello whose SNI
-# differs from the CONNECT name (domain fronting to an allowed server's
-# address), and DNS rebinding through a real resolver (the proxy connects
-# to the address it checked and never resolves twice; the policy's
-# "hosts" used here cannot change during a session).
+# Not claimed here yet (issue 17, later): DNS rebinding through a real
+# resolver (the proxy connects to the address it checked and never
+# resolves twice; the policy's "hosts" used here cannot change during a
+# session), and fronting by the Host header inside TLS (the proxy sees
+# only the TLS server name).
 
 bats_require_minimum_version 1.5.0
 load ../lib/common
@@ -73,6 +73,23 @@ for atyp, addr in ((1, bytes([127, 0, 0, 1])), (4, bytes(10) + b"\xff\xff" + byt
 	assert_output "HTTP/1.1 400 Bad Request"
 	server_silent
 	through
+}
+
+@test "domains escape: a tunnel to an allowed name whose TLS names another server (SNI)" {
+	# curl --connect-to: the tunnel is asked for pkg.wk.test, the TLS
+	# handshake names evil.wk.test (which the certificate also covers).
+	dom_run "$DOM/allow.json" curl -fsS --cacert "$DOM/cert.pem" \
+		--connect-to "evil.wk.test:443:pkg.wk.test:$HTTPS_PORT" "https://evil.wk.test/fronted"
+	assert_failure
+	once "sandbox: network blocked: CONNECT pkg.wk.test:$HTTPS_PORT (curl[$(printf '%s\n' "$stderr" | sed -n 's/.*(curl\[\([0-9]*\)\]).*/\1/p' | head -n1)]): the TLS server name evil.wk.test is not the name asked for"
+	dom_run "$DOM/allow.json" env -u HTTPS_PROXY -u https_proxy curl -fsS --cacert "$DOM/cert.pem" \
+		--connect-to "evil.wk.test:443:pkg.wk.test:$HTTPS_PORT" "https://evil.wk.test/fronted"
+	assert_failure
+	[ "$(blocked_lines | wc -l)" = 1 ]
+	server_silent
+	dom_run "$DOM/allow.json" curl -fsS --cacert "$DOM/cert.pem" "https://pkg.wk.test:$HTTPS_PORT/hello.txt"
+	assert_success
+	assert_output hello
 }
 
 @test "domains escape: request smuggling forms are refused, not forwarded" {

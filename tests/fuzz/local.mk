@@ -121,7 +121,8 @@ PROXY_CORPUS = \
 	tests/fuzz/proxy-corpus/pattern \
 	tests/fuzz/proxy-corpus/smuggle \
 	tests/fuzz/proxy-corpus/socks-name \
-	tests/fuzz/proxy-corpus/socks-v6
+	tests/fuzz/proxy-corpus/socks-v6 \
+	tests/fuzz/proxy-corpus/tls-hello
 EXTRA_DIST += tests/fuzz/proxy-fuzz.c tests/fuzz/proxy.dict $(PROXY_CORPUS)
 CLEANFILES += tests/fuzz/proxy-fuzz
 EXTRA_DIST += tests/fuzz/policy-fuzz.c tests/fuzz/run-fuzz tests/fuzz/policy.dict \

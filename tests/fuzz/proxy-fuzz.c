@@ -2,7 +2,8 @@
  * reads from the sandbox (lib/proxyparse.c), and the names and patterns
  * it decides with (lib/netdomain.c). Byte 0 picks how the rest arrives:
  * its low bits a chunk size (1 to 64 bytes a read; 0: all at once), bit
- * 7 SOCKS5 instead of HTTP. Whatever the input, the parser takes no
+ * 7 SOCKS5 instead of HTTP, bits 7 and 6 a TLS ClientHello (its server
+ * name). Whatever the input, the parser takes no
  * more than it is given, stops within its cap, and what it accepts is a
  * checked name or an address, a port from 1, and (HTTP) a forwarded head
  * that ends the way a head ends, with CRLF line ends only. */
@@ -94,10 +95,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t mode = data[0];
 	data++;
 	size--;
-	if (mode & 0x80)
+	if ((mode & 0xc0) == 0xc0) {
+		bool tls;
+		char sni[WK_NAME_MAX + 1];
+		const char *why = NULL;
+		enum wk_parse r = wk_tls_sni(data, size, &tls, sni, sizeof sni, &why);
+		if ((r == WK_PARSE_BAD && !why) ||
+		    (r == WK_PARSE_DONE && sni[0] && wk_name_check(sni, strlen(sni))))
+			abort();
+	} else if (mode & 0x80) {
 		fuzz_socks(data, size);
-	else
+	} else {
 		fuzz_http(data, size, mode & 0x3f);
+	}
 	/* The same bytes as a pattern and a name. */
 	char *s = malloc(size + 1);
 	memcpy(s, data, size);

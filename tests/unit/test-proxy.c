@@ -67,6 +67,55 @@ static enum wk_addr_class cls(const char *text)
 	return wk_addr_classify(a.family, a.a);
 }
 
+static void put16(unsigned char *b, size_t *at, unsigned v)
+{
+	b[(*at)++] = (unsigned char)(v >> 8);
+	b[(*at)++] = (unsigned char)v;
+}
+
+/* A TLS 1.3-style ClientHello record: SNI (NULL: none; twice when TWO),
+ * and an ECH extension when ECH. */
+static size_t hello(unsigned char *rec, const char *sni, bool two, bool ech)
+{
+	unsigned char ext[1024], body[1200];
+	size_t e = 0, b = 0, r = 0;
+	put16(ext, &e, 0x002b);
+	put16(ext, &e, 3);
+	ext[e++] = 2, ext[e++] = 3, ext[e++] = 4;
+	for (int k = 0; sni && k < (two ? 2 : 1); k++) {
+		size_t nl = strlen(sni);
+		put16(ext, &e, 0);
+		put16(ext, &e, (unsigned)nl + 5);
+		put16(ext, &e, (unsigned)nl + 3);
+		ext[e++] = 0;
+		put16(ext, &e, (unsigned)nl);
+		memcpy(ext + e, sni, nl);
+		e += nl;
+	}
+	if (ech) {
+		put16(ext, &e, 0xfe0d);
+		put16(ext, &e, 4);
+		memset(ext + e, 7, 4);
+		e += 4;
+	}
+	body[b++] = 3, body[b++] = 3;
+	memset(body + b, 0xaa, 32);
+	b += 32;
+	body[b++] = 0;
+	put16(body, &b, 2);
+	body[b++] = 0x13, body[b++] = 0x01;
+	body[b++] = 1, body[b++] = 0;
+	put16(body, &b, (unsigned)e);
+	memcpy(body + b, ext, e);
+	b += e;
+	rec[r++] = 0x16, rec[r++] = 3, rec[r++] = 1;
+	put16(rec, &r, (unsigned)b + 4);
+	rec[r++] = 1, rec[r++] = 0;
+	put16(rec, &r, (unsigned)b);
+	memcpy(rec + r, body, b);
+	return r + b;
+}
+
 int main(void)
 {
 	/* Names. */
@@ -313,6 +362,39 @@ int main(void)
 			    &reply) == WK_PARSE_BAD, "an empty name");
 	ok(wk_socks_request((const unsigned char *)"\x05\x01\x00\x01\x01\x02\x03\x04\x00\x00", 10,
 			    &used, &t, &why, &reply) == WK_PARSE_BAD, "port 0");
+	/* The TLS server name at the start of a tunnel. */
+	unsigned char rec[2048];
+	char sni[WK_NAME_MAX + 1];
+	bool tls;
+	size_t rl = hello(rec, "Pkg.Example.ORG.", false, false);
+	ok(wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_DONE && tls &&
+		   strcmp(sni, "pkg.example.org") == 0,
+	   "SNI: lower case, no trailing dot");
+	ok(wk_tls_sni(rec, rl - 1, &tls, sni, sizeof sni, &why) == WK_PARSE_MORE &&
+		   wk_tls_sni(rec, 3, &tls, sni, sizeof sni, &why) == WK_PARSE_MORE,
+	   "SNI: more until the record is whole");
+	rl = hello(rec, NULL, false, false);
+	ok(wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_DONE && tls && !sni[0],
+	   "SNI: none sent");
+	ok(wk_tls_sni((const unsigned char *)"SSH-2.0-x", 9, &tls, sni, sizeof sni, &why) ==
+		   WK_PARSE_DONE && !tls, "not TLS: nothing to check");
+	rl = hello(rec, "a.org", true, false);
+	ok(wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_BAD, "SNI twice");
+	rl = hello(rec, "a.org", false, true);
+	ok(wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_BAD, "ECH refused");
+	rl = hello(rec, "a b.org", false, false);
+	ok(wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_BAD &&
+		   (rl = hello(rec, "127.0.0.1", false, false),
+		    wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_BAD),
+	   "SNI that is not a host name");
+	rl = hello(rec, "a.org", false, false);
+	rec[8] = (unsigned char)(rec[8] + 10); /* the hello longer than its record */
+	ok(wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_BAD,
+	   "a hello split across records");
+	rl = hello(rec, "a.org", false, false);
+	rec[rl - 9] = 0xff; /* the server_name list length */
+	ok(wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_BAD, "a malformed extension");
+
 	char text[300];
 	t.family = AF_INET6;
 	strcpy(t.host, "::1");
