@@ -26,7 +26,9 @@
  * accept (slow clients are cut off), name lookups and connects within
  * their own time limits; each refusal is one report to the relay loop
  * (a ring of PROXY_REPORTS), which prints it, records it for `wicket
- * why` and audits it. */
+ * why` and audits it. Connections allowed are not audited one by one: a
+ * package manager makes thousands, which would spend the session's audit
+ * budget before a refusal came. */
 #include "config.h"
 #include "sandbox.h"
 #include "setupfail.h"
@@ -40,6 +42,7 @@
 #include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -68,7 +71,12 @@
 #define PROXY_ADDRS 8          /* addresses of a name tried */
 #define PROXY_REPORTS 64       /* reports waiting for the relay loop */
 #define PROXY_WHO 200          /* refusals whose process is looked up in /proc */
-#define PIPE_CAP 65536
+#define PIPE_CAP 65536          /* a pipe's default size, and the least it has */
+/* The size asked for each pipe: more bytes a splice, fewer system calls a
+ * gigabyte. 64 connections of two such pipes stay far below the kernel's
+ * per-user budget of pipe pages (fs.pipe-user-pages-soft, 64 MiB), past
+ * which new pipes would get one page each. */
+#define PIPE_WANT (256 * 1024)
 #define PUMP_ROUNDS 64         /* splices per event and direction: no connection starves the rest */
 
 #define XSTR(x) STR(x)
@@ -170,6 +178,7 @@ struct lookup {
 
 struct dir {
 	int pipe[2];
+	size_t cap; /* the pipe's size */
 	size_t n;   /* bytes in the pipe */
 	bool eof;   /* the source said so */
 	bool shut;  /* the destination was told (SHUT_WR) */
@@ -461,8 +470,8 @@ static int pump_dir(int src, int dst, struct dir *d, bool *progress)
 				return -1;
 			}
 		}
-		if (!d->eof && !d->full && d->n < PIPE_CAP) {
-			ssize_t r = splice(src, NULL, d->pipe[1], NULL, PIPE_CAP - d->n,
+		if (!d->eof && !d->full && d->n < d->cap) {
+			ssize_t r = splice(src, NULL, d->pipe[1], NULL, d->cap - d->n,
 					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (r > 0) {
 				d->n += (size_t)r;
@@ -574,29 +583,19 @@ static void pump(int i, uint32_t events)
 		 tag(i, true));
 }
 
-static void allowed_report(int i)
+static int pipe_open(struct dir *d)
 {
-	struct conn *c = &conns[i];
-	struct report r;
-	memset(&r, 0, sizeof r);
-	r.allowed = true;
-	snprintf(r.comm, sizeof r.comm, "?");
-	snprintf(r.obj, sizeof r.obj, "%s", c->obj);
-	char a[NETFMT_IPV6_MAX];
-	if (c->addr[c->ai].family == AF_INET)
-		netfmt_ipv4(a, c->addr[c->ai].a);
-	else
-		netfmt_ipv6(a, c->addr[c->ai].a);
-	snprintf(r.reason, sizeof r.reason, "connected to %s", a);
-	report(&r);
+	if (pipe2(d->pipe, O_NONBLOCK | O_CLOEXEC) < 0)
+		return -1;
+	int sz = fcntl(d->pipe[1], F_SETPIPE_SZ, PIPE_WANT);
+	d->cap = sz >= PIPE_CAP ? (size_t)sz : PIPE_CAP;
+	return 0;
 }
 
 static void connected(int i)
 {
 	struct conn *c = &conns[i];
-	allowed_report(i);
-	if (pipe2(c->up.pipe, O_NONBLOCK | O_CLOEXEC) < 0 ||
-	    pipe2(c->down.pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+	if (pipe_open(&c->up) < 0 || pipe_open(&c->down) < 0) {
 		if (c->socks)
 			socks_error(i, WK_SOCKS_FAILURE);
 		else
@@ -641,6 +640,14 @@ static void connected(int i)
 	pump(i, 0);
 }
 
+/* A relay sends what it got at once: Nagle's wait for an ACK would add a
+ * round trip to every small write the two ends make. */
+static void nodelay(int fd)
+{
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
 static void connect_next(int i)
 {
 	struct conn *c = &conns[i];
@@ -670,6 +677,7 @@ static void connect_next(int i)
 		c->sfd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (c->sfd < 0)
 			continue;
+		nodelay(c->sfd);
 		/* Exactly the address checked: no name is looked up again. */
 		if (connect(c->sfd, (struct sockaddr *)&ss, sl) == 0) {
 			connected(i);
@@ -969,6 +977,7 @@ static void accept_all(int which)
 		}
 		struct conn *c = &conns[i];
 		c->cfd = fd;
+		nodelay(fd);
 		c->socks = which == TAG_SOCKS;
 		c->peer_port = ntohs(peer.sin_port);
 		c->deadline = now_ms() + PROXY_HEAD_MS;
