@@ -135,6 +135,12 @@ void layers_decide(struct session *s)
 	l->landlock_abi = k->landlock_abi;
 	l->seccomp = k->seccomp;
 
+	/* Mode "domains" without a namespace of its own would put the
+	 * proxy's ports on the host's loopback: refused, --best-effort or not. */
+	if (s->pol.net == NET_DOMAINS && !l->netns)
+		die("network mode \"domains\" needs a network namespace of its own, which cannot be "
+		    "made here (%s); 'wicket doctor' shows why",
+		    k->userns_why ? k->userns_why : "no namespaces");
 	struct strv gaps = {0};
 	layers_gaps_policy(k, ns_ok, &s->pol, &gaps);
 	if (gaps.n) {

@@ -112,6 +112,10 @@ int proxy_child_listen(struct session *s)
 	if (s->proxy_sock[1] < 0)
 		return 0;
 	close(s->proxy_sock[0]);
+	/* Never on the host's loopback (layers_decide refuses the mode
+	 * without a namespace; this is the second lock). */
+	if (!s->layers.netns)
+		return setup_fail(STAGE_NETNS, EPERM, "the proxy needs the sandbox's own network");
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return setup_fail(STAGE_NETNS, errno, "socket");

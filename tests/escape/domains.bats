@@ -186,3 +186,18 @@ curl -fsS --retry 3 --retry-delay 1 "$2"' sh "$PY" "http://pkg.wk.test:$HTTP_POR
 	assert_success
 	assert_line hello
 }
+
+@test "domains escape: without a network namespace the mode is refused, --best-effort or not" {
+	local be
+	for be in "" --best-effort; do
+		run --separate-stderr env WICKET_PRETEND_MISSING=namespaces timeout 30 sh -c \
+			'cd "$1" && shift && exec "$@"' sh "$WS" "$WICKET" run $be -P "$DOM/allow.json" -- \
+			"$PY" -c 'import socket; socket.socket().bind(("127.0.0.1", 3128)); print("RAN")'
+		assert_failure 125
+		refute_output --partial RAN
+		[[ $stderr == *'network mode "domains" needs a network namespace of its own'* ]]
+	done
+	# Nothing of the session's listens on the host's proxy ports.
+	! "$PY" -c 'import socket; socket.create_connection(("127.0.0.1", 3128), timeout=1)' 2>/dev/null ||
+		skip "something on this host listens on 127.0.0.1:3128"
+}
