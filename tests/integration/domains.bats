@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # Network mode "domains" (wicket(1) --allow-domain, wicket-policy(5)):
 # the sandbox reaches the names its policy allows through the
-# supervisor's proxy, with programs that use the proxy variables
-# unchanged; everything else is refused, said once on stderr, explained
-# by `wicket why` and audited. The server is the test's own, on the
+# supervisor's proxy, with programs that use the proxy variables unchanged
+# (curl, git, pip, npm); everything else is refused, said once on stderr,
+# explained by `wicket why` and audited. The server is the test's own, on the
 # host's 127.0.0.1, known by names the policy fixes ("hosts"); every
 # verdict is checked against what the server logged.
 
@@ -193,4 +193,33 @@ wait' sh "$PY" "http://pkg.wk.test:$HTTP_PORT/hello.txt"
 	assert_output --partial "allow    *.wk.test"
 	assert_output --partial "deny     evil.wk.test"
 	assert_output --partial "wicket's proxy on 127.0.0.1:3128 (HTTP) and :1080 (SOCKS5)"
+}
+
+@test "domains: pip installs from a local index through the proxy" {
+	"$PY" -m pip --version >/dev/null 2>&1 || skip "no pip for $PY"
+	dom_packages
+	dom_run "$DOM/allow.json" "$PY" -m pip install -q --isolated --disable-pip-version-check \
+		--no-cache-dir --trusted-host pkg.wk.test --index-url "http://pkg.wk.test:$HTTP_PORT/simple/" \
+		--target "$WS/site" wkdemo
+	assert_success
+	[ -f "$WS/site/wkdemo/__init__.py" ]
+	server_got http GET /simple/wkdemo/
+	server_got http GET /wkdemo-1.0.0-py3-none-any.whl
+	# What pip probes besides (an IPv6 bind) may be refused; the index not.
+	[ -z "$(blocked_lines | grep 'wk.test')" ]
+	server_got http GET /simple/wkdemo/
+}
+
+@test "domains: npm installs from a local registry through the proxy" {
+	command -v npm >/dev/null || skip "no npm"
+	dom_packages
+	dom_run "$DOM/allow.json" sh -c 'npm install --silent --no-audit --no-fund --registry "$1" --cache "$PWD/.npm-cache" wkdemo && node -e "console.log(require(\"wkdemo\"))"' \
+		sh "http://pkg.wk.test:$HTTP_PORT/"
+	assert_success
+	assert_output "wkdemo 1.0.0"
+	server_got http GET /wkdemo
+	server_got http GET /wkdemo-1.0.0.tgz
+	# node lists the interfaces (a netlink socket, refused); the registry not.
+	[ -z "$(blocked_lines | grep 'wk.test')" ]
+	server_got http GET /wkdemo-1.0.0.tgz
 }

@@ -120,3 +120,48 @@ except OSError:
     pass
 print(data.split(b"\r\n")[0].decode("latin-1") if data else "closed")
 '
+
+# dom_packages: a pip index (DOM/root/simple/wkdemo/, a wheel) and an npm
+# registry (DOM/root/wkdemo, a tarball) of one package, wkdemo 1.0.0,
+# served by the test server under pkg.wk.test.
+dom_packages() {
+	"$PY" - "$DOM/root" "http://pkg.wk.test:$HTTP_PORT" <<'EOF_PY'
+import base64, hashlib, io, json, os, sys, tarfile, zipfile
+root, url = sys.argv[1], sys.argv[2]
+# pip: a wheel and a "simple" index page.
+files = {"wkdemo/__init__.py": b"VALUE = 'wkdemo 1.0.0'\n",
+         "wkdemo-1.0.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: wkdemo\nVersion: 1.0.0\n",
+         "wkdemo-1.0.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+record = ""
+for n, b in files.items():
+    h = base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b"=").decode()
+    record += "%s,sha256=%s,%d\n" % (n, h, len(b))
+record += "wkdemo-1.0.0.dist-info/RECORD,,\n"
+whl = io.BytesIO()
+with zipfile.ZipFile(whl, "w") as z:
+    for n, b in files.items():
+        z.writestr(n, b)
+    z.writestr("wkdemo-1.0.0.dist-info/RECORD", record)
+os.makedirs(root + "/simple/wkdemo", exist_ok=True)
+open(root + "/wkdemo-1.0.0-py3-none-any.whl", "wb").write(whl.getvalue())
+sha = hashlib.sha256(whl.getvalue()).hexdigest()
+open(root + "/simple/wkdemo/index.html", "w").write(
+    '<a href="%s/wkdemo-1.0.0-py3-none-any.whl#sha256=%s">wkdemo-1.0.0-py3-none-any.whl</a>\n' % (url, sha))
+# npm: a tarball and the package document.
+tgz = io.BytesIO()
+with tarfile.open(fileobj=tgz, mode="w:gz") as t:
+    for n, b in (("package/package.json", json.dumps({"name": "wkdemo", "version": "1.0.0", "main": "index.js"}).encode()),
+                 ("package/index.js", b"module.exports = 'wkdemo 1.0.0';\n")):
+        i = tarfile.TarInfo(n)
+        i.size = len(b)
+        t.addfile(i, io.BytesIO(b))
+data = tgz.getvalue()
+open(root + "/wkdemo-1.0.0.tgz", "wb").write(data)
+doc = {"name": "wkdemo", "dist-tags": {"latest": "1.0.0"},
+       "versions": {"1.0.0": {"name": "wkdemo", "version": "1.0.0", "main": "index.js",
+                              "dist": {"tarball": url + "/wkdemo-1.0.0.tgz",
+                                       "shasum": hashlib.sha1(data).hexdigest(),
+                                       "integrity": "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()}}}}
+open(root + "/wkdemo", "w").write(json.dumps(doc))
+EOF_PY
+}

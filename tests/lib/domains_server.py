@@ -70,9 +70,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.git()
         name = self.path.split("?")[0].lstrip("/")
         p = os.path.join(root, name)
+        if os.path.isdir(p) and os.path.isfile(os.path.join(p, "index.html")):
+            p = os.path.join(p, "index.html")
         if name and ".." not in name and os.path.isfile(p):
             with open(p, "rb") as f:
-                return self.reply(200, f.read())
+                ctype = "text/html" if p.endswith(".html") else "application/octet-stream"
+                return self.reply(200, f.read(), ctype)
         self.reply(404, b"not found\n")
 
     def do_POST(self):
