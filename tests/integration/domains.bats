@@ -223,3 +223,17 @@ wait' sh "$PY" "http://pkg.wk.test:$HTTP_PORT/hello.txt"
 	[ -z "$(blocked_lines | grep 'wk.test')" ]
 	server_got http GET /wkdemo-1.0.0.tgz
 }
+
+@test "domains: a name resolved by the system's resolver (localhost from /etc/hosts)" {
+	getent ahostsv4 localhost | grep -q '^127\.0\.0\.1 ' || skip "localhost is not 127.0.0.1 here"
+	printf '{"extends": "workspace-write", "network": {"mode": "domains", "allow": ["localhost", "nothing.invalid"], "allow_addresses": ["127.0.0.1"]}}' >"$DOM/local.json"
+	# NO_PROXY sends localhost to the sandbox's own loopback: name the proxy.
+	dom_run "$DOM/local.json" curl -fsS --noproxy '' -x http://127.0.0.1:3128 "http://localhost:$HTTP_PORT/hello.txt"
+	assert_success
+	assert_output hello
+	server_got http GET /hello.txt
+	dom_run "$DOM/local.json" curl -fsS --noproxy '' -x http://127.0.0.1:3128 "http://nothing.invalid/"
+	assert_failure
+	blocked_lines | grep -qE '^sandbox: network blocked: GET nothing.invalid:80 \(curl\[[0-9]+\]\): '
+	[ "$(blocked_lines | wc -l)" = 1 ]
+}
