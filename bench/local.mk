@@ -39,6 +39,13 @@ EXTRA_DIST += bench/askbench.sh
 bench: bench-ask
 bench-ask: launcher/wicket$(EXEEXT)
 	WICKET="$(abs_top_builddir)/launcher/wicket$(EXEEXT)" $(SHELL) $(top_srcdir)/bench/askbench.sh
+# Network mode "domains": the proxy's throughput, latency and start-up
+# cost against the same work without it (bench/domainsbench.sh).
+EXTRA_DIST += bench/domainsbench.sh
+.PHONY: bench-domains
+bench: bench-domains
+bench-domains: launcher/wicket$(EXEEXT)
+	WICKET="$(abs_top_builddir)/launcher/wicket$(EXEEXT)" $(SHELL) $(top_srcdir)/bench/domainsbench.sh
 # What the check of the files that run code (launcher/autorun.c) costs a
 # session, on a root of 100 000 files without and with a .git.
 .PHONY: bench-autorun

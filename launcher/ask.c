@@ -399,6 +399,32 @@ static void audit(const struct session *s, const struct ask *a)
 	audit_line(o);
 }
 
+void ask_audit_net(const struct session *s, const char *comm, long host_pid, const char *object,
+		   bool allowed, const char *reason)
+{
+	/* Past the session's budget the proxy's decisions go unlogged (the
+	 * refusals are still in `wicket why`). */
+	if (audit_bytes >= AUDIT_BUDGET)
+		return;
+	char when[32];
+	struct tm tm;
+	time_t t = time(NULL);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	json_t *o = json_object();
+	json_object_set_new(o, "time", json_string(when));
+	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
+	json_object_set_new(o, "policy", jstr(policy_name(s)));
+	json_object_set_new(o, "type", json_string("network"));
+	json_object_set_new(o, "pid", json_integer(host_pid));
+	json_object_set_new(o, "comm", jstr_cut(comm ? comm : "?"));
+	json_object_set_new(o, "object", jstr_cut(object));
+	json_object_set_new(o, "decision", json_string(allowed ? "allowed" : "denied"));
+	json_object_set_new(o, "by", json_string("proxy"));
+	if (reason)
+		json_object_set_new(o, "reason", jstr_cut(reason));
+	audit_line(o);
+}
+
 /* --- the life of a request ---------------------------------------------------- */
 
 static void timer_rearm(void);

@@ -81,6 +81,7 @@ struct denial_entry {
 	unsigned long seq;  /* order of the last report */
 	char *rule;         /* which rule blocked it */
 	json_t *fixes;      /* ways to allow it, as data (fix_text: as prose) */
+	char *reason;       /* the proxy's refusals: why, on the line */
 };
 
 static struct denial_entry entries[WK_MAX_DENIALS];
@@ -517,6 +518,63 @@ static size_t url_ports(long pid, unsigned *ports, size_t max)
 	return n;
 }
 
+/* A refusal of the proxy of network mode "domains" (proxy.c). */
+static void explain_proxy(const struct session *s, struct denial_entry *e, const struct denial *d)
+{
+	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
+	const char *name = d->proxy_name ? d->proxy_name : "";
+	switch (d->proxy) {
+	case PROXY_UNLISTED:
+		e->rule = xasprintf("%s is not in the allowed domains (policy %s, network mode domains)",
+				    name, pname);
+		fix_option(e, "--allow-domain", name, NULL);
+		fix_policy(e, snippet(pname, "network",
+				      json_pack("{s:s, s:[s]}", "mode", "domains", "allow", name)),
+			   NULL);
+		break;
+	case PROXY_DENIED:
+		e->rule = xasprintf("%s is on the deny list of policy %s (%s), which wins over the "
+				    "allow list", name, pname, d->reason ? d->reason : "network.deny");
+		fix_note(e, "a policy whose network.deny does not name it; --allow-domain cannot lift "
+			    "a deny");
+		break;
+	case PROXY_ADDRESS:
+		e->rule = xasprintf("%s resolves to %s, %s: the proxy does not reach the host, its "
+				    "loopback or its networks unless the policy names the address "
+				    "(policy %s)",
+				    name, d->proxy_addr ? d->proxy_addr : "?",
+				    d->reason ? d->reason : "a local address", pname);
+		if (d->proxy_addr)
+			fix_policy(e, snippet(pname, "network",
+					      json_pack("{s:s, s:[s]}", "mode", "domains",
+							"allow_addresses", d->proxy_addr)),
+				   "only if that address is meant to be reachable from the sandbox");
+		break;
+	case PROXY_RAW_IP:
+		e->rule = xasprintf("%s is an address: network mode domains reaches names, and "
+				    "addresses only when the policy names them (policy %s)", name, pname);
+		fix_note(e, "the name instead of the address, with --allow-domain NAME");
+		fix_policy(e, snippet(pname, "network",
+				      json_pack("{s:s, s:[s]}", "mode", "domains", "allow_addresses",
+						name)),
+			   "only if that address is meant to be reachable from the sandbox");
+		break;
+	case PROXY_SNI:
+		e->rule = xasprintf("a TLS connection through a tunnel to another name asked for server "
+				    "%s (SNI): one allowed name's address does not serve others "
+				    "(policy %s)", name, pname);
+		fix_option(e, "--allow-domain", name, "only if that name is meant to be reachable");
+		break;
+	case PROXY_UNRESOLVED:
+		e->rule = xasprintf("%s has no address (%s)", name, d->reason ? d->reason : "lookup failed");
+		break;
+	default:
+		e->rule = xasprintf("the proxy refused a malformed request: %s",
+				    d->reason ? d->reason : "?");
+		break;
+	}
+}
+
 static void explain_net(const struct session *s, struct denial_entry *e)
 {
 	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
@@ -577,6 +635,18 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 		else
 			e->rule = xasprintf("network mode ports allows TCP (and UDP when \"udp\" is true) "
 					    "only (policy %s)", pname);
+	} else if (s->pol.net == NET_DOMAINS) {
+		/* A connection around the proxy: the program did not use the
+		 * variables, or is told to go straight to an address. */
+		e->rule = xasprintf("network mode domains: connections go through wicket's proxy, "
+				    "named by HTTP_PROXY, HTTPS_PROXY and ALL_PROXY "
+				    "(http://127.0.0.1:%d, socks5h://127.0.0.1:%d); this one did not "
+				    "(policy %s)", PROXY_HTTP_PORT, PROXY_SOCKS_PORT, pname);
+		fix_note(e, "make the program use the proxy (most honour HTTPS_PROXY; git, curl, "
+			    "pip, npm and cargo do)");
+		fix_option(e, "--net", "full", "all of the host's network");
+		fix_ask(e);
+		return;
 	} else {
 		e->rule = xasprintf("the network is off (policy %s, network mode none)", pname);
 	}
@@ -628,12 +698,16 @@ static void entry_free(struct denial_entry *e)
 	free(e->what);
 	free(e->comm);
 	free(e->rule);
+	free(e->reason);
 	json_decref(e->fixes);
 	memset(e, 0, sizeof *e);
 }
 
 static char *line_of(const struct denial_entry *e)
 {
+	if (e->kind == K_NET && e->reason)
+		return xasprintf("sandbox: network blocked: %s (%s[%ld]): %s\n", e->object, e->comm,
+				 e->pid, e->reason);
 	if (e->kind == K_NET)
 		return xasprintf("sandbox: network blocked: %s (%s[%ld])\n", e->object, e->comm, e->pid);
 	if (e->what)
@@ -699,6 +773,8 @@ static void timer_ready(struct session *s, struct watch *w, short revents)
 	flush_lines();
 }
 
+static void queue_line(char *line);
+
 static void print_line(const struct denial_entry *e)
 {
 	if (printed >= MAX_PRINTED) {
@@ -710,7 +786,12 @@ static void print_line(const struct denial_entry *e)
 		return;
 	}
 	printed++;
-	char *line = line_of(e);
+	queue_line(line_of(e));
+}
+
+/* LINE (taken) to the diagnostics stream, after the lines before it. */
+static void queue_line(char *line)
+{
 	size_t n = strlen(line);
 	if (out_len + n > out_cap)
 		out_buf = xrealloc(out_buf, out_cap = out_len + n + 4096);
@@ -776,8 +857,12 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 	e->count++;
 	e->last = now;
 	e->seq = ++seq;
+	if (d->reason && !e->reason)
+		e->reason = text_clean(d->reason, 160);
 	if (!e->rule) {
-		if (k == K_NET)
+		if (k == K_NET && d->proxy)
+			explain_proxy(s, e, d);
+		else if (k == K_NET)
 			explain_net(s, e);
 		else
 			explain_fs(s, e);
@@ -789,6 +874,17 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 		for (int fd = 0; fd < 3; fd++)
 			print_now |= s->stdio[fd].kind == STDIO_PTY;
 		print_line(e);
+	}
+	/* A way around the proxy of mode "domains": once a session, what
+	 * the program should have used. */
+	static bool hinted;
+	if (k == K_NET && !d->proxy && s->pol.net == NET_DOMAINS && show != DENIAL_QUIET &&
+	    !hinted && printed < MAX_PRINTED) {
+		hinted = true;
+		queue_line(xasprintf("sandbox: hint: in network mode domains the network is reached "
+				     "through wicket's proxy only: HTTP_PROXY, HTTPS_PROXY and "
+				     "ALL_PROXY name it (http://127.0.0.1:%d, socks5h://127.0.0.1:%d)\n",
+				     PROXY_HTTP_PORT, PROXY_SOCKS_PORT));
 	}
 	if (show != DENIAL_QUIET)
 		status_update(e);

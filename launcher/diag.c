@@ -115,13 +115,13 @@ size_t diag_env(const struct session *s, char **env, size_t w)
 	plan_fstable_free(&t);
 	rules_add(&buf, &len, &cap, RULE_NET,
 		  rules_net_name(s->pol.net == NET_FULL    ? RULES_NET_FULL :
-				 s->pol.net == NET_PORTS ? RULES_NET_PORTS : RULES_NET_NONE));
+				 net_by_port(s->pol.net) ? RULES_NET_PORTS : RULES_NET_NONE));
 	char port[8];
-	for (size_t i = 0; s->pol.net == NET_PORTS && i < s->pol.connect.n; i++) {
+	for (size_t i = 0; net_by_port(s->pol.net) && i < s->pol.connect.n; i++) {
 		snprintf(port, sizeof port, "%u", s->pol.connect.v[i]);
 		rules_add(&buf, &len, &cap, RULE_CONNECT, port);
 	}
-	for (size_t i = 0; s->pol.net == NET_PORTS && i < s->pol.bind.n; i++) {
+	for (size_t i = 0; net_by_port(s->pol.net) && i < s->pol.bind.n; i++) {
 		snprintf(port, sizeof port, "%u", s->pol.bind.v[i]);
 		rules_add(&buf, &len, &cap, RULE_BIND, port);
 	}

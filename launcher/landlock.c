@@ -145,7 +145,7 @@ int landlock_build(const struct session *s)
 	 * only wall between TCP and the host's network, with a rule per
 	 * port below (and seccomp keeping every other protocol out, since
 	 * these rights cover TCP alone). */
-	if (abi >= 4 && (s->pol.net == NET_NONE || s->pol.net == NET_PORTS))
+	if (abi >= 4 && (s->pol.net == NET_NONE || net_by_port(s->pol.net)))
 		attr.handled_access_net = WK_LL_NET_BIND_TCP | WK_LL_NET_CONNECT_TCP;
 	if (abi >= 6)
 		attr.scoped = WK_LL_SCOPE_ABSTRACT_UNIX | WK_LL_SCOPE_SIGNAL;
@@ -216,7 +216,7 @@ int landlock_build(const struct session *s)
 	for (int fd = 0; fd < 3; fd++)
 		if (add_stdio(rs, fd, h) < 0)
 			goto fail;
-	if (attr.handled_access_net && s->pol.net == NET_PORTS) {
+	if (attr.handled_access_net && net_by_port(s->pol.net)) {
 		if (add_ports(rs, &s->pol.connect, WK_LL_NET_CONNECT_TCP) < 0 ||
 		    add_ports(rs, &s->pol.bind, WK_LL_NET_BIND_TCP) < 0)
 			goto fail;

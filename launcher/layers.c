@@ -67,6 +67,11 @@ void layers_gaps_policy(const struct kernel_info *k, bool ns_ok, const struct po
 					 "sandbox (X11, D-Bus) are reachable (fix: Linux 6.12 or newer)",
 					 k->landlock_abi));
 	}
+	/* "domains" without a namespace of its own would open the proxy's
+	 * ports on the host's network: never, not even --best-effort. */
+	if (net == NET_DOMAINS && !ns_ok)
+		strv_push(out, xstrdup("network mode \"domains\" needs a network namespace of its "
+				       "own (see the mount namespace above)"));
 	/* "ports" runs on the host's network: Landlock's TCP rules are the
 	 * whole of the restriction, not a second wall. */
 	if (net == NET_PORTS && k->landlock_abi < 4) {
@@ -126,10 +131,16 @@ void layers_decide(struct session *s)
 	}
 	l->userns = ns_ok && !k->root_admin;
 	l->mntns = l->pidns = l->ipcns = ns_ok;
-	l->netns = ns_ok && s->pol.net == NET_NONE;
+	l->netns = ns_ok && (s->pol.net == NET_NONE || s->pol.net == NET_DOMAINS);
 	l->landlock_abi = k->landlock_abi;
 	l->seccomp = k->seccomp;
 
+	/* Mode "domains" without a namespace of its own would put the
+	 * proxy's ports on the host's loopback: refused, --best-effort or not. */
+	if (s->pol.net == NET_DOMAINS && !l->netns)
+		die("network mode \"domains\" needs a network namespace of its own, which cannot be "
+		    "made here (%s); 'wicket doctor' shows why",
+		    k->userns_why ? k->userns_why : "no namespaces");
 	struct strv gaps = {0};
 	layers_gaps_policy(k, ns_ok, &s->pol, &gaps);
 	if (gaps.n) {

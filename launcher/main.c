@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "envscrub.h"
+#include "netdomain.h"
 #include "path.h"
 
 extern char **environ;
@@ -62,8 +63,11 @@ static void usage_main(FILE *f)
 		"  -r, --read-only       no writable root from the policy; private /tmp and\n"
 		"                        /dev essentials only\n"
 		"  -n, --net MODE        network, replacing the policy's mode: none, full,\n"
-		"                        ports (the policy's port lists), or ports:80,443 (TCP\n"
-		"                        connections to those ports only)\n"
+		"                        ports (the policy's port lists), ports:80,443 (TCP\n"
+		"                        connections to those ports only), or domains (the\n"
+		"                        policy's names, through wicket's proxy)\n"
+		"      --allow-domain NAME  reach NAME (or *.NAME's subdomains) through wicket's\n"
+		"                        proxy; implies --net domains (repeatable)\n"
 		"      --best-effort     run even where the kernel cannot enforce everything,\n"
 		"                        saying up front what is weaker\n"
 		"      --no-diagnostics  do not explain denials (no preload library)\n"
@@ -79,7 +83,7 @@ static void usage_main(FILE *f)
 }
 
 enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER, OPT_ALLOW_SHARED,
-       OPT_READ, OPT_HIDE };
+       OPT_READ, OPT_HIDE, OPT_ALLOW_DOMAIN };
 
 static const struct option run_opts[] = {
 	{"policy", required_argument, NULL, 'P'},
@@ -91,6 +95,7 @@ static const struct option run_opts[] = {
 	{"env", required_argument, NULL, 'e'},
 	{"read-only", no_argument, NULL, 'r'},
 	{"net", required_argument, NULL, 'n'},
+	{"allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN},
 	{"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
 	{"no-diagnostics", no_argument, NULL, OPT_NO_DIAGNOSTICS},
 	{"shell", required_argument, NULL, OPT_SHELL},
@@ -107,6 +112,7 @@ struct cli {
 	struct strv write, protect, read, hide;
 	struct strv env;       /* --env NAME=VALUE, the caller's value looked up */
 	struct port_list net_ports; /* --net ports:LIST */
+	struct strv domains;        /* --allow-domain NAME */
 	bool read_only, best_effort, no_diagnostics, allow_shared;
 	const char *shell;   /* --shell bash|zsh (wicket shell only) */
 	const char *approver; /* --approver CMD */
@@ -192,7 +198,7 @@ static char **build_env(const struct session *s, const char *session_id)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 17, sizeof *env);
+	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 32, sizeof *env);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		/* Our own variables are set below, never inherited; without a
@@ -212,6 +218,14 @@ static char **build_env(const struct session *s, const char *session_id)
 	for (size_t i = 0; i < s->pol.env_set.n; i++) {
 		w = env_unset(env, s->pol.env_set.v[i]);
 		env[w++] = s->pol.env_set.v[i];
+		env[w] = NULL;
+	}
+	/* The proxy of mode "domains" is the only way out: its variables
+	 * replace whatever the caller had (a proxy of the host's is not
+	 * reachable from the sandbox's namespace). */
+	for (const char *const *v = proxy_env_vars(); s->pol.net == NET_DOMAINS && *v; v++) {
+		w = env_unset(env, *v);
+		env[w++] = (char *)*v;
 		env[w] = NULL;
 	}
 	bool tmpdir_set = false;
@@ -384,15 +398,35 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	policy_load_or_die(&pctx, cli->policy ? cli->policy : pick ? pick->policy
 				: cli->read_only ? "read-only" : DEFAULT_POLICY, &wp);
 	if (!wp.sandbox && (cli->write.n || cli->protect.n || cli->read.n || cli->hide.n ||
-			    cli->read_only || (cli->net_set && cli->net != NET_FULL)))
+			    cli->read_only || cli->domains.n || (cli->net_set && cli->net != NET_FULL)))
 		die("policy %s runs without a sandbox; --write, --protect, --read, --hide, "
-		    "--read-only and --net cannot narrow it (pick a sandboxing policy)", wp.name);
+		    "--read-only, --net and --allow-domain cannot narrow it (pick a sandboxing "
+		    "policy)", wp.name);
 	if (cli->net_set && cli->net == NET_PORTS && !cli->net_ports.n && wp.net != WK_NET_PORTS)
 		die("--net ports: policy %s lists no ports (write a policy with \"network\": "
 		    "{\"mode\": \"ports\", \"connect\": [...]}; see wicket-policy(5))", wp.name);
+	if (cli->domains.n && cli->net_set && cli->net != NET_DOMAINS)
+		die("--allow-domain needs network mode domains, not --net %s",
+		    cli->net == NET_FULL ? "full" : cli->net == NET_PORTS ? "ports" : "none");
 	policy_resolve(&wp, &s.pol, NULL);
 	if (cli->net_set)
 		s.pol.net = cli->net;
+	if (cli->domains.n)
+		s.pol.net = NET_DOMAINS;
+	if (s.pol.net == NET_DOMAINS) {
+		/* The names of the command line join the policy's when it is
+		 * in mode domains already, else they are all there is. */
+		if (wp.net != WK_NET_DOMAINS) {
+			strv_free(&s.pol.domains_allow);
+			strv_free(&s.pol.domains_deny);
+			strv_free(&s.pol.allow_addresses);
+			strv_free(&s.pol.hosts);
+		}
+		for (size_t i = 0; i < cli->domains.n; i++)
+			if (!strv_contains(&s.pol.domains_allow, cli->domains.v[i]))
+				strv_add(&s.pol.domains_allow, cli->domains.v[i]);
+		policy_proxy_ports(&s.pol);
+	}
 	if (cli->net_ports.n) {
 		/* The connect list replaced; the policy's bind list and UDP
 		 * only when it was in ports mode already. */
@@ -617,10 +651,20 @@ static int cmd_run(int argc, char **argv, bool shell)
 				cli.net = NET_PORTS;
 			else if (strncmp(optarg, "ports:", 6) == 0)
 				cli_ports(&cli.net_ports, optarg + 6), cli.net = NET_PORTS;
+			else if (strcmp(optarg, "domains") == 0)
+				cli.net = NET_DOMAINS;
 			else
-				die("--net: unknown mode '%s' (none, full, ports or ports:PORT,...)",
+				die("--net: unknown mode '%s' (none, full, ports, ports:PORT,... or "
+				    "domains)",
 				    optarg);
 			break;
+		case OPT_ALLOW_DOMAIN: {
+			const char *why = wk_pattern_check(optarg);
+			if (why)
+				die("--allow-domain %s: not a name or \"*.\" and a name: %s", optarg, why);
+			strv_add(&cli.domains, optarg);
+			break;
+		}
 		case OPT_BEST_EFFORT:
 			cli.best_effort = true;
 			break;

@@ -169,6 +169,21 @@ static char *canon_or_note(const struct wk_rule *r, const char *kind, struct str
 	return real;
 }
 
+/* Network mode "domains": the sandbox connects to the proxy's two
+ * ports and nothing else, binds nothing, and has no UDP. */
+void policy_proxy_ports(struct policy *pol)
+{
+	free(pol->connect.v);
+	free(pol->bind.v);
+	pol->connect.v = xcalloc(3, sizeof *pol->connect.v);
+	pol->connect.v[0] = PROXY_HTTP_PORT;
+	pol->connect.v[1] = PROXY_SOCKS_PORT;
+	pol->connect.n = 2;
+	pol->bind.v = xcalloc(1, sizeof *pol->bind.v);
+	pol->bind.n = 0;
+	pol->udp = false;
+}
+
 void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv *notes)
 {
 	memset(pol, 0, sizeof *pol);
@@ -194,7 +209,10 @@ void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv 
 		strv_add(&pol->protect, wp->protect.v[i].path);
 	for (size_t i = 0; i < wp->hide.n; i++)
 		strv_add(&pol->hide, wp->hide.v[i].path);
-	pol->net = wp->net == WK_NET_FULL ? NET_FULL : wp->net == WK_NET_PORTS ? NET_PORTS : NET_NONE;
+	pol->net = wp->net == WK_NET_FULL      ? NET_FULL
+		   : wp->net == WK_NET_PORTS   ? NET_PORTS
+		   : wp->net == WK_NET_DOMAINS ? NET_DOMAINS
+					       : NET_NONE;
 	pol->connect.n = wp->connect.n;
 	pol->connect.v = xcalloc(wp->connect.n + 1, sizeof *pol->connect.v);
 	for (size_t i = 0; i < wp->connect.n; i++)
@@ -204,6 +222,16 @@ void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv 
 	for (size_t i = 0; i < wp->bind.n; i++)
 		pol->bind.v[i] = wp->bind.v[i];
 	pol->udp = wp->udp;
+	for (size_t i = 0; i < wp->domains_allow.n; i++)
+		strv_add(&pol->domains_allow, wp->domains_allow.v[i]);
+	for (size_t i = 0; i < wp->domains_deny.n; i++)
+		strv_add(&pol->domains_deny, wp->domains_deny.v[i]);
+	for (size_t i = 0; i < wp->allow_addresses.n; i++)
+		strv_add(&pol->allow_addresses, wp->allow_addresses.v[i]);
+	for (size_t i = 0; i < wp->hosts.n; i++)
+		strv_add(&pol->hosts, wp->hosts.v[i]);
+	if (pol->net == NET_DOMAINS)
+		policy_proxy_ports(pol);
 	/* A policy that makes the host's /tmp itself writable shares it. */
 	pol->private_tmp = !strv_contains(&pol->write, "/tmp");
 	memcpy(pol->tmp_size, wp->tmp_size, sizeof pol->tmp_size);
@@ -383,6 +411,15 @@ static char *enf_write(const struct enforce *e)
 	return xstrdup("NOT ENFORCED: no mount namespace, no Landlock");
 }
 
+/* LABEL, then the words of V, or NONE when there are none; a line. */
+static void print_words(const char *label, const struct strv *v, const char *none)
+{
+	printf("%s", label);
+	for (size_t i = 0; i < v->n; i++)
+		printf(" %s", v->v[i]);
+	printf("%s\n", v->n ? "" : none);
+}
+
 static char *enf_net(const struct enforce *e, const struct wk_policy *wp)
 {
 	switch (wp->net) {
@@ -396,6 +433,15 @@ static char *enf_net(const struct enforce *e, const struct wk_policy *wp)
 		return xasprintf("host network; Landlock TCP rules (ABI %d): connect and bind "
 				 "only to the listed ports; seccomp: TCP%s and unix sockets only",
 				 e->k.landlock_abi, wp->udp ? ", UDP (any port)" : "");
+	case WK_NET_DOMAINS:
+		if (!e->ns_ok)
+			return xstrdup("NOT ENFORCEABLE: domains need a network namespace: a session "
+				       "is refused");
+		return xasprintf("own network namespace (loopback only); wicket's proxy on "
+				 "127.0.0.1:%d (HTTP) and :%d (SOCKS5) resolves and connects "
+				 "outside%s; seccomp: TCP and unix sockets only",
+				 PROXY_HTTP_PORT, PROXY_SOCKS_PORT,
+				 e->k.landlock_abi >= 4 ? "; Landlock: TCP connect to the proxy only" : "");
 	case WK_NET_NONE:
 	default:
 		return xasprintf("%s; seccomp: unix sockets only%s",
@@ -614,6 +660,14 @@ static int policy_show(int argc, char **argv)
 			       wp.udp ? "yes, any port (UDP cannot be limited by port)"
 				      : "no (DNS through a server does not work; /etc/hosts does)");
 		}
+		if (wp.net == WK_NET_DOMAINS) {
+			print_words("  allow   ", &wp.domains_allow, " (none: every name is refused)");
+			print_words("  deny    ", &wp.domains_deny, " (none)");
+			print_words("  addresses", &wp.allow_addresses,
+				    " (none: loopback, private and this host's addresses are refused)");
+			for (size_t i = 0; i < wp.hosts.n; i++)
+				printf("  host     %s\n", wp.hosts.v[i]);
+		}
 		printf("  enforced %s\n", net);
 		printf("\nenvironment:\n");
 		if (wp.env_unset.n) {
@@ -669,6 +723,19 @@ static int policy_show(int argc, char **argv)
 		json_object_set_new(n, "connect", jports(&wp.connect));
 		json_object_set_new(n, "bind", jports(&wp.bind));
 		json_object_set_new(n, "udp", json_boolean(wp.udp));
+		if (wp.net == WK_NET_DOMAINS) {
+			json_t *hosts = json_object();
+			for (size_t i = 0; i < wp.hosts.n; i++) {
+				char *eq = strchr(wp.hosts.v[i], '=');
+				char *k = xasprintf("%.*s", (int)(eq - wp.hosts.v[i]), wp.hosts.v[i]);
+				json_object_set_new(hosts, k, json_string(eq + 1));
+				free(k);
+			}
+			json_object_set_new(n, "allow", jstrv(&wp.domains_allow));
+			json_object_set_new(n, "deny", jstrv(&wp.domains_deny));
+			json_object_set_new(n, "allow_addresses", jstrv(&wp.allow_addresses));
+			json_object_set_new(n, "hosts", hosts);
+		}
 		json_object_set_new(n, "enforced", json_string(net));
 		json_object_set_new(o, "network", n);
 		json_t *env = json_object(), *set = json_object();

@@ -255,7 +255,8 @@ int cmd_doctor(int argc, char **argv)
 
 	/* What each mode gets: the same gap analysis the launcher uses. Then
 	 * what a policy gets that uses a feature the built-in modes do not:
-	 * network "ports" (Landlock TCP rules) or a "read" list. */
+	 * network "ports" (Landlock TCP rules), "domains" (the proxy, in a
+	 * network namespace) or a "read" list. */
 	struct {
 		const char *mode, *key; /* in the text, in the JSON */
 		enum net_mode net;
@@ -266,6 +267,7 @@ int cmd_doctor(int argc, char **argv)
 		{"read-only", "read-only", NET_NONE, true, {0}},
 		{"workspace-write --net full", "workspace-write --net full", NET_FULL, true, {0}},
 		{"network \"ports\"", "network_ports", NET_PORTS, true, {0}},
+		{"network \"domains\"", "network_domains", NET_DOMAINS, true, {0}},
 		{"a \"read\" list", "read_list", NET_NONE, false, {0}},
 	};
 	const size_t nmodes = 3, nall = sizeof modes / sizeof modes[0];

@@ -22,7 +22,13 @@
  * outside the writable roots (main.c). */
 #define WK_SESSION_BIN "/run/wicket/bin"
 
-enum net_mode { NET_NONE, NET_FULL, NET_PORTS };
+enum net_mode { NET_NONE, NET_FULL, NET_PORTS, NET_DOMAINS };
+
+/* Network mode "domains": the supervisor's proxies listen on these ports
+ * of 127.0.0.1 inside the sandbox's own network namespace (proxy.c); the
+ * sandbox may connect to these TCP ports and no other. */
+#define PROXY_HTTP_PORT 3128
+#define PROXY_SOCKS_PORT 1080
 
 struct port_list {
 	unsigned short *v;
@@ -43,11 +49,24 @@ struct policy {
 	struct port_list connect; /* NET_PORTS: TCP ports connect() may reach */
 	struct port_list bind;    /* NET_PORTS: TCP ports bind() may take */
 	bool udp;               /* NET_PORTS: UDP sockets, any port (all or nothing) */
+	/* NET_DOMAINS: name patterns, addresses named (canonical text),
+	 * names fixed to an address ("NAME=ADDRESS"); see wk_policy. The
+	 * connect list above holds the proxy's ports, bind none, udp false:
+	 * inside the namespace the layers enforce it as they do "ports". */
+	struct strv domains_allow, domains_deny, allow_addresses, hosts;
 	bool private_tmp;       /* /tmp is a fresh per-session tmpfs */
 	char tmp_size[WK_TMP_SIZE_MAX]; /* its size limit, and /dev/shm's */
 	struct strv env_unset;  /* glob patterns of variables removed */
 	struct strv env_set;    /* NAME=value set in the command's environment */
 };
+
+/* The modes enforced by TCP port: Landlock's connect and bind rules,
+ * seccomp's TCP-only program ("ports" on the host's network, "domains"
+ * inside the namespace, reaching only the proxy). */
+static inline bool net_by_port(enum net_mode m)
+{
+	return m == NET_PORTS || m == NET_DOMAINS;
+}
 
 /* What the kernel on this machine can do (probe.c). */
 struct kernel_info {
@@ -179,6 +198,8 @@ struct session {
 	int hist_dirfd;
 	char *hist_target;
 	bool hist_zsh; /* the session file is zsh's (its format) */
+	int proxy_sock[2];        /* init -> supervisor: the proxy's listeners (proxy.c) */
+	pid_t child;              /* init, as the supervisor sees it (0: not yet) */
 };
 
 /* probe.c */
@@ -205,6 +226,7 @@ bool policy_full_access(const struct policy *pol);
 void policy_ctx_init(struct wk_policy_ctx *ctx, const char *workspace, const char *home);
 void policy_load_or_die(struct wk_policy_ctx *ctx, const char *name, struct wk_policy *wp);
 void policy_resolve(const struct wk_policy *wp, struct policy *pol, struct strv *notes);
+void policy_proxy_ports(struct policy *pol);
 int cmd_policy(int argc, char **argv);
 struct userconfig;
 /* Every file a later session's policy depends on, into PROTECT: this
@@ -468,7 +490,15 @@ struct denial {
 	const char *comm;
 	long pid;            /* as the sandbox sees it, shown */
 	long host_pid;       /* as the supervisor sees it (0: unknown) */
+	/* The proxy's refusals (proxy.c): why, on the line after the
+	 * object; and what `wicket why` offers (enum proxy_refusal). */
+	const char *reason;
+	int proxy;
+	const char *proxy_name; /* the name refused, or the name that resolved */
+	const char *proxy_addr; /* the address refused (PROXY_ADDRESS) */
 };
+enum proxy_refusal { PROXY_NOT = 0, PROXY_UNLISTED, PROXY_DENIED, PROXY_ADDRESS, PROXY_RAW_IP,
+		     PROXY_BAD, PROXY_UNRESOLVED, PROXY_SNI };
 void control_plan(struct session *s);        /* before net_early_start */
 void control_status_plan(struct session *s); /* after shell_plan */
 size_t control_env(const struct session *s, char **env, size_t w);
@@ -558,6 +588,24 @@ void history_plan(struct session *s, const char *want, const struct passwd *pw);
 void history_merge(struct session *s);
 size_t history_filter(const char *in, size_t n, char *out, bool partial_first, bool zsh,
 		      bool *stamped);
+
+/* proxy.c: network mode "domains". proxy_plan before the clone;
+ * proxy_child_listen in init once it is in the sandbox's network
+ * namespace (loopback up, the listeners made and sent out); proxy_start
+ * in the supervisor once the command runs (a thread of its own serves
+ * them; refusals come to the relay loop through a watch); proxy_finish
+ * at the end. proxy_env_vars: the variables the command gets,
+ * NULL-terminated "NAME=value". */
+void proxy_plan(struct session *s);
+int proxy_child_listen(struct session *s);
+void proxy_parent_close(struct session *s);
+void proxy_start(struct session *s);
+void proxy_finish(struct session *s);
+const char *const *proxy_env_vars(void);
+
+/* ask.c: one line of the audit log for a decision of the proxy. */
+void ask_audit_net(const struct session *s, const char *comm, long host_pid, const char *object,
+		   bool allowed, const char *reason);
 
 /* supervisor.c */
 int session_run(struct session *s);

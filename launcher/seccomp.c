@@ -35,6 +35,7 @@ int seccomp_apply(const struct policy *pol, bool unix_socks, int *listener)
 		notify = unix_socks ? &u_full : &n_full;
 		break;
 	case NET_PORTS:
+	case NET_DOMAINS: /* udp false: TCP to the proxy's ports (Landlock) */
 		prog = pol->udp ? &ports_udp : &ports;
 		notify = unix_socks ? (pol->udp ? &u_ports_udp : &u_ports)
 				    : (pol->udp ? &n_ports_udp : &n_ports);

@@ -457,6 +457,10 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	} else if (s->layers.netns && net_helper_join(&nh) < 0) {
 		child_fail(errfd);
 	}
+	/* Mode "domains": the proxy's listeners, made in the namespace
+	 * before the command exists, go to the supervisor (proxy.c). */
+	if (proxy_child_listen(s) < 0)
+		child_fail(errfd);
 	/* init stays inside the sandbox's namespaces, privileged as root:
 	 * nothing there may read its memory or descriptors through /proc/1.
 	 * Set after the last use of /proc/self (it turns root-owned) and after
@@ -735,6 +739,7 @@ int session_run(struct session *s)
 		flags |= CLONE_NEWIPC;
 
 	netnotify_prepare(s);
+	proxy_plan(s);
 
 	/* Stop the terminal-owning dance from racing with our handlers. */
 	sigset_t orig_mask;
@@ -751,6 +756,8 @@ int session_run(struct session *s)
 	}
 	close(errp[1]);
 	close(alive[0]);
+	s->child = pid;
+	proxy_parent_close(s);
 	if (s->layers.pidns) {
 		/* Every process of the sandbox is in it (no call makes another). */
 		char p[64];
@@ -809,6 +816,7 @@ int session_run(struct session *s)
 	if (n == 0 && !abandoned) {
 		setup_done = 1;
 		netnotify_start(s);
+		proxy_start(s);
 		/* Sent while the command was starting: now it is the command's. */
 		int late = setup_abort_sig;
 		setup_abort_sig = 0;
@@ -843,6 +851,7 @@ int session_run(struct session *s)
 	hangup_finish();
 	pty_finish(s);
 	stdio_finish(s);
+	proxy_finish(s);
 	netnotify_finish(s);
 	control_finish(s);
 	close(alive[1]);

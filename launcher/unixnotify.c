@@ -388,7 +388,7 @@ struct addr {
 static int tcp_refused(int sock, const struct addr *a)
 {
 	const struct session *s = sess;
-	if (s->layers.landlock_abi < 4 || (s->pol.net != NET_NONE && s->pol.net != NET_PORTS))
+	if (s->layers.landlock_abi < 4 || (s->pol.net != NET_NONE && !net_by_port(s->pol.net)))
 		return 0;
 	int type = 0, proto = 0;
 	socklen_t l = sizeof type;
@@ -411,7 +411,7 @@ static int tcp_refused(int sock, const struct addr *a)
 	} else {
 		return 0;
 	}
-	if (s->pol.net == NET_PORTS)
+	if (net_by_port(s->pol.net))
 		for (size_t i = 0; i < s->pol.connect.n; i++)
 			if (s->pol.connect.v[i] == port)
 				return 0;
@@ -1038,7 +1038,7 @@ bool unixnotify_takes(const struct session *s, const void *notif)
 	if (nr != SYS_connect && nr != SYS_sendto && nr != SYS_sendmsg && nr != SYS_sendmmsg)
 		return false;
 	/* Fast Open in ports mode: refused by netnotify as before. */
-	if (s->pol.net == NET_PORTS && nr != SYS_connect) {
+	if (net_by_port(s->pol.net) && nr != SYS_connect) {
 		uint64_t fl = nr == SYS_sendmsg ? n->data.args[2] : n->data.args[3];
 		if ((int)fl & MSG_FASTOPEN)
 			return false;

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "policy.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -11,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "netdomain.h"
 #include "path.h"
 
 #define MAX_FILE_SIZE (1 << 20)
@@ -429,10 +432,116 @@ bool wk_tmp_size_ok(const char *s)
 	return *suf != '%' || strtoul(s, NULL, 10) <= 100;
 }
 
+/* KV ("NAME=value", taken) into OUT, replacing an entry of the same NAME:
+ * the later policy wins. */
+static void set_by_name(struct strv *out, char *kv)
+{
+	size_t nl = strcspn(kv, "=") + 1;
+	for (size_t k = 0; k < out->n; k++)
+		if (strncmp(out->v[k], kv, nl) == 0) {
+			free(out->v[k]);
+			out->v[k] = kv;
+			return;
+		}
+	strv_push(out, kv);
+}
+
+/* TEXT as an IP address in canonical form into OUT, or false. */
+static bool canonical_address(const char *text, char *out, size_t outsz)
+{
+	unsigned char a[16];
+	if (inet_pton(AF_INET, text, a) == 1)
+		return inet_ntop(AF_INET, a, out, (socklen_t)outsz) != NULL;
+	if (inet_pton(AF_INET6, text, a) == 1)
+		return inet_ntop(AF_INET6, a, out, (socklen_t)outsz) != NULL;
+	return false;
+}
+
+/* A string of network.allow or deny: NULL (OUT the pattern), or why not. */
+static char *check_pattern(const char *v, char *out, size_t outsz)
+{
+	const char *why;
+	if (canonical_address(v, out, outsz))
+		return xasprintf("\"%s\" is an address: addresses go in \"allow_addresses\"", v);
+	if ((why = wk_pattern_check(v)))
+		return xasprintf("\"%s\" is not a name or \"*.\" and a name: %s", v, why);
+	snprintf(out, outsz, "%s", v);
+	return NULL;
+}
+
+/* A string of network.allow_addresses: NULL (OUT canonical), or why not. */
+static char *check_address(const char *v, char *out, size_t outsz)
+{
+	if (canonical_address(v, out, outsz))
+		return NULL;
+	return xasprintf("\"%s\" is not an IPv4 or IPv6 address (one address each, no ranges)", v);
+}
+
+/* An array of strings at PTR, each one CHECKed (WHAT: the kind, for
+ * messages), into OUT as CHECK gave it, duplicates dropped. */
+static void apply_strings(struct loader *l, const struct src *s, const char *ptr, json_t *arr,
+			  const char *what, char *(*check)(const char *, char *, size_t),
+			  struct strv *out)
+{
+	if (!json_is_array(arr)) {
+		err(l, s->label, ptr, "expected an array of %ss, got %s", what, type_name(arr));
+		return;
+	}
+	size_t i;
+	json_t *e;
+	json_array_foreach(arr, i, e) {
+		char pbuf[64], val[WK_NAME_MAX + 8];
+		const char *p = ptr_idx_buf(pbuf, sizeof pbuf, ptr, i);
+		const char *v = json_string_value(e);
+		char *why = v ? check(v, val, sizeof val) : NULL;
+		if (!v)
+			err(l, s->label, p, "expected a %s (a string), got %s", what, type_name(e));
+		else if (why)
+			err(l, s->label, p, "%s", why);
+		else if (!strv_contains(out, val))
+			strv_add(out, val);
+		free(why);
+	}
+}
+
+static void apply_hosts(struct loader *l, const struct src *s, json_t *obj, struct strv *out)
+{
+	if (!json_is_object(obj)) {
+		err(l, s->label, "/network/hosts",
+		    "expected an object of NAME: ADDRESS, got %s", type_name(obj));
+		return;
+	}
+	const char *name;
+	json_t *e;
+	json_object_foreach(obj, name, e) {
+		char *p = ptr_key("/network/hosts", name);
+		const char *a = json_string_value(e);
+		char canon[64];
+		const char *why = wk_name_check(name, strlen(name));
+		if (why)
+			err(l, s->label, p, "\"%s\" is not a name: %s", name, why);
+		else if (!a)
+			err(l, s->label, p, "expected an IP address (a string), got %s", type_name(e));
+		else if (!canonical_address(a, canon, sizeof canon))
+			err(l, s->label, p, "\"%s\" is not an IPv4 or IPv6 address", a);
+		else {
+			/* One entry per name, lower case, without a trailing dot. */
+			size_t nl = strlen(name) - (name[strlen(name) - 1] == '.');
+			char *kv = xasprintf("%.*s=%s", (int)nl, name, canon);
+			for (char *c = kv; *c != '='; c++)
+				if (*c >= 'A' && *c <= 'Z')
+					*c = (char)(*c + 32);
+			set_by_name(out, kv);
+		}
+		free(p);
+	}
+}
+
 static void apply_network(struct loader *l, const struct src *s, json_t *net,
 			  struct wk_policy *out)
 {
-	static const char *const known[] = {"mode", "connect", "bind", "udp", NULL};
+	static const char *const known[] = {"mode",  "connect", "bind",  "udp", "allow",
+					    "deny",  "allow_addresses", "hosts", NULL};
 	if (!json_is_object(net)) {
 		err(l, s->label, "/network", "expected an object, got %s", type_name(net));
 		return;
@@ -442,7 +551,8 @@ static void apply_network(struct loader *l, const struct src *s, json_t *net,
 	if ((v = json_object_get(net, "mode"))) {
 		const char *m = json_string_value(v);
 		if (!m)
-			err(l, s->label, "/network/mode", "expected \"none\", \"full\" or \"ports\", got %s",
+			err(l, s->label, "/network/mode",
+			    "expected \"none\", \"full\", \"ports\" or \"domains\", got %s",
 			    type_name(v));
 		else if (strcmp(m, "none") == 0)
 			out->net = WK_NET_NONE;
@@ -450,9 +560,13 @@ static void apply_network(struct loader *l, const struct src *s, json_t *net,
 			out->net = WK_NET_FULL;
 		else if (strcmp(m, "ports") == 0)
 			out->net = WK_NET_PORTS;
+		else if (strcmp(m, "domains") == 0)
+			out->net = WK_NET_DOMAINS;
 		else
 			err(l, s->label, "/network/mode",
-			    "unknown mode \"%s\"; expected \"none\", \"full\" or \"ports\"", m);
+			    "unknown mode \"%s\"; expected \"none\", \"full\", \"ports\" or "
+			    "\"domains\"",
+			    m);
 	}
 	if ((v = json_object_get(net, "connect")))
 		apply_ports(l, s, "/network/connect", v, &out->connect);
@@ -460,6 +574,15 @@ static void apply_network(struct loader *l, const struct src *s, json_t *net,
 		apply_ports(l, s, "/network/bind", v, &out->bind);
 	if ((v = json_object_get(net, "udp")))
 		get_bool(l, s, "/network/udp", v, &out->udp);
+	if ((v = json_object_get(net, "allow")))
+		apply_strings(l, s, "/network/allow", v, "name", check_pattern, &out->domains_allow);
+	if ((v = json_object_get(net, "deny")))
+		apply_strings(l, s, "/network/deny", v, "name", check_pattern, &out->domains_deny);
+	if ((v = json_object_get(net, "allow_addresses")))
+		apply_strings(l, s, "/network/allow_addresses", v, "IP address", check_address,
+			      &out->allow_addresses);
+	if ((v = json_object_get(net, "hosts")))
+		apply_hosts(l, s, v, &out->hosts);
 }
 
 static bool valid_env_name(const char *n)
@@ -536,21 +659,8 @@ static void apply_env(struct loader *l, const struct src *s, json_t *env, struct
 				err(l, s->label, p, "expected a string value, got %s", type_name(e));
 			else if (!(x = expand(&l->ctx->vars, val, false, &why)))
 				err(l, s->label, p, "%s", why);
-			else {
-				size_t nl = strlen(name);
-				size_t k;
-				for (k = 0; k < out->env_set.n; k++)
-					if (strncmp(out->env_set.v[k], name, nl) == 0 &&
-					    out->env_set.v[k][nl] == '=')
-						break;
-				char *kv = xasprintf("%s=%s", name, x);
-				if (k < out->env_set.n) {
-					free(out->env_set.v[k]);
-					out->env_set.v[k] = kv;
-				} else {
-					strv_push(&out->env_set, kv);
-				}
-			}
+			else
+				set_by_name(&out->env_set, xasprintf("%s=%s", name, x));
 			free(x);
 			free(why);
 			free(p);
@@ -1057,6 +1167,12 @@ static void check_whole(struct loader *l, const char *label, struct wk_policy *p
 		    "network ports are listed but the network mode is \"%s\"; ports need "
 		    "\"mode\": \"ports\"",
 		    wk_net_name(p->net));
+	if (p->net != WK_NET_DOMAINS &&
+	    (p->domains_allow.n || p->domains_deny.n || p->allow_addresses.n || p->hosts.n))
+		err(l, label, NULL,
+		    "names or addresses for the proxy are listed but the network mode is \"%s\"; "
+		    "they need \"mode\": \"domains\"",
+		    wk_net_name(p->net));
 	if (p->net != WK_NET_PORTS && p->udp)
 		err(l, label, NULL,
 		    "\"udp\": true needs \"mode\": \"ports\" (\"full\" allows UDP anyway, \"none\" "
@@ -1151,6 +1267,10 @@ void wk_policy_free(struct wk_policy *p)
 	rules_free(&p->hide);
 	free(p->connect.v);
 	free(p->bind.v);
+	strv_free(&p->domains_allow);
+	strv_free(&p->domains_deny);
+	strv_free(&p->allow_addresses);
+	strv_free(&p->hosts);
 	strv_free(&p->env_unset);
 	strv_free(&p->env_set);
 	free(p->esc_approver);
@@ -1166,7 +1286,13 @@ void wk_policy_ctx_free(struct wk_policy_ctx *ctx)
 
 const char *wk_net_name(enum wk_net n)
 {
-	return n == WK_NET_FULL ? "full" : n == WK_NET_PORTS ? "ports" : "none";
+	switch (n) {
+	case WK_NET_FULL: return "full";
+	case WK_NET_PORTS: return "ports";
+	case WK_NET_DOMAINS: return "domains";
+	case WK_NET_NONE: break;
+	}
+	return "none";
 }
 
 const char *wk_esc_name(enum wk_esc e)

@@ -10,10 +10,11 @@
  *
  * Layering along "extends" (base first, then each child):
  *   - path lists (but filesystem.read), env.unset, network.connect/bind,
- *     escalation.allow/deny append (duplicates dropped);
+ *     network.allow/deny/allow_addresses, escalation.allow/deny append
+ *     (duplicates dropped);
  *   - filesystem.read is replaced by a child that sets it (reading is
  *     allowed everywhere unless a policy narrows it);
- *   - env.set merges by name, the child winning;
+ *   - env.set and network.hosts merge by name, the child winning;
  *   - scalars (description, sandbox, filesystem.tmp_size, network.mode,
  *     network.udp, escalation.mode/approver/timeout) are replaced when
  *     the child sets them. */
@@ -28,7 +29,7 @@
 
 #define WK_TMP_SIZE_MAX 16
 
-enum wk_net { WK_NET_NONE, WK_NET_FULL, WK_NET_PORTS };
+enum wk_net { WK_NET_NONE, WK_NET_FULL, WK_NET_PORTS, WK_NET_DOMAINS };
 enum wk_esc { WK_ESC_PROMPT, WK_ESC_DENY, WK_ESC_APPROVER };
 
 /* One path rule: as written, expanded, and where it came from. */
@@ -76,6 +77,13 @@ struct wk_policy {
 	enum wk_net net;
 	struct wk_ports connect, bind; /* WK_NET_PORTS only */
 	bool udp;                      /* WK_NET_PORTS: UDP all or nothing */
+	/* WK_NET_DOMAINS: name patterns (netdomain.h), the addresses the
+	 * proxy may reach although they are loopback, private or the host's
+	 * own (canonical text), and names the proxy resolves to a fixed
+	 * address instead of asking DNS ("NAME=ADDRESS", one per name). */
+	struct strv domains_allow, domains_deny;
+	struct strv allow_addresses;
+	struct strv hosts;
 	struct strv env_unset;         /* glob patterns */
 	struct strv env_set;           /* "NAME=value", one per name */
 	enum wk_esc esc_mode;

@@ -33,6 +33,7 @@ EXTRA_DIST += \
 	tests/escape/kernel.bats \
 	tests/escape/mounts.bats \
 	tests/escape/net.bats \
+	tests/escape/domains.bats \
 	tests/escape/notify.bats \
 	tests/escape/policy-enforce.bats \
 	tests/escape/procs.bats \

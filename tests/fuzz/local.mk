@@ -13,6 +13,7 @@ FUZZ_CFLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 FUZZ_SRCS = \
 	$(top_srcdir)/tests/fuzz/policy-fuzz.c \
 	$(top_srcdir)/lib/policy.c \
+	$(top_srcdir)/lib/netdomain.c \
 	$(top_srcdir)/lib/path.c \
 	$(top_srcdir)/lib/pathlex.c \
 	$(top_srcdir)/lib/util.c
@@ -124,6 +125,23 @@ ASKRENDER_CORPUS = \
 	tests/fuzz/askrender-corpus/many
 EXTRA_DIST += tests/fuzz/askrender-fuzz.c tests/fuzz/askrender.dict $(ASKRENDER_CORPUS)
 CLEANFILES += tests/fuzz/askrender-fuzz
+# The proxy's request parsers of network mode "domains" (lib/proxyparse.c)
+# and its names and patterns (lib/netdomain.c).
+PROXY_FUZZ_SRCS = \
+	$(top_srcdir)/tests/fuzz/proxy-fuzz.c \
+	$(top_srcdir)/lib/proxyparse.c \
+	$(top_srcdir)/lib/netdomain.c \
+	$(top_srcdir)/lib/netfmt.c
+PROXY_CORPUS = \
+	tests/fuzz/proxy-corpus/connect \
+	tests/fuzz/proxy-corpus/get \
+	tests/fuzz/proxy-corpus/pattern \
+	tests/fuzz/proxy-corpus/smuggle \
+	tests/fuzz/proxy-corpus/socks-name \
+	tests/fuzz/proxy-corpus/socks-v6 \
+	tests/fuzz/proxy-corpus/tls-hello
+EXTRA_DIST += tests/fuzz/proxy-fuzz.c tests/fuzz/proxy.dict $(PROXY_CORPUS)
+CLEANFILES += tests/fuzz/proxy-fuzz
 EXTRA_DIST += tests/fuzz/policy-fuzz.c tests/fuzz/run-fuzz tests/fuzz/policy.dict \
 	$(FUZZ_CORPUS) tests/fuzz/control-fuzz.c tests/fuzz/control.dict $(CONTROL_CORPUS)
 CLEANFILES += tests/fuzz/policy-fuzz tests/fuzz/control-fuzz
@@ -131,12 +149,17 @@ CLEANFILES += tests/fuzz/policy-fuzz tests/fuzz/control-fuzz
 .PHONY: fuzz
 if HAVE_FUZZER
 check_SCRIPTS = tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz \
-	tests/fuzz/askrender-fuzz tests/fuzz/denialpkt-fuzz
+	tests/fuzz/askrender-fuzz tests/fuzz/denialpkt-fuzz tests/fuzz/proxy-fuzz
 tests/fuzz/denialpkt-fuzz: $(DENIALPKT_FUZZ_SRCS) $(top_srcdir)/lib/denialpkt.h \
 		$(top_srcdir)/lib/netfmt.h config.h
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib $(JANSSON_CFLAGS) \
 		-o $@ $(DENIALPKT_FUZZ_SRCS) $(JANSSON_LIBS)
+tests/fuzz/proxy-fuzz: $(PROXY_FUZZ_SRCS) $(top_srcdir)/lib/proxyparse.h \
+		$(top_srcdir)/lib/netdomain.h $(top_srcdir)/lib/netfmt.h config.h
+	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib \
+		-o $@ $(PROXY_FUZZ_SRCS)
 tests/fuzz/askrender-fuzz: $(ASKRENDER_FUZZ_SRCS) $(top_srcdir)/lib/askrender.h \
 		$(top_srcdir)/lib/util.h config.h
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
@@ -160,7 +183,7 @@ tests/fuzz/policy-fuzz: $(FUZZ_SRCS) lib/policy-builtins.c $(top_srcdir)/lib/pol
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib $(JANSSON_CFLAGS) \
 		-o $@ $(FUZZ_SRCS) lib/policy-builtins.c $(JANSSON_LIBS)
 fuzz: tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz tests/fuzz/askrender-fuzz \
-		tests/fuzz/denialpkt-fuzz
+		tests/fuzz/denialpkt-fuzz tests/fuzz/proxy-fuzz
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/policy-fuzz \
 		$(top_srcdir)/tests/fuzz/corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/policy.dict
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/control-fuzz \
@@ -173,6 +196,8 @@ fuzz: tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz tests/f
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/denialpkt-fuzz \
 		$(top_srcdir)/tests/fuzz/denialpkt-corpus $(FUZZ_SECONDS) \
 		$(top_srcdir)/tests/fuzz/denialpkt.dict
+	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/proxy-fuzz \
+		$(top_srcdir)/tests/fuzz/proxy-corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/proxy.dict
 else
 fuzz:
 	@echo "make fuzz: skipped: configure found no clang that can link -fsanitize=fuzzer" \

@@ -52,10 +52,16 @@ why"
 	assert_output "--net
 --no-diagnostics"
 	complete wicket run --net ''
-	assert_output "full
+	assert_output "domains
+full
 none
 ports
 ports:"
+	complete wicket run --allow
+	assert_output "--allow-domain
+--allow-shared-write"
+	complete wicket run --allow-domain ''
+	assert_output ""
 	complete wicket run --h
 	assert_output "--help
 --hide"

@@ -19,7 +19,8 @@ EXTRA_DIST += \
 	tests/integration/inside.bats \
 	tests/integration/cli-policy.bats \
 	tests/integration/why-fixes.bats \
-	tests/integration/userconfig.bats
+	tests/integration/userconfig.bats \
+	tests/integration/domains.bats
 
 # Network calls as programs the preload shim cannot see make them (the
 # supervisor reports those, launcher/netnotify.c): raw system calls from a

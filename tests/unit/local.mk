@@ -82,3 +82,9 @@ check_PROGRAMS += tests/unit/test-fdspec
 tests_unit_test_fdspec_SOURCES = tests/unit/test-fdspec.c
 tests_unit_test_fdspec_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_fdspec_LDADD = lib/libcore.la
+# Network mode "domains": names, patterns, addresses (lib/netdomain.c) and
+# the proxy's HTTP and SOCKS5 parsers (lib/proxyparse.c).
+check_PROGRAMS += tests/unit/test-proxy
+tests_unit_test_proxy_SOURCES = tests/unit/test-proxy.c
+tests_unit_test_proxy_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_proxy_LDADD = lib/libwicket.la $(JANSSON_LIBS)

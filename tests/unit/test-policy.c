@@ -243,9 +243,46 @@ int main(void)
 		     "filesystem, network, env, escalation)",
 		     "unknown key without a suggestion");
 	expect_error("{\"network\": {\"mode\": \"some\"}}",
-		     "t.json: /network/mode: unknown mode \"some\"; expected \"none\", \"full\" or "
-		     "\"ports\"",
+		     "t.json: /network/mode: unknown mode \"some\"; expected \"none\", \"full\", "
+		     "\"ports\" or \"domains\"",
 		     "bad network mode");
+	/* Network mode "domains": names, patterns, addresses, fixed names. */
+	{
+		struct wk_policy_ctx dc = ctx_for();
+		struct wk_policy dp;
+		const char *j = "{\"network\": {\"mode\": \"domains\", \"allow\": [\"Pypi.org\", "
+				"\"*.github.com\", \"pypi.org\"], \"deny\": [\"gist.github.com\"], "
+				"\"allow_addresses\": [\"127.0.0.1\", \"::FFFF:10.0.0.1\"], "
+				"\"hosts\": {\"Reg.Test.\": \"127.0.0.1\"}}}";
+		ok(wk_policy_load_buffer(&dc, "t.json", j, strlen(j), &dp) == 0 &&
+			   dp.net == WK_NET_DOMAINS && dp.domains_allow.n == 3 &&
+			   dp.domains_deny.n == 1 && dp.allow_addresses.n == 2 &&
+			   strcmp(dp.allow_addresses.v[1], "::ffff:10.0.0.1") == 0 && dp.hosts.n == 1 &&
+			   strcmp(dp.hosts.v[0], "reg.test=127.0.0.1") == 0,
+		   "domains: lists kept, addresses and names canonical");
+		wk_policy_free(&dp);
+		wk_policy_ctx_free(&dc);
+	}
+	expect_error("{\"network\": {\"mode\": \"domains\", \"allow\": [\"*\", \"*.com\", "
+		     "\"10.0.0.1\", 5]}}",
+		     "t.json: /network/allow/0: \"*\" is not a name or \"*.\" and a name: a bare '*' "
+		     "would allow every name\n"
+		     "t.json: /network/allow/1: \"*.com\" is not a name or \"*.\" and a name: a "
+		     "wildcard over a whole top-level domain (name at least two labels after \"*.\")\n"
+		     "t.json: /network/allow/2: \"10.0.0.1\" is an address: addresses go in "
+		     "\"allow_addresses\"\n"
+		     "t.json: /network/allow/3: expected a name (a string), got an integer",
+		     "domains: bad patterns");
+	expect_error("{\"network\": {\"mode\": \"domains\", \"allow_addresses\": "
+		     "[\"10.0.0.0/8\"], \"hosts\": {\"a..b\": \"1.2.3.4\"}}}",
+		     "t.json: /network/allow_addresses/0: \"10.0.0.0/8\" is not an IPv4 or IPv6 "
+		     "address (one address each, no ranges)\n"
+		     "t.json: /network/hosts/a..b: \"a..b\" is not a name: an empty label",
+		     "domains: bad addresses and hosts");
+	expect_error("{\"network\": {\"mode\": \"none\", \"allow\": [\"a.org\"]}}",
+		     "t.json: names or addresses for the proxy are listed but the network mode is "
+		     "\"none\"; they need \"mode\": \"domains\"",
+		     "domains: lists without the mode");
 	expect_error("{\"network\": {\"mode\": \"ports\", \"connect\": [70000]}}",
 		     "t.json: /network/connect/0: port 70000 out of range (1-65535)",
 		     "port out of range");

@@ -1,0 +1,239 @@
+#!/usr/bin/env bats
+# Network mode "domains" (wicket(1) --allow-domain, wicket-policy(5)):
+# the sandbox reaches the names its policy allows through the
+# supervisor's proxy, with programs that use the proxy variables unchanged
+# (curl, git, pip, npm); everything else is refused, said once on stderr,
+# explained by `wicket why` and audited. The server is the test's own, on the
+# host's 127.0.0.1, known by names the policy fixes ("hosts"); every
+# verdict is checked against what the server logged.
+
+bats_require_minimum_version 1.5.0
+load ../lib/common
+load ../lib/domains
+
+setup() { dom_setup; }
+teardown() { dom_teardown; }
+
+@test "domains: the proxy variables are set, and name wicket's proxy" {
+	dom_run "$DOM/allow.json" sh -c 'echo "$HTTP_PROXY $HTTPS_PROXY $ALL_PROXY $http_proxy $https_proxy $all_proxy $NO_PROXY"'
+	assert_success
+	assert_output "http://127.0.0.1:3128 http://127.0.0.1:3128 socks5h://127.0.0.1:1080 http://127.0.0.1:3128 http://127.0.0.1:3128 socks5h://127.0.0.1:1080 localhost,127.0.0.1,::1"
+}
+
+@test "domains: curl reaches an allowed name over HTTP (absolute URI)" {
+	dom_run "$DOM/allow.json" curl -fsS "http://pkg.wk.test:$HTTP_PORT/hello.txt"
+	assert_success
+	assert_output hello
+	[ -z "$(blocked_lines)" ]
+	server_got http GET /hello.txt "pkg.wk.test:$HTTP_PORT"
+}
+
+@test "domains: curl reaches an allowed name over HTTPS (CONNECT)" {
+	dom_run "$DOM/allow.json" curl -fsS --cacert "$DOM/cert.pem" "https://pkg.wk.test:$HTTPS_PORT/hello.txt"
+	assert_success
+	assert_output hello
+	server_got https GET /hello.txt "pkg.wk.test:$HTTPS_PORT"
+}
+
+@test "domains: curl reaches an allowed name through SOCKS5 (ALL_PROXY, socks5h)" {
+	dom_run "$DOM/allow.json" env -u HTTP_PROXY -u http_proxy -u HTTPS_PROXY -u https_proxy \
+		curl -fsS --cacert "$DOM/cert.pem" "https://pkg.wk.test:$HTTPS_PORT/hello.txt"
+	assert_success
+	assert_output hello
+	server_got https GET /hello.txt
+}
+
+@test "domains: a POST body goes through whole" {
+	dom_run "$DOM/allow.json" curl -fsS --data-binary "@$DOM/cert.pem" "http://pkg.wk.test:$HTTP_PORT/post"
+	assert_success
+	assert_output "posted $(stat -c %s "$DOM/cert.pem")"
+}
+
+@test "domains: git clones over smart HTTP" {
+	command -v git >/dev/null || skip "no git"
+	git init -q --bare "$DOM/root/repo.git"
+	git -C "$DOM" clone -q "$DOM/root/repo.git" src 2>/dev/null
+	(cd "$DOM/src" && echo one >f && git add f &&
+		git -c user.name=t -c user.email=t@t commit -qm one && git push -q origin HEAD:main) 2>/dev/null
+	git -C "$DOM/root/repo.git" symbolic-ref HEAD refs/heads/main
+	dom_run "$DOM/allow.json" git clone -q "http://pkg.wk.test:$HTTP_PORT/git/repo.git" clone
+	assert_success
+	[ "$(cat "$WS/clone/f")" = one ]
+	server_got http POST /git/repo.git/git-upload-pack
+}
+
+@test "domains: a name not allowed is refused, said once, and explained" {
+	dom_run "$DOM/allow.json" curl -fsS "http://evil.wk.test:$HTTP_PORT/hello.txt"
+	assert_failure
+	once "sandbox: network blocked: GET evil.wk.test:$HTTP_PORT (curl[$(printf '%s\n' "$stderr" | sed -n 's/.*(curl\[\([0-9]*\)\]).*/\1/p' | head -n1)]): not in the allowed domains"
+	server_silent
+	run wk why --json
+	assert_success
+	printf '%s' "$output" | "$PY" -c '
+import json, sys
+f = json.load(sys.stdin)["denials"][0]["fixes"]
+assert {"kind": "option", "option": "--allow-domain", "value": "evil.wk.test"} in f, f
+assert any(x["kind"] == "policy" and x["policy"]["network"] == {"mode": "domains", "allow": ["evil.wk.test"]} for x in f), f
+'
+	grep -q '"object":"GET evil.wk.test:'"$HTTP_PORT"'","decision":"denied","by":"proxy"' \
+		"$XDG_STATE_HOME/wicket/audit.jsonl"
+}
+
+@test "domains: CONNECT to a name not allowed is refused once, with the process named" {
+	dom_run "$DOM/allow.json" curl -sS --cacert "$DOM/cert.pem" "https://evil.wk.test:$HTTPS_PORT/"
+	assert_failure
+	[ "$(blocked_lines | wc -l)" = 1 ]
+	blocked_lines | grep -qE "^sandbox: network blocked: CONNECT evil.wk.test:$HTTPS_PORT \(curl\[[0-9]+\]\): not in the allowed domains$"
+	server_silent
+}
+
+@test "domains: --allow-domain adds a name to the policy's" {
+	dom_run "$DOM/allow.json" curl -fsS "http://loop.wk.test:$HTTP_PORT/hello.txt"
+	assert_failure
+	server_silent
+	run --separate-stderr bounded 30 sh -c 'cd "$1" && "$2" run -P "$3" --allow-domain loop.wk.test -- curl -fsS "$4"' \
+		sh "$WS" "$WICKET" "$DOM/allow.json" "http://loop.wk.test:$HTTP_PORT/hello.txt"
+	assert_success
+	assert_output hello
+}
+
+@test "domains: deny wins over a wildcard allow" {
+	dom_run "$DOM/noaddr.json" curl -fsS "http://evil.wk.test:$HTTP_PORT/hello.txt"
+	assert_failure
+	blocked_lines | grep -qE "^sandbox: network blocked: GET evil.wk.test:$HTTP_PORT \(curl\[[0-9]+\]\): on the deny list \(evil.wk.test\)$"
+	[ "$(blocked_lines | wc -l)" = 1 ]
+	server_silent
+}
+
+@test "domains: a raw IP address is refused unless the policy names it" {
+	dom_run "$DOM/noaddr.json" curl -fsS --noproxy '' -x http://127.0.0.1:3128 "http://127.0.0.1:$HTTP_PORT/hello.txt"
+	assert_failure
+	blocked_lines | grep -qE "^sandbox: network blocked: GET 127.0.0.1:$HTTP_PORT \(curl\[[0-9]+\]\): an address, not a name$"
+	[ "$(blocked_lines | wc -l)" = 1 ]
+	server_silent
+	dom_run "$DOM/allow.json" curl -fsS --noproxy '' -x http://127.0.0.1:3128 "http://127.0.0.1:$HTTP_PORT/hello.txt"
+	assert_success
+	assert_output hello
+}
+
+@test "domains: an allowed name that resolves to a private or link-local address is refused" {
+	dom_run "$DOM/allow.json" curl -fsS "http://priv.wk.test:$HTTP_PORT/"
+	assert_failure
+	blocked_lines | grep -qE "^sandbox: network blocked: GET priv.wk.test:$HTTP_PORT \(curl\[[0-9]+\]\): resolves to 10.255.255.1 \(a private address\)$"
+	dom_run "$DOM/allow.json" curl -fsS "http://meta.wk.test/latest/meta-data/"
+	assert_failure
+	blocked_lines | grep -qE "^sandbox: network blocked: GET meta.wk.test:80 \(curl\[[0-9]+\]\): resolves to 169.254.169.254 \(a link-local address\)$"
+	[ "$(blocked_lines | wc -l)" = 1 ]
+	run wk why --json
+	printf '%s' "$output" | "$PY" -c '
+import json, sys
+f = json.load(sys.stdin)["denials"][0]["fixes"]
+assert any(x["kind"] == "policy" and x["policy"]["network"]["allow_addresses"] == ["169.254.169.254"] for x in f), f
+'
+}
+
+@test "domains: a direct connection around the proxy is refused once, with a hint naming the variables" {
+	dom_run "$DOM/allow.json" "$PY" -c '
+import socket, sys
+s = socket.socket()
+try:
+    s.connect(("127.0.0.1", int(sys.argv[1])))
+    print("connected")
+except OSError as e:
+    print("refused", e.errno)
+' "$HTTP_PORT"
+	assert_output --partial refused
+	once "sandbox: network blocked: connect 127.0.0.1:$HTTP_PORT/tcp (python3[$(printf '%s\n' "$stderr" | sed -n 's/.*(python3\[\([0-9]*\)\]).*/\1/p' | head -n1)])"
+	printf '%s\n' "$stderr" | grep -qx "sandbox: hint: in network mode domains the network is reached through wicket's proxy only: HTTP_PROXY, HTTPS_PROXY and ALL_PROXY name it (http://127.0.0.1:3128, socks5h://127.0.0.1:1080)"
+	server_silent
+	run wk why
+	assert_output --partial "connections go through wicket's proxy, named by HTTP_PROXY, HTTPS_PROXY and ALL_PROXY"
+}
+
+@test "domains: a malformed request gets 400, and one line" {
+	dom_run "$DOM/allow.json" "$PY" -c "$RAW_CLIENT" 3128 'GET http://pkg.wk.test:'"$HTTP_PORT"'/ HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'
+	assert_success
+	assert_output "HTTP/1.1 400 Bad Request"
+	blocked_lines | grep -qE '^sandbox: network blocked: malformed proxy request \(python3\[[0-9]+\]\): more than one Content-Length$'
+	server_silent
+}
+
+@test "domains: a slow client does not hold up the others" {
+	dom_run "$DOM/allow.json" sh -c '
+"$1" -c "
+import socket, time
+s = socket.create_connection((\"127.0.0.1\", 3128))
+s.sendall(b\"GET http://pkg.wk.test/ HTTP/1.1\r\n\")
+open(\"started\", \"w\").close()
+time.sleep(4)
+" &
+while [ ! -e started ]; do sleep 0.05; done
+curl -fsS "$2"
+wait' sh "$PY" "http://pkg.wk.test:$HTTP_PORT/hello.txt"
+	assert_success
+	assert_output hello
+}
+
+@test "domains: bad patterns are refused before anything runs (exit 125)" {
+	run --separate-stderr wk run --allow-domain '*.com' -- true
+	assert_failure 125
+	[[ $stderr == *"--allow-domain *.com: not a name"* ]]
+	run --separate-stderr wk run --allow-domain 'a b.org' -- true
+	assert_failure 125
+	printf '{"network": {"mode": "domains", "allow": ["*"]}}' >"$DOM/bad.json"
+	run --separate-stderr wk policy check "$DOM/bad.json"
+	assert_failure 125
+	[[ $stderr == *'/network/allow/0: "*" is not a name'* ]]
+}
+
+@test "domains: policy show lists the names and how they are enforced" {
+	run wk policy show "$DOM/noaddr.json"
+	assert_success
+	assert_output --partial "network:     domains"
+	assert_output --partial "allow    *.wk.test"
+	assert_output --partial "deny     evil.wk.test"
+	assert_output --partial "wicket's proxy on 127.0.0.1:3128 (HTTP) and :1080 (SOCKS5)"
+}
+
+@test "domains: pip installs from a local index through the proxy" {
+	"$PY" -m pip --version >/dev/null 2>&1 || skip "no pip for $PY"
+	dom_packages
+	dom_run "$DOM/allow.json" "$PY" -m pip install -q --isolated --disable-pip-version-check \
+		--no-cache-dir --trusted-host pkg.wk.test --index-url "http://pkg.wk.test:$HTTP_PORT/simple/" \
+		--target "$WS/site" wkdemo
+	assert_success
+	[ -f "$WS/site/wkdemo/__init__.py" ]
+	server_got http GET /simple/wkdemo/
+	server_got http GET /wkdemo-1.0.0-py3-none-any.whl
+	# What pip probes besides (an IPv6 bind) may be refused; the index not.
+	[ -z "$(blocked_lines | grep 'wk.test')" ]
+	server_got http GET /simple/wkdemo/
+}
+
+@test "domains: npm installs from a local registry through the proxy" {
+	command -v npm >/dev/null || skip "no npm"
+	dom_packages
+	dom_run "$DOM/allow.json" sh -c 'npm install --silent --no-audit --no-fund --registry "$1" --cache "$PWD/.npm-cache" wkdemo && node -e "console.log(require(\"wkdemo\"))"' \
+		sh "http://pkg.wk.test:$HTTP_PORT/"
+	assert_success
+	assert_output "wkdemo 1.0.0"
+	server_got http GET /wkdemo
+	server_got http GET /wkdemo-1.0.0.tgz
+	# node lists the interfaces (a netlink socket, refused); the registry not.
+	[ -z "$(blocked_lines | grep 'wk.test')" ]
+	server_got http GET /wkdemo-1.0.0.tgz
+}
+
+@test "domains: a name resolved by the system's resolver (localhost from /etc/hosts)" {
+	getent ahostsv4 localhost | grep -q '^127\.0\.0\.1 ' || skip "localhost is not 127.0.0.1 here"
+	printf '{"extends": "workspace-write", "network": {"mode": "domains", "allow": ["localhost", "nothing.invalid"], "allow_addresses": ["127.0.0.1"]}}' >"$DOM/local.json"
+	# NO_PROXY sends localhost to the sandbox's own loopback: name the proxy.
+	dom_run "$DOM/local.json" curl -fsS --noproxy '' -x http://127.0.0.1:3128 "http://localhost:$HTTP_PORT/hello.txt"
+	assert_success
+	assert_output hello
+	server_got http GET /hello.txt
+	dom_run "$DOM/local.json" curl -fsS --noproxy '' -x http://127.0.0.1:3128 "http://nothing.invalid/"
+	assert_failure
+	blocked_lines | grep -qE '^sandbox: network blocked: GET nothing.invalid:80 \(curl\[[0-9]+\]\): '
+	[ "$(blocked_lines | wc -l)" = 1 ]
+}

@@ -1,0 +1,105 @@
+"""Test server of network mode "domains": HTTP and HTTPS on 127.0.0.1
+(ephemeral ports, written to PORTFILE as "HTTP HTTPS"), files from ROOT,
+and git's smart HTTP under /git/ (git http-backend as a CGI program).
+Every request is appended to LOG as "SCHEME METHOD PATH HOST", so a test
+judges by what reached the host, not by what a client inside printed.
+Ends by itself after LIFETIME seconds.
+
+Usage: domains_server.py ROOT LOG PORTFILE CERT KEY LIFETIME"""
+import http.server
+import os
+import ssl
+import subprocess
+import sys
+import threading
+import time
+
+root, log, portfile, cert, key, lifetime = sys.argv[1:7]
+lock = threading.Lock()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def note(self):
+        with lock, open(log, "a") as f:
+            f.write("%s %s %s %s\n" % (self.server.scheme, self.command, self.path,
+                                       self.headers.get("Host")))
+
+    def reply(self, status, body, ctype="text/plain", extra=()):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in extra:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def git(self):
+        path, _, query = self.path[len("/git"):].partition("?")
+        n = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(n) if n else b""
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_PROJECT_ROOT": root,
+               "GIT_HTTP_EXPORT_ALL": "1", "PATH_INFO": path, "QUERY_STRING": query,
+               "REQUEST_METHOD": self.command, "CONTENT_LENGTH": str(len(body)),
+               "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+               "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
+               "REMOTE_ADDR": "127.0.0.1"}
+        out = subprocess.run(["git", "http-backend"], input=body, env=env,
+                             capture_output=True, timeout=30).stdout
+        sep = b"\r\n\r\n" if b"\r\n\r\n" in out else b"\n\n"
+        head, _, rest = out.partition(sep)
+        status, extra, ctype = 200, [], "text/plain"
+        for line in head.decode().splitlines():
+            k, _, v = line.partition(":")
+            v = v.strip()
+            if k.lower() == "status":
+                status = int(v.split()[0])
+            elif k.lower() == "content-type":
+                ctype = v
+            elif k:
+                extra.append((k, v))
+        self.reply(status, rest, ctype, extra)
+
+    def do_GET(self):
+        self.note()
+        if self.path.startswith("/git/"):
+            return self.git()
+        name = self.path.split("?")[0].lstrip("/")
+        p = os.path.join(root, name)
+        if os.path.isdir(p) and os.path.isfile(os.path.join(p, "index.html")):
+            p = os.path.join(p, "index.html")
+        if name and ".." not in name and os.path.isfile(p):
+            with open(p, "rb") as f:
+                ctype = "text/html" if p.endswith(".html") else "application/octet-stream"
+                return self.reply(200, f.read(), ctype)
+        self.reply(404, b"not found\n")
+
+    def do_POST(self):
+        self.note()
+        if self.path.startswith("/git/"):
+            return self.git()
+        n = int(self.headers.get("Content-Length") or 0)
+        self.reply(200, b"posted %d\n" % len(self.rfile.read(n)))
+
+
+def serve(scheme, wrap):
+    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    s.daemon_threads = True
+    s.scheme = scheme
+    if wrap:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(cert, key)
+        s.socket = ctx.wrap_socket(s.socket, server_side=True)
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+    return s.server_address[1]
+
+
+ports = "%d %d\n" % (serve("http", False), serve("https", True))
+with open(portfile + ".tmp", "w") as f:
+    f.write(ports)
+os.rename(portfile + ".tmp", portfile)
+time.sleep(int(lifetime))
