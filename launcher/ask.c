@@ -126,6 +126,7 @@ struct ask {
 				 * true passes it on; else the command gets /dev/null */
 	bool input_nulled;      /* and it did */
 	int ctty;               /* which of io[] is a pty of its own (pty_cmd_open), or -1 */
+	bool signalled;         /* the sandbox had a signal sent to it (its wicket ask) */
 	long long t0, deadline; /* monotonic ms; deadline 0: none (running) */
 	time_t wall0;
 	pid_t child;            /* approver or command */
@@ -186,13 +187,6 @@ static long long refused_at[FLOOD_REFUSALS]; /* the latest refusals, monotonic m
 static unsigned refused_next;
 static long long muted_until;    /* 0: questions are asked */
 static struct tally muted;       /* refused without a question since */
-
-static long long now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 static void init_once(void)
 {
@@ -625,12 +619,23 @@ static void child_exited(struct session *s, struct watch *w, short revents)
 		}
 		break;
 	case A_RUNNING:
-		if (a->ctty >= 0)
-			pty_cmd_end();
+		if (a->ctty >= 0) {
+			/* Said on the terminal, as the keys go back to the
+			 * session; a command ended by a signal (which the
+			 * sandbox can have sent) holds them until Enter. */
+			char note[200];
+			bool hold = WIFSIGNALED(st) || a->signalled;
+			snprintf(note, sizeof note, "wicket: the command run outside has ended (%s %d); "
+				 "what you type is dropped until you press Enter.",
+				 WIFSIGNALED(st) ? "signal" : "status",
+				 WIFSIGNALED(st) ? WTERMSIG(st) : exit_code_of(st));
+			pty_cmd_end(s, hold ? note : NULL, hold);
+		}
 		a->ctty = -1;
 		a->status = exit_code_of(st);
 		a->ran = true;
 		conclude(s, a, "approved", a->by, NULL);
+		prompt_next(s); /* a question that waited for the terminal */
 		break;
 	default:
 		break;
@@ -908,6 +913,10 @@ static bool prompt_busy(void)
  * first. */
 static void prompt_next(struct session *s)
 {
+	/* An approved command has the terminal: the questions wait for it
+	 * to end (child_exited), or for their time. */
+	if (pty_cmd_active())
+		return;
 	while (!prompt_busy()) {
 		struct ask *a = NULL;
 		for (size_t i = 0; i < ASK_MAX; i++)
@@ -1168,6 +1177,7 @@ static void reply_ready(struct session *s, struct watch *w, short revents)
 			if (a->st == A_RUNNING) {
 				/* Like a terminal that hangs up: the command gets SIGHUP. */
 				kill_group(a->child, SIGHUP);
+				a->signalled = true;
 				session_unwatch(a->w_reply);
 				a->w_reply = NULL;
 				close_fd(&a->reply);
@@ -1181,6 +1191,7 @@ static void reply_ready(struct session *s, struct watch *w, short revents)
 			continue; /* nothing else is read from this socket: no "approve" */
 		if (a->st == A_RUNNING) {
 			kill_group(a->child, sig);
+			a->signalled = true;
 		} else {
 			a->status = exit_code_of_signal(sig);
 			deny(s, a, "cancelled", "cancelled by a signal");
@@ -1599,7 +1610,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		timer_rearm();
 		return;
 	}
-	if (!prompt_busy() && !pty_can_prompt()) {
+	if (!prompt_busy() && !pty_cmd_active() && !pty_can_prompt()) {
 		char *m = a->careful ? xasprintf("CAREFUL: %s; only the person at the terminal may "
 						 "approve it, and there is no terminal to ask on",
 						 a->careful)
@@ -1628,7 +1639,7 @@ void ask_finish(struct session *s)
 		case A_RUNNING:
 			/* The session is over: the command's requester is gone. */
 			if (a->ctty >= 0)
-				pty_cmd_end();
+				pty_cmd_end(s, NULL, false);
 			a->ctty = -1;
 			kill_group(a->child, SIGHUP);
 			a->child = 0;

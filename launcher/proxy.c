@@ -245,13 +245,6 @@ static size_t n_reports, reports_dropped;
 
 enum { TAG_HTTP, TAG_SOCKS, TAG_STOP, TAG_LOOKUP, TAG_CONN };
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static uint64_t tag(int i, bool server)
 {
 	return TAG_CONN + (uint64_t)i * 2 + (server ? 1 : 0);

@@ -575,6 +575,8 @@ static struct {
 	int master;              /* -1: none */
 	struct watch *w;
 	bool done;               /* EIO: no one holds its slave any more */
+	struct pty_filter filter; /* its output may be the sandbox's (cat of a file) */
+	bool hold;               /* after it ended by a signal: keys dropped until Enter */
 } D = {.master = -1};
 
 static void sync_winsize(void)
@@ -753,7 +755,7 @@ static void rearm(void)
 			      ? P.err_rd : -1;
 	if (D.w) {
 		short ev = 0;
-		if (!D.done && buf_room(&P.out))
+		if (!D.done && buf_room(&P.out) > MASTER_READ_MIN)
 			ev |= POLLIN;
 		if (!P.paused && P.in.len)
 			ev |= POLLOUT;
@@ -782,10 +784,17 @@ static void in_ready(struct session *s, struct watch *w, short revents)
 		return;
 	}
 	ssize_t n = read(P.tty_rd, buf_tail(&P.in), buf_room(&P.in));
-	if (n > 0)
+	if (n > 0 && D.hold) {
+		/* Typed for the approved command that has just ended: not
+		 * the session's (pty_cmd_end). */
+		if (memchr(buf_tail(&P.in), '\r', (size_t)n) ||
+		    memchr(buf_tail(&P.in), '\n', (size_t)n))
+			D.hold = false;
+	} else if (n > 0) {
 		P.in.len += (size_t)n;
-	else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
 		terminal_gone();
+	}
 	rearm();
 }
 
@@ -1166,7 +1175,7 @@ static struct {
 bool pty_can_prompt(void)
 {
 	return P.master >= 0 && P.input && !P.tty_gone && !P.child_gone && !P.paused &&
-	       tcgetpgrp(P.tty_rd) == getpgrp();
+	       D.master < 0 && tcgetpgrp(P.tty_rd) == getpgrp();
 }
 
 /* Write to a terminal, waiting for room at most about a second in all (a
@@ -1425,14 +1434,19 @@ int pty_cmd_open(int *slave_fd)
 
 static void cmd_read(void)
 {
+	static char raw[PTY_BUF];
 	size_t room = buf_room(&P.out);
-	if (!room)
+	if (room <= MASTER_READ_MIN)
 		return;
 	char *tail = buf_tail(&P.out);
-	ssize_t n = read(D.master, tail, room);
+	ssize_t n = read(D.master, raw, room - MASTER_READ_MIN);
 	if (n > 0) {
-		P.drew = P.drew || pty_can_change(tail, (size_t)n);
-		P.out.len += (size_t)n;
+		/* Filtered like the session's: what it shows may be a file of
+		 * the sandbox's (an approved cat), whose title or clipboard
+		 * string would act outside. */
+		size_t k = pty_filter_feed(&D.filter, raw, (size_t)n, tail);
+		P.drew = P.drew || pty_can_change(tail, k);
+		P.out.len += k;
 		if (P.tty_gone)
 			P.out.len = P.out.off = 0;
 	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
@@ -1455,10 +1469,17 @@ static void cmd_ready(struct session *s, struct watch *w, short revents)
 	rearm();
 }
 
+bool pty_cmd_active(void)
+{
+	return D.master >= 0;
+}
+
 bool pty_cmd_start(struct session *s, int master)
 {
 	D.master = master;
 	D.done = false;
+	D.filter = (struct pty_filter){0};
+	D.hold = false;
 	D.w = session_watch(s, master, POLLIN, cmd_ready, NULL);
 	if (!D.w) {
 		close(master);
@@ -1469,21 +1490,35 @@ bool pty_cmd_start(struct session *s, int master)
 	return true;
 }
 
-void pty_cmd_end(void)
+/* The keys go back to the session, which the sandbox reads: what was
+ * typed for the command and is still on its way is dropped; and when
+ * HOLD (it was ended by a signal, or had one sent: the sandbox can have
+ * it ended, through its wicket ask, while the person types a password),
+ * everything until Enter, with NOTE on the terminal. A command that ends
+ * on its own gives the keys back at once. */
+void pty_cmd_end(struct session *s, const char *note, bool hold)
 {
 	if (D.master < 0)
 		return;
 	/* What it wrote last, as far as there is room. */
-	for (int i = 0; i < 16 && !D.done && buf_room(&P.out); i++) {
+	for (int i = 0; i < 16 && !D.done && buf_room(&P.out) > MASTER_READ_MIN; i++) {
 		size_t before = P.out.len;
 		cmd_read();
 		if (P.out.len == before)
 			break;
 	}
+	P.out.len += pty_filter_flush(&D.filter, buf_tail(&P.out));
 	session_unwatch(D.w);
 	D.w = NULL;
 	close(D.master);
 	D.master = -1;
+	if (P.input && !P.tty_gone) {
+		tcflush(P.tty_rd, TCIFLUSH);
+		P.in.len = P.in.off = 0;
+		D.hold = hold;
+		if (note)
+			pty_note(s, note);
+	}
 	rearm();
 }
 

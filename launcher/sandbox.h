@@ -464,7 +464,8 @@ bool pty_cmd_needed(void);
 bool pty_foreground(pid_t pid);
 int pty_cmd_open(int *slave_fd);
 bool pty_cmd_start(struct session *s, int master);
-void pty_cmd_end(void);
+bool pty_cmd_active(void);
+void pty_cmd_end(struct session *s, const char *note, bool hold);
 bool pty_prompt(struct session *s, const char *text,
 		void (*done)(struct session *, bool yes, void *), void *data);
 void pty_prompt_cancel(struct session *s, const char *note);

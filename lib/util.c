@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -267,4 +268,11 @@ void rm_tree(const char *path)
 	rm_below(fd, 0);
 	close(fd);
 	rmdir(path);
+}
+
+long long now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }

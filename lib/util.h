@@ -70,4 +70,7 @@ bool parse_long(const char *s, long min, long max, long *out);
  * could not be opened. For /proc and /sys entries. */
 ssize_t read_text_at(int dir, const char *path, char *buf, size_t size);
 
+/* CLOCK_MONOTONIC in milliseconds. */
+long long now_ms(void);
+
 #endif

@@ -476,3 +476,78 @@ run(main)
 PYEOF
 	grep -q '"stdin":"terminal","stdin_replaced":"/dev/null"' "$AUDIT"
 }
+
+@test "ask attack 8: the sandbox ending its wicket ask (SIGHUP to the command) does not get the keys typed for the command next" {
+	command -v pkill >/dev/null || skip "pkill (procps) is not installed"
+	drive <<'PYEOF'
+def main():
+    t = session()
+    # A reader in a session of its own from 3 s on; the shell itself busy
+    # (sleep), so that the reader is the only one; the request killed at
+    # 5 s, while the approved command waits for its line.
+    t.line('setsid -f timeout 20 sh -c \'sleep 3; while IFS= read -r l; do printf "%%s\\n" "$l" >>stolen; done\'; '
+           '(sleep 5; pkill -x wicket) & "%s" ask -- head -n 1; echo "rc=$?"; sleep 8' % w)
+    t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
+    t.send("y\r")
+    t.expect(r"what you type is dropped")
+    t.send("hunter2\r")
+    time.sleep(1)
+    t.send("later\r")
+    time.sleep(1)
+    stolen = open(ws + "/stolen").read() if os.path.exists(ws + "/stolen") else ""
+    check("hunter2" not in stolen, "the sandbox read what was typed for the ended command: %r" % stolen)
+    check("later" in stolen, "after Enter the keys are the session's again: %r" % stolen)
+    t.kill(9)
+
+run(main)
+PYEOF
+}
+
+@test "ask attack 9: an approved command's output is filtered like the session's (a file of the sandbox's cannot set the title or the clipboard)" {
+	printf 'before\033]0;PWNED-BY-SANDBOX\007\033]52;c;ZWNobyBwd25lZAo=\007after-title\n' >"$WS/notes.txt"
+	drive <<'PYEOF'
+def main():
+    t = session()
+    t.line('"%s" ask -- cat notes.txt; echo "rc=$?"' % w)
+    t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
+    t.send("y\r")
+    t.expect(r"after-title")
+    t.expect(r"rc=0\r\n")
+    check(b"\x1b]0;PWNED" not in t.out, "the title reached the terminal")
+    check(b"\x1b]52;" not in t.out, "the clipboard string reached the terminal")
+    t.line("exit 0")
+    t.wait()
+
+run(main)
+PYEOF
+}
+
+@test "ask attack 10: a question waits while an approved command has the terminal (a y typed for the command answers nothing else)" {
+	drive <<'PYEOF'
+def main():
+    t = session()
+    # The sandbox asks again while the first approved command (reading a
+    # line on its own terminal) runs.
+    t.line('(sleep 3; "%s" ask -- touch "%s/second"; echo "rc2=$?") & "%s" ask -- head -n 1; echo "rc=$?"' % (w, out, w))
+    t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
+    t.send("y\r")
+    time.sleep(5)
+    # The second question has not been drawn over the first command.
+    check(t.out.count(b"asks to run a command outside") == 1, "a question was drawn while the approved command had the terminal")
+    # Meant for the first command: it reads it (and prints it), nothing
+    # else answers.
+    t.send("y\r")
+    t.expect(r"\r\ny\r\n")
+    # Now the second question comes, on its own.
+    t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
+    check(not os.path.exists(out + "/second"), "the second request was approved by a key typed for the first command")
+    t.send("n\r")
+    t.expect(r"rc=0\r\n")
+    t.expect(r"rc2=122\r\n")
+    check(not os.path.exists(out + "/second"), "the second command ran")
+    t.line("exit 0")
+    t.wait()
+
+run(main)
+PYEOF
+}
