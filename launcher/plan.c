@@ -162,6 +162,30 @@ bool plan_covered(const struct mount_plan *plan, const char *path)
 	       (plan->cover_run && path_is_under(path, "/run") && strcmp(path, "/run") != 0);
 }
 
+/* A symbolic link is on the way to PATH now (one that was there before
+ * the session is the user's own, and is left alone). */
+static bool through_link(const char *path)
+{
+	char buf[PATH_MAX];
+	if (strlen(path) >= sizeof buf)
+		return true;
+	strcpy(buf, path);
+	for (char *c = buf + 1;; c++) {
+		char saved = *c;
+		if (saved != '/' && saved != '\0')
+			continue;
+		*c = '\0';
+		struct stat st;
+		if (lstat(buf, &st) < 0)
+			return false;
+		if (S_ISLNK(st.st_mode))
+			return true;
+		*c = saved;
+		if (!saved)
+			return false;
+	}
+}
+
 /* The part of the plan init needs first (before its base mounts):
  * writable roots, /tmp, and what stays visible under /run. */
 void plan_build_base(struct session *s)
@@ -261,6 +285,11 @@ void plan_build_late(struct session *s)
 			char *below = path_join(real, "x");
 			plan_pins(w, below, &plan->pins);
 			free(below);
+		} else if (!real && plan_in_writable_root(pol, d) && !through_link(d) &&
+			   !strv_contains(&plan->absent_entry, d)) {
+			/* Not there yet: the session could make it, or a
+			 * directory on the way, a link (plan_check_absent). */
+			strv_add(&plan->absent_entry, d);
 		}
 		free(real);
 	}
@@ -305,6 +334,29 @@ void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
 		struct stat st;
 		if (lstat(plan->absent_protect.v[i], &st) == 0)
 			plan_quarantine(pol, plan->absent_protect.v[i], session_id);
+	}
+	/* An entry's directory that was not there: a symbolic link the
+	 * session made on the way to it (in a writable root) would re-aim
+	 * the entry at another directory's policy; moved aside. A real
+	 * directory is the entry's own. */
+	for (size_t i = 0; i < plan->absent_entry.n; i++) {
+		char *p = xstrdup(plan->absent_entry.v[i]);
+		for (char *c = p + 1;; c++) {
+			char saved = *c;
+			if (saved != '/' && saved != '\0')
+				continue;
+			*c = '\0';
+			struct stat st;
+			bool there = lstat(p, &st) == 0;
+			if (there && S_ISLNK(st.st_mode)) {
+				plan_quarantine(pol, p, session_id); /* if its parent is the session's */
+				break;
+			}
+			*c = saved;
+			if (!saved || !there)
+				break;
+		}
+		free(p);
 	}
 }
 

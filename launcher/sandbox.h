@@ -105,6 +105,7 @@ struct mount_plan {
 	struct strv run_keep;     /* regular files under /run kept visible */
 	struct strv read_keep;    /* read roots under /tmp or /run, kept visible read-only */
 	struct strv absent_protect; /* protected paths that did not exist at start */
+	struct strv absent_entry; /* user-config entries' directories that did not */
 	bool private_tmp;
 	bool cover_run;
 	/* The supervisor's own executable, read-only at WK_SESSION_BIN/wicket

@@ -263,3 +263,18 @@ wicket: $CONF: 2 errors; nothing started (see wicket(1), FILES)"
 	(cd "$WS" && bounded 60 "$WICKET" run -- sh -c 'echo x >locked/f') 2>/dev/null
 	[ -f "$WS/locked/f" ]
 }
+
+@test "attack: a session cannot make a link where an entry's directory does not exist yet (nor on the way to it)" {
+	conf '{"directories": [{"path": "'"$WS"'/vendor/untrusted", "policy": "read-only"},
+		{"path": "'"$WS"'/vendor2/deep/untrusted", "policy": "read-only"}]}'
+	(cd "$WS" && bounded 60 "$WICKET" run -- sh -c '
+		mkdir -p vendor other/untrusted
+		ln -s ../other vendor/untrusted
+		ln -s other vendor2' 2>/dev/null) || true
+	# Both links were moved aside when the session ended.
+	[ ! -L "$WS/vendor/untrusted" ] && [ ! -L "$WS/vendor2" ]
+	# A directory made in its place is the entry's own: kept.
+	(cd "$WS" && bounded 60 "$WICKET" run -- sh -c 'mkdir -p vendor/untrusted') 2>/dev/null || true
+	[ -d "$WS/vendor/untrusted" ] && [ ! -L "$WS/vendor/untrusted" ]
+	[ "$(policy_in "$WS/vendor/untrusted")" = read-only ]
+}
