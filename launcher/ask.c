@@ -682,24 +682,16 @@ static int command_child(void *arg)
 static void run_command(struct session *s, struct ask *a)
 {
 	const char *by = a->by;
+	/* What the sandbox wrote, unless the person (or a rule's "stdin":
+	 * true) passed it on: /dev/null instead (input_kind). */
 	bool nulled = a->input_sb && strcmp(by, "terminal") != 0;
-	if (nulled) {
-		int null = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-		if (null < 0) {
-			deny(s, a, "error", "cannot open /dev/null for its standard input");
-			return;
-		}
-		close(a->io[0]);
-		a->io[0] = null;
-		a->input_nulled = true;
-	}
 	/* Keys from the session's terminal: for a request from its
 	 * foreground (the person is at it), through a pty of the command's
 	 * own (pty_cmd_open), which has the terminal until it ends; from the
 	 * background, none (/dev/null), so that a job left running neither
 	 * holds the session's terminal nor shares its keys with the sandbox. */
 	bool fg = pty_is_session_tty(a->io[0]) && pty_foreground(a->host_pid);
-	if (pty_is_session_tty(a->io[0]) && !fg) {
+	if (nulled || (pty_is_session_tty(a->io[0]) && !fg)) {
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
 		if (null < 0) {
 			deny(s, a, "error", "cannot open /dev/null for its standard input");

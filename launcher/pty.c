@@ -897,16 +897,22 @@ void pty_catch_up(void)
 	rearm();
 }
 
+/* The keys read so far, into the pty master FD (the session's, or an
+ * approved command's); dropped if it is gone. */
+static void keys_to(int fd)
+{
+	ssize_t n = write(fd, P.in.b + P.in.off, P.in.len);
+	if (n > 0)
+		buf_take(&P.in, (size_t)n);
+	else if (n < 0 && errno != EINTR && errno != EAGAIN)
+		P.in.len = P.in.off = 0;
+}
+
 static void master_ready(struct session *s, struct watch *w, short revents)
 {
 	(void)s, (void)w;
-	if ((revents & POLLOUT) && P.in.len) {
-		ssize_t n = write(P.master, P.in.b + P.in.off, P.in.len);
-		if (n > 0)
-			buf_take(&P.in, (size_t)n);
-		else if (n < 0 && errno != EINTR && errno != EAGAIN)
-			P.in.len = P.in.off = 0;
-	}
+	if ((revents & POLLOUT) && P.in.len)
+		keys_to(P.master);
 	if ((revents & (POLLIN | POLLHUP | POLLERR)) && buf_room(&P.out) > MASTER_READ_MIN) {
 		/* The supervisor's lines first: each was written after what
 		 * the pty held then (pty_catch_up) and before what it holds
@@ -1457,13 +1463,8 @@ static void cmd_read(void)
 static void cmd_ready(struct session *s, struct watch *w, short revents)
 {
 	(void)s, (void)w;
-	if ((revents & POLLOUT) && P.in.len) {
-		ssize_t n = write(D.master, P.in.b + P.in.off, P.in.len);
-		if (n > 0)
-			buf_take(&P.in, (size_t)n);
-		else if (n < 0 && errno != EINTR && errno != EAGAIN)
-			P.in.len = P.in.off = 0;
-	}
+	if ((revents & POLLOUT) && P.in.len)
+		keys_to(D.master);
 	if (revents & (POLLIN | POLLHUP | POLLERR))
 		cmd_read();
 	rearm();
