@@ -287,11 +287,13 @@ enum optwhat {
 	O_INTO_CWD, /* writes a file of the server's naming into the cwd */
 	O_NOWRITE,  /* writes nothing, where it would into the cwd */
 	O_SSH,      /* ssh -o KEY=VALUE */
+	O_ALWAYS,   /* CAREFUL whatever the value: WHY says what it does */
 };
 struct optrule {
 	char c;           /* the short option, or 0 */
 	const char *name; /* the long one, or NULL */
 	enum optwhat what;
+	const char *why;  /* O_ALWAYS: what the option does */
 };
 struct optprog {
 	const char *prog, *takes;
@@ -299,27 +301,44 @@ struct optprog {
 	const char *const *config;
 	bool into_cwd; /* writes into its cwd unless an option says otherwise */
 };
+/* A client that hands its terminal (and an ssh its connection) to a
+ * server at a socket: a server the sandbox runs there reads what the
+ * person types, or a master ssh makes there serves the sandbox. Always,
+ * not only when the path is the sandbox's: the socket can be made after
+ * the check, and ssh expands %-tokens and ~ in it. */
+#define HANDS_OVER "connects to (or makes) a server at a socket, which is handed the " \
+	"terminal or the connection"
 static const struct optrule ssh_rules[] = {
-	{'F', NULL, O_CODEFILE}, {'I', NULL, O_CODEFILE}, {'E', NULL, O_WRITES},
-	{'o', NULL, O_SSH}, {0, NULL, 0}};
+	{'F', NULL, O_CODEFILE, NULL}, {'I', NULL, O_CODEFILE, NULL}, {'E', NULL, O_WRITES, NULL},
+	{'o', NULL, O_SSH, NULL}, {'S', NULL, O_ALWAYS, HANDS_OVER}, {0, NULL, 0, NULL}};
+static const struct optrule tmux_rules[] = {
+	{'S', NULL, O_ALWAYS, HANDS_OVER}, {'L', NULL, O_ALWAYS, HANDS_OVER},
+	{'f', NULL, O_CODEFILE, NULL}, {0, NULL, 0, NULL}};
+static const struct optrule screen_rules[] = {
+	{'S', NULL, O_ALWAYS, HANDS_OVER}, {'c', NULL, O_CODEFILE, NULL}, {0, NULL, 0, NULL}};
 static const struct optrule curl_rules[] = {
-	{'K', "config", O_CODEFILE}, {'o', "output", O_WRITES}, {'D', "dump-header", O_WRITES},
-	{'c', "cookie-jar", O_WRITES}, {0, "trace", O_WRITES}, {0, "trace-ascii", O_WRITES},
-	{0, "stderr", O_WRITES}, {0, "libcurl", O_WRITES}, {0, "etag-save", O_WRITES},
-	{0, "hsts", O_WRITES}, {0, "alt-svc", O_WRITES}, {0, "output-dir", O_WRITES},
-	{'O', "remote-name", O_INTO_CWD}, {0, "remote-name-all", O_INTO_CWD}, {0, NULL, 0}};
+	{'K', "config", O_CODEFILE, NULL}, {'o', "output", O_WRITES, NULL}, {'D', "dump-header", O_WRITES, NULL},
+	{'c', "cookie-jar", O_WRITES, NULL}, {0, "trace", O_WRITES, NULL}, {0, "trace-ascii", O_WRITES, NULL},
+	{0, "stderr", O_WRITES, NULL}, {0, "libcurl", O_WRITES, NULL}, {0, "etag-save", O_WRITES, NULL},
+	{0, "hsts", O_WRITES, NULL}, {0, "alt-svc", O_WRITES, NULL}, {0, "output-dir", O_WRITES, NULL},
+	{'O', "remote-name", O_INTO_CWD, NULL}, {0, "remote-name-all", O_INTO_CWD, NULL}, {0, NULL, 0, NULL}};
 static const struct optrule wget_rules[] = {
-	{0, "config", O_CODEFILE}, {'i', "input-file", O_CODEFILE}, {'e', "execute", O_CODE},
-	{'o', "output-file", O_WRITES}, {'a', "append-output", O_WRITES},
-	{'O', "output-document", O_WRITES}, {'P', "directory-prefix", O_WRITES},
-	{0, "spider", O_NOWRITE}, {0, NULL, 0}};
+	{0, "config", O_CODEFILE, NULL}, {'i', "input-file", O_CODEFILE, NULL}, {'e', "execute", O_CODE, NULL},
+	{'o', "output-file", O_WRITES, NULL}, {'a', "append-output", O_WRITES, NULL},
+	{'O', "output-document", O_WRITES, NULL}, {'P', "directory-prefix", O_WRITES, NULL},
+	{0, "spider", O_NOWRITE, NULL}, {0, NULL, 0, NULL}};
 static const char *const ssh_config[] = {".ssh/config", "/etc/ssh/ssh_config", NULL};
 static const char *const curl_config[] = {".curlrc", ".config/curlrc", NULL};
 static const char *const wget_config[] = {".wgetrc", "/etc/wgetrc", NULL};
+static const char *const tmux_config[] = {".tmux.conf", ".config/tmux/tmux.conf",
+					  "/etc/tmux.conf", NULL};
+static const char *const screen_config[] = {".screenrc", "/etc/screenrc", NULL};
 static const struct optprog optprogs[] = {
 	{"ssh", "BbcDEeFIiJLlmOopQRSWw", ssh_rules, ssh_config, false},
 	{"curl", "EKCbcdDFPHmoxUQreXYytzTuAw", curl_rules, curl_config, false},
 	{"wget", "oaeiBtOTwQPUlARDXI", wget_rules, wget_config, true},
+	{"tmux", "cfLST", tmux_rules, tmux_config, false},
+	{"screen", "cehpST", screen_rules, screen_config, false},
 };
 
 static const struct optprog *optprog_of(const char *name)
@@ -689,6 +708,8 @@ static char *optrule_check(const struct wk_careful_in *in, const struct optprog 
 	static const char *const ssh_runs[] = {"proxycommand", "localcommand",
 					       "knownhostscommand", "include", "pkcs11provider",
 					       "securitykeyprovider", "match", NULL};
+	static const char *const ssh_control[] = {"controlpath", "controlmaster",
+						  "controlpersist", NULL};
 	char *what, *r;
 	switch (o->what) {
 	case O_CODEFILE:
@@ -710,11 +731,15 @@ static char *optrule_check(const struct wk_careful_in *in, const struct optprog 
 		char *key = xasprintf("%.*s", (int)strcspn(v, "= \t"), v);
 		for (char *q = key; *q; q++)
 			*q = (char)tolower((unsigned char)*q);
-		bool runs = name_in(key, ssh_runs);
+		bool runs = name_in(key, ssh_runs), control = name_in(key, ssh_control);
 		free(key);
+		if (control)
+			return xasprintf("the ssh option %s %s %s", a, v, HANDS_OVER);
 		return runs ? xasprintf("the ssh option %s %s runs a program or reads a config",
 					a, v) : NULL;
 	}
+	case O_ALWAYS:
+		return xasprintf("the %s option %s %s", p->prog, a, o->why);
 	case O_INTO_CWD:
 	case O_NOWRITE:
 		break;

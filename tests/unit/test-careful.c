@@ -329,6 +329,28 @@ static void decisions(void)
 		 {"wget", "-qO-", "https://example.invalid/"}},
 		{false, "wget into the workspace", "ws", "/usr/bin/wget",
 		 {"wget", "https://example.invalid/x"}},
+		/* Red team 8, F15: a client that hands its terminal to a
+		 * connection-sharing master or a terminal server at a socket. */
+		{true, "ssh -S a control socket in the workspace", "ro", "/usr/bin/ssh",
+		 {"ssh", "-S", "../ws/ctl", "host"}},
+		{true, "ssh -S anywhere (the socket can come later)", "ro", "/usr/bin/ssh",
+		 {"ssh", "-S", "/tmp/ctl", "host"}},
+		{true, "ssh -vS<path> (bundled)", "ro", "/usr/bin/ssh", {"ssh", "-vS../ws/ctl", "host"}},
+		{true, "ssh -o ControlPath=", "ro", "/usr/bin/ssh",
+		 {"ssh", "-o", "ControlPath=../ws/ctl", "host"}},
+		{true, "ssh -o controlmaster=auto", "ro", "/usr/bin/ssh",
+		 {"ssh", "-o", "controlmaster=auto", "host"}},
+		{true, "ssh -oControlPersist=yes", "ro", "/usr/bin/ssh",
+		 {"ssh", "-oControlPersist=yes", "host"}},
+		{true, "tmux -S a socket", "ro", "/usr/bin/tmux", {"tmux", "-S", "../ws/s", "attach"}},
+		{true, "tmux -L a socket name", "ro", "/usr/bin/tmux", {"tmux", "-L", "x", "attach"}},
+		{true, "tmux -f a config in the workspace", "ro", "/usr/bin/tmux",
+		 {"tmux", "-f", "../ws/conf", "new"}},
+		{false, "tmux attach, its own socket", "ro", "/usr/bin/tmux", {"tmux", "attach"}},
+		{true, "screen -S a session", "ro", "/usr/bin/screen", {"screen", "-S", "x", "-x"}},
+		{true, "screen -c a config in the workspace", "ro", "/usr/bin/screen",
+		 {"screen", "-c", "../ws/rc"}},
+		{false, "screen -ls", "ro", "/usr/bin/screen", {"screen", "-ls"}},
 	};
 	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
 		CAREFUL(opts[i].want, opts[i].what, opts[i].cwd, P, opts[i].prog, opts[i].argv[0],
