@@ -300,12 +300,15 @@ struct optprog {
 	const struct optrule *rules;
 	const char *const *config;
 	bool into_cwd; /* writes into its cwd unless an option says otherwise */
+	bool one_dash; /* -NAME is the long option NAME, in full */
 };
 /* A client that hands its terminal (and an ssh its connection) to a
  * server at a socket: a server the sandbox runs there reads what the
  * person types, or a master ssh makes there serves the sandbox. Always,
  * not only when the path is the sandbox's: the socket can be made after
  * the check, and ssh expands %-tokens and ~ in it. */
+#define LOADS_LIB "loads a library (an OpenSSL engine or provider), which could be one " \
+	"the sandbox compiled"
 #define HANDS_OVER "connects to (or makes) a server at a socket, which is handed the " \
 	"terminal or the connection"
 static const struct optrule ssh_rules[] = {
@@ -321,7 +324,15 @@ static const struct optrule curl_rules[] = {
 	{'c', "cookie-jar", O_WRITES, NULL}, {0, "trace", O_WRITES, NULL}, {0, "trace-ascii", O_WRITES, NULL},
 	{0, "stderr", O_WRITES, NULL}, {0, "libcurl", O_WRITES, NULL}, {0, "etag-save", O_WRITES, NULL},
 	{0, "hsts", O_WRITES, NULL}, {0, "alt-svc", O_WRITES, NULL}, {0, "output-dir", O_WRITES, NULL},
-	{'O', "remote-name", O_INTO_CWD, NULL}, {0, "remote-name-all", O_INTO_CWD, NULL}, {0, NULL, 0, NULL}};
+	{'O', "remote-name", O_INTO_CWD, NULL}, {0, "remote-name-all", O_INTO_CWD, NULL},
+	{0, "engine", O_ALWAYS, LOADS_LIB}, {0, NULL, 0, NULL}};
+/* openssl's options are long ones with one dash (or two), never
+ * abbreviated. */
+static const struct optrule openssl_rules[] = {
+	{0, "engine", O_ALWAYS, LOADS_LIB}, {0, "provider", O_ALWAYS, LOADS_LIB},
+	{0, "provider-path", O_ALWAYS, LOADS_LIB}, {0, "config", O_CODEFILE, NULL},
+	{0, "out", O_WRITES, NULL}, {0, "keyout", O_WRITES, NULL},
+	{0, "writerand", O_WRITES, NULL}, {0, NULL, 0, NULL}};
 static const struct optrule wget_rules[] = {
 	{0, "config", O_CODEFILE, NULL}, {'i', "input-file", O_CODEFILE, NULL}, {'e', "execute", O_CODE, NULL},
 	{'o', "output-file", O_WRITES, NULL}, {'a', "append-output", O_WRITES, NULL},
@@ -333,12 +344,15 @@ static const char *const wget_config[] = {".wgetrc", "/etc/wgetrc", NULL};
 static const char *const tmux_config[] = {".tmux.conf", ".config/tmux/tmux.conf",
 					  "/etc/tmux.conf", NULL};
 static const char *const screen_config[] = {".screenrc", "/etc/screenrc", NULL};
+static const char *const openssl_config[] = {"/usr/lib/ssl/openssl.cnf", "/etc/ssl/openssl.cnf",
+					     "/etc/pki/tls/openssl.cnf", NULL};
 static const struct optprog optprogs[] = {
-	{"ssh", "BbcDEeFIiJLlmOopQRSWw", ssh_rules, ssh_config, false},
-	{"curl", "EKCbcdDFPHmoxUQreXYytzTuAw", curl_rules, curl_config, false},
-	{"wget", "oaeiBtOTwQPUlARDXI", wget_rules, wget_config, true},
-	{"tmux", "cfLST", tmux_rules, tmux_config, false},
-	{"screen", "cehpST", screen_rules, screen_config, false},
+	{"ssh", "BbcDEeFIiJLlmOopQRSWw", ssh_rules, ssh_config, false, false},
+	{"curl", "EKCbcdDFPHmoxUQreXYytzTuAw", curl_rules, curl_config, false, false},
+	{"wget", "oaeiBtOTwQPUlARDXI", wget_rules, wget_config, true, false},
+	{"tmux", "cfLST", tmux_rules, tmux_config, false, false},
+	{"screen", "cehpST", screen_rules, screen_config, false, false},
+	{"openssl", "", openssl_rules, openssl_config, false, true},
 };
 
 static const struct optprog *optprog_of(const char *name)
@@ -755,6 +769,20 @@ static char *opts_check(const struct wk_careful_in *in, const struct optprog *p,
 {
 	char *r = files_check(in, p->config, "the config file");
 	bool into_cwd = p->into_cwd;
+	struct strv dashed = {0};
+	if (p->one_dash) {
+		/* -NAME[=V] as --NAME[=V] when NAME is one of the rules', in
+		 * full; anything else stays, and matches no rule. */
+		for (size_t k = 0; k < argc; k++) {
+			const char *a = argv[k], *n = a + (a[0] == '-') + (a[0] == '-' && a[1] == '-');
+			size_t len = strcspn(n, "=");
+			bool known = false;
+			for (const struct optrule *o = p->rules; a[0] == '-' && o->name && !known; o++)
+				known = strlen(o->name) == len && strncmp(n, o->name, len) == 0;
+			strv_push(&dashed, known ? xasprintf("--%s", n) : xstrdup(a));
+		}
+		argv = dashed.v;
+	}
 	for (size_t k = 1; !r && k < argc && strcmp(argv[k], "--") != 0; k++) {
 		size_t next = k;
 		for (const struct optrule *o = p->rules; !r && (o->c || o->name); o++) {
@@ -778,6 +806,7 @@ static char *opts_check(const struct wk_careful_in *in, const struct optprog *p,
 	if (!r && into_cwd && !wk_wset_writable(in->wset, in->cwd))
 		r = xasprintf("%s writes a file named by the server into %s, a directory the "
 			      "sandbox cannot write", p->prog, in->cwd);
+	strv_free(&dashed);
 	return r;
 }
 
