@@ -309,6 +309,7 @@ struct optprog {
  * the check, and ssh expands %-tokens and ~ in it. */
 #define LOADS_LIB "loads a library (an OpenSSL engine or provider), which could be one " \
 	"the sandbox compiled"
+#define RUNS_CMD "is a command for it to run"
 #define HANDS_OVER "connects to (or makes) a server at a socket, which is handed the " \
 	"terminal or the connection"
 static const struct optrule ssh_rules[] = {
@@ -338,12 +339,35 @@ static const struct optrule wget_rules[] = {
 	{'o', "output-file", O_WRITES, NULL}, {'a', "append-output", O_WRITES, NULL},
 	{'O', "output-document", O_WRITES, NULL}, {'P', "directory-prefix", O_WRITES, NULL},
 	{0, "spider", O_NOWRITE, NULL}, {0, NULL, 0, NULL}};
+/* less: lesskey files (#env can set LESSOPEN, a command), its logs. */
+static const struct optrule less_rules[] = {
+	{'k', "lesskey-file", O_CODEFILE, NULL}, {0, "lesskey-src", O_CODEFILE, NULL},
+	{0, "lesskey-content", O_ALWAYS, "is lesskey code (#env sets LESSOPEN, a command)"},
+	{'o', "log-file", O_WRITES, NULL}, {'O', "LOG-FILE", O_WRITES, NULL}, {0, NULL, 0, NULL}};
+/* ssh-keygen: PKCS#11 and security key providers are libraries it loads. */
+static const struct optrule keygen_rules[] = {
+	{'D', NULL, O_CODEFILE, NULL}, {'w', NULL, O_CODEFILE, NULL}, {'O', NULL, O_SSH, NULL},
+	{0, NULL, 0, NULL}};
+/* vim and its names: Ex commands on the argv (-c, --cmd, +CMD; +N is a
+ * line), scripts (-S, -u, -U, -s: typed input), files it writes. */
+static const struct optrule vim_rules[] = {
+	{'c', "cmd", O_ALWAYS, RUNS_CMD}, {'+', NULL, O_ALWAYS, RUNS_CMD},
+	{'S', NULL, O_CODEFILE, NULL}, {'u', NULL, O_CODEFILE, NULL}, {'U', NULL, O_CODEFILE, NULL},
+	{'s', NULL, O_CODEFILE, NULL}, {'w', NULL, O_WRITES, NULL}, {'W', NULL, O_WRITES, NULL},
+	{'i', NULL, O_WRITES, NULL}, {0, "startuptime", O_WRITES, NULL}, {0, NULL, 0, NULL}};
+static const char *const vims[] = {"vim", "vi", "nvim", "view", "ex", "vimdiff", "rvim", "rview",
+				   "gvim", "gview", "evim", "vimx", "nvi", NULL};
 static const char *const ssh_config[] = {".ssh/config", "/etc/ssh/ssh_config", NULL};
 static const char *const curl_config[] = {".curlrc", ".config/curlrc", NULL};
 static const char *const wget_config[] = {".wgetrc", "/etc/wgetrc", NULL};
 static const char *const tmux_config[] = {".tmux.conf", ".config/tmux/tmux.conf",
 					  "/etc/tmux.conf", NULL};
 static const char *const screen_config[] = {".screenrc", "/etc/screenrc", NULL};
+static const char *const less_config[] = {".lesskey", ".less", ".config/lesskey",
+					  "/etc/syslesskey", "/etc/sysless", NULL};
+static const char *const no_config[] = {NULL};
+static const char *const vim_config[] = {".vimrc", ".vim", ".exrc", ".gvimrc", ".config/vim",
+					 ".config/nvim", ".local/share/nvim", NULL};
 static const char *const openssl_config[] = {"/usr/lib/ssl/openssl.cnf", "/etc/ssl/openssl.cnf",
 					     "/etc/pki/tls/openssl.cnf", NULL};
 static const struct optprog optprogs[] = {
@@ -353,10 +377,15 @@ static const struct optprog optprogs[] = {
 	{"tmux", "cfLST", tmux_rules, tmux_config, false, false},
 	{"screen", "cehpST", screen_rules, screen_config, false, false},
 	{"openssl", "", openssl_rules, openssl_config, false, true},
+	{"less", "bhjkoOpPtTxyzD#", less_rules, less_config, false, false},
+	{"ssh-keygen", "CDEFIMNOPRVYZabfgjmnrstwz", keygen_rules, no_config, false, false},
+	{"vim", "cSuUswWiTtq", vim_rules, vim_config, false, false},
 };
 
 static const struct optprog *optprog_of(const char *name)
 {
+	if (name_in(name, vims))
+		name = "vim";
 	for (size_t i = 0; i < sizeof optprogs / sizeof optprogs[0]; i++)
 		if (strcmp(name, optprogs[i].prog) == 0)
 			return &optprogs[i];
@@ -722,6 +751,8 @@ static char *optrule_check(const struct wk_careful_in *in, const struct optprog 
 	static const char *const ssh_runs[] = {"proxycommand", "localcommand",
 					       "knownhostscommand", "include", "pkcs11provider",
 					       "securitykeyprovider", "match", NULL};
+	/* ssh-keygen -O: libraries, files written */
+	static const char *const keygen_opts[] = {"sk-provider", "write-attestation", NULL};
 	static const char *const ssh_control[] = {"controlpath", "controlmaster",
 						  "controlpersist", NULL};
 	char *what, *r;
@@ -745,12 +776,13 @@ static char *optrule_check(const struct wk_careful_in *in, const struct optprog 
 		char *key = xasprintf("%.*s", (int)strcspn(v, "= \t"), v);
 		for (char *q = key; *q; q++)
 			*q = (char)tolower((unsigned char)*q);
-		bool runs = name_in(key, ssh_runs), control = name_in(key, ssh_control);
+		bool runs = name_in(key, ssh_runs) || name_in(key, keygen_opts),
+		     control = name_in(key, ssh_control);
 		free(key);
 		if (control)
-			return xasprintf("the ssh option %s %s %s", a, v, HANDS_OVER);
-		return runs ? xasprintf("the ssh option %s %s runs a program or reads a config",
-					a, v) : NULL;
+			return xasprintf("the %s option %s %s %s", p->prog, a, v, HANDS_OVER);
+		return runs ? xasprintf("the %s option %s %s runs a program, loads a library or "
+					"names a file", p->prog, a, v) : NULL;
 	}
 	case O_ALWAYS:
 		return xasprintf("the %s option %s %s", p->prog, a, o->why);
@@ -794,8 +826,14 @@ static char *opts_check(const struct wk_careful_in *in, const struct optprog *p,
 					into_cwd = o->what == O_INTO_CWD;
 				continue;
 			}
-			if (!(v = opt_value(argv, argc, &j, o->c, o->name, p->takes)))
+			if (o->c == '+') /* vim's +CMD; +N is a line */
+				v = a[0] == '+' && a[1 + strspn(a + 1, "0123456789")] ? a + 1 : NULL;
+			else
+				v = opt_value(argv, argc, &j, o->c, o->name, p->takes);
+			if (!v)
 				continue;
+			if (j > k && v[0] == '-' && v[1])
+				j = k; /* an option: vim -S has none (Session.vim) */
 			if (o->what == O_WRITES && p->into_cwd)
 				into_cwd = false; /* wget -O: that file instead */
 			r = optrule_check(in, p, o, a, v);
