@@ -399,7 +399,7 @@ static bool loader(const char *name)
 	return strcmp(name, "ld.so") == 0 || (starts(name, "ld-") && strstr(name, ".so"));
 }
 
-enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT, K_OPTS };
+enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT, K_OPTS, K_SED };
 
 static enum kind kind_of(const char *name)
 {
@@ -415,6 +415,8 @@ static enum kind kind_of(const char *name)
 		return K_INTERP;
 	if (optprog_of(name))
 		return K_OPTS;
+	if (strcmp(name, "sed") == 0 || strcmp(name, "gsed") == 0)
+		return K_SED;
 	return K_OTHER;
 }
 
@@ -848,6 +850,56 @@ static char *opts_check(const struct wk_careful_in *in, const struct optprog *p,
 	return r;
 }
 
+/* A sed script: GNU sed's e command and s///e flag run shell code, w, W
+ * and s///w write files. sed's grammar is not parsed here: a script
+ * without those letters anywhere has none of them (more CAREFUL, never
+ * less: "s/hello/x/" is too). */
+static char *sed_script(const char *code)
+{
+	if (!strpbrk(code, "ewW"))
+		return NULL;
+	return xasprintf("the sed script '%s' may run a command or write a file (e, w, W, "
+			 "s///e, s///w; --sandbox refuses them)", code);
+}
+
+/* sed [OPTIONS] [SCRIPT] FILES...: the scripts of -e, the files of -f
+ * (code files), or the first operand; all of it harmless with GNU sed's
+ * --sandbox, which refuses e, w and r wherever they come from. */
+static char *sed_check(const struct wk_careful_in *in, char *const *argv, size_t argc)
+{
+	static const struct optrule file_rule = {'f', "file", O_CODEFILE, NULL};
+	static const struct optprog sed = {"sed", "efl", &file_rule, no_config, false, false};
+	char *r = NULL;
+	bool script = false, sandbox = false;
+	for (size_t k = 1; k < argc; k++) {
+		const char *a = argv[k], *v;
+		char *why = NULL;
+		if (strcmp(a, "--") == 0) {
+			if (!script && k + 1 < argc)
+				why = sed_script(argv[k + 1]);
+			k = argc;
+		} else if ((v = opt_value(argv, argc, &k, 'f', "file", sed.takes)))
+			script = true, why = optrule_check(in, &sed, &file_rule, a, v);
+		else if ((v = opt_value(argv, argc, &k, 'e', "expression", sed.takes)))
+			script = true, why = sed_script(v);
+		else if (opt_value(argv, argc, &k, 'l', "line-length", sed.takes))
+			continue;
+		else if (long_opt_min(a, "sandbox", 2))
+			sandbox = true;
+		else if (a[0] != '-' && !script)
+			script = true, why = sed_script(a);
+		if (r)
+			free(why);
+		else
+			r = why;
+	}
+	if (sandbox) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
 /* --- git ----------------------------------------------------------------- */
 
 /* "gitdir: X" of a .git file, relative to its directory DIR. */
@@ -1259,6 +1311,9 @@ static char *check(const struct wk_careful_in *in, const char *program, char *co
 			break;
 		case K_OPTS:
 			r = opts_check(in, optprog_of(names[i]), argv, argc);
+			break;
+		case K_SED:
+			r = sed_check(in, argv, argc);
 			break;
 		case K_OTHER:
 			break;
