@@ -421,6 +421,11 @@ static void decisions(void)
 		 {"sed", "--sandbox", "-f", "../ws/s.sed", "x"}},
 		{true, "sed -e --sandbox is a script, not the option", "ro", "/usr/bin/sed",
 		 {"sed", "-e", "--sandbox", "-e", "1e id", "x"}},
+		/* F3: wget runs the program --use-askpass names. */
+		{true, "wget --use-askpass=PROG", "ws", "/usr/bin/wget",
+		 {"wget", "--use-askpass=/usr/bin/id", "-O-", "https://example.invalid/"}},
+		{true, "wget --use-askpass PROG", "ws", "/usr/bin/wget",
+		 {"wget", "--use-askpass", "./p", "-O-", "https://example.invalid/"}},
 	};
 	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
 		CAREFUL(opts[i].want, opts[i].what, opts[i].cwd, P, opts[i].prog, opts[i].argv[0],
