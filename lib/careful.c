@@ -400,7 +400,26 @@ static bool loader(const char *name)
 	return strcmp(name, "ld.so") == 0 || (starts(name, "ld-") && strstr(name, ".so"));
 }
 
-enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT, K_OPTS, K_SED };
+enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT, K_OPTS, K_SED, K_ALWAYS };
+
+/* Programs CAREFUL whatever their arguments, and why. */
+static const struct {
+	const char *name, *why;
+} always[] = {
+	/* git's scalar: git maintenance, fetch and config over the
+	 * repositories it registers, whose config and hooks run; its
+	 * subcommands are not git's, and not checked like them. */
+	{"scalar", "runs git over its repositories (maintenance, fetch) with their config "
+		   "and hooks, which are not checked"},
+};
+
+static const char *always_why(const char *name)
+{
+	for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
+		if (strcmp(name, always[i].name) == 0)
+			return always[i].why;
+	return NULL;
+}
 
 static enum kind kind_of(const char *name)
 {
@@ -418,6 +437,8 @@ static enum kind kind_of(const char *name)
 		return K_OPTS;
 	if (strcmp(name, "sed") == 0 || strcmp(name, "gsed") == 0)
 		return K_SED;
+	if (always_why(name))
+		return K_ALWAYS;
 	return K_OTHER;
 }
 
@@ -1315,6 +1336,9 @@ static char *check(const struct wk_careful_in *in, const char *program, char *co
 			break;
 		case K_SED:
 			r = sed_check(in, argv, argc);
+			break;
+		case K_ALWAYS:
+			r = xasprintf("%s %s", names[i], always_why(names[i]));
 			break;
 		case K_OTHER:
 			break;

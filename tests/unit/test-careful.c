@@ -426,6 +426,11 @@ static void decisions(void)
 		 {"wget", "--use-askpass=/usr/bin/id", "-O-", "https://example.invalid/"}},
 		{true, "wget --use-askpass PROG", "ws", "/usr/bin/wget",
 		 {"wget", "--use-askpass", "./p", "-O-", "https://example.invalid/"}},
+		/* F13: scalar runs git (maintenance, fetch) with the repository's
+		 * config and settings of its own. */
+		{true, "scalar run in a read-only repository", "ro/cwd", "/usr/bin/scalar",
+		 {"scalar", "run", "all"}},
+		{true, "scalar list", "ro", "/usr/bin/scalar", {"scalar", "list"}},
 	};
 	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
 		CAREFUL(opts[i].want, opts[i].what, opts[i].cwd, P, opts[i].prog, opts[i].argv[0],
