@@ -797,7 +797,14 @@ static char *optrule_check(const struct wk_careful_in *in, const struct optprog 
 		return xasprintf("the %s option %s writes a file outside the sandbox with what the "
 				 "sandbox can choose", p->prog, a);
 	case O_SSH: {
-		char *key = xasprintf("%.*s", (int)strcspn(v, "= \t"), v);
+		/* As ssh reads a config line: blanks and an "=" before the
+		 * key skipped, the key perhaps in quotes, any case. */
+		static const char blanks[] = " \t\r\n\f\v";
+		const char *kv = v + strspn(v, blanks);
+		kv += *kv == '=';
+		kv += strspn(kv, blanks);
+		kv += *kv == '"';
+		char *key = xasprintf("%.*s", (int)strcspn(kv, "=\" \t\r\n\f\v"), kv);
 		for (char *q = key; *q; q++)
 			*q = (char)tolower((unsigned char)*q);
 		bool runs = name_in(key, ssh_runs) || name_in(key, keygen_opts),

@@ -431,6 +431,20 @@ static void decisions(void)
 		{true, "scalar run in a read-only repository", "ro/cwd", "/usr/bin/scalar",
 		 {"scalar", "run", "all"}},
 		{true, "scalar list", "ro", "/usr/bin/scalar", {"scalar", "list"}},
+		/* F2: ssh skips blanks (and a leading "=") before the key, and
+		 * takes it in quotes. */
+		{true, "ssh -o \" ProxyCommand=\"", "ro", "/usr/bin/ssh",
+		 {"ssh", "-o", " ProxyCommand=sh -c x", "x"}},
+		{true, "ssh -o \"\\tProxyCommand x\"", "ro", "/usr/bin/ssh",
+		 {"ssh", "-o", "\tProxyCommand sh -c x", "x"}},
+		{true, "ssh -o '\"ProxyCommand\" x'", "ro", "/usr/bin/ssh",
+		 {"ssh", "-o", "\"ProxyCommand\" sh -c x", "x"}},
+		{true, "ssh -o =ProxyCommand", "ro", "/usr/bin/ssh",
+		 {"ssh", "-o", "=ProxyCommand=sh -c x", "x"}},
+		{true, "ssh -o PROXYCOMMAND (any case)", "ro", "/usr/bin/ssh",
+		 {"ssh", "-o", "PROXYCOMMAND sh -c x", "x"}},
+		{true, "ssh -vo\" ProxyCommand=\" (bundled)", "ro", "/usr/bin/ssh",
+		 {"ssh", "-vo ProxyCommand=sh -c x", "x"}},
 	};
 	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
 		CAREFUL(opts[i].want, opts[i].what, opts[i].cwd, P, opts[i].prog, opts[i].argv[0],
