@@ -338,6 +338,8 @@ static const struct optrule wget_rules[] = {
 	{0, "config", O_CODEFILE, NULL}, {'i', "input-file", O_CODEFILE, NULL}, {'e', "execute", O_CODE, NULL},
 	{'o', "output-file", O_WRITES, NULL}, {'a', "append-output", O_WRITES, NULL},
 	{'O', "output-document", O_WRITES, NULL}, {'P', "directory-prefix", O_WRITES, NULL},
+	{0, "save-cookies", O_WRITES, NULL}, {0, "rejected-log", O_WRITES, NULL},
+	{0, "warc-file", O_WRITES, NULL}, {0, "hsts-file", O_WRITES, NULL},
 	{0, "spider", O_NOWRITE, NULL}, {0, "use-askpass", O_ALWAYS, "runs the program it names"},
 	{0, NULL, 0, NULL}};
 /* less: lesskey files (#env can set LESSOPEN, a command), its logs. */

@@ -445,6 +445,17 @@ static void decisions(void)
 		 {"ssh", "-o", "PROXYCOMMAND sh -c x", "x"}},
 		{true, "ssh -vo\" ProxyCommand=\" (bundled)", "ro", "/usr/bin/ssh",
 		 {"ssh", "-vo ProxyCommand=sh -c x", "x"}},
+		/* F4: wget's other files written. */
+		{true, "wget --save-cookies FILE", "ws", "/usr/bin/wget",
+		 {"wget", "--save-cookies", "/tmp/c", "-O-", "https://example.invalid/"}},
+		{true, "wget --rejected-log=FILE", "ws", "/usr/bin/wget",
+		 {"wget", "--rejected-log=/tmp/r", "-O-", "https://example.invalid/"}},
+		{true, "wget --warc-file=NAME", "ws", "/usr/bin/wget",
+		 {"wget", "--warc-file=/tmp/w", "-O-", "https://example.invalid/"}},
+		{true, "wget --hsts-file FILE", "ws", "/usr/bin/wget",
+		 {"wget", "--hsts-file", "/tmp/h", "-O-", "https://example.invalid/"}},
+		{true, "wget --output-doc=FILE (an abbreviation)", "ws", "/usr/bin/wget",
+		 {"wget", "--output-doc=/tmp/x", "https://example.invalid/"}},
 	};
 	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
 		CAREFUL(opts[i].want, opts[i].what, opts[i].cwd, P, opts[i].prog, opts[i].argv[0],
