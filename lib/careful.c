@@ -717,6 +717,31 @@ static char *watch_check(const struct wk_careful_in *in, char *const *argv, size
 	return r;
 }
 
+/* The file ARGV[*K] names for script(1) to write, as an option (its
+ * logs; -t and --timing only with the file attached) or its operand (the
+ * typescript), or NULL. */
+static const char *script_file(char *const *argv, size_t argc, size_t *k)
+{
+	static const char takes[] = "cEIOBTmo";
+	static const struct {
+		char c;
+		const char *name;
+	} logs[] = {{'O', "log-out"}, {'I', "log-in"}, {'T', "log-timing"}, {'B', "log-io"}};
+	const char *a = argv[*k], *v, *t = short_opt_at(a, 't', takes);
+	for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++)
+		if ((v = opt_value(argv, argc, k, logs[i].c, logs[i].name, takes)))
+			return v;
+	if (opt_value(argv, argc, k, 'E', "echo", takes) ||
+	    opt_value(argv, argc, k, 'm', "logging-format", takes) ||
+	    opt_value(argv, argc, k, 'o', "output-limit", takes))
+		return NULL;
+	if (t && t[1])
+		return t + 1;
+	if (long_opt(a, "timing") && strchr(a, '='))
+		return strchr(a, '=') + 1;
+	return a[0] != '-' ? a : NULL;
+}
+
 /* A wrapper runs one of its arguments as a command: each argument that
  * names a program is checked as the command (a number or an option value
  * names none), without knowing every wrapper's options. Known apart: the
@@ -727,7 +752,8 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 {
 	if (depth >= MAX_DEPTH)
 		return xasprintf("%s wraps other wrappers too deep to check", name);
-	bool env = strcmp(name, "env") == 0;
+	bool env = strcmp(name, "env") == 0, script = strcmp(name, "script") == 0;
+	bool written = false; /* script: a file to write was named */
 	struct wk_careful_in at = *in;
 	char *cwd = NULL, *r = strcmp(name, "watch") == 0 ? watch_check(in, argv, argc, depth)
 							 : NULL;
@@ -738,6 +764,14 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 		else if (name_in(name, shell_c_wrappers) && (short_opt(a, 'c') || long_opt(a, "command")))
 			r = (v = opt_value(argv, argc, &k, 'c', "command", "")) ?
 				    shell_code_check(&at, name, v, depth) : NULL;
+		else if (script) {
+			/* Its typescript and logs hold what the session shows,
+			 * which the sandbox chooses; /dev/null keeps nothing. */
+			if ((v = script_file(argv, argc, &k)) && strcmp(v, "/dev/null") != 0)
+				r = xasprintf("script writes the file %s outside the sandbox with what "
+					      "the sandbox can choose", v);
+			written |= v != NULL;
+		}
 		else if (env && (v = opt_value(argv, argc, &k, 'C', "chdir", "Sua"))) {
 			/* Checked there; a link the sandbox can change on the way
 			 * could send it anywhere after the check. */
@@ -751,6 +785,9 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 		} else if (a[0] != '-' && !(env && strchr(a, '=')))
 			r = wrapped_check(&at, name, argv + k, argc - k, depth);
 	}
+	if (!r && script && !written)
+		r = xasprintf("script writes ./typescript in %s outside the sandbox with what the "
+			      "sandbox can choose (a file /dev/null keeps nothing)", in->cwd);
 	free(cwd);
 	return r;
 }

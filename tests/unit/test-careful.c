@@ -278,7 +278,7 @@ static void decisions(void)
 	/* F7, F17: programs that run code, or write files, an option names. */
 	static const struct {
 		bool want;
-		const char *what, *cwd, *prog, *argv[6];
+		const char *what, *cwd, *prog, *argv[8];
 	} opts[] = {
 		{true, "the dynamic loader runs its argument", "ro",
 		 "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
@@ -456,11 +456,31 @@ static void decisions(void)
 		 {"wget", "--hsts-file", "/tmp/h", "-O-", "https://example.invalid/"}},
 		{true, "wget --output-doc=FILE (an abbreviation)", "ws", "/usr/bin/wget",
 		 {"wget", "--output-doc=/tmp/x", "https://example.invalid/"}},
+		/* F12: script writes what the session shows to a file. */
+		{true, "script -c CMD FILE", "ws", "/usr/bin/script",
+		 {"script", "-qc", "true", "/tmp/x"}},
+		{true, "script -a FILE", "ws", "/usr/bin/script", {"script", "-a", "/tmp/x"}},
+		{true, "script -c CMD writes ./typescript", "ws", "/usr/bin/script",
+		 {"script", "-c", "true"}},
+		{true, "script --log-out FILE", "ws", "/usr/bin/script",
+		 {"script", "--log-out", "/tmp/x", "-c", "true"}},
+		{true, "script -I FILE", "ws", "/usr/bin/script",
+		 {"script", "-I", "/tmp/x", "-c", "true", "/dev/null"}},
+		{true, "script -T FILE", "ws", "/usr/bin/script",
+		 {"script", "-T", "/tmp/x", "-c", "true", "/dev/null"}},
+		{true, "script -B FILE", "ws", "/usr/bin/script",
+		 {"script", "-B/tmp/x", "-c", "true"}},
+		{true, "script --timing=FILE", "ws", "/usr/bin/script",
+		 {"script", "--timing=/tmp/x", "-c", "true", "/dev/null"}},
+		{false, "script -qc CMD /dev/null", "ro", "/usr/bin/script",
+		 {"script", "-qc", "true", "/dev/null"}},
+		{false, "script -E never -O /dev/null -c CMD", "ro", "/usr/bin/script",
+		 {"script", "-E", "never", "-O", "/dev/null", "-c", "true"}},
 	};
 	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
 		CAREFUL(opts[i].want, opts[i].what, opts[i].cwd, P, opts[i].prog, opts[i].argv[0],
 			opts[i].argv[1], opts[i].argv[2], opts[i].argv[3], opts[i].argv[4],
-			opts[i].argv[5]);
+			opts[i].argv[5], opts[i].argv[6]);
 	CAREFUL(true, "python3 without a program reads standard input", "ro", P, "/usr/bin/python3",
 		"python3", "-u");
 	CAREFUL(true, "python3 - reads standard input", "ro", P, "/usr/bin/python3", "python3", "-",
