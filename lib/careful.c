@@ -321,10 +321,12 @@ static const struct optrule tmux_rules[] = {
 static const struct optrule screen_rules[] = {
 	{'S', NULL, O_ALWAYS, HANDS_OVER}, {'c', NULL, O_CODEFILE, NULL}, {0, NULL, 0, NULL}};
 static const struct optrule curl_rules[] = {
-	{'K', "config", O_CODEFILE, NULL}, {'o', "output", O_WRITES, NULL}, {'D', "dump-header", O_WRITES, NULL},
-	{'c', "cookie-jar", O_WRITES, NULL}, {0, "trace", O_WRITES, NULL}, {0, "trace-ascii", O_WRITES, NULL},
-	{0, "stderr", O_WRITES, NULL}, {0, "libcurl", O_WRITES, NULL}, {0, "etag-save", O_WRITES, NULL},
-	{0, "hsts", O_WRITES, NULL}, {0, "alt-svc", O_WRITES, NULL}, {0, "output-dir", O_WRITES, NULL},
+	{'K', "config", O_CODEFILE, NULL}, {'o', "output", O_WRITES, NULL},
+	{'D', "dump-header", O_WRITES, NULL}, {'c', "cookie-jar", O_WRITES, NULL},
+	{0, "trace", O_WRITES, NULL}, {0, "trace-ascii", O_WRITES, NULL},
+	{0, "stderr", O_WRITES, NULL}, {0, "libcurl", O_WRITES, NULL},
+	{0, "etag-save", O_WRITES, NULL}, {0, "hsts", O_WRITES, NULL},
+	{0, "alt-svc", O_WRITES, NULL}, {0, "output-dir", O_WRITES, NULL},
 	{'O', "remote-name", O_INTO_CWD, NULL}, {0, "remote-name-all", O_INTO_CWD, NULL},
 	{0, "engine", O_ALWAYS, LOADS_LIB}, {0, NULL, 0, NULL}};
 /* openssl's options are long ones with one dash (or two), never
@@ -335,7 +337,8 @@ static const struct optrule openssl_rules[] = {
 	{0, "out", O_WRITES, NULL}, {0, "keyout", O_WRITES, NULL},
 	{0, "writerand", O_WRITES, NULL}, {0, NULL, 0, NULL}};
 static const struct optrule wget_rules[] = {
-	{0, "config", O_CODEFILE, NULL}, {'i', "input-file", O_CODEFILE, NULL}, {'e', "execute", O_CODE, NULL},
+	{0, "config", O_CODEFILE, NULL}, {'i', "input-file", O_CODEFILE, NULL},
+	{'e', "execute", O_CODE, NULL},
 	{'o', "output-file", O_WRITES, NULL}, {'a', "append-output", O_WRITES, NULL},
 	{'O', "output-document", O_WRITES, NULL}, {'P', "directory-prefix", O_WRITES, NULL},
 	{0, "save-cookies", O_WRITES, NULL}, {0, "rejected-log", O_WRITES, NULL},
