@@ -288,6 +288,7 @@ enum optwhat {
 	O_NOWRITE,  /* writes nothing, where it would into the cwd */
 	O_SSH,      /* ssh -o KEY=VALUE */
 	O_ALWAYS,   /* CAREFUL whatever the value: WHY says what it does */
+	O_SCRIPTIN, /* vim -s: a code file, but after -e or -E silent mode */
 };
 struct optrule {
 	char c;           /* the short option, or 0 */
@@ -359,7 +360,7 @@ static const struct optrule keygen_rules[] = {
 static const struct optrule vim_rules[] = {
 	{'c', "cmd", O_ALWAYS, RUNS_CMD}, {'+', NULL, O_ALWAYS, RUNS_CMD},
 	{'S', NULL, O_CODEFILE, NULL}, {'u', NULL, O_CODEFILE, NULL}, {'U', NULL, O_CODEFILE, NULL},
-	{'s', NULL, O_CODEFILE, NULL}, {'w', NULL, O_WRITES, NULL}, {'W', NULL, O_WRITES, NULL},
+	{'s', NULL, O_SCRIPTIN, NULL}, {'w', NULL, O_WRITES, NULL}, {'W', NULL, O_WRITES, NULL},
 	{'i', NULL, O_WRITES, NULL}, {0, "startuptime", O_WRITES, NULL}, {0, NULL, 0, NULL}};
 static const char *const vims[] = {"vim", "vi", "nvim", "view", "ex", "vimdiff", "rvim", "rview",
 				   "gvim", "gview", "evim", "vimx", "nvi", NULL};
@@ -824,6 +825,7 @@ static char *optrule_check(const struct wk_careful_in *in, const struct optprog 
 	char *what, *r;
 	switch (o->what) {
 	case O_CODEFILE:
+	case O_SCRIPTIN:
 		if (strcmp(v, "-") == 0)
 			return xasprintf("%s %s reads it from standard input, which the sandbox "
 					 "gives", p->prog, a);
@@ -888,11 +890,20 @@ static char *opts_check(const struct wk_careful_in *in, const struct optprog *p,
 		}
 		argv = dashed.v;
 	}
+	bool exmode = false; /* vim's -e or -E came before */
 	for (size_t k = 1; !r && k < argc && strcmp(argv[k], "--") != 0; k++) {
 		size_t next = k;
 		for (const struct optrule *o = p->rules; !r && (o->c || o->name); o++) {
 			const char *a = argv[k], *v = NULL;
 			size_t j = k;
+			if (o->what == O_SCRIPTIN) {
+				const char *s = short_opt_at(a, o->c, p->takes), *e;
+				bool ex = exmode;
+				for (const char *c = "eE"; *c && s; c++)
+					ex |= (e = short_opt_at(a, *c, p->takes)) && e < s;
+				if (ex)
+					continue;
+			}
 			if (o->what == O_INTO_CWD || o->what == O_NOWRITE) {
 				if ((o->c && short_opt_at(a, o->c, p->takes)) ||
 				    (o->name && long_opt(a, o->name)))
@@ -912,6 +923,7 @@ static char *opts_check(const struct wk_careful_in *in, const struct optprog *p,
 			r = optrule_check(in, p, o, a, v);
 			next = j > next ? j : next;
 		}
+		exmode |= short_opt_at(argv[k], 'e', p->takes) || short_opt_at(argv[k], 'E', p->takes);
 		k = next;
 	}
 	if (!r && into_cwd && !wk_wset_writable(in->wset, in->cwd))

@@ -399,6 +399,11 @@ static void decisions(void)
 		 {"vim", "-S", "-c", "!id"}},
 		{false, "vim +42 FILE", "ro", "/usr/bin/vim", {"vim", "+42", "/etc/hostname"}},
 		{false, "vim -R FILE", "ro", "/usr/bin/vim", {"vim", "-R", "/etc/hostname"}},
+		{false, "vim -es FILE: after -e, -s is silent mode", "ro", "/usr/bin/vim",
+		 {"vim", "-es", "../ws/notes.txt"}},
+		{false, "vim -E -s FILE", "ro", "/usr/bin/vim", {"vim", "-E", "-s", "../ws/notes.txt"}},
+		{true, "vim -Tx-e -s FILE: the e is -T's", "ro", "/usr/bin/vim",
+		 {"vim", "-Tx-e", "-s", "../ws/keys"}},
 		/* F1: GNU sed's e runs shell code, w and W write files. */
 		{true, "sed -f a script in the workspace", "ro", "/usr/bin/sed",
 		 {"sed", "-f", "../ws/s.sed", "/etc/hostname"}},
