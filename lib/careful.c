@@ -287,43 +287,112 @@ enum optwhat {
 	O_INTO_CWD, /* writes a file of the server's naming into the cwd */
 	O_NOWRITE,  /* writes nothing, where it would into the cwd */
 	O_SSH,      /* ssh -o KEY=VALUE */
+	O_ALWAYS,   /* CAREFUL whatever the value: WHY says what it does */
+	O_SCRIPTIN, /* vim -s: a code file, but after -e or -E silent mode */
 };
 struct optrule {
 	char c;           /* the short option, or 0 */
 	const char *name; /* the long one, or NULL */
 	enum optwhat what;
+	const char *why;  /* O_ALWAYS: what the option does */
 };
 struct optprog {
 	const char *prog, *takes;
 	const struct optrule *rules;
 	const char *const *config;
 	bool into_cwd; /* writes into its cwd unless an option says otherwise */
+	bool one_dash; /* -NAME is the long option NAME, in full */
 };
+/* A client that hands its terminal (and an ssh its connection) to a
+ * server at a socket: a server the sandbox runs there reads what the
+ * person types, or a master ssh makes there serves the sandbox. Always,
+ * not only when the path is the sandbox's: the socket can be made after
+ * the check, and ssh expands %-tokens and ~ in it. */
+#define LOADS_LIB "loads a library (an OpenSSL engine or provider), which could be one " \
+	"the sandbox compiled"
+#define RUNS_CMD "is a command for it to run"
+#define HANDS_OVER "connects to (or makes) a server at a socket, which is handed the " \
+	"terminal or the connection"
 static const struct optrule ssh_rules[] = {
-	{'F', NULL, O_CODEFILE}, {'I', NULL, O_CODEFILE}, {'E', NULL, O_WRITES},
-	{'o', NULL, O_SSH}, {0, NULL, 0}};
+	{'F', NULL, O_CODEFILE, NULL}, {'I', NULL, O_CODEFILE, NULL}, {'E', NULL, O_WRITES, NULL},
+	{'o', NULL, O_SSH, NULL}, {'S', NULL, O_ALWAYS, HANDS_OVER}, {0, NULL, 0, NULL}};
+static const struct optrule tmux_rules[] = {
+	{'S', NULL, O_ALWAYS, HANDS_OVER}, {'L', NULL, O_ALWAYS, HANDS_OVER},
+	{'f', NULL, O_CODEFILE, NULL}, {0, NULL, 0, NULL}};
+static const struct optrule screen_rules[] = {
+	{'S', NULL, O_ALWAYS, HANDS_OVER}, {'c', NULL, O_CODEFILE, NULL}, {0, NULL, 0, NULL}};
 static const struct optrule curl_rules[] = {
-	{'K', "config", O_CODEFILE}, {'o', "output", O_WRITES}, {'D', "dump-header", O_WRITES},
-	{'c', "cookie-jar", O_WRITES}, {0, "trace", O_WRITES}, {0, "trace-ascii", O_WRITES},
-	{0, "stderr", O_WRITES}, {0, "libcurl", O_WRITES}, {0, "etag-save", O_WRITES},
-	{0, "hsts", O_WRITES}, {0, "alt-svc", O_WRITES}, {0, "output-dir", O_WRITES},
-	{'O', "remote-name", O_INTO_CWD}, {0, "remote-name-all", O_INTO_CWD}, {0, NULL, 0}};
+	{'K', "config", O_CODEFILE, NULL}, {'o', "output", O_WRITES, NULL},
+	{'D', "dump-header", O_WRITES, NULL}, {'c', "cookie-jar", O_WRITES, NULL},
+	{0, "trace", O_WRITES, NULL}, {0, "trace-ascii", O_WRITES, NULL},
+	{0, "stderr", O_WRITES, NULL}, {0, "libcurl", O_WRITES, NULL},
+	{0, "etag-save", O_WRITES, NULL}, {0, "hsts", O_WRITES, NULL},
+	{0, "alt-svc", O_WRITES, NULL}, {0, "output-dir", O_WRITES, NULL},
+	{'O', "remote-name", O_INTO_CWD, NULL}, {0, "remote-name-all", O_INTO_CWD, NULL},
+	{0, "engine", O_ALWAYS, LOADS_LIB}, {0, NULL, 0, NULL}};
+/* openssl's options are long ones with one dash (or two), never
+ * abbreviated. */
+static const struct optrule openssl_rules[] = {
+	{0, "engine", O_ALWAYS, LOADS_LIB}, {0, "provider", O_ALWAYS, LOADS_LIB},
+	{0, "provider-path", O_ALWAYS, LOADS_LIB}, {0, "config", O_CODEFILE, NULL},
+	{0, "out", O_WRITES, NULL}, {0, "keyout", O_WRITES, NULL},
+	{0, "writerand", O_WRITES, NULL}, {0, NULL, 0, NULL}};
 static const struct optrule wget_rules[] = {
-	{0, "config", O_CODEFILE}, {'i', "input-file", O_CODEFILE}, {'e', "execute", O_CODE},
-	{'o', "output-file", O_WRITES}, {'a', "append-output", O_WRITES},
-	{'O', "output-document", O_WRITES}, {'P', "directory-prefix", O_WRITES},
-	{0, "spider", O_NOWRITE}, {0, NULL, 0}};
+	{0, "config", O_CODEFILE, NULL}, {'i', "input-file", O_CODEFILE, NULL},
+	{'e', "execute", O_CODE, NULL},
+	{'o', "output-file", O_WRITES, NULL}, {'a', "append-output", O_WRITES, NULL},
+	{'O', "output-document", O_WRITES, NULL}, {'P', "directory-prefix", O_WRITES, NULL},
+	{0, "save-cookies", O_WRITES, NULL}, {0, "rejected-log", O_WRITES, NULL},
+	{0, "warc-file", O_WRITES, NULL}, {0, "hsts-file", O_WRITES, NULL},
+	{0, "spider", O_NOWRITE, NULL}, {0, "use-askpass", O_ALWAYS, "runs the program it names"},
+	{0, NULL, 0, NULL}};
+/* less: lesskey files (#env can set LESSOPEN, a command), its logs. */
+static const struct optrule less_rules[] = {
+	{'k', "lesskey-file", O_CODEFILE, NULL}, {0, "lesskey-src", O_CODEFILE, NULL},
+	{0, "lesskey-content", O_ALWAYS, "is lesskey code (#env sets LESSOPEN, a command)"},
+	{'o', "log-file", O_WRITES, NULL}, {'O', "LOG-FILE", O_WRITES, NULL}, {0, NULL, 0, NULL}};
+/* ssh-keygen: PKCS#11 and security key providers are libraries it loads. */
+static const struct optrule keygen_rules[] = {
+	{'D', NULL, O_CODEFILE, NULL}, {'w', NULL, O_CODEFILE, NULL}, {'O', NULL, O_SSH, NULL},
+	{0, NULL, 0, NULL}};
+/* vim and its names: Ex commands on the argv (-c, --cmd, +CMD; +N is a
+ * line), scripts (-S, -u, -U, -s: typed input), files it writes. */
+static const struct optrule vim_rules[] = {
+	{'c', "cmd", O_ALWAYS, RUNS_CMD}, {'+', NULL, O_ALWAYS, RUNS_CMD},
+	{'S', NULL, O_CODEFILE, NULL}, {'u', NULL, O_CODEFILE, NULL}, {'U', NULL, O_CODEFILE, NULL},
+	{'s', NULL, O_SCRIPTIN, NULL}, {'w', NULL, O_WRITES, NULL}, {'W', NULL, O_WRITES, NULL},
+	{'i', NULL, O_WRITES, NULL}, {0, "startuptime", O_WRITES, NULL}, {0, NULL, 0, NULL}};
+static const char *const vims[] = {"vim", "vi", "nvim", "view", "ex", "vimdiff", "rvim", "rview",
+				   "gvim", "gview", "evim", "vimx", "nvi", NULL};
 static const char *const ssh_config[] = {".ssh/config", "/etc/ssh/ssh_config", NULL};
 static const char *const curl_config[] = {".curlrc", ".config/curlrc", NULL};
 static const char *const wget_config[] = {".wgetrc", "/etc/wgetrc", NULL};
+static const char *const tmux_config[] = {".tmux.conf", ".config/tmux/tmux.conf",
+					  "/etc/tmux.conf", NULL};
+static const char *const screen_config[] = {".screenrc", "/etc/screenrc", NULL};
+static const char *const less_config[] = {".lesskey", ".less", ".config/lesskey",
+					  "/etc/syslesskey", "/etc/sysless", NULL};
+static const char *const no_config[] = {NULL};
+static const char *const vim_config[] = {".vimrc", ".vim", ".exrc", ".gvimrc", ".config/vim",
+					 ".config/nvim", ".local/share/nvim", NULL};
+static const char *const openssl_config[] = {"/usr/lib/ssl/openssl.cnf", "/etc/ssl/openssl.cnf",
+					     "/etc/pki/tls/openssl.cnf", NULL};
 static const struct optprog optprogs[] = {
-	{"ssh", "BbcDEeFIiJLlmOopQRSWw", ssh_rules, ssh_config, false},
-	{"curl", "EKCbcdDFPHmoxUQreXYytzTuAw", curl_rules, curl_config, false},
-	{"wget", "oaeiBtOTwQPUlARDXI", wget_rules, wget_config, true},
+	{"ssh", "BbcDEeFIiJLlmOopQRSWw", ssh_rules, ssh_config, false, false},
+	{"curl", "EKCbcdDFPHmoxUQreXYytzTuAw", curl_rules, curl_config, false, false},
+	{"wget", "oaeiBtOTwQPUlARDXI", wget_rules, wget_config, true, false},
+	{"tmux", "cfLST", tmux_rules, tmux_config, false, false},
+	{"screen", "cehpST", screen_rules, screen_config, false, false},
+	{"openssl", "", openssl_rules, openssl_config, false, true},
+	{"less", "bhjkoOpPtTxyzD#", less_rules, less_config, false, false},
+	{"ssh-keygen", "CDEFIMNOPRVYZabfgjmnrstwz", keygen_rules, no_config, false, false},
+	{"vim", "cSuUswWiTtq", vim_rules, vim_config, false, false},
 };
 
 static const struct optprog *optprog_of(const char *name)
 {
+	if (name_in(name, vims))
+		name = "vim";
 	for (size_t i = 0; i < sizeof optprogs / sizeof optprogs[0]; i++)
 		if (strcmp(name, optprogs[i].prog) == 0)
 			return &optprogs[i];
@@ -337,7 +406,26 @@ static bool loader(const char *name)
 	return strcmp(name, "ld.so") == 0 || (starts(name, "ld-") && strstr(name, ".so"));
 }
 
-enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT, K_OPTS };
+enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT, K_OPTS, K_SED, K_ALWAYS };
+
+/* Programs CAREFUL whatever their arguments, and why. */
+static const struct {
+	const char *name, *why;
+} always[] = {
+	/* git's scalar: git maintenance, fetch and config over the
+	 * repositories it registers, whose config and hooks run; its
+	 * subcommands are not git's, and not checked like them. */
+	{"scalar", "runs git over its repositories (maintenance, fetch) with their config "
+		   "and hooks, which are not checked"},
+};
+
+static const char *always_why(const char *name)
+{
+	for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
+		if (strcmp(name, always[i].name) == 0)
+			return always[i].why;
+	return NULL;
+}
 
 static enum kind kind_of(const char *name)
 {
@@ -353,6 +441,10 @@ static enum kind kind_of(const char *name)
 		return K_INTERP;
 	if (optprog_of(name))
 		return K_OPTS;
+	if (strcmp(name, "sed") == 0 || strcmp(name, "gsed") == 0)
+		return K_SED;
+	if (always_why(name))
+		return K_ALWAYS;
 	return K_OTHER;
 }
 
@@ -629,6 +721,31 @@ static char *watch_check(const struct wk_careful_in *in, char *const *argv, size
 	return r;
 }
 
+/* The file ARGV[*K] names for script(1) to write, as an option (its
+ * logs; -t and --timing only with the file attached) or its operand (the
+ * typescript), or NULL. */
+static const char *script_file(char *const *argv, size_t argc, size_t *k)
+{
+	static const char takes[] = "cEIOBTmo";
+	static const struct {
+		char c;
+		const char *name;
+	} logs[] = {{'O', "log-out"}, {'I', "log-in"}, {'T', "log-timing"}, {'B', "log-io"}};
+	const char *a = argv[*k], *v, *t = short_opt_at(a, 't', takes);
+	for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++)
+		if ((v = opt_value(argv, argc, k, logs[i].c, logs[i].name, takes)))
+			return v;
+	if (opt_value(argv, argc, k, 'E', "echo", takes) ||
+	    opt_value(argv, argc, k, 'm', "logging-format", takes) ||
+	    opt_value(argv, argc, k, 'o', "output-limit", takes))
+		return NULL;
+	if (t && t[1])
+		return t + 1;
+	if (long_opt(a, "timing") && strchr(a, '='))
+		return strchr(a, '=') + 1;
+	return a[0] != '-' ? a : NULL;
+}
+
 /* A wrapper runs one of its arguments as a command: each argument that
  * names a program is checked as the command (a number or an option value
  * names none), without knowing every wrapper's options. Known apart: the
@@ -639,7 +756,8 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 {
 	if (depth >= MAX_DEPTH)
 		return xasprintf("%s wraps other wrappers too deep to check", name);
-	bool env = strcmp(name, "env") == 0;
+	bool env = strcmp(name, "env") == 0, script = strcmp(name, "script") == 0;
+	bool written = false; /* script: a file to write was named */
 	struct wk_careful_in at = *in;
 	char *cwd = NULL, *r = strcmp(name, "watch") == 0 ? watch_check(in, argv, argc, depth)
 							 : NULL;
@@ -650,6 +768,14 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 		else if (name_in(name, shell_c_wrappers) && (short_opt(a, 'c') || long_opt(a, "command")))
 			r = (v = opt_value(argv, argc, &k, 'c', "command", "")) ?
 				    shell_code_check(&at, name, v, depth) : NULL;
+		else if (script) {
+			/* Its typescript and logs hold what the session shows,
+			 * which the sandbox chooses; /dev/null keeps nothing. */
+			if ((v = script_file(argv, argc, &k)) && strcmp(v, "/dev/null") != 0)
+				r = xasprintf("script writes the file %s outside the sandbox with what "
+					      "the sandbox can choose", v);
+			written |= v != NULL;
+		}
 		else if (env && (v = opt_value(argv, argc, &k, 'C', "chdir", "Sua"))) {
 			/* Checked there; a link the sandbox can change on the way
 			 * could send it anywhere after the check. */
@@ -663,6 +789,9 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 		} else if (a[0] != '-' && !(env && strchr(a, '=')))
 			r = wrapped_check(&at, name, argv + k, argc - k, depth);
 	}
+	if (!r && script && !written)
+		r = xasprintf("script writes ./typescript in %s outside the sandbox with what the "
+			      "sandbox can choose (a file /dev/null keeps nothing)", in->cwd);
 	free(cwd);
 	return r;
 }
@@ -689,9 +818,14 @@ static char *optrule_check(const struct wk_careful_in *in, const struct optprog 
 	static const char *const ssh_runs[] = {"proxycommand", "localcommand",
 					       "knownhostscommand", "include", "pkcs11provider",
 					       "securitykeyprovider", "match", NULL};
+	/* ssh-keygen -O: libraries, files written */
+	static const char *const keygen_opts[] = {"sk-provider", "write-attestation", NULL};
+	static const char *const ssh_control[] = {"controlpath", "controlmaster",
+						  "controlpersist", NULL};
 	char *what, *r;
 	switch (o->what) {
 	case O_CODEFILE:
+	case O_SCRIPTIN:
 		if (strcmp(v, "-") == 0)
 			return xasprintf("%s %s reads it from standard input, which the sandbox "
 					 "gives", p->prog, a);
@@ -707,14 +841,26 @@ static char *optrule_check(const struct wk_careful_in *in, const struct optprog 
 		return xasprintf("the %s option %s writes a file outside the sandbox with what the "
 				 "sandbox can choose", p->prog, a);
 	case O_SSH: {
-		char *key = xasprintf("%.*s", (int)strcspn(v, "= \t"), v);
+		/* As ssh reads a config line: blanks and an "=" before the
+		 * key skipped, the key perhaps in quotes, any case. */
+		static const char blanks[] = " \t\r\n\f\v";
+		const char *kv = v + strspn(v, blanks);
+		kv += *kv == '=';
+		kv += strspn(kv, blanks);
+		kv += *kv == '"';
+		char *key = xasprintf("%.*s", (int)strcspn(kv, "=\" \t\r\n\f\v"), kv);
 		for (char *q = key; *q; q++)
 			*q = (char)tolower((unsigned char)*q);
-		bool runs = name_in(key, ssh_runs);
+		bool runs = name_in(key, ssh_runs) || name_in(key, keygen_opts),
+		     control = name_in(key, ssh_control);
 		free(key);
-		return runs ? xasprintf("the ssh option %s %s runs a program or reads a config",
-					a, v) : NULL;
+		if (control)
+			return xasprintf("the %s option %s %s %s", p->prog, a, v, HANDS_OVER);
+		return runs ? xasprintf("the %s option %s %s runs a program, loads a library or "
+					"names a file", p->prog, a, v) : NULL;
 	}
+	case O_ALWAYS:
+		return xasprintf("the %s option %s %s", p->prog, a, o->why);
 	case O_INTO_CWD:
 	case O_NOWRITE:
 		break;
@@ -730,29 +876,110 @@ static char *opts_check(const struct wk_careful_in *in, const struct optprog *p,
 {
 	char *r = files_check(in, p->config, "the config file");
 	bool into_cwd = p->into_cwd;
+	struct strv dashed = {0};
+	if (p->one_dash) {
+		/* -NAME[=V] as --NAME[=V] when NAME is one of the rules', in
+		 * full; anything else stays, and matches no rule. */
+		for (size_t k = 0; k < argc; k++) {
+			const char *a = argv[k], *n = a + (a[0] == '-') + (a[0] == '-' && a[1] == '-');
+			size_t len = strcspn(n, "=");
+			bool known = false;
+			for (const struct optrule *o = p->rules; a[0] == '-' && o->name && !known; o++)
+				known = strlen(o->name) == len && strncmp(n, o->name, len) == 0;
+			strv_push(&dashed, known ? xasprintf("--%s", n) : xstrdup(a));
+		}
+		argv = dashed.v;
+	}
+	bool exmode = false; /* vim's -e or -E came before */
 	for (size_t k = 1; !r && k < argc && strcmp(argv[k], "--") != 0; k++) {
 		size_t next = k;
 		for (const struct optrule *o = p->rules; !r && (o->c || o->name); o++) {
 			const char *a = argv[k], *v = NULL;
 			size_t j = k;
+			if (o->what == O_SCRIPTIN) {
+				const char *s = short_opt_at(a, o->c, p->takes), *e;
+				bool ex = exmode;
+				for (const char *c = "eE"; *c && s; c++)
+					ex |= (e = short_opt_at(a, *c, p->takes)) && e < s;
+				if (ex)
+					continue;
+			}
 			if (o->what == O_INTO_CWD || o->what == O_NOWRITE) {
 				if ((o->c && short_opt_at(a, o->c, p->takes)) ||
 				    (o->name && long_opt(a, o->name)))
 					into_cwd = o->what == O_INTO_CWD;
 				continue;
 			}
-			if (!(v = opt_value(argv, argc, &j, o->c, o->name, p->takes)))
+			if (o->c == '+') /* vim's +CMD; +N is a line */
+				v = a[0] == '+' && a[1 + strspn(a + 1, "0123456789")] ? a + 1 : NULL;
+			else
+				v = opt_value(argv, argc, &j, o->c, o->name, p->takes);
+			if (!v)
 				continue;
+			if (j > k && v[0] == '-' && v[1])
+				j = k; /* an option: vim -S has none (Session.vim) */
 			if (o->what == O_WRITES && p->into_cwd)
 				into_cwd = false; /* wget -O: that file instead */
 			r = optrule_check(in, p, o, a, v);
 			next = j > next ? j : next;
 		}
+		exmode |= short_opt_at(argv[k], 'e', p->takes) || short_opt_at(argv[k], 'E', p->takes);
 		k = next;
 	}
 	if (!r && into_cwd && !wk_wset_writable(in->wset, in->cwd))
 		r = xasprintf("%s writes a file named by the server into %s, a directory the "
 			      "sandbox cannot write", p->prog, in->cwd);
+	strv_free(&dashed);
+	return r;
+}
+
+/* A sed script: GNU sed's e command and s///e flag run shell code, w, W
+ * and s///w write files. sed's grammar is not parsed here: a script
+ * without those letters anywhere has none of them (more CAREFUL, never
+ * less: "s/hello/x/" is too). */
+static char *sed_script(const char *code)
+{
+	if (!strpbrk(code, "ewW"))
+		return NULL;
+	return xasprintf("the sed script '%s' may run a command or write a file (e, w, W, "
+			 "s///e, s///w; --sandbox refuses them)", code);
+}
+
+/* sed [OPTIONS] [SCRIPT] FILES...: the scripts of -e, the files of -f
+ * (code files), or the first operand; all of it harmless with GNU sed's
+ * --sandbox, which refuses e, w and r wherever they come from. */
+static char *sed_check(const struct wk_careful_in *in, char *const *argv, size_t argc)
+{
+	static const struct optrule file_rule = {'f', "file", O_CODEFILE, NULL};
+	static const struct optprog sed = {"sed", "efl", &file_rule, no_config, false, false};
+	char *r = NULL;
+	bool script = false, sandbox = false;
+	for (size_t k = 1; k < argc; k++) {
+		const char *a = argv[k], *v;
+		char *why = NULL;
+		if (strcmp(a, "--") == 0) {
+			if (!script && k + 1 < argc)
+				why = sed_script(argv[k + 1]);
+			k = argc;
+		} else if ((v = opt_value(argv, argc, &k, 'f', "file", sed.takes)))
+			script = true, why = optrule_check(in, &sed, &file_rule, a, v);
+		else if ((v = opt_value(argv, argc, &k, 'e', "expression", sed.takes)))
+			script = true, why = sed_script(v);
+		else if (opt_value(argv, argc, &k, 'l', "line-length", sed.takes))
+			continue;
+		else if (long_opt_min(a, "sandbox", 2))
+			sandbox = true;
+		else if (a[0] != '-' && !script)
+			script = true, why = sed_script(a);
+		if (r)
+			free(why);
+		else
+			r = why;
+	}
+	if (sandbox) {
+		free(r);
+		return NULL;
+	}
 	return r;
 }
 
@@ -1167,6 +1394,12 @@ static char *check(const struct wk_careful_in *in, const char *program, char *co
 			break;
 		case K_OPTS:
 			r = opts_check(in, optprog_of(names[i]), argv, argc);
+			break;
+		case K_SED:
+			r = sed_check(in, argv, argc);
+			break;
+		case K_ALWAYS:
+			r = xasprintf("%s %s", names[i], always_why(names[i]));
 			break;
 		case K_OTHER:
 			break;

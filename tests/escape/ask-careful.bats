@@ -575,3 +575,119 @@ mklongrepo() {
 	local i
 	for i in 0 1 2 3; do assert_line --index "$i" "rc=123"; done
 }
+
+@test "ask careful: ssh -S, ssh -o ControlPath= and tmux -S do not hand the terminal to a server the sandbox runs at a socket in its workspace (F15)" {
+	command -v ssh >/dev/null || skip "ssh is not installed"
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	[ -n "$PY" ] || skip "python3 is not installed"
+	run --separate-stderr wsrun "$WS" --policy workspace-write --approver "$OUT/yes" -- sh -c '
+		"$2" -c "
+import socket
+s = socket.socket(socket.AF_UNIX)
+s.bind(\"ctl\")
+s.listen(4)
+s.settimeout(30)
+while True:
+    c, _ = s.accept()
+    open(\"reached\", \"a\").write(\"x\\n\")
+    c.close()
+" &
+		sleep 1
+		"$1" ask -- ssh -S ./ctl -o BatchMode=yes localhost true </dev/null 2>/dev/null; echo "rc=$?"
+		"$1" ask -- ssh -o ControlPath=./ctl -o BatchMode=yes localhost true </dev/null 2>/dev/null; echo "rc=$?"
+		"$1" ask -- tmux -S ./ctl attach </dev/null 2>/dev/null; echo "rc=$?"
+		kill $!' _ "$WICKET" "$PY" </dev/null
+	echo "$output"
+	if [ -e "$WS/reached" ]; then
+		echo "ESCAPE: a client outside connected to the sandbox's server, and would hand it the terminal"
+		false
+	fi
+	local i
+	for i in 0 1 2; do assert_line --index "$i" "rc=123"; done
+}
+
+@test "ask careful: curl --engine and openssl -engine do not load a library the sandbox compiled (F9)" {
+	command -v curl >/dev/null || skip "curl is not installed"
+	command -v openssl >/dev/null || skip "openssl is not installed"
+	command -v cc >/dev/null || skip "no C compiler"
+	chmod a+rwx "$OUT"
+	printf '#include <fcntl.h>\n#include <unistd.h>\n__attribute__((constructor)) static void init(void) { close(open("%s/made", O_CREAT|O_WRONLY, 0644)); }\n' "$OUT" >"$WS/e.c"
+	cc -shared -fPIC -o "$WS/e.so" "$WS/e.c" || skip "cannot build a shared library"
+	run --separate-stderr wsrun "$WS" --policy workspace-write --approver "$OUT/yes" -- sh -c '
+		"$1" ask -- curl -s --engine "$PWD/e.so" http://127.0.0.1:1/; echo "rc=$?"
+		"$1" ask -- openssl req -engine "$PWD/e.so" -help 2>/dev/null; echo "rc=$?"' _ "$WICKET" </dev/null
+	echo "$output"
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: a library the sandbox built was loaded outside without a question"
+		false
+	fi
+	assert_line --index 0 "rc=123"
+	assert_line --index 1 "rc=123"
+}
+
+@test "ask careful: less --lesskey-src, ssh-keygen -D and vim -S with files the sandbox wrote do not run their code (F11)" {
+	command -v less >/dev/null || skip "less is not installed"
+	command -v vim >/dev/null || skip "vim is not installed"
+	command -v ssh-keygen >/dev/null || skip "ssh-keygen is not installed"
+	command -v cc >/dev/null || skip "no C compiler"
+	chmod a+rwx "$OUT"
+	printf '#include <fcntl.h>\n#include <unistd.h>\n__attribute__((constructor)) static void init(void) { close(open("%s/made-keygen", O_CREAT|O_WRONLY, 0644)); }\nint C_GetFunctionList(void **p) { return 1; }\n' "$OUT" >"$WS/p.c"
+	cc -shared -fPIC -o "$WS/p.so" "$WS/p.c" || skip "cannot build a shared library"
+	printf '#env\nLESSOPEN=|touch %s/made-less %%s\n' "$OUT" >"$WS/keys.src"
+	printf ':call writefile([], "%s/made-vim")\n:qa!\n' "$OUT" >"$WS/x.vim"
+	run --separate-stderr wsrun "$WS" --policy workspace-write --approver "$OUT/yes" -- sh -c '
+		"$1" ask -- less --lesskey-src="$PWD/keys.src" /etc/hostname >/dev/null; echo "rc=$?"
+		"$1" ask -- ssh-keygen -D "$PWD/p.so" >/dev/null 2>&1; echo "rc=$?"
+		"$1" ask -- vim -es -N -S "$PWD/x.vim"; echo "rc=$?"' _ "$WICKET" </dev/null
+	echo "$output"
+	if ls "$OUT"/made-*; then
+		echo "ESCAPE: code the sandbox wrote ran outside without a question"
+		false
+	fi
+	local i
+	for i in 0 1 2; do assert_line --index "$i" "rc=123"; done
+}
+
+@test "ask careful: sed -f a script the sandbox wrote, or a script with e, does not run its command (F1)" {
+	chmod a+rwx "$OUT"
+	run --separate-stderr wsrun "$WS" --policy workspace-write --approver "$OUT/yes" -- sh -c '
+		printf "1e touch %s/made-f\n" "$2" >x.sed
+		"$1" ask -- sed -f x.sed /etc/hostname >/dev/null; echo "rc=$?"
+		"$1" ask -- sed -n "1e touch $2/made-e" /etc/hostname >/dev/null; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+	echo "$output"
+	if ls "$OUT"/made-*; then
+		echo "ESCAPE: sed ran the sandbox's command outside without a question"
+		false
+	fi
+	assert_line --index 0 "rc=123"
+	assert_line --index 1 "rc=123"
+}
+
+@test "ask careful: wget --use-askpass does not run the sandbox's program (F3)" {
+	command -v wget >/dev/null || skip "wget is not installed"
+	chmod a+rwx "$OUT"
+	run --separate-stderr wsrun "$WS" --policy workspace-write --approver "$OUT/yes" -- sh -c '
+		printf "#!/bin/sh\ntouch %s/made\n" "$2" >ap && chmod +x ap
+		"$1" ask -- wget -q --spider --use-askpass="$PWD/ap" --user=x http://127.0.0.1:1/; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+	echo "$output"
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: wget ran the sandbox's askpass program outside without a question"
+		false
+	fi
+	assert_line "rc=123"
+}
+
+@test "ask careful: scalar does not run git with the config of a repository the sandbox wrote (F13)" {
+	command -v scalar >/dev/null || skip "scalar is not installed"
+	chmod a+rwx "$OUT"
+	run --separate-stderr wsrun "$WS" --policy workspace-write --approver "$OUT/yes" -- sh -c '
+		git init -q repo && cd repo && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m x &&
+		git config core.sshCommand "touch $2/made; false #" && git remote add origin ssh://h/x && cd .. &&
+		"$1" ask -- scalar run fetch repo </dev/null >/dev/null 2>&1; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+	echo "$output"
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: scalar ran the config of the sandbox's repository outside without a question"
+		false
+	fi
+	assert_line "rc=123"
+}
