@@ -690,7 +690,8 @@ static void run_command(struct session *s, struct ask *a)
 	 * own (pty_cmd_open), which has the terminal until it ends; from the
 	 * background, none (/dev/null), so that a job left running neither
 	 * holds the session's terminal nor shares its keys with the sandbox. */
-	bool fg = pty_is_session_tty(a->io[0]) && pty_foreground(a->host_pid);
+	bool fg = pty_is_session_tty(a->io[0]) && pty_foreground(a->host_pid) &&
+		  !pty_cmd_held(); /* the keys being dropped are no one's */
 	if (nulled || (pty_is_session_tty(a->io[0]) && !fg)) {
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
 		if (null < 0) {

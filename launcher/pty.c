@@ -1475,12 +1475,16 @@ bool pty_cmd_active(void)
 	return D.master >= 0;
 }
 
+bool pty_cmd_held(void)
+{
+	return D.hold;
+}
+
 bool pty_cmd_start(struct session *s, int master)
 {
 	D.master = master;
 	D.done = false;
 	D.filter = (struct pty_filter){0};
-	D.hold = false;
 	D.w = session_watch(s, master, POLLIN, cmd_ready, NULL);
 	if (!D.w) {
 		close(master);

@@ -466,6 +466,8 @@ bool pty_foreground(pid_t pid);
 int pty_cmd_open(int *slave_fd);
 bool pty_cmd_start(struct session *s, int master);
 bool pty_cmd_active(void);
+/* Keys are held until Enter after a command ended by a signal. */
+bool pty_cmd_held(void);
 void pty_cmd_end(struct session *s, const char *note, bool hold);
 bool pty_prompt(struct session *s, const char *text,
 		void (*done)(struct session *, bool yes, void *), void *data);

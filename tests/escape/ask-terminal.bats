@@ -551,3 +551,32 @@ def main():
 run(main)
 PYEOF
 }
+
+@test "ask attack 11: while keys are held after a killed command, a new approved command does not get them" {
+	printf '#!/bin/sh\ncat >/dev/null\nexit 0\n' >"$OUT/yes"
+	chmod 755 "$OUT/yes"
+	drive <<'PYEOF'
+def main():
+    script = r"""
+exec 3<&0
+"$1" ask -- sleep 30 <&3 &
+A=$!
+sleep 3
+kill -TERM $A
+wait $A
+"$1" ask -- head -n 1 <&3 >stolen
+echo DONE
+"""
+    t = Term([w, "run", "--approver", out + "/yes", "--", "sh", "-c", script, "_", w], cwd=ws)
+    time.sleep(2)
+    t.send("secr")          # typed for the first command
+    time.sleep(2.5)         # meanwhile the sandbox ends it and asks again
+    t.send("et123\r")
+    t.expect(r"DONE")
+    t.wait()
+    stolen = open(ws + "/stolen").read() if os.path.exists(ws + "/stolen") else ""
+    check("et123" not in stolen, "keys typed after the signalled end reached the sandbox: %r" % stolen)
+
+run(main)
+PYEOF
+}
