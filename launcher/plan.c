@@ -371,7 +371,62 @@ void random_hex(char *buf, size_t len)
 		snprintf(buf + 2 * i, 3, "%02x", r[i]);
 }
 
+/* The directories on the way to P that lie in a writable root, are the
+ * user's own and lack search or write permission for the user (the
+ * session can chmod its directories: .git 0555 would keep a planted hook
+ * where it is) get it back, top down, so that P can be moved aside;
+ * *SAVED records them, to be put back as they were (undo_dirs). The
+ * session is over: no process of it is left to change them meanwhile. */
+struct dirmode {
+	char *path;
+	mode_t mode;
+};
+
+static size_t open_dirs(const struct policy *pol, const char *p, struct dirmode *saved, size_t max)
+{
+	size_t n = 0;
+	if (getuid() == 0)
+		return 0; /* permissions do not stop root */
+	char *dir = path_dirname(p);
+	for (char *c = dir + 1; n < max; c++) {
+		char keep = *c;
+		if (keep != '/' && keep != '\0')
+			continue;
+		*c = '\0';
+		struct stat st;
+		char *real = NULL;
+		if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+		    (st.st_mode & S_IRWXU) != S_IRWXU && (real = realpath(dir, NULL)) &&
+		    writable_root_of(pol, real) && chmod(dir, (st.st_mode & 07777) | S_IRWXU) == 0)
+			saved[n++] = (struct dirmode){xstrdup(dir), st.st_mode & 07777};
+		free(real);
+		*c = keep;
+		if (!keep)
+			break;
+	}
+	free(dir);
+	return n;
+}
+
+static void undo_dirs(struct dirmode *saved, size_t n)
+{
+	while (n--) {
+		chmod(saved[n].path, saved[n].mode);
+		free(saved[n].path);
+	}
+}
+
+static void quarantine(const struct policy *pol, const char *p, const char *session_id);
+
 void plan_quarantine(const struct policy *pol, const char *p, const char *session_id)
+{
+	struct dirmode saved[64];
+	size_t n = open_dirs(pol, p, saved, sizeof saved / sizeof saved[0]);
+	quarantine(pol, p, session_id);
+	undo_dirs(saved, n);
+}
+
+static void quarantine(const struct policy *pol, const char *p, const char *session_id)
 {
 	/* Only what the session could have made: its parent, as it resolves
 	 * now (a symlink the session left on the way included), in a

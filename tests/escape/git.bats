@@ -571,3 +571,18 @@ FSMON='printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$1"'
 	grep -qx 'exit 0' "$mono/frontend/.husky/_/pre-commit"
 	run ! grep -q fsmonitor "$mono/frontend/git.inc"
 }
+
+@test "git: a planted .git/commondir kept in place by taking write permission from .git (chmod 555)" {
+	# The session can chmod its own directories: without write permission
+	# on .git, the rename that moves the planted file aside fails, for a
+	# user who is not root. wicket gives it back for the move, then puts
+	# the mode the session left.
+	attack='mkdir -p evil/hooks && cp -a .git/HEAD .git/refs .git/objects evil/ 2>/dev/null
+		printf "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"touch %s; false\"\n" "$1" >evil/config
+		echo ../evil >.git/commondir
+		chmod 555 .git'
+	sbx sh -c "$attack" _ "$PWNED"
+	[ ! -e "$WS/.git/commondir" ]
+	chmod 755 "$WS/.git"
+	assert_not_planted
+}
