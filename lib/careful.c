@@ -450,6 +450,8 @@ static enum kind kind_of(const char *name)
 
 static char *check(const struct wk_careful_in *in, const char *program, char *const *argv,
 		   size_t argc, int depth);
+static char *arg_program_check(const struct wk_careful_in *in, char *const *argv, size_t argc,
+			       int depth);
 
 /* Every part of ARG that looks like a path ("/x", "./x", "a/b": split at
  * blanks, quotes and shell punctuation), checked: interpreters' arguments
@@ -1406,6 +1408,74 @@ static char *check(const struct wk_careful_in *in, const char *program, char *co
 		}
 		if (r)
 			return r;
+	}
+	return arg_program_check(in, argv, argc, depth);
+}
+
+/* Whatever the program: one that runs another it is given (find -exec,
+ * tar -I, zip -TT, setarch, prlimit, su -c, capsh, perf, ssh-agent...)
+ * is more than any list. So an argument, or a path inside one (an
+ * option's value, "--to-command=./x", "-I/x"), that names a program or
+ * a script ("#!") in a place the sandbox can write makes any command
+ * CAREFUL; and an interpreter or shell named among the arguments is
+ * checked with what follows it, as a command of its own. */
+static bool runnable(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	if (st.st_mode & 0111)
+		return true;
+	char b[2] = {0};
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	bool script = fd >= 0 && read(fd, b, 2) == 2 && b[0] == '#' && b[1] == '!';
+	if (fd >= 0)
+		close(fd);
+	return script;
+}
+
+static char *arg_program_check(const struct wk_careful_in *in, char *const *argv, size_t argc,
+			       int depth)
+{
+	static const char seps[] = " \t\n\"'`;|&()<>=,:{}$";
+	for (size_t k = 1; k < argc; k++) {
+		const char *a = argv[k];
+		if (depth < MAX_DEPTH && k + 1 < argc && a[0] != '-' &&
+		    (versioned(base_of(a), interpreters) || name_in(base_of(a), shells))) {
+			char *r = interp_check(in, base_of(a), argv + k, argc - k, depth + 1);
+			if (r)
+				return r;
+		}
+		/* "-I/x" and "--opt=./x": the path starts at its first "/" or "." */
+		for (const char *p = a; *p;) {
+			size_t len = strcspn(p, seps);
+			const char *tok = p;
+			if (len && tok[0] == '-') {
+				const char *sl = memchr(tok, '/', len);
+				size_t skip = sl ? (size_t)(sl - tok) : len;
+				if (sl && skip > 0 && tok[skip - 1] == '.')
+					skip -= tok[skip - 2] == '.' && skip >= 2 ? 2 : 1;
+				tok += skip;
+				len -= skip;
+			}
+			if (len && memchr(tok, '/', len)) {
+				char *t = xasprintf("%.*s", (int)len, tok);
+				char *why = NULL;
+				char *where = wk_path_place(in->wset, in->cwd, t, &why);
+				bool prog = why && where && runnable(where);
+				free(where);
+				if (prog) {
+					char *r = xasprintf("its argument %s names a program, which %s", t, why);
+					free(why);
+					free(t);
+					return r;
+				}
+				free(why);
+				free(t);
+			}
+			p += strcspn(p, seps);
+			p += strspn(p, seps);
+		}
 	}
 	return NULL;
 }

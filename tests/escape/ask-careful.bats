@@ -369,6 +369,22 @@ mksubrepos() {
 	assert_line "rc=123"
 }
 
+@test "ask careful: a program that runs another it is given (find -exec, tar --to-command, setarch) does not run one of the sandbox's" {
+	mkrepos
+	for c in 'find . -maxdepth 0 -exec ./evil ;' 'setarch x86_64 ./evil' 'env -i PATH=/bin prlimit --nofile=64 sh ./evil.sh'; do
+		run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+			printf "#!/bin/sh\ntouch %s/made\n" "$2" >evil && chmod 755 evil
+			printf "touch %s/made\n" "$2" >evil.sh
+			"$1" ask -- $3
+			echo "rc=$?"' _ "$WICKET" "$OUT" "$c" </dev/null
+		if [ -e "$OUT/made" ]; then
+			echo "ESCAPE: $c ran a program of the sandbox's outside"
+			false
+		fi
+		assert_line "rc=123"
+	done
+}
+
 # A repository whose log fills more than a screen, so that git pages it.
 mklongrepo() {
 	mkrepos

@@ -157,6 +157,24 @@ static void decisions(void)
 
 	const char *P = "/usr/bin:/bin";
 	CAREFUL(true, "the program in the workspace", "ro/cwd", P, "ws/tool", "tool");
+	/* Any program that runs another it is given: a program or script
+	 * of the sandbox's among its arguments (red team 9, F1). */
+	put("ws/data.txt", "plain\n", 0644);
+	put("ws/noexec.sh", "#!/bin/sh\n", 0644);
+	CAREFUL(true, "find -exec a program of the sandbox's", "ro/cwd", P, "/usr/bin/find", "find",
+		".", "-exec", "../../ws/tool", ";");
+	CAREFUL(true, "tar -I/path (the value bundled)", "ws", P, "/usr/bin/tar", "tar", "-I./tool",
+		"-xf", "t.tar");
+	CAREFUL(true, "tar --to-command=path", "ro/cwd", P, "/usr/bin/tar", "tar",
+		"--to-command=../../ws/tool", "-xf", "t.tar");
+	CAREFUL(true, "a script (#!) even when not executable", "ro/cwd", P, "/usr/bin/setarch",
+		"setarch", "x86_64", "../../ws/noexec.sh");
+	CAREFUL(true, "an interpreter among the arguments, with a script of the sandbox's",
+		"ro/cwd", P, "/usr/bin/prlimit", "prlimit", "--nofile=10", "python3", "../../ws/x.py");
+	CAREFUL(false, "a data file of the sandbox's is no program", "ro/cwd", P, "/usr/bin/cp",
+		"cp", "../../ws/data.txt", "/tmp/x");
+	CAREFUL(false, "a program outside the writable places is not either", "ro/cwd", P,
+		"/usr/bin/find", "find", ".", "-exec", "/bin/true", ";");
 	CAREFUL(false, "a program in a read-only place, not an interpreter", "ws", P, "ro/bin/tool",
 		"tool", "x.py");
 	CAREFUL(false, "python3 with a read-only script and cwd", "ro", P, "/usr/bin/python3",
