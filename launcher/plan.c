@@ -101,37 +101,60 @@ const char *plan_unix_root(const struct session *s, const char *path)
 	return root;
 }
 
+/* FN on each of PATH's leading parts ("/a", "/a/b", ... PATH itself),
+ * NUL-terminated in a buffer of its own, as long as it returns true;
+ * false when one said stop (or PATH is too long to walk). */
+static bool each_prefix(const char *path, bool (*fn)(const char *prefix, void *arg), void *arg)
+{
+	char buf[PATH_MAX];
+	if (strlen(path) >= sizeof buf)
+		return false;
+	strcpy(buf, path);
+	for (char *c = buf + 1;; c++) {
+		char keep = *c;
+		if (keep != '/' && keep != '\0')
+			continue;
+		*c = '\0';
+		if (!fn(buf, arg))
+			return false;
+		*c = keep;
+		if (!keep)
+			return true;
+	}
+}
+
 /* A protected path reached through a symlink that the sandbox may rewrite
  * is no protection: after the session, tools outside would follow the new
  * link. Refuse it rather than protect the wrong object. */
+struct protect_walk {
+	const struct policy *pol;
+	const char *lexical;
+};
+
+static bool no_link_in_root(const char *prefix, void *arg)
+{
+	const struct protect_walk *pw = arg;
+	struct stat st;
+	if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode)) {
+		char *parent = path_dirname(prefix);
+		char *rparent = realpath(parent, NULL);
+		const char *w = rparent ? writable_root_of(pw->pol, rparent) : NULL;
+		if (w)
+			die("protected path %s goes through the symlink %s inside the writable "
+			    "root %s, which the session could re-aim; protect the link's "
+			    "target instead (for a policy file or the user configuration: "
+			    "name the target there)", pw->lexical, prefix, w);
+		free(rparent);
+		free(parent);
+	}
+	return true;
+}
+
 static void check_protect_symlinks(const struct policy *pol, const char *lexical)
 {
-	char buf[PATH_MAX];
-	if (strlen(lexical) >= sizeof buf)
+	struct protect_walk pw = {pol, lexical};
+	if (!each_prefix(lexical, no_link_in_root, &pw))
 		die("protected path too long: %s", lexical);
-	strcpy(buf, lexical);
-	for (char *p = buf + 1;; p++) {
-		char saved = *p;
-		if (saved != '/' && saved != '\0')
-			continue;
-		*p = '\0';
-		struct stat st;
-		if (lstat(buf, &st) == 0 && S_ISLNK(st.st_mode)) {
-			char *parent = path_dirname(buf);
-			char *rparent = realpath(parent, NULL);
-			const char *w = rparent ? writable_root_of(pol, rparent) : NULL;
-			if (w)
-				die("protected path %s goes through the symlink %s inside the writable "
-				    "root %s, which the session could re-aim; protect the link's "
-				    "target instead (for a policy file or the user configuration: "
-				    "name the target there)", lexical, buf, w);
-			free(rparent);
-			free(parent);
-		}
-		*p = saved;
-		if (!saved)
-			break;
-	}
 }
 
 static int cmp_len(const void *a, const void *b)
@@ -164,26 +187,20 @@ bool plan_covered(const struct mount_plan *plan, const char *path)
 
 /* A symbolic link is on the way to PATH now (one that was there before
  * the session is the user's own, and is left alone). */
+static bool not_a_link(const char *prefix, void *arg)
+{
+	bool *link = arg;
+	struct stat st;
+	if (lstat(prefix, &st) < 0)
+		return false; /* the rest does not exist: no link there */
+	*link = S_ISLNK(st.st_mode);
+	return !*link;
+}
+
 static bool through_link(const char *path)
 {
-	char buf[PATH_MAX];
-	if (strlen(path) >= sizeof buf)
-		return true;
-	strcpy(buf, path);
-	for (char *c = buf + 1;; c++) {
-		char saved = *c;
-		if (saved != '/' && saved != '\0')
-			continue;
-		*c = '\0';
-		struct stat st;
-		if (lstat(buf, &st) < 0)
-			return false;
-		if (S_ISLNK(st.st_mode))
-			return true;
-		*c = saved;
-		if (!saved)
-			return false;
-	}
+	bool link = false;
+	return !each_prefix(path, not_a_link, &link) && link;
 }
 
 /* The part of the plan init needs first (before its base mounts):
@@ -327,6 +344,27 @@ void plan_build_late(struct session *s)
  * the session (no mount can cover a path that is not there). What the
  * session created there is moved aside before anything outside can use
  * it, and the user is told where it went. */
+struct quarantine_walk {
+	const struct policy *pol;
+	const char *session_id;
+};
+
+/* Walking an entry's path: the first symbolic link on it is moved aside
+ * (if the session could have made it: plan_quarantine decides); the walk
+ * ends there, or where nothing exists any more. */
+static bool move_first_link(const char *prefix, void *arg)
+{
+	const struct quarantine_walk *qw = arg;
+	struct stat st;
+	if (lstat(prefix, &st) < 0)
+		return false;
+	if (S_ISLNK(st.st_mode)) {
+		plan_quarantine(qw->pol, prefix, qw->session_id);
+		return false;
+	}
+	return true;
+}
+
 void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
 		       const char *session_id)
 {
@@ -340,23 +378,8 @@ void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
 	 * the entry at another directory's policy; moved aside. A real
 	 * directory is the entry's own. */
 	for (size_t i = 0; i < plan->absent_entry.n; i++) {
-		char *p = xstrdup(plan->absent_entry.v[i]);
-		for (char *c = p + 1;; c++) {
-			char saved = *c;
-			if (saved != '/' && saved != '\0')
-				continue;
-			*c = '\0';
-			struct stat st;
-			bool there = lstat(p, &st) == 0;
-			if (there && S_ISLNK(st.st_mode)) {
-				plan_quarantine(pol, p, session_id); /* if its parent is the session's */
-				break;
-			}
-			*c = saved;
-			if (!saved || !there)
-				break;
-		}
-		free(p);
+		struct quarantine_walk qw = {pol, session_id};
+		each_prefix(plan->absent_entry.v[i], move_first_link, &qw);
 	}
 }
 
@@ -382,30 +405,34 @@ struct dirmode {
 	mode_t mode;
 };
 
+struct dirs_walk {
+	const struct policy *pol;
+	struct dirmode *saved;
+	size_t n, max;
+};
+
+static bool open_dir(const char *dir, void *arg)
+{
+	struct dirs_walk *dw = arg;
+	struct stat st;
+	char *real = NULL;
+	if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+	    (st.st_mode & S_IRWXU) != S_IRWXU && (real = realpath(dir, NULL)) &&
+	    writable_root_of(dw->pol, real) && chmod(dir, (st.st_mode & 07777) | S_IRWXU) == 0)
+		dw->saved[dw->n++] = (struct dirmode){xstrdup(dir), st.st_mode & 07777};
+	free(real);
+	return dw->n < dw->max;
+}
+
 static size_t open_dirs(const struct policy *pol, const char *p, struct dirmode *saved, size_t max)
 {
-	size_t n = 0;
 	if (getuid() == 0)
 		return 0; /* permissions do not stop root */
+	struct dirs_walk dw = {pol, saved, 0, max};
 	char *dir = path_dirname(p);
-	for (char *c = dir + 1; n < max; c++) {
-		char keep = *c;
-		if (keep != '/' && keep != '\0')
-			continue;
-		*c = '\0';
-		struct stat st;
-		char *real = NULL;
-		if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
-		    (st.st_mode & S_IRWXU) != S_IRWXU && (real = realpath(dir, NULL)) &&
-		    writable_root_of(pol, real) && chmod(dir, (st.st_mode & 07777) | S_IRWXU) == 0)
-			saved[n++] = (struct dirmode){xstrdup(dir), st.st_mode & 07777};
-		free(real);
-		*c = keep;
-		if (!keep)
-			break;
-	}
+	each_prefix(dir, open_dir, &dw);
 	free(dir);
-	return n;
+	return dw.n;
 }
 
 static void undo_dirs(struct dirmode *saved, size_t n)
