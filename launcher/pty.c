@@ -1512,7 +1512,10 @@ void pty_cmd_end(struct session *s, const char *note, bool hold)
 		if (P.out.len == before)
 			break;
 	}
-	P.out.len += pty_filter_flush(&D.filter, buf_tail(&P.out));
+	/* What the filter held (an unfinished sequence at the very end):
+	 * only where it fits, as the session's own is never flushed at all. */
+	if (buf_room(&P.out) >= PTY_FILTER_HOLD)
+		P.out.len += pty_filter_flush(&D.filter, buf_tail(&P.out));
 	session_unwatch(D.w);
 	D.w = NULL;
 	close(D.master);
