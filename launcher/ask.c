@@ -158,12 +158,11 @@ static const char *input_kind(int fd, bool *from_sandbox)
 	*from_sandbox = false;
 	if (pty_is_session_tty(fd))
 		return "terminal";
-	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+	bool known = fstat(fd, &st) == 0;
+	if (known && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
 		return "null";
 	*from_sandbox = true;
-	if (fstat(fd, &st) < 0)
-		return "unknown";
-	return S_ISFIFO(st.st_mode) ? "pipe" : S_ISREG(st.st_mode) ? "file"
+	return !known ? "unknown" : S_ISFIFO(st.st_mode) ? "pipe" : S_ISREG(st.st_mode) ? "file"
 	     : S_ISSOCK(st.st_mode) ? "socket" : "device";
 }
 
@@ -726,10 +725,9 @@ static void run_command(struct session *s, struct ask *a)
 	pid_t pid = spawn_clean(command_child, a);
 	if (master >= 0 && (pid < 0 || !pty_cmd_start(s, master))) {
 		if (pid > 0)
-			kill_group(pid, SIGKILL);
+			kill_group(pid, SIGKILL); /* no one would relay its terminal */
 		else
 			close(master);
-		master = -1;
 	}
 	if (pid < 0) {
 		deny(s, a, "error", "cannot start the command (fork failed)");

@@ -123,9 +123,6 @@ static bool each_prefix(const char *path, bool (*fn)(const char *prefix, void *a
 	}
 }
 
-/* A protected path reached through a symlink that the sandbox may rewrite
- * is no protection: after the session, tools outside would follow the new
- * link. Refuse it rather than protect the wrong object. */
 struct protect_walk {
 	const struct policy *pol;
 	const char *lexical;
@@ -150,6 +147,9 @@ static bool no_link_in_root(const char *prefix, void *arg)
 	return true;
 }
 
+/* A protected path reached through a symlink that the sandbox may rewrite
+ * is no protection: after the session, tools outside would follow the new
+ * link. Refuse it rather than protect the wrong object. */
 static void check_protect_symlinks(const struct policy *pol, const char *lexical)
 {
 	struct protect_walk pw = {pol, lexical};
@@ -185,8 +185,6 @@ bool plan_covered(const struct mount_plan *plan, const char *path)
 	       (plan->cover_run && path_is_under(path, "/run") && strcmp(path, "/run") != 0);
 }
 
-/* A symbolic link is on the way to PATH now (one that was there before
- * the session is the user's own, and is left alone). */
 static bool not_a_link(const char *prefix, void *arg)
 {
 	bool *link = arg;
@@ -197,6 +195,8 @@ static bool not_a_link(const char *prefix, void *arg)
 	return !*link;
 }
 
+/* A symbolic link is on the way to PATH now (one that was there before
+ * the session is the user's own, and is left alone). */
 static bool through_link(const char *path)
 {
 	bool link = false;
@@ -340,10 +340,6 @@ void plan_build_late(struct session *s)
 	qsort(plan->pins.v, plan->pins.n, sizeof *plan->pins.v, cmp_len);
 }
 
-/* A protected path that did not exist at the start could be created by
- * the session (no mount can cover a path that is not there). What the
- * session created there is moved aside before anything outside can use
- * it, and the user is told where it went. */
 struct quarantine_walk {
 	const struct policy *pol;
 	const char *session_id;
@@ -365,6 +361,10 @@ static bool move_first_link(const char *prefix, void *arg)
 	return true;
 }
 
+/* A protected path that did not exist at the start could be created by
+ * the session (no mount can cover a path that is not there). What the
+ * session created there is moved aside before anything outside can use
+ * it, and the user is told where it went. */
 void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
 		       const char *session_id)
 {
@@ -394,12 +394,6 @@ void random_hex(char *buf, size_t len)
 		snprintf(buf + 2 * i, 3, "%02x", r[i]);
 }
 
-/* The directories on the way to P that lie in a writable root, are the
- * user's own and lack search or write permission for the user (the
- * session can chmod its directories: .git 0555 would keep a planted hook
- * where it is) get it back, top down, so that P can be moved aside;
- * *SAVED records them, to be put back as they were (undo_dirs). The
- * session is over: no process of it is left to change them meanwhile. */
 struct dirmode {
 	char *path;
 	mode_t mode;
@@ -424,6 +418,12 @@ static bool open_dir(const char *dir, void *arg)
 	return dw->n < dw->max;
 }
 
+/* The directories on the way to P that lie in a writable root, are the
+ * user's own and lack search or write permission for the user (the
+ * session can chmod its directories: .git 0555 would keep a planted hook
+ * where it is) get it back, top down, so that P can be moved aside;
+ * *SAVED records them, to be put back as they were (undo_dirs). The
+ * session is over: no process of it is left to change them meanwhile. */
 static size_t open_dirs(const struct policy *pol, const char *p, struct dirmode *saved, size_t max)
 {
 	if (getuid() == 0)

@@ -861,19 +861,31 @@ static void scan_output(size_t from)
 }
 
 /* What the pty holds now, into the relay (as far as there is room). */
-static void master_read(void)
+/* What the pty master FD holds, through the filter F, into the relay
+ * (as far as there is room: then -1 and EAGAIN); read's result. */
+static ssize_t relay_from(int fd, struct pty_filter *f)
 {
 	static char raw[PTY_BUF];
-	char *tail = buf_tail(&P.out);
-	size_t from = P.out.len;
 	size_t room = buf_room(&P.out);
-	if (room <= MASTER_READ_MIN)
-		return;
-	ssize_t n = read(P.master, raw, room - MASTER_READ_MIN);
+	if (room <= MASTER_READ_MIN) {
+		errno = EAGAIN;
+		return -1;
+	}
+	char *tail = buf_tail(&P.out);
+	ssize_t n = read(fd, raw, room - MASTER_READ_MIN);
 	if (n > 0) {
-		size_t k = pty_filter_feed(&P.filter, raw, (size_t)n, tail);
+		size_t k = pty_filter_feed(f, raw, (size_t)n, tail);
 		P.drew = P.drew || pty_can_change(tail, k);
 		P.out.len += k;
+	}
+	return n;
+}
+
+static void master_read(void)
+{
+	size_t from = P.out.len;
+	ssize_t n = relay_from(P.master, &P.filter);
+	if (n > 0) {
 		scan_output(from);
 		if (P.tty_gone)
 			P.out.len = P.out.off = 0; /* no one to show it to: the command never waits */
@@ -1440,19 +1452,11 @@ int pty_cmd_open(int *slave_fd)
 
 static void cmd_read(void)
 {
-	static char raw[PTY_BUF];
-	size_t room = buf_room(&P.out);
-	if (room <= MASTER_READ_MIN)
-		return;
-	char *tail = buf_tail(&P.out);
-	ssize_t n = read(D.master, raw, room - MASTER_READ_MIN);
+	/* Filtered like the session's: what it shows may be a file of the
+	 * sandbox's (an approved cat), whose title or clipboard string would
+	 * act outside. */
+	ssize_t n = relay_from(D.master, &D.filter);
 	if (n > 0) {
-		/* Filtered like the session's: what it shows may be a file of
-		 * the sandbox's (an approved cat), whose title or clipboard
-		 * string would act outside. */
-		size_t k = pty_filter_feed(&D.filter, raw, (size_t)n, tail);
-		P.drew = P.drew || pty_can_change(tail, k);
-		P.out.len += k;
 		if (P.tty_gone)
 			P.out.len = P.out.off = 0;
 	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
