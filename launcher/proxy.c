@@ -71,6 +71,7 @@
 #define PROXY_ADDRS 8          /* addresses of a name tried */
 #define PROXY_REPORTS 64       /* reports waiting for the relay loop */
 #define PROXY_WHO 200          /* refusals whose process is looked up in /proc */
+#define PROXY_SHOW_MS 500      /* a refusal waits this long, at most, for its line */
 #define PIPE_CAP 65536          /* a pipe's default size, and the least it has */
 /* The size asked for each pipe: more bytes a splice, fewer system calls a
  * gigabyte. 64 connections of two such pipes stay far below the kernel's
@@ -240,8 +241,14 @@ static struct wk_addr *allowed_addrs, *own_addrs;
 static size_t n_allowed, n_own;
 
 static pthread_mutex_t report_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t report_cv;
 static struct report reports[PROXY_REPORTS];
 static size_t n_reports, reports_dropped;
+/* Reports queued and reports the relay loop has written out: a refusal
+ * waits (briefly) for its line before the client hears the answer, so
+ * the line is not cut into the client's own message on a shared stderr. */
+static unsigned long reports_queued, reports_shown;
+static bool reports_closed;
 
 enum { TAG_HTTP, TAG_SOCKS, TAG_STOP, TAG_LOOKUP, TAG_CONN };
 
@@ -336,18 +343,36 @@ static void who(uint16_t peer_port, unsigned port, struct report *r)
 		fclose(f);
 }
 
-static void report(const struct report *r)
+static unsigned long report(const struct report *r)
 {
 	pthread_mutex_lock(&report_mu);
 	if (n_reports < PROXY_REPORTS)
 		reports[n_reports++] = *r;
 	else
 		reports_dropped++;
+	unsigned long seq = ++reports_queued;
 	pthread_mutex_unlock(&report_mu);
 	char b = 1;
 	if (write(report_pipe[1], &b, 1) < 0) {
 		/* Full: the relay loop has a wake-up pending already. */
 	}
+	return seq;
+}
+
+/* Wait until the relay loop has written report SEQ out, PROXY_SHOW_MS at
+ * most: a stopped terminal must not stall the proxy. */
+static void report_wait(unsigned long seq)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += PROXY_SHOW_MS * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&report_mu);
+	while (reports_shown < seq && !reports_closed)
+		if (pthread_cond_timedwait(&report_cv, &report_mu, &until) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&report_mu);
 }
 
 static void conn_close(int i)
@@ -428,7 +453,7 @@ static void refuse(int i, int kind, const char *reason, const char *addr, int st
 	if (addr)
 		snprintf(r.addr, sizeof r.addr, "%s", addr);
 	who(c->peer_port, c->socks ? PROXY_SOCKS_PORT : PROXY_HTTP_PORT, &r);
-	report(&r);
+	report_wait(report(&r));
 	char text[WK_NAME_MAX + 300];
 	snprintf(text, sizeof text, "%s: %s", r.obj, reason);
 	if (c->socks)
@@ -1099,6 +1124,7 @@ static void on_reports(struct session *s, struct watch *w, short revents)
 	static struct report got[PROXY_REPORTS];
 	pthread_mutex_lock(&report_mu);
 	size_t n = n_reports, dropped = reports_dropped;
+	unsigned long upto = reports_queued;
 	memcpy(got, reports, n * sizeof *got);
 	n_reports = 0;
 	reports_dropped = 0;
@@ -1131,6 +1157,10 @@ static void on_reports(struct session *s, struct watch *w, short revents)
 	}
 	if (dropped)
 		warnmsg("the proxy refused %zu more requests than it could report", dropped);
+	pthread_mutex_lock(&report_mu);
+	reports_shown = upto;
+	pthread_cond_broadcast(&report_cv);
+	pthread_mutex_unlock(&report_mu);
 }
 
 static void parse_addrs(const struct strv *v, struct wk_addr **out, size_t *n)
@@ -1213,6 +1243,13 @@ void proxy_start(struct session *s)
 	epoll_ctl(ep, EPOLL_CTL_ADD, stop_fd, &ev);
 	ev.data.u64 = TAG_LOOKUP;
 	epoll_ctl(ep, EPOLL_CTL_ADD, lk_sock[0], &ev);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&report_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	reports_queued = reports_shown = 0;
+	reports_closed = false;
 	report_watch = session_watch(s, report_pipe[0], POLLIN, on_reports, NULL);
 	if (!report_watch)
 		die("the proxy: no room in the relay loop");
@@ -1233,6 +1270,10 @@ void proxy_finish(struct session *s)
 	if (!running)
 		return;
 	uint64_t one = 1;
+	pthread_mutex_lock(&report_mu);
+	reports_closed = true; /* the relay loop no longer runs: nobody waits on it */
+	pthread_cond_broadcast(&report_cv);
+	pthread_mutex_unlock(&report_mu);
 	if (write(stop_fd, &one, sizeof one) < 0)
 		warnmsg("the proxy: cannot stop it: %s", strerror(errno));
 	pthread_join(thread, NULL);
