@@ -267,7 +267,10 @@ static const char *const wrappers[] = {
 	"env", "nice", "nohup", "timeout", "stdbuf", "setsid", "ionice", "taskset", "chrt",
 	"time", "flock", "sudo", "doas", "runuser", "setpriv", "unshare", "nsenter", "chroot",
 	"unbuffer", "faketime", "strace", "ltrace", "valgrind", "gdb", "watch", "script",
-	"busybox", NULL};
+	"busybox", "setarch", "linux32", "linux64", "prlimit", "numactl", "fakeroot",
+	"eatmydata", "ssh-agent", "dbus-run-session", "xvfb-run", "systemd-run", "firejail",
+	"bwrap", "torsocks", "proxychains", "proxychains4", "catchsegv", "chpst", "pkexec",
+	"cgexec", "ccache", "su", "sg", NULL};
 /* Shells: their code is a script or the string of -c, which is checked
  * command by command when it is plain words. */
 static const char *const shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash",
@@ -289,6 +292,7 @@ enum optwhat {
 	O_SSH,      /* ssh -o KEY=VALUE */
 	O_ALWAYS,   /* CAREFUL whatever the value: WHY says what it does */
 	O_SCRIPTIN, /* vim -s: a code file, but after -e or -E silent mode */
+	O_EXEC_ACTION, /* tar --checkpoint-action: code when it is exec=CMD */
 };
 struct optrule {
 	char c;           /* the short option, or 0 */
@@ -377,7 +381,15 @@ static const char *const vim_config[] = {".vimrc", ".vim", ".exrc", ".gvimrc", "
 					 ".config/nvim", ".local/share/nvim", NULL};
 static const char *const openssl_config[] = {"/usr/lib/ssl/openssl.cnf", "/etc/ssl/openssl.cnf",
 					     "/etc/pki/tls/openssl.cnf", NULL};
+/* tar: the programs it runs (a compressor, a script between volumes, a
+ * command each member is piped to, the remote shell, checkpoint exec=). */
+static const struct optrule tar_rules[] = {
+	{'I', "use-compress-program", O_CODE, NULL}, {'F', "info-script", O_CODE, NULL},
+	{0, "new-volume-script", O_CODE, NULL}, {0, "to-command", O_CODE, NULL},
+	{0, "rsh-command", O_CODE, NULL}, {0, "rmt-command", O_CODE, NULL},
+	{0, "checkpoint-action", O_EXEC_ACTION, NULL}, {0, NULL, 0, NULL}};
 static const struct optprog optprogs[] = {
+	{"tar", "bCfFgHIKLNTVX", tar_rules, no_config, false, false},
 	{"ssh", "BbcDEeFIiJLlmOopQRSWw", ssh_rules, ssh_config, false, false},
 	{"curl", "EKCbcdDFPHmoxUQreXYytzTuAw", curl_rules, curl_config, false, false},
 	{"wget", "oaeiBtOTwQPUlARDXI", wget_rules, wget_config, true, false},
@@ -406,7 +418,7 @@ static bool loader(const char *name)
 	return strcmp(name, "ld.so") == 0 || (starts(name, "ld-") && strstr(name, ".so"));
 }
 
-enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT, K_OPTS, K_SED, K_ALWAYS };
+enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT, K_OPTS, K_SED, K_FIND, K_ALWAYS };
 
 /* Programs CAREFUL whatever their arguments, and why. */
 static const struct {
@@ -443,6 +455,8 @@ static enum kind kind_of(const char *name)
 		return K_OPTS;
 	if (strcmp(name, "sed") == 0 || strcmp(name, "gsed") == 0)
 		return K_SED;
+	if (strcmp(name, "find") == 0 || strcmp(name, "gfind") == 0)
+		return K_FIND;
 	if (always_why(name))
 		return K_ALWAYS;
 	return K_OTHER;
@@ -687,7 +701,7 @@ static const char *opt_value(char *const *argv, size_t argc, size_t *k, char c, 
 }
 
 /* Wrappers whose -c (--command) is a string of shell code. */
-static const char *const shell_c_wrappers[] = {"flock", "script", "runuser", NULL};
+static const char *const shell_c_wrappers[] = {"flock", "script", "runuser", "su", "sg", NULL};
 
 static char *shell_code_check(const struct wk_careful_in *in, const char *name, const char *code,
 			      int depth);
@@ -759,6 +773,8 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 	if (depth >= MAX_DEPTH)
 		return xasprintf("%s wraps other wrappers too deep to check", name);
 	bool env = strcmp(name, "env") == 0, script = strcmp(name, "script") == 0;
+	bool sg = strcmp(name, "sg") == 0;
+	int group = 0; /* sg: its group was named */
 	bool written = false; /* script: a file to write was named */
 	struct wk_careful_in at = *in;
 	char *cwd = NULL, *r = strcmp(name, "watch") == 0 ? watch_check(in, argv, argc, depth)
@@ -788,6 +804,18 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 				r = xasprintf("env -C runs the command in %s, which %s", v, why);
 			free(why);
 			at.cwd = cwd;
+		} else if (sg && a[0] != '-' && !group++) {
+			continue; /* sg GROUP: then the command, a string for sh -c */
+		} else if (sg && a[0] != '-') {
+			char *code = xstrdup(argv[k]);
+			for (size_t j = k + 1; j < argc; j++) {
+				char *more = xasprintf("%s %s", code, argv[j]);
+				free(code);
+				code = more;
+			}
+			r = shell_code_check(&at, name, code, depth);
+			free(code);
+			break;
 		} else if (a[0] != '-' && !(env && strchr(a, '=')))
 			r = wrapped_check(&at, name, argv + k, argc - k, depth);
 	}
@@ -795,6 +823,81 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 		r = xasprintf("script writes ./typescript in %s outside the sandbox with what the "
 			      "sandbox can choose (a file /dev/null keeps nothing)", in->cwd);
 	free(cwd);
+	return r;
+}
+
+/* S with every FROM in it replaced by TO (malloc'd). */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+	size_t n = 0, fl = strlen(from), tl = strlen(to);
+	for (const char *p = s; (p = strstr(p, from)); p += fl)
+		n++;
+	char *out = malloc(strlen(s) + n * tl + 1), *o = out;
+	if (!out)
+		die("out of memory");
+	for (const char *p = s, *q;; p = q + fl) {
+		q = strstr(p, from);
+		size_t len = q ? (size_t)(q - p) : strlen(p);
+		memcpy(o, p, len);
+		o += len;
+		if (!q)
+			break;
+		memcpy(o, to, tl);
+		o += tl;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* find's actions: -exec, -execdir, -ok and -okdir run a command (up to
+ * ";" or "+"), checked like any with "{}" standing for a file found,
+ * which may be the sandbox's: a path in its first writable tree. So the
+ * decision is on where the program is, never on what the file there is
+ * now: the sandbox can write it between the check and the run, and find
+ * can wait (a first -exec sleep 1). -fprint, -fprint0, -fprintf and -fls
+ * write a file of what it finds. */
+static char *find_check(const struct wk_careful_in *in, char *const *argv, size_t argc,
+			int depth)
+{
+	static const char *const execs[] = {"-exec", "-execdir", "-ok", "-okdir", NULL};
+	static const char *const writes[] = {"-fprint", "-fprint0", "-fprintf", "-fls", NULL};
+	const char *found = in->wset->roots.n ? in->wset->roots.v[0] : in->cwd;
+	char *r = NULL;
+	for (size_t k = 1; !r && k < argc; k++) {
+		const char *a = argv[k];
+		if (name_in(a, writes) && k + 1 < argc) {
+			if (strcmp(argv[k + 1], "/dev/stdout") != 0 &&
+			    strcmp(argv[k + 1], "/dev/stderr") != 0)
+				r = xasprintf("find %s writes the file %s outside the sandbox with "
+					      "what the sandbox can choose", a, argv[k + 1]);
+			continue;
+		}
+		if (!name_in(a, execs))
+			continue;
+		size_t e = k + 1;
+		while (e < argc && strcmp(argv[e], ";") != 0 && strcmp(argv[e], "+") != 0)
+			e++;
+		if (e == k + 1)
+			break;
+		if (strstr(argv[k + 1], "{}"))
+			r = xasprintf("find %s %s runs the files it finds, which may be the "
+				      "sandbox's", a, argv[k + 1]);
+		else if (strstr(a, "dir") && argv[k + 1][0] != '/' && strchr(argv[k + 1], '/'))
+			r = xasprintf("find %s runs %s in each directory it visits, which may be "
+				      "the sandbox's", a, argv[k + 1]);
+		else if (depth >= MAX_DEPTH)
+			r = xasprintf("find %s runs commands too deep to check", a);
+		if (r)
+			break;
+		struct strv sub = {0};
+		char *file = path_join(found, "wicket-found");
+		for (size_t j = k + 1; j < e; j++)
+			strv_push(&sub, replace_all(argv[j], "{}", file));
+		free(file);
+		r = wrapped_check(in, "find", sub.v, sub.n, depth);
+		strv_free(&sub);
+		k = e;
+	}
 	return r;
 }
 
@@ -835,6 +938,10 @@ static char *optrule_check(const struct wk_careful_in *in, const struct optprog 
 		r = place_reason(in, in->cwd, v, what);
 		free(what);
 		return r;
+	case O_EXEC_ACTION:
+		if (!strstr(v, "exec"))
+			return NULL;
+		/* fall through */
 	case O_CODE:
 		return xasprintf("the %s option %s is code for %s to run", p->prog, a, p->prog);
 	case O_WRITES:
@@ -878,7 +985,21 @@ static char *opts_check(const struct wk_careful_in *in, const struct optprog *p,
 {
 	char *r = files_check(in, p->config, "the config file");
 	bool into_cwd = p->into_cwd;
-	struct strv dashed = {0};
+	struct strv dashed = {0}, old = {0};
+	if (strcmp(p->prog, "tar") == 0 && argc > 1 && argv[1][0] && argv[1][0] != '-') {
+		/* tar's old style, "tar xIf PROG FILE": a letter per option,
+		 * the values the next words in turn. */
+		size_t next = 2;
+		strv_push(&old, xstrdup(argv[0]));
+		for (const char *c = argv[1]; *c; c++)
+			strv_push(&old, strchr(p->takes, *c) && next < argc ?
+						xasprintf("-%c%s", *c, argv[next++]) :
+						xasprintf("-%c", *c));
+		while (next < argc)
+			strv_push(&old, xstrdup(argv[next++]));
+		argv = old.v;
+		argc = old.n;
+	}
 	if (p->one_dash) {
 		/* -NAME[=V] as --NAME[=V] when NAME is one of the rules', in
 		 * full; anything else stays, and matches no rule. */
@@ -932,6 +1053,7 @@ static char *opts_check(const struct wk_careful_in *in, const struct optprog *p,
 		r = xasprintf("%s writes a file named by the server into %s, a directory the "
 			      "sandbox cannot write", p->prog, in->cwd);
 	strv_free(&dashed);
+	strv_free(&old);
 	return r;
 }
 
@@ -1399,6 +1521,9 @@ static char *check(const struct wk_careful_in *in, const char *program, char *co
 			break;
 		case K_SED:
 			r = sed_check(in, argv, argc);
+			break;
+		case K_FIND:
+			r = find_check(in, argv, argc, depth);
 			break;
 		case K_ALWAYS:
 			r = xasprintf("%s %s", names[i], always_why(names[i]));

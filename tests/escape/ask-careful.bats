@@ -385,6 +385,33 @@ mksubrepos() {
 	done
 }
 
+@test "ask careful: a program made after the request, before find -exec or tar --to-command runs it, does not run outside" {
+	# The approver says yes at once; the command waits a second (find's
+	# first -exec, tar's checkpoint), and the sandbox writes ./evil
+	# meanwhile: a check of what ./evil is at request time (an empty file,
+	# not a program) says nothing.
+	mkrepos
+	tar -cf "$WS/a.tar" -C "$WS" .git/HEAD
+	local c
+	for c in 'find . -maxdepth 0 -exec sleep 1 ; -exec ./evil ;' \
+		'find . -maxdepth 0 -exec sleep 1 ; -exec env ./evil ;' \
+		'find . -maxdepth 1 -name evil -exec sleep 1 ; -exec {} ;' \
+		'tar -xf a.tar --checkpoint=1 --checkpoint-action=sleep=1 --to-command=./evil' \
+		'tar xf a.tar --checkpoint=1 --checkpoint-action=sleep=1 --to-com=./evil'; do
+		rm -f "$WS/evil"
+		run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+			: >evil
+			(sleep 0.4; printf "#!/bin/sh\ntouch %s/made\n" "$2" >evil.new && chmod 755 evil.new && mv evil.new evil) &
+			"$1" ask -- $3
+			echo "rc=$?"; wait' _ "$WICKET" "$OUT" "$c" </dev/null
+		if [ -e "$OUT/made" ]; then
+			echo "ESCAPE: $c ran a program the sandbox made after the request"
+			false
+		fi
+		assert_line "rc=123"
+	done
+}
+
 # A repository whose log fills more than a screen, so that git pages it.
 mklongrepo() {
 	mkrepos

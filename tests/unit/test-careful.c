@@ -171,6 +171,41 @@ static void decisions(void)
 		"setarch", "x86_64", "../../ws/noexec.sh");
 	CAREFUL(true, "an interpreter among the arguments, with a script of the sandbox's",
 		"ro/cwd", P, "/usr/bin/prlimit", "prlimit", "--nofile=10", "python3", "../../ws/x.py");
+	/* Decided on where the program is, not on what is there now: the
+	 * sandbox can write it after the check (find waits, tar too). */
+	CAREFUL(true, "find -exec a path of the sandbox's that does not exist yet", "ws", P,
+		"/usr/bin/find", "find", ".", "-exec", "sleep", "1", ";", "-exec", "./later", ";");
+	CAREFUL(true, "find -exec a data file of the sandbox's (made a program later)", "ws", P,
+		"/usr/bin/find", "find", ".", "-exec", "./data.txt", ";");
+	CAREFUL(true, "find -exec {}: the files it finds", "ro/cwd", P, "/usr/bin/find", "find",
+		"/usr", "-exec", "{}", ";");
+	CAREFUL(true, "find -exec python3 {}: a script it finds", "ro/cwd", P, "/usr/bin/find",
+		"find", ".", "-exec", "python3", "{}", ";");
+	CAREFUL(true, "find -exec env with a program of the sandbox's", "ro/cwd", P,
+		"/usr/bin/find", "find", ".", "-exec", "env", "../../ws/later", "+");
+	CAREFUL(true, "find -execdir ./x: relative to each directory found", "ro/cwd", P,
+		"/usr/bin/find", "find", ".", "-execdir", "./x", ";");
+	CAREFUL(true, "find -fprint writes a file outside", "ro/cwd", P, "/usr/bin/find", "find",
+		".", "-fprint", "/tmp/list");
+	CAREFUL(false, "find -exec rm {} runs rm", "ws", P, "/usr/bin/find", "find", ".", "-name",
+		"*.o", "-exec", "rm", "{}", "+");
+	CAREFUL(false, "find -exec grep with a pattern", "ws", P, "/usr/bin/find", "find", ".",
+		"-exec", "grep", "-l", "x", "{}", ";", "-print");
+	CAREFUL(true, "tar --to-com=path (abbreviated) not there yet", "ws", P, "/usr/bin/tar",
+		"tar", "-xf", "t.tar", "--to-com=./later");
+	CAREFUL(true, "tar's old style: xIf PROG FILE", "ws", P, "/usr/bin/tar", "tar", "xIf",
+		"./later", "t.tar");
+	CAREFUL(true, "tar --checkpoint-action=exec=", "ws", P, "/usr/bin/tar", "tar", "-xf",
+		"t.tar", "--checkpoint-action=exec=./later");
+	CAREFUL(false, "tar --checkpoint-action=sleep=1 and old-style xf", "ws", P, "/usr/bin/tar",
+		"tar", "xf", "t.tar", "--checkpoint=1", "--checkpoint-action=sleep=1");
+	CAREFUL(true, "setarch with a path of the sandbox's not there yet", "ws", P,
+		"/usr/bin/setarch", "setarch", "x86_64", "./later");
+	CAREFUL(true, "sg GROUP CODE: sh -c code", "ws", P, "/usr/bin/sg", "sg", "users",
+		"true; ./later");
+	CAREFUL(true, "su -c CODE", "ws", P, "/bin/su", "su", "-c", "./later", "root");
+	CAREFUL(false, "sg GROUP with a command outside", "ws", P, "/usr/bin/sg", "sg", "users",
+		"/bin/true");
 	CAREFUL(false, "a data file of the sandbox's is no program", "ro/cwd", P, "/usr/bin/cp",
 		"cp", "../../ws/data.txt", "/tmp/x");
 	CAREFUL(false, "a program outside the writable places is not either", "ro/cwd", P,
