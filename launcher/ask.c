@@ -82,6 +82,7 @@
 extern char **environ;
 
 #define ASK_MAX 16            /* requests in flight */
+#define ASK_END_GRACE_MS 1000 /* a command at the session's end: SIGHUP, SIGTERM, SIGKILL */
 /* What one session may write to the audit log: past AUDIT_BUDGET bytes
  * its further requests are refused, unrun and only counted (one line at
  * the end of the session), so that no session can rotate away the record
@@ -1618,21 +1619,62 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	prompt_next(s);
 }
 
+/* Commands still running at the session's end get SIGHUP, as from a
+ * terminal that hangs up. One that ignores it (nohup, a trap) would run
+ * on outside for a session that is over, and hold its requester's output
+ * open: its process group gets SIGTERM ASK_END_GRACE_MS later, and
+ * SIGKILL as long after that. The commands are not reaped meanwhile, so
+ * their pids, and their groups' ids, stay theirs. */
+static void end_commands(void)
+{
+	static const int sigs[] = {SIGHUP, SIGTERM, SIGKILL};
+	for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+		struct pollfd pf[ASK_MAX];
+		nfds_t n = 0;
+		for (size_t i = 0; i < ASK_MAX; i++) {
+			struct ask *a = &asks[i];
+			if (a->st != A_RUNNING || a->child <= 1)
+				continue;
+			kill_group(a->child, sigs[k]);
+			if (a->child_pidfd >= 0)
+				pf[n++] = (struct pollfd){.fd = a->child_pidfd, .events = POLLIN};
+		}
+		if (!n || sigs[k] == SIGKILL)
+			return;
+		long long until = now_ms() + ASK_END_GRACE_MS;
+		for (nfds_t done = 0; done < n;) {
+			long long left = until - now_ms();
+			if (left <= 0)
+				break;
+			int r = poll(pf, n, (int)left);
+			if (r < 0 && errno != EINTR)
+				break;
+			for (nfds_t j = 0; r > 0 && j < n; j++)
+				if (pf[j].fd >= 0 && pf[j].revents) {
+					pf[j].fd = -1; /* ended: poll skips it */
+					done++;
+				}
+		}
+	}
+}
+
 void ask_finish(struct session *s)
 {
 	if (!init_done)
 		return;
+	/* The session is over: the commands' requesters are gone. */
+	for (size_t i = 0; i < ASK_MAX; i++)
+		if (asks[i].st == A_RUNNING && asks[i].ctty >= 0) {
+			pty_cmd_end(s, NULL, false);
+			asks[i].ctty = -1;
+		}
+	end_commands();
 	for (size_t i = 0; i < ASK_MAX; i++) {
 		struct ask *a = &asks[i];
 		switch (a->st) {
 		case A_FREE:
 			break;
 		case A_RUNNING:
-			/* The session is over: the command's requester is gone. */
-			if (a->ctty >= 0)
-				pty_cmd_end(s, NULL, false);
-			a->ctty = -1;
-			kill_group(a->child, SIGHUP);
 			a->child = 0;
 			conclude(s, a, "approved", a->by, "the session ended while it ran");
 			break;

@@ -196,6 +196,36 @@ PYEOF
 	assert_output "exit 130"
 }
 
+@test "ask: a command that ignores SIGHUP and SIGTERM does not outlive the session it was approved in" {
+	# Outside the workspace, so not CAREFUL; its signals ignored (nohup
+	# does that much), its sleeps too.
+	printf '#!/bin/sh\ntrap "" HUP TERM\necho $$ >"$1/pid.new" && mv "$1/pid.new" "$1/pid"\nwhile :; do sleep 0.1; done\n' >"$OUT/stay"
+	chmod 755 "$OUT/stay"
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+		"$1" ask -- "$2/stay" "$2" </dev/null >/dev/null 2>&1 &
+		i=0
+		while [ ! -s "$2/pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		echo started' _ "$WICKET" "$OUT"
+	assert_success
+	assert_output started
+	local pid i gone=
+	pid=$(cat "$OUT/pid")
+	# Judged outside: the process is gone (a zombie counts as gone) once
+	# wicket run has returned; 5 s at most for its end to be seen.
+	for ((i = 0; i < 50; i++)); do
+		case $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) in
+		'' | Z) gone=1 && break ;;
+		esac
+		sleep 0.1
+	done
+	[ -n "$gone" ] || kill -KILL "$pid" 2>/dev/null || true
+	if [ -z "$gone" ]; then
+		echo "an approved command outlived its session (pid $pid)"
+		false
+	fi
+	grep -q '"message":"the session ended while it ran"' "$AUDIT"
+}
+
 @test "ask: the audit log: one line per request, owner-only, no environment" {
 	policy au '{"allow": [["true", "*", "b"]], "deny": [["false"]]}'
 	run -127 --separate-stderr env WK_SECRET_VALUE=s3cr3t bash -c 'cd "$1" && timeout 60 "$2" run --policy "$3" -- sh -c "
