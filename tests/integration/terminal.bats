@@ -143,7 +143,7 @@ ENV = dict(os.environ, PS1="wk$ ", HISTFILE="")
 
 def session(argv, end, want_rc, ready):
     t = Term([W, "run", "--"] + argv, cwd=os.environ["WS"], env=ENV)
-    before = t.modes()
+    before = t.start_modes
     t.expect(ready)
     during = t.modes()
     check(not (during[3] & termios.ICANON) and not (during[3] & termios.ECHO),
@@ -200,7 +200,7 @@ def state(pid):
 def main():
     t = Term([os.environ["WICKET"], "run", "--", "sh", "-c", "echo ready; read x; echo got=$x"],
              cwd=os.environ["WS"])
-    before = t.modes()
+    before = t.start_modes
     t.expect("ready")
     t.kill(signal.SIGTSTP)
     for _ in range(50):
@@ -431,7 +431,7 @@ def main():
              'i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done')
     t = Term(["sh", "-c", 'exec "$0" run -- sh -c "$1" </dev/null', os.environ["WICKET"], inner],
              cwd=os.environ["WS"], rows=33, cols=101)
-    before = t.modes()
+    before = t.start_modes
     t.expect(r"size=33 101 isatty=y\r\n")
     t.expect("ready")
     during = t.modes()

@@ -75,6 +75,9 @@ class Term:
         self.m, self.s = os.openpty()
         self.resize(rows, cols)
         self.name = os.ttyname(self.s)
+        # The modes the program starts with: read before it runs, which
+        # may make the terminal raw at once.
+        self.start_modes = termios.tcgetattr(self.s)
         pid = os.fork()
         if pid == 0:
             try:
