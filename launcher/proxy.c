@@ -188,6 +188,7 @@ struct dir {
 	bool eof;   /* the source said so */
 	bool shut;  /* the destination was told (SHUT_WR) */
 	bool full;  /* the pipe took no more: wait for it to drain */
+	bool hold;  /* the source is not read: only the pipe is emptied */
 };
 
 struct conn {
@@ -208,10 +209,16 @@ struct conn {
 	size_t early_len;
 	struct lookup *lk;
 	/* A tunnel to a name: what the client sends first is held here
-	 * until its TLS server name is checked (gate_up). */
-	bool gate_up;
+	 * until its TLS server name is checked (gate_up). After a TLS
+	 * ClientHello the client is not read until the server's first bytes
+	 * (sh) say whether it asks for another hello (await): a TLS 1.3
+	 * HelloRetryRequest, after which the next hello is checked too
+	 * (retried). */
+	bool gate_up, await, retried, hello_eof;
 	unsigned char *hello;
 	size_t hello_len;
+	unsigned char sh[WK_TLS_SERVER_HEAD];
+	size_t sh_len;
 	struct wk_addr addr[PROXY_ADDRS];
 	size_t naddr, ai;
 	struct dir up, down; /* client to server, server to client */
@@ -492,7 +499,7 @@ static int pump_dir(int src, int dst, struct dir *d, bool *progress)
 				return -1;
 			}
 		}
-		if (!d->eof && !d->full && d->n < d->cap) {
+		if (!d->eof && !d->full && !d->hold && d->n < d->cap) {
 			ssize_t r = splice(src, NULL, d->pipe[1], NULL, d->cap - d->n,
 					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (r > 0) {
@@ -520,32 +527,63 @@ static int pump_dir(int src, int dst, struct dir *d, bool *progress)
 	return 0;
 }
 
-/* The first bytes of a tunnel to a name: a TLS ClientHello must name
- * the server the tunnel was asked for (else an allowed name's address,
- * a CDN's say, would serve another site: domain fronting by SNI). What is
- * not TLS passes unchecked; it reaches the checked address all the same.
- * Returns -1 when the connection was closed. */
-static int gate(int i)
+/* Bytes into a direction's pipe, which has room for them (it is far
+ * larger than a hello and holds at most one); -1: the connection was
+ * closed. */
+static int pipe_put(int i, struct dir *d, const void *b, size_t n)
 {
-	struct conn *c = &conns[i];
-	ssize_t n = recv(c->cfd, c->hello + c->hello_len, WK_TLS_HELLO_MAX - c->hello_len,
-			 MSG_DONTWAIT);
-	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+	if (n && write(d->pipe[1], b, n) != (ssize_t)n) {
 		conn_close(i);
 		return -1;
 	}
-	if (n > 0)
-		c->hello_len += (size_t)n;
+	d->n += n;
+	return 0;
+}
+
+static int hello_release(int i);
+
+/* The first bytes of a tunnel to a name: a TLS ClientHello must name
+ * the server the tunnel was asked for (else an allowed name's address,
+ * a CDN's say, would serve another site: domain fronting by SNI). Only
+ * that hello goes on; the client's further bytes wait for the server's
+ * answer (await), since after a HelloRetryRequest the client sends a
+ * second hello (ChangeCipherSpec records may come first), checked alike.
+ * What is not TLS passes unchecked (not after a retry request); it
+ * reaches the checked address all the same. Returns -1 when the
+ * connection was closed. */
+static int gate(int i)
+{
+	struct conn *c = &conns[i];
+	ssize_t n = 0;
+	if (!c->hello_eof) {
+		n = recv(c->cfd, c->hello + c->hello_len, WK_TLS_HELLO_MAX - c->hello_len,
+			 MSG_DONTWAIT);
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+			conn_close(i);
+			return -1;
+		}
+		if (n > 0)
+			c->hello_len += (size_t)n;
+		c->hello_eof = n == 0;
+	}
+	size_t off = 0;
+	while (c->retried && c->hello_len - off >= 6 && c->hello[off] == 0x14 &&
+	       wk_tls_record_len(c->hello + off) == 6)
+		off += 6; /* ChangeCipherSpec, for middleboxes */
 	bool tls;
 	char sni[WK_NAME_MAX + 1];
 	const char *why = NULL;
-	enum wk_parse r = wk_tls_sni(c->hello, c->hello_len, &tls, sni, sizeof sni, &why);
+	enum wk_parse r = wk_tls_sni(c->hello + off, c->hello_len - off, &tls, sni, sizeof sni, &why);
 	if (r == WK_PARSE_MORE) {
-		if (n == 0) {
+		if (c->hello_eof || c->hello_len == WK_TLS_HELLO_MAX) {
 			conn_close(i); /* gone in the middle of its hello */
 			return -1;
 		}
 		return 0;
+	}
+	if (r == WK_PARSE_DONE && c->retried && !tls) {
+		why = "not a TLS ClientHello after the server's HelloRetryRequest";
+		r = WK_PARSE_BAD;
 	}
 	if (r == WK_PARSE_BAD) {
 		refuse(i, PROXY_BAD, why, NULL, 0, 0);
@@ -559,19 +597,59 @@ static int gate(int i)
 		refuse(i, PROXY_SNI, reason, NULL, 0, 0);
 		return -1;
 	}
-	/* The pipe is empty and larger than a hello. */
-	if (c->hello_len &&
-	    write(c->up.pipe[1], c->hello, c->hello_len) != (ssize_t)c->hello_len) {
+	/* The hello goes on; after a first one the rest waits (await). */
+	size_t fwd = tls ? off + wk_tls_record_len(c->hello + off) : c->hello_len;
+	if (pipe_put(i, &c->up, c->hello, fwd) < 0)
+		return -1;
+	memmove(c->hello, c->hello + fwd, c->hello_len - fwd);
+	c->hello_len -= fwd;
+	c->gate_up = false;
+	c->await = tls && !c->retried;
+	c->up.hold = c->await;
+	if (!c->await)
+		return hello_release(i);
+	c->sh_len = 0;
+	return 0;
+}
+
+/* What the client sent beyond its hello goes on; the client is read
+ * from now on. */
+static int hello_release(int i)
+{
+	struct conn *c = &conns[i];
+	if (pipe_put(i, &c->up, c->hello, c->hello_len) < 0)
+		return -1;
+	free(c->hello);
+	c->hello = NULL;
+	c->hello_len = 0;
+	c->up.hold = false;
+	c->up.eof = c->hello_eof;
+	return 0;
+}
+
+/* After the client's first ClientHello: the server's first bytes, read
+ * here, say whether it asks for another hello. */
+static int await_reply(int i)
+{
+	struct conn *c = &conns[i];
+	ssize_t n = recv(c->sfd, c->sh + c->sh_len, sizeof c->sh - c->sh_len, MSG_DONTWAIT);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
 		conn_close(i);
 		return -1;
 	}
-	c->up.n = c->hello_len;
-	free(c->hello);
-	c->hello = NULL;
-	c->gate_up = false;
-	if (n == 0)
-		c->up.eof = true;
-	return 0;
+	if (n > 0)
+		c->sh_len += (size_t)n;
+	bool hrr;
+	if (wk_tls_hrr(c->sh, c->sh_len, &hrr) == WK_PARSE_MORE)
+		return 0;
+	if (pipe_put(i, &c->down, c->sh, c->sh_len) < 0)
+		return -1;
+	c->await = false;
+	if (!hrr)
+		return hello_release(i);
+	c->retried = true;
+	c->gate_up = true;
+	return gate(i);
 }
 
 static void pump(int i, uint32_t events)
@@ -580,14 +658,35 @@ static void pump(int i, uint32_t events)
 	bool progress = false;
 	if (c->gate_up && gate(i) < 0)
 		return;
-	if (c->gate_up) {
-		if (pump_dir(c->sfd, c->cfd, &c->down, &progress) < 0 ||
-		    ((events & (EPOLLERR | EPOLLHUP)) && !progress)) {
+	if (c->await) {
+		/* The hello to the server, what was for the client to it; the
+		 * client waits, the server is read here. */
+		c->down.hold = true;
+		if (pump_dir(c->cfd, c->sfd, &c->up, &progress) < 0 ||
+		    pump_dir(c->sfd, c->cfd, &c->down, &progress) < 0) {
 			conn_close(i);
 			return;
 		}
-		watch_fd(c->cfd, &c->cev, EPOLLIN | (c->down.n ? EPOLLOUT : 0), tag(i, false));
-		watch_fd(c->sfd, &c->sev, !c->down.eof && !c->down.full ? EPOLLIN : 0, tag(i, true));
+		c->down.hold = false;
+		if (!c->up.n && await_reply(i) < 0)
+			return;
+	}
+	if (c->gate_up || c->await) {
+		bool reading = c->gate_up && !c->hello_eof;
+		if (c->gate_up && pump_dir(c->sfd, c->cfd, &c->down, &progress) < 0) {
+			conn_close(i);
+			return;
+		}
+		if ((events & (EPOLLERR | EPOLLHUP)) && !progress) {
+			conn_close(i);
+			return;
+		}
+		watch_fd(c->cfd, &c->cev, (reading ? EPOLLIN : 0) | (c->down.n ? EPOLLOUT : 0),
+			 tag(i, false));
+		watch_fd(c->sfd, &c->sev,
+			 (c->await ? (c->up.n ? EPOLLOUT : EPOLLIN)
+				   : !c->down.eof && !c->down.full ? EPOLLIN : 0),
+			 tag(i, true));
 		return;
 	}
 	if (pump_dir(c->cfd, c->sfd, &c->up, &progress) < 0 ||

@@ -542,3 +542,23 @@ enum wk_parse wk_tls_sni(const unsigned char *buf, size_t len, bool *tls, char *
 #undef NEED
 	return WK_PARSE_DONE;
 }
+
+size_t wk_tls_record_len(const unsigned char *buf)
+{
+	return 5 + be16(buf + 3);
+}
+
+enum wk_parse wk_tls_hrr(const unsigned char *buf, size_t len, bool *hrr)
+{
+	static const unsigned char magic[32] = {
+		0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c,
+		0x02, 0x1e, 0x65, 0xb8, 0x91, 0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb,
+		0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c};
+	*hrr = false;
+	if (len && buf[0] != 0x16)
+		return WK_PARSE_DONE;
+	if (len < WK_TLS_SERVER_HEAD)
+		return WK_PARSE_MORE;
+	*hrr = buf[5] == 2 && memcmp(buf + 11, magic, sizeof magic) == 0;
+	return WK_PARSE_DONE;
+}

@@ -103,6 +103,18 @@ enum wk_parse wk_socks_request(const unsigned char *buf, size_t len, size_t *use
 enum wk_parse wk_tls_sni(const unsigned char *buf, size_t len, bool *tls, char *sni,
 			 size_t snisz, const char **why);
 
+/* The length of the TLS record at the start of BUF (LEN >= 5 bytes). */
+size_t wk_tls_record_len(const unsigned char *buf);
+
+/* The server's first bytes in a tunnel whose client sent a TLS
+ * ClientHello: WK_PARSE_MORE until WK_TLS_SERVER_HEAD bytes are in;
+ * then WK_PARSE_DONE, *HRR true when they begin a TLS 1.3
+ * HelloRetryRequest (RFC 8446 4.1.3: a ServerHello whose random is the
+ * SHA-256 of "HelloRetryRequest"), after which the client sends a second
+ * ClientHello. Anything else (a ServerHello, an alert, not TLS): false. */
+#define WK_TLS_SERVER_HEAD (5 + 4 + 2 + 32)
+enum wk_parse wk_tls_hrr(const unsigned char *buf, size_t len, bool *hrr);
+
 /* The target as a request names it, for messages: "host:port",
  * "[v6]:port"; into O (at least WK_NAME_MAX + 10 bytes). */
 size_t wk_target_text(const struct wk_target *t, char *o, size_t osz);

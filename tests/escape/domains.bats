@@ -92,6 +92,27 @@ for atyp, addr in ((1, bytes([127, 0, 0, 1])), (4, bytes(10) + b"\xff\xff" + byt
 	assert_output hello
 }
 
+@test "domains escape: a TLS 1.3 retried ClientHello (after HelloRetryRequest) cannot name another server" {
+	local hrr=$WICKET_SRCDIR/tests/lib/tls_hrr.py
+	# The same name twice gets through: the front logs both hellos.
+	dom_run "$DOM/allow.json" "$PY" "$hrr" 3128 pkg.wk.test "$HRR_PORT" pkg.wk.test pkg.wk.test
+	assert_output retried
+	[ "$(grep -c '^hrr pkg.wk.test$' "$DOM/log")" = 2 ]
+	# Another name in the second hello, sent after the retry request or
+	# at once behind the first: the front never sees it.
+	local mode
+	for mode in "" together; do
+		dom_run "$DOM/allow.json" "$PY" "$hrr" 3128 pkg.wk.test "$HRR_PORT" pkg.wk.test evil.wk.test $mode
+		if grep -q '^hrr evil.wk.test$' "$DOM/log"; then
+			echo "ESCAPE: the server got a ClientHello naming evil.wk.test through a tunnel to pkg.wk.test ($mode)"
+			false
+		fi
+		assert_output closed
+		[ "$(blocked_lines | wc -l)" = 1 ]
+		blocked_lines | grep -q 'the TLS server name evil.wk.test is not the name asked for'
+	done
+}
+
 @test "domains escape: request smuggling forms are refused, not forwarded" {
 	local u="http://pkg.wk.test:$HTTP_PORT/hello.txt" r
 	for r in "POST $u HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" \

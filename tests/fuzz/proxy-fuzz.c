@@ -103,6 +103,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((r == WK_PARSE_BAD && !why) ||
 		    (r == WK_PARSE_DONE && sni[0] && wk_name_check(sni, strlen(sni))))
 			abort();
+		/* A hello checked is one whole record, in the bytes given. */
+		if (r == WK_PARSE_DONE && tls && wk_tls_record_len(data) > size)
+			abort();
+		bool hrr;
+		if (wk_tls_hrr(data, size, &hrr) == WK_PARSE_MORE && size >= WK_TLS_SERVER_HEAD)
+			abort();
 	} else if (mode & 0x80) {
 		fuzz_socks(data, size);
 	} else {

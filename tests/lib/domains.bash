@@ -34,7 +34,7 @@ dom_setup() {
 		[ -s "$DOM/ports" ] && break
 		sleep 0.1
 	done
-	read -r HTTP_PORT HTTPS_PORT <"$DOM/ports" || return 1
+	read -r HTTP_PORT HTTPS_PORT HRR_PORT <"$DOM/ports" || return 1
 	local hosts='"pkg.wk.test": "127.0.0.1", "evil.wk.test": "127.0.0.1",
 		"loop.wk.test": "127.0.0.1", "priv.wk.test": "10.255.255.1",
 		"meta.wk.test": "169.254.169.254", "six.wk.test": "::ffff:127.0.0.1"'

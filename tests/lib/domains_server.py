@@ -1,6 +1,8 @@
 """Test server of network mode "domains": HTTP and HTTPS on 127.0.0.1
-(ephemeral ports, written to PORTFILE as "HTTP HTTPS"), files from ROOT,
-and git's smart HTTP under /git/ (git http-backend as a CGI program).
+(ephemeral ports, written to PORTFILE as "HTTP HTTPS HRR"), files from
+ROOT, and git's smart HTTP under /git/ (git http-backend as a CGI
+program); HRR is a raw TLS front that answers a first ClientHello with a
+HelloRetryRequest and logs each hello's server name (tls_hrr.py).
 Every request is appended to LOG as "SCHEME METHOD PATH HOST", so a test
 judges by what reached the host, not by what a client inside printed.
 Ends by itself after LIFETIME seconds.
@@ -11,6 +13,7 @@ import os
 import ssl
 import subprocess
 import sys
+import socket
 import threading
 import time
 
@@ -98,7 +101,42 @@ def serve(scheme, wrap):
     return s.server_address[1]
 
 
-ports = "%d %d\n" % (serve("http", False), serve("https", True))
+def serve_hrr():
+    """A TLS front that routes by server name, as far as the test needs:
+    it logs the name of each ClientHello it gets ("hrr NAME"), answers
+    the first with a HelloRetryRequest, the second with one byte."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tls_hrr
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(16)
+
+    def one(c):
+        with c:
+            c.settimeout(10)
+            try:
+                n = 0
+                for rec in tls_hrr.records(c):
+                    if rec[0] != 0x16:
+                        continue
+                    with open(log, "a") as f:
+                        f.write("hrr %s\n" % tls_hrr.sni(rec))
+                    n += 1
+                    c.sendall(tls_hrr.hrr() if n == 1 else b"\x15")
+                    if n == 2:
+                        return
+            except OSError:
+                pass
+
+    def loop():
+        while True:
+            c, _ = s.accept()
+            threading.Thread(target=one, args=(c,), daemon=True).start()
+    threading.Thread(target=loop, daemon=True).start()
+    return s.getsockname()[1]
+
+
+ports = "%d %d %d\n" % (serve("http", False), serve("https", True), serve_hrr())
 with open(portfile + ".tmp", "w") as f:
     f.write(ports)
 os.rename(portfile + ".tmp", portfile)

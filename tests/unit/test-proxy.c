@@ -378,6 +378,30 @@ int main(void)
 	   "SNI: none sent");
 	ok(wk_tls_sni((const unsigned char *)"SSH-2.0-x", 9, &tls, sni, sizeof sni, &why) ==
 		   WK_PARSE_DONE && !tls, "not TLS: nothing to check");
+	ok(wk_tls_record_len(rec) == rl, "a record's length");
+	{
+		/* The server's first bytes: a HelloRetryRequest or not. */
+		unsigned char sh[WK_TLS_SERVER_HEAD + 8] = {0x16, 3, 3, 0, 46, 2, 0, 0, 42, 3, 3};
+		static const unsigned char magic[32] = {
+			0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c,
+			0x02, 0x1e, 0x65, 0xb8, 0x91, 0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb,
+			0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c};
+		bool hrr = true;
+		memcpy(sh + 11, magic, sizeof magic);
+		ok(wk_tls_hrr(sh, WK_TLS_SERVER_HEAD - 1, &hrr) == WK_PARSE_MORE &&
+			   wk_tls_hrr(sh, 0, &hrr) == WK_PARSE_MORE,
+		   "HRR: more bytes needed");
+		ok(wk_tls_hrr(sh, sizeof sh, &hrr) == WK_PARSE_DONE && hrr, "HRR: seen");
+		sh[20] ^= 1;
+		ok(wk_tls_hrr(sh, sizeof sh, &hrr) == WK_PARSE_DONE && !hrr,
+		   "HRR: a ServerHello with another random is none");
+		sh[20] ^= 1;
+		sh[5] = 1;
+		ok(wk_tls_hrr(sh, sizeof sh, &hrr) == WK_PARSE_DONE && !hrr,
+		   "HRR: not a ServerHello");
+		sh[0] = 0x15;
+		ok(wk_tls_hrr(sh, 1, &hrr) == WK_PARSE_DONE && !hrr, "HRR: an alert is none");
+	}
 	rl = hello(rec, "a.org", true, false);
 	ok(wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_BAD, "SNI twice");
 	rl = hello(rec, "a.org", false, true);
