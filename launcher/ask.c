@@ -137,6 +137,12 @@ struct ask {
 	char *rule, *message;
 	int status;             /* the command's, or 128+N when cancelled by signal N */
 	bool ran;               /* the command ran (status is its own) */
+	/* A question of the proxy's about a host (ask_net), not a command:
+	 * no descriptors, no command; the answer goes to the proxy. */
+	bool net;
+	unsigned long net_token;
+	char *net_host, *net_request;
+	enum pty_answer net_answer; /* once approved: PTY_YES or PTY_SESSION */
 };
 
 static struct ask asks[ASK_MAX];
@@ -368,6 +374,25 @@ static void audit(const struct session *s, const struct ask *a)
 	json_object_set_new(o, "time", json_string(when));
 	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
 	json_object_set_new(o, "policy", jstr(policy_name(s)));
+	if (a->net) {
+		/* A question about a host: what was asked, and the answer. */
+		json_object_set_new(o, "type", json_string("network"));
+		json_object_set_new(o, "pid", json_integer(a->host_pid));
+		json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
+		json_object_set_new(o, "comm", jstr_cut(a->comm));
+		json_object_set_new(o, "object", jstr_cut(a->net_request));
+		json_object_set_new(o, "host", jstr_cut(a->net_host));
+		json_object_set_new(o, "decision", json_string(a->decision ? a->decision : "error"));
+		json_object_set_new(o, "by", json_string(a->by ? a->by : "error"));
+		if (a->decision && strcmp(a->decision, "approved") == 0)
+			json_object_set_new(o, "scope", json_string(a->net_answer == PTY_SESSION ?
+								    "session" : "once"));
+		if (a->message)
+			json_object_set_new(o, "message", jstr_cut(a->message));
+		json_object_set_new(o, "duration_ms", json_integer(now_ms() - a->t0));
+		audit_line(o);
+		return;
+	}
 	json_object_set_new(o, "pid", json_integer(a->host_pid));
 	json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
 	json_object_set_new(o, "comm", jstr_cut(a->comm));
@@ -453,6 +478,8 @@ static void slot_free(struct ask *a)
 	free(a->careful);
 	free(a->rule);
 	free(a->message);
+	free(a->net_host);
+	free(a->net_request);
 	*a = (struct ask){.io = {-1, -1, -1}, .reply = -1, .cwd_fd = -1, .exe_fd = -1,
 			  .child_pidfd = -1, .status = -1, .ctty = -1};
 }
@@ -477,6 +504,17 @@ static void conclude(struct session *s, struct ask *a, const char *decision, con
 		json_object_set_new(r, "status", json_integer(a->status));
 	send_doc(a->reply, r);
 	audit(s, a);
+	if (a->net) {
+		/* No one to ask, or a policy that asks no one: the plain
+		 * refusal; else who said no. */
+		bool yes = strcmp(decision, "approved") == 0;
+		bool plain = strcmp(by, "no-terminal") == 0 || strcmp(by, "policy") == 0;
+		char *why = yes ? NULL :
+			    plain || !a->message ? xstrdup("not in the allowed domains") :
+			    xasprintf("not in the allowed domains; %s", a->message);
+		proxy_answer(a->net_token, yes ? a->net_answer : PTY_NO, why);
+		free(why);
+	}
 	bool was_prompt = a->st == A_PROMPT;
 	if (was_prompt)
 		pty_prompt_cancel(s, taken_back);
@@ -758,6 +796,15 @@ static void run_command(struct session *s, struct ask *a)
 static void approve(struct session *s, struct ask *a, const char *by)
 {
 	a->by = by;
+	if (a->net) {
+		/* An approver's yes is for the session: asked again, the same
+		 * program would say the same. */
+		if (a->net_answer == PTY_NO)
+			a->net_answer = PTY_SESSION;
+		a->st = A_QUEUED;
+		conclude(s, a, "approved", by, NULL);
+		return;
+	}
 	run_command(s, a);
 }
 
@@ -860,13 +907,14 @@ static bool budget_spent(struct session *s, struct ask *a)
 
 /* --- the terminal ------------------------------------------------------------ */
 
-static void prompt_done(struct session *s, bool yes, void *data)
+static void prompt_done(struct session *s, enum pty_answer answer, void *data)
 {
 	struct ask *a = data;
 	if (a->st != A_PROMPT)
 		return;
 	a->st = A_QUEUED; /* no longer on the terminal: conclude() must not cancel it */
-	if (yes) {
+	a->net_answer = answer;
+	if (answer != PTY_NO) {
 		approve(s, a, "terminal");
 	} else {
 		deny(s, a, "terminal", "the person at the terminal said no");
@@ -878,6 +926,11 @@ static void prompt_done(struct session *s, bool yes, void *data)
 static char *prompt_text(const struct ask *a)
 {
 	unsigned rows, cols = pty_prompt_width(&rows);
+	if (a->net) {
+		struct askr_netq q = {.comm = a->comm ? a->comm : "?", .pid = a->sb_pid,
+				      .host = a->net_host, .request = a->net_request};
+		return askr_render_net(&q, cols);
+	}
 	/* A program the sandbox can change is CAREFUL (wk_program_writable). */
 	struct askr_question q = {.comm = a->comm ? a->comm : "?", .pid = a->sb_pid,
 				  .cwd = a->cwd ? a->cwd : "?", .path = a->path,
@@ -923,7 +976,7 @@ static void prompt_next(struct session *s)
 		}
 		char *t = prompt_text(a);
 		a->st = A_PROMPT;
-		bool ok = pty_prompt(s, t, prompt_done, a);
+		bool ok = pty_prompt(s, t, a->net ? PTY_ASK_HOST : PTY_ASK_RUN, prompt_done, a);
 		free(t);
 		if (ok)
 			return;
@@ -947,6 +1000,17 @@ static json_t *request_json(const struct session *s, const struct ask *a)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "v", json_integer(1));
+	if (a->net) {
+		json_object_set_new(o, "type", json_string("network"));
+		json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
+		json_object_set_new(o, "policy", jstr(policy_name(s)));
+		json_object_set_new(o, "host", jstr(a->net_host));
+		json_object_set_new(o, "request", jstr(a->net_request));
+		json_object_set_new(o, "pid", json_integer(a->host_pid));
+		json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
+		json_object_set_new(o, "comm", jstr(a->comm));
+		return o;
+	}
 	json_object_set_new(o, "type", json_string("ask"));
 	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
 	json_object_set_new(o, "policy", jstr(policy_name(s)));
@@ -1406,6 +1470,89 @@ static const char *stdio_guard(int io[3])
 	return NULL;
 }
 
+/* The timer of the requests' deadlines, made with the first request. */
+static bool timer_open(struct session *s)
+{
+	if (timer_fd >= 0)
+		return true;
+	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	w_timer = timer_fd >= 0 ? session_watch(s, timer_fd, POLLIN, timer_ready, NULL) : NULL;
+	if (!w_timer)
+		close_fd(&timer_fd);
+	return w_timer != NULL;
+}
+
+static struct ask *slot_take(void)
+{
+	for (size_t i = 0; i < ASK_MAX; i++)
+		if (asks[i].st == A_FREE)
+			return &asks[i];
+	return NULL;
+}
+
+/* Who decides a request the rules did not: the approver (a path), or
+ * NULL (the terminal). */
+static const char *approver_of(const struct session *s)
+{
+	return s->approver ? s->approver :
+	       s->wpol.esc_mode == WK_ESC_APPROVER ? s->wpol.esc_approver : NULL;
+}
+
+/* The approver, or the terminal: what both kinds of request end with. */
+static void ask_someone(struct session *s, struct ask *a, const char *approver)
+{
+	if (approver) {
+		ask_approver(s, a, approver);
+		timer_rearm();
+		return;
+	}
+	if (!prompt_busy() && !pty_cmd_active() && !pty_can_prompt()) {
+		char *m = a->careful ? xasprintf("CAREFUL: %s; only the person at the terminal may "
+						 "approve it, and there is no terminal to ask on",
+						 a->careful)
+				     : NULL;
+		deny(s, a, "no-terminal", m ? m : "no terminal to ask on");
+		free(m);
+		return;
+	}
+	if (flood_muted(s)) {
+		flood_deny(s, a);
+		return;
+	}
+	timer_rearm();
+	prompt_next(s);
+}
+
+void ask_net(struct session *s, const struct net_question *q)
+{
+	init_once();
+	struct ask *a = slot_take();
+	if (!a || !timer_open(s)) {
+		proxy_answer(q->token, PTY_NO, "not in the allowed domains (too many questions at once)");
+		return;
+	}
+	a->st = A_QUEUED;
+	a->net = true;
+	a->net_token = q->token;
+	a->net_host = xstrdup(q->host);
+	a->net_request = xstrdup(q->request);
+	a->comm = xstrdup(q->comm ? q->comm : "?");
+	a->sb_pid = q->pid;
+	a->host_pid = q->host_pid;
+	a->input = "null";
+	a->t0 = now_ms();
+	a->wall0 = time(NULL);
+	int limit = s->wpol.esc_timeout > 0 ? s->wpol.esc_timeout : 120;
+	a->deadline = a->t0 + (long long)limit * 1000;
+	if (budget_spent(s, a))
+		return;
+	if (s->wpol.esc_mode == WK_ESC_DENY) {
+		deny(s, a, "policy", "the policy refuses every request (escalation.mode \"deny\")");
+		return;
+	}
+	ask_someone(s, a, approver_of(s));
+}
+
 void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		 int sender_pidfd, const int *fds, int nfds)
 {
@@ -1446,10 +1593,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 			close(fds[i]);
 		return;
 	}
-	struct ask *a = NULL;
-	for (size_t i = 0; i < ASK_MAX && !a; i++)
-		if (asks[i].st == A_FREE)
-			a = &asks[i];
+	struct ask *a = slot_take();
 	if (!a || sender <= 0) {
 		send_error(fds[3], a ? "the requester is unknown" :
 			   "too many requests at once (16 in flight); try again later");
@@ -1458,17 +1602,12 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 			close(fds[i]);
 		return;
 	}
-	if (timer_fd < 0) {
-		timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-		w_timer = timer_fd >= 0 ? session_watch(s, timer_fd, POLLIN, timer_ready, NULL) : NULL;
-		if (!w_timer) {
-			close_fd(&timer_fd);
-			send_error(fds[3], "the supervisor has no room for a request now");
-			ask_req_free(&req);
-			for (int i = 0; i < 4; i++)
-				close(fds[i]);
-			return;
-		}
+	if (!timer_open(s)) {
+		send_error(fds[3], "the supervisor has no room for a request now");
+		ask_req_free(&req);
+		for (int i = 0; i < 4; i++)
+			close(fds[i]);
+		return;
 	}
 	int io[3] = {fds[0], fds[1], fds[2]};
 	const char *unsafe = stdio_guard(io);
@@ -1595,28 +1734,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		deny(s, a, "policy", "the policy refuses every request (escalation.mode \"deny\")");
 		return;
 	}
-	const char *approver = s->approver ? s->approver :
-			       s->wpol.esc_mode == WK_ESC_APPROVER ? s->wpol.esc_approver : NULL;
-	if (approver && !a->careful) {
-		ask_approver(s, a, approver);
-		timer_rearm();
-		return;
-	}
-	if (!prompt_busy() && !pty_cmd_active() && !pty_can_prompt()) {
-		char *m = a->careful ? xasprintf("CAREFUL: %s; only the person at the terminal may "
-						 "approve it, and there is no terminal to ask on",
-						 a->careful)
-				     : NULL;
-		deny(s, a, "no-terminal", m ? m : "no terminal to ask on");
-		free(m);
-		return;
-	}
-	if (flood_muted(s)) {
-		flood_deny(s, a);
-		return;
-	}
-	timer_rearm();
-	prompt_next(s);
+	ask_someone(s, a, a->careful ? NULL : approver_of(s));
 }
 
 /* Commands still running at the session's end get SIGHUP, as from a

@@ -72,6 +72,8 @@
 #define PROXY_REPORTS 64       /* reports waiting for the relay loop */
 #define PROXY_WHO 200          /* refusals whose process is looked up in /proc */
 #define PROXY_SHOW_MS 500      /* a refusal waits this long, at most, for its line */
+#define PROXY_QUESTIONS 8      /* names asked about at once; more are refused */
+#define PROXY_KEPT 256         /* names allowed or refused for the session */
 #define PIPE_CAP 65536          /* a pipe's default size, and the least it has */
 /* The size asked for each pipe: more bytes a splice, fewer system calls a
  * gigabyte. 64 connections of two such pipes stay far below the kernel's
@@ -170,7 +172,7 @@ void proxy_parent_close(struct session *s)
 
 /* --- the proxy thread --------------------------------------------------------- */
 
-enum cstate { C_FREE, C_HEAD, C_SOCKS, C_WAIT, C_RESOLVING, C_CONNECTING, C_SPLICE };
+enum cstate { C_FREE, C_HEAD, C_SOCKS, C_ASKING, C_WAIT, C_RESOLVING, C_CONNECTING, C_SPLICE };
 
 struct lookup {
 	char name[WK_NAME_MAX + 1];
@@ -208,6 +210,7 @@ struct conn {
 	char *early; /* for the server before anything else */
 	size_t early_len;
 	struct lookup *lk;
+	unsigned long qtoken; /* C_ASKING: the question it waits for */
 	/* A tunnel to a name: what the client sends first is held here
 	 * until its TLS server name is checked (gate_up). After a TLS
 	 * ClientHello the client is not read until the server's first bytes
@@ -225,6 +228,7 @@ struct conn {
 };
 
 struct report {
+	unsigned long question; /* not a decision: a question to ask (ask_net) */
 	bool allowed;
 	int proxy;
 	long pid, host_pid;
@@ -257,7 +261,28 @@ static size_t n_reports, reports_dropped;
 static unsigned long reports_queued, reports_shown;
 static bool reports_closed;
 
-enum { TAG_HTTP, TAG_SOCKS, TAG_STOP, TAG_LOOKUP, TAG_CONN };
+enum { TAG_HTTP, TAG_SOCKS, TAG_STOP, TAG_LOOKUP, TAG_ANSWER, TAG_CONN };
+
+/* Questions about names not in the allowed domains, asked in the relay
+ * loop (ask_net); one at a time per name, the connections to it waiting
+ * (C_ASKING). The answers that hold for the session are kept (the proxy
+ * thread's alone): a name allowed, or refused by the person or the
+ * approver, is not asked about again. */
+struct question {
+	unsigned long token; /* 0: free */
+	char name[WK_NAME_MAX + 1];
+	int origin;          /* the connection that asked, and its generation */
+	unsigned origin_gen;
+};
+struct answer {
+	unsigned long token;
+	enum pty_answer answer;
+	char reason[200];
+};
+static struct question questions[PROXY_QUESTIONS];
+static unsigned long last_token;
+static struct strv kept_allowed, kept_refused;
+static int answer_pipe[2] = {-1, -1};
 
 static uint64_t tag(int i, bool server)
 {
@@ -350,10 +375,13 @@ static void who(uint16_t peer_port, unsigned port, struct report *r)
 		fclose(f);
 }
 
+/* Queued for the relay loop: its sequence number, or 0 when the queue
+ * is full (counted, and said as a number). */
 static unsigned long report(const struct report *r)
 {
 	pthread_mutex_lock(&report_mu);
-	if (n_reports < PROXY_REPORTS)
+	bool kept = n_reports < PROXY_REPORTS;
+	if (kept)
 		reports[n_reports++] = *r;
 	else
 		reports_dropped++;
@@ -363,13 +391,15 @@ static unsigned long report(const struct report *r)
 	if (write(report_pipe[1], &b, 1) < 0) {
 		/* Full: the relay loop has a wake-up pending already. */
 	}
-	return seq;
+	return kept ? seq : 0;
 }
 
 /* Wait until the relay loop has written report SEQ out, PROXY_SHOW_MS at
- * most: a stopped terminal must not stall the proxy. */
+ * most: a stopped terminal must not stall the proxy. 0: none to wait for. */
 static void report_wait(unsigned long seq)
 {
+	if (!seq)
+		return;
 	struct timespec until;
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_nsec += PROXY_SHOW_MS * 1000000L;
@@ -923,6 +953,105 @@ static bool fixed_address(const char *name, struct wk_addr *a)
 	return false;
 }
 
+static bool name_kept(const struct strv *v, const char *name)
+{
+	for (size_t k = 0; k < v->n; k++)
+		if (strcmp(v->v[k], name) == 0)
+			return true;
+	return false;
+}
+
+static void proceed(int i);
+
+/* A name not in the allowed domains: asked about (ask_net), the
+ * connection waiting; a name already asked about waits for that answer. */
+static void ask_about(int i)
+{
+	struct conn *c = &conns[i];
+	struct question *q = NULL;
+	for (int k = 0; k < PROXY_QUESTIONS && !q; k++)
+		if (questions[k].token && strcmp(questions[k].name, c->t.host) == 0)
+			q = &questions[k];
+	if (!q) {
+		for (int k = 0; k < PROXY_QUESTIONS && !q; k++)
+			if (!questions[k].token)
+				q = &questions[k];
+		if (!q) {
+			refuse(i, PROXY_UNLISTED,
+			       "not in the allowed domains; too many names asked about at once", NULL,
+			       403, WK_SOCKS_NOT_ALLOWED);
+			return;
+		}
+		q->token = ++last_token;
+		snprintf(q->name, sizeof q->name, "%s", c->t.host);
+		q->origin = i;
+		q->origin_gen = c->gen;
+		struct report r;
+		memset(&r, 0, sizeof r);
+		r.question = q->token;
+		r.proxy = PROXY_UNLISTED;
+		snprintf(r.obj, sizeof r.obj, "%s", c->obj);
+		snprintf(r.name, sizeof r.name, "%s", c->t.host);
+		who(c->peer_port, c->socks ? PROXY_SOCKS_PORT : PROXY_HTTP_PORT, &r);
+		if (!report(&r)) {
+			q->token = 0;
+			refuse(i, PROXY_UNLISTED,
+			       "not in the allowed domains; too many questions at once", NULL, 403,
+			       WK_SOCKS_NOT_ALLOWED);
+			return;
+		}
+	}
+	c->qtoken = q->token;
+	c->st = C_ASKING;
+	c->deadline = 0; /* the question has its own */
+}
+
+/* Answers from the relay loop (proxy_answer). */
+static void answers_read(void)
+{
+	struct answer an;
+	while (read(answer_pipe[0], &an, sizeof an) == (ssize_t)sizeof an) {
+		struct question *q = NULL;
+		for (int k = 0; k < PROXY_QUESTIONS && !q; k++)
+			if (questions[k].token == an.token)
+				q = &questions[k];
+		if (!q)
+			continue;
+		an.reason[sizeof an.reason - 1] = '\0';
+		struct strv *keep = an.answer == PTY_SESSION ? &kept_allowed :
+				    an.answer == PTY_NO && strstr(an.reason, "said no") ? &kept_refused :
+				    NULL;
+		if (keep && keep->n < PROXY_KEPT && !name_kept(keep, q->name))
+			strv_add(keep, q->name);
+		struct question was = *q;
+		q->token = 0; /* free: a connection asked anew makes a new one */
+		for (int i = 0; i < PROXY_CONNS; i++) {
+			struct conn *c = &conns[i];
+			if (c->st != C_ASKING || c->qtoken != was.token)
+				continue;
+			c->qtoken = 0;
+			bool origin = i == was.origin && c->gen == was.origin_gen;
+			if (an.answer == PTY_SESSION || (an.answer == PTY_YES && origin))
+				proceed(i);
+			else if (an.answer == PTY_NO)
+				refuse(i, PROXY_UNLISTED, an.reason, NULL, 403, WK_SOCKS_NOT_ALLOWED);
+			else
+				ask_about(i); /* "once" was for another connection */
+		}
+	}
+}
+
+void proxy_answer(unsigned long token, enum pty_answer answer, const char *reason)
+{
+	if (!running || answer_pipe[1] < 0)
+		return;
+	struct answer an = {.token = token, .answer = answer};
+	snprintf(an.reason, sizeof an.reason, "%s", reason ? reason : "not in the allowed domains");
+	/* At most ASK_MAX answers are ever pending: the pipe holds them. */
+	if (write(answer_pipe[1], &an, sizeof an) != (ssize_t)sizeof an)
+		warnmsg("the proxy: an answer was lost: %s", strerror(errno));
+}
+
 /* A complete request for C->t: decided, then resolved or refused. */
 static void decide(int i)
 {
@@ -952,10 +1081,21 @@ static void decide(int i)
 		refuse(i, PROXY_DENIED, reason, NULL, 403, WK_SOCKS_NOT_ALLOWED);
 		return;
 	}
-	if (v == WK_DOMAIN_UNLISTED) {
-		refuse(i, PROXY_UNLISTED, "not in the allowed domains", NULL, 403, WK_SOCKS_NOT_ALLOWED);
+	if (v == WK_DOMAIN_UNLISTED && !name_kept(&kept_allowed, c->t.host)) {
+		if (name_kept(&kept_refused, c->t.host))
+			refuse(i, PROXY_UNLISTED, "not in the allowed domains; refused for this session",
+			       NULL, 403, WK_SOCKS_NOT_ALLOWED);
+		else
+			ask_about(i);
 		return;
 	}
+	proceed(i);
+}
+
+/* An allowed name: its address, fixed or looked up. */
+static void proceed(int i)
+{
+	struct conn *c = &conns[i];
 	struct wk_addr fixed;
 	if (fixed_address(c->t.host, &fixed)) {
 		use_addresses(i, &fixed, 1);
@@ -1166,6 +1306,10 @@ static void *proxy_main(void *arg)
 				lookup_done();
 				continue;
 			}
+			if (t == TAG_ANSWER) {
+				answers_read();
+				continue;
+			}
 			int i = (int)((t - TAG_CONN) / 2);
 			bool server = (t - TAG_CONN) % 2;
 			struct conn *c = &conns[i];
@@ -1235,6 +1379,12 @@ static void on_reports(struct session *s, struct watch *w, short revents)
 	static size_t n_seen;
 	for (size_t k = 0; k < n; k++) {
 		struct report *r = &got[k];
+		if (r->question) {
+			ask_net(s, &(struct net_question){.token = r->question, .host = r->name,
+							  .request = r->obj, .comm = r->comm,
+							  .pid = r->pid, .host_pid = r->host_pid});
+			continue;
+		}
 		ask_audit_net(s, r->comm, r->host_pid, r->obj, r->allowed, r->reason);
 		if (r->allowed)
 			continue;
@@ -1331,8 +1481,11 @@ void proxy_start(struct session *s)
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (ep < 0 || stop_fd < 0 || socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, lk_sock) < 0 ||
-	    pipe2(report_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+	    pipe2(report_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    pipe2(answer_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		die_errno("the proxy");
+	memset(questions, 0, sizeof questions);
+	last_token = 0;
 	struct epoll_event ev = {.events = EPOLLIN};
 	ev.data.u64 = TAG_HTTP;
 	epoll_ctl(ep, EPOLL_CTL_ADD, listeners[0], &ev);
@@ -1342,6 +1495,8 @@ void proxy_start(struct session *s)
 	epoll_ctl(ep, EPOLL_CTL_ADD, stop_fd, &ev);
 	ev.data.u64 = TAG_LOOKUP;
 	epoll_ctl(ep, EPOLL_CTL_ADD, lk_sock[0], &ev);
+	ev.data.u64 = TAG_ANSWER;
+	epoll_ctl(ep, EPOLL_CTL_ADD, answer_pipe[0], &ev);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -1389,6 +1544,11 @@ void proxy_finish(struct session *s)
 	close(lk_sock[0]);
 	close(report_pipe[0]);
 	close(report_pipe[1]);
+	close(answer_pipe[0]);
+	close(answer_pipe[1]);
+	answer_pipe[0] = answer_pipe[1] = -1;
+	strv_free(&kept_allowed);
+	strv_free(&kept_refused);
 	free(allowed_addrs);
 	free(own_addrs);
 }

@@ -1186,7 +1186,8 @@ static struct {
 	char line[8];
 	size_t len;
 	bool tainted;
-	void (*done)(struct session *, bool, void *);
+	enum pty_ask kind;
+	void (*done)(struct session *, enum pty_answer, void *);
 	void *data;
 } Q = {.grace_fd = -1};
 
@@ -1278,14 +1279,15 @@ static void prompt_close(void)
 	rearm();
 }
 
-static void prompt_answer(struct session *s, bool yes)
+static void prompt_answer(struct session *s, enum pty_answer answer)
 {
-	void (*done)(struct session *, bool, void *) = Q.done;
+	void (*done)(struct session *, enum pty_answer, void *) = Q.done;
 	void *data = Q.data;
-	tty_say(yes ? "\n" : "\nwicket: not run.\n");
+	tty_say(answer != PTY_NO ? "\n" :
+		Q.kind == PTY_ASK_RUN ? "\nwicket: not run.\n" : "\nwicket: refused.\n");
 	prompt_close();
 	if (done)
-		done(s, yes, data);
+		done(s, answer, data);
 }
 
 static void prompt_ready(struct session *s, struct watch *w, short revents)
@@ -1297,7 +1299,7 @@ static void prompt_ready(struct session *s, struct watch *w, short revents)
 		return;
 	if (n <= 0) {
 		terminal_gone();
-		prompt_answer(s, false);
+		prompt_answer(s, PTY_NO);
 		return;
 	}
 	if (!Q.open)
@@ -1306,13 +1308,17 @@ static void prompt_ready(struct session *s, struct watch *w, short revents)
 		unsigned char c = b[i];
 		if (c == '\r' || c == '\n') {
 			Q.line[Q.len] = '\0';
-			bool yes = !Q.tainted && (strcasecmp(Q.line, "y") == 0 ||
-						   strcasecmp(Q.line, "yes") == 0);
-			prompt_answer(s, yes);
+			enum pty_answer a = PTY_NO;
+			if (!Q.tainted && (strcasecmp(Q.line, "y") == 0 || strcasecmp(Q.line, "yes") == 0))
+				a = PTY_YES;
+			else if (!Q.tainted && Q.kind == PTY_ASK_HOST &&
+				 (strcasecmp(Q.line, "s") == 0 || strcasecmp(Q.line, "session") == 0))
+				a = PTY_SESSION;
+			prompt_answer(s, a);
 			return;
 		}
 		if (c == 0x03 || c == 0x04) { /* Ctrl-C, Ctrl-D */
-			prompt_answer(s, false);
+			prompt_answer(s, PTY_NO);
 			return;
 		}
 		if ((c == 0x7f || c == 0x08) && Q.len) {
@@ -1336,18 +1342,24 @@ static void grace_over(struct session *s, struct watch *w, short revents)
 	Q.grace_fd = -1;
 	tcflush(P.tty_rd, TCIFLUSH);
 	Q.open = true;
-	static const char ask[] = "Run it outside the sandbox once? [y/N] ";
+	static const char run_q[] = "Run it outside the sandbox once?",
+			  host_q[] = "Let it connect? y: this once, s: for this session, n: no.";
+	static const char run_keys[] = "[y/N] ", host_keys[] = "[y/s/N] ";
+	const char *q = Q.kind == PTY_ASK_RUN ? run_q : host_q;
+	const char *keys = Q.kind == PTY_ASK_RUN ? run_keys : host_keys;
 	unsigned rows, cols = tty_columns(&rows);
-	if (cols && cols < sizeof ask) {
-		tty_say_wrapped("Run it outside the sandbox once?");
-		tty_say("[y/N] ");
+	if (cols && cols < strlen(q) + 1 + strlen(keys)) {
+		tty_say_wrapped(q);
+		tty_say(keys);
 	} else {
-		tty_say(ask);
+		tty_say(q);
+		tty_say(" ");
+		tty_say(keys);
 	}
 }
 
-bool pty_prompt(struct session *s, const char *text,
-		void (*done)(struct session *, bool yes, void *), void *data)
+bool pty_prompt(struct session *s, const char *text, enum pty_ask kind,
+		void (*done)(struct session *, enum pty_answer, void *), void *data)
 {
 	if (!pty_can_prompt())
 		return false;
@@ -1366,6 +1378,7 @@ bool pty_prompt(struct session *s, const char *text,
 	Q.open = false;
 	Q.len = 0;
 	Q.tainted = false;
+	Q.kind = kind;
 	Q.done = done;
 	Q.data = data;
 	tty_take();

@@ -469,8 +469,12 @@ bool pty_cmd_active(void);
 /* Keys are held until Enter after a command ended by a signal. */
 bool pty_cmd_held(void);
 void pty_cmd_end(struct session *s, const char *note, bool hold);
-bool pty_prompt(struct session *s, const char *text,
-		void (*done)(struct session *, bool yes, void *), void *data);
+/* What is asked: to run a command outside (y/N), or to let the proxy
+ * connect to a host (y: once, s: for the session, N). */
+enum pty_ask { PTY_ASK_RUN, PTY_ASK_HOST };
+enum pty_answer { PTY_NO, PTY_YES, PTY_SESSION };
+bool pty_prompt(struct session *s, const char *text, enum pty_ask kind,
+		void (*done)(struct session *, enum pty_answer, void *), void *data);
 void pty_prompt_cancel(struct session *s, const char *note);
 /* The real terminal's columns and rows (0: unknown or none), for the
  * question's layout. */
@@ -610,6 +614,19 @@ const char *const *proxy_env_vars(void);
 /* ask.c: one line of the audit log for a decision of the proxy. */
 void ask_audit_net(const struct session *s, const char *comm, long host_pid, const char *object,
 		   bool allowed, const char *reason);
+
+/* A name not in the allowed domains, which the proxy asks about (ask.c
+ * asks the approver or the person at the terminal, with the safeguards of
+ * `wicket ask`); the answer comes back by proxy_answer, from the relay
+ * loop: PTY_YES (this connection), PTY_SESSION (the name, for the rest of
+ * the session) or PTY_NO with REASON, said in the refusal's line. */
+struct net_question {
+	unsigned long token;
+	const char *host, *request, *comm;
+	long pid, host_pid; /* as the sandbox sees it; as the host does */
+};
+void ask_net(struct session *s, const struct net_question *q);
+void proxy_answer(unsigned long token, enum pty_answer answer, const char *reason);
 
 /* supervisor.c */
 int session_run(struct session *s);

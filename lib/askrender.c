@@ -341,6 +341,28 @@ char *askr_render(const struct askr_question *q, unsigned width, unsigned rows)
 	return sb_take(&o);
 }
 
+char *askr_render_net(const struct askr_netq *q, unsigned width)
+{
+	if (!width)
+		width = 80;
+	if (width < ASKR_MIN_WIDTH)
+		width = ASKR_MIN_WIDTH;
+	if (width > ASKR_MAX_WIDTH)
+		width = ASKR_MAX_WIDTH;
+	struct sb o = {0};
+	char *head = askr_wrap("wicket: a program in the sandbox asks to connect to a host that is "
+			       "not in the allowed domains.",
+			       width);
+	sb_str(&o, head);
+	free(head);
+	char suffix[64];
+	snprintf(suffix, sizeof suffix, " (pid %ld in the sandbox)", q->pid);
+	word_field(&o, "  asked by:", q->comm, width, 1, suffix);
+	word_field(&o, "  host:", q->host, width, FIELD_LINES, NULL);
+	word_field(&o, "  request:", q->request, width, FIELD_LINES, NULL);
+	return sb_take(&o);
+}
+
 /* --- reading it back (the tests' and the fuzzer's side) ------------------------ */
 
 static int hexval(char c)

@@ -42,6 +42,16 @@ struct askr_question {
  * and ROWS lines (0: unknown, taken as 80 by 24). */
 char *askr_render(const struct askr_question *q, unsigned width, unsigned rows);
 
+/* A question about the network (mode "domains"): a program asks to
+ * reach a host that is not in the allowed domains. */
+struct askr_netq {
+	const char *comm;     /* the requester's name */
+	long pid;             /* as the sandbox sees it */
+	const char *host;     /* the name asked for */
+	const char *request;  /* the request: "CONNECT host:443", "GET host:80" */
+};
+char *askr_render_net(const struct askr_netq *q, unsigned width);
+
 /* TEXT (printable ASCII, '\n' between paragraphs) wrapped at blanks to
  * lines of at most WIDTH columns, each ending in '\n'. */
 char *askr_wrap(const char *text, unsigned width);

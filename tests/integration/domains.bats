@@ -237,3 +237,101 @@ wait' sh "$PY" "http://pkg.wk.test:$HTTP_PORT/hello.txt"
 	blocked_lines | grep -qE '^sandbox: network blocked: GET nothing.invalid:80 \(curl\[[0-9]+\]\): '
 	[ "$(blocked_lines | wc -l)" = 1 ]
 }
+
+# approver NAME STATUS: a program outside that says STATUS to any
+# question and keeps each request it was given (DOM/NAME.asked).
+approver() {
+	printf '#!/bin/sh\ncat >>"%s/%s.asked"\necho >>"%s/%s.asked"\nexit %s\n' \
+		"$DOM" "$1" "$DOM" "$1" "$2" >"$DOM/$1"
+	chmod 755 "$DOM/$1"
+}
+
+@test "domains: an approver that says yes lets a name in for the session, asked once, audited" {
+	approver yes 0
+	run --separate-stderr bounded 30 sh -c 'cd "$1" && shift && exec "$@"' sh "$WS" \
+		"$WICKET" run -P "$DOM/allow.json" --approver "$DOM/yes" -- sh -c '
+		curl -fsS "http://evil.wk.test:$1/hello.txt" && curl -fsS "http://evil.wk.test:$1/hello.txt"' _ "$HTTP_PORT"
+	assert_success
+	assert_output $'hello\nhello'
+	[ -z "$(blocked_lines)" ]
+	[ "$(grep -c 'GET /hello.txt evil.wk.test' "$DOM/log")" = 2 ]
+	# Asked once, with what it needs to decide.
+	[ "$(grep -c . "$DOM/yes.asked")" = 1 ]
+	"$PY" - "$DOM/yes.asked" "$HTTP_PORT" <<'PYEOF'
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+assert r["v"] == 1 and r["type"] == "network", r
+assert r["host"] == "evil.wk.test" and r["request"] == "GET evil.wk.test:" + sys.argv[2], r
+assert r["comm"] == "curl" and r["sandbox_pid"] > 0 and r["pid"] > 0, r
+PYEOF
+	grep -q '"type":"network",.*"host":"evil.wk.test","decision":"approved","by":"approver","scope":"session"' \
+		"$XDG_STATE_HOME/wicket/audit.jsonl"
+}
+
+@test "domains: an approver that says no: refused, said once with why, not asked again" {
+	approver no 1
+	run --separate-stderr bounded 30 sh -c 'cd "$1" && shift && exec "$@"' sh "$WS" \
+		"$WICKET" run -P "$DOM/allow.json" --approver "$DOM/no" -- sh -c '
+		curl -fsS "http://evil.wk.test:$1/a"; curl -fsS "https://evil.wk.test:$1/b"; echo done' _ "$HTTP_PORT"
+	assert_output done
+	server_silent
+	[ "$(grep -c . "$DOM/no.asked")" = 1 ]
+	blocked_lines | grep -qx "sandbox: network blocked: GET evil.wk.test:$HTTP_PORT (curl\[[0-9]*\]): not in the allowed domains; the approver said no (exit status 1)"
+	blocked_lines | grep -qx "sandbox: network blocked: CONNECT evil.wk.test:$HTTP_PORT (curl\[[0-9]*\]): not in the allowed domains; refused for this session"
+	[ "$(blocked_lines | wc -l)" = 2 ]
+}
+
+@test "domains: escalation mode deny asks no one about a name" {
+	approver yes 0
+	cat >"$DOM/deny.json" <<JSON
+{"extends": "$DOM/allow.json", "escalation": {"mode": "deny"}}
+JSON
+	dom_run "$DOM/deny.json" curl -fsS "http://evil.wk.test:$HTTP_PORT/hello.txt"
+	assert_failure
+	[ ! -e "$DOM/yes.asked" ]
+	server_silent
+	blocked_lines | grep -q 'GET evil.wk.test:[0-9]* (curl\[[0-9]*\]): not in the allowed domains$'
+}
+
+@test "domains: on the terminal a name is let in once (y), for the session (s), or refused (n) and not asked again" {
+	export PYTHONPATH=$WICKET_SRCDIR/tests/lib DOM WS HTTP_PORT WICKET
+	bounded 120 "$PY" - <<'PYEOF'
+import os
+from ptydrive import Term, check, run
+
+def main():
+    port = os.environ["HTTP_PORT"]
+    t = Term([os.environ["WICKET"], "run", "-P", os.environ["DOM"] + "/allow.json", "--",
+              "bash", "--norc", "--noprofile", "-i"],
+             cwd=os.environ["WS"], env=dict(os.environ, PS1="wk$ ", HISTFILE=""))
+    t.expect(r"wk\$ ")
+    get = 'curl -sS -o /dev/null -w "code=%%{http_code}\\n" http://%s:' + port + '/hello.txt'
+    t.line(get % "evil.wk.test")
+    t.expect(r"asks to connect to a host that is not in the\r\nallowed domains\.")
+    t.expect(r"  host:     evil.wk.test\r\n  request:  'GET evil.wk.test:%s'\r\n" % port)
+    t.expect(r"Let it connect\? y: this once, s: for this session, n: no\. \[y/s/N\] ")
+    t.send("y\r")
+    t.expect(r"code=200\r\n")
+    t.line(get % "evil.wk.test")
+    t.expect(r"\[y/s/N\] ")
+    t.send("s\r")
+    t.expect(r"code=200\r\n")
+    t.line(get % "evil.wk.test")
+    t.expect(r"code=200\r\n")
+    t.line(get % "loop.wk.test")
+    t.expect(r"\[y/s/N\] ")
+    t.send("n\r")
+    t.expect(r"code=403\r\n")
+    t.line(get % "loop.wk.test")
+    t.expect(r"code=403\r\n")
+    t.line("exit 0")
+    check(t.wait() == 0, "a clean exit")
+    text = t.text()
+    check(text.count("[y/s/N]") == 3, "asked three times: %r" % text.count("[y/s/N]"))
+    check("not in the allowed domains; the person at the terminal said no" in text, "the refusal says who")
+    log = open(os.environ["DOM"] + "/log").read()
+    check(log.count("evil.wk.test") == 3 and "loop.wk.test" not in log, "the server saw: %r" % log)
+
+run(main)
+PYEOF
+}

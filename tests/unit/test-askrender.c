@@ -145,5 +145,26 @@ int main(void)
 	t = askr_render(&q, 80, 24);
 	ok(askr_check(&q, t, 30) != NULL, "askr_check notices a line wider than the terminal");
 	free(t);
+
+	/* The network question: the host and the request, each a word;
+	 * printable and within the width whatever the requester's name. */
+	struct askr_netq nq = {.comm = "cu\033]0;x\arl", .pid = 42, .host = "evil.example",
+			       .request = "CONNECT evil.example:443"};
+	for (unsigned w = ASKR_MIN_WIDTH; w <= 100; w += 38) {
+		t = askr_render_net(&nq, w);
+		bool fits = true, printable = true;
+		for (const char *l = t; *l;) {
+			size_t n = strcspn(l, "\n");
+			fits &= n <= w;
+			for (size_t k = 0; k < n; k++)
+				printable &= l[k] >= 0x20 && l[k] < 0x7f;
+			l += n + (l[n] == '\n');
+		}
+		ok(fits && printable, "network question at %u columns: printable, fits", w);
+		ok(strstr(t, "evil.example") &&
+			   (w < 60 || strstr(t, "'CONNECT evil.example:443'")),
+		   "network question at %u columns: host, request and requester", w);
+		free(t);
+	}
 	return done_testing();
 }
