@@ -90,6 +90,9 @@ extern char **environ;
  * before the current one, and a session can fill at most a quarter of
  * one (plus the lines of the requests already in flight). */
 #define AUDIT_BUDGET (1 << 20)
+/* Of which the proxy's refusals may take this much: a session that makes
+ * refused connections in a loop cannot spend the budget of its requests. */
+#define AUDIT_NET_BUDGET (AUDIT_BUDGET / 4)
 #define AUDIT_KEEP 3          /* audit.jsonl.1 .. audit.jsonl.3 */
 #define AUDIT_ARGS 32         /* arguments an audit line lists (it says how many there were) */
 #define AUDIT_STR 256         /* bytes of a string in an audit line; longer: cut in the middle */
@@ -182,6 +185,7 @@ static const char *input_article(const char *kind)
 static int timer_fd = -1;
 static struct watch *w_timer;
 static size_t audit_bytes;       /* written by this session */
+static size_t audit_net_bytes;   /* of which about the network (the proxy's, ask_net's) */
 /* Requests refused without a line each in the audit log: how many, from
  * when to when (tally_line says it in one line). */
 struct tally {
@@ -375,7 +379,15 @@ static void audit(const struct session *s, const struct ask *a)
 	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
 	json_object_set_new(o, "policy", jstr(policy_name(s)));
 	if (a->net) {
-		/* A question about a host: what was asked, and the answer. */
+		/* A question about a host: what was asked, and the answer;
+		 * on the proxy's budget. Not asked (no one to ask, or the
+		 * policy's mode): the proxy's refusal is the line. */
+		if (audit_net_bytes >= AUDIT_NET_BUDGET ||
+		    (a->by && (strcmp(a->by, "no-terminal") == 0 || strcmp(a->by, "policy") == 0))) {
+			json_decref(o);
+			return;
+		}
+		size_t before = audit_bytes;
 		json_object_set_new(o, "type", json_string("network"));
 		json_object_set_new(o, "pid", json_integer(a->host_pid));
 		json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
@@ -391,6 +403,7 @@ static void audit(const struct session *s, const struct ask *a)
 			json_object_set_new(o, "message", jstr_cut(a->message));
 		json_object_set_new(o, "duration_ms", json_integer(now_ms() - a->t0));
 		audit_line(o);
+		audit_net_bytes += audit_bytes - before;
 		return;
 	}
 	json_object_set_new(o, "pid", json_integer(a->host_pid));
@@ -421,10 +434,11 @@ static void audit(const struct session *s, const struct ask *a)
 void ask_audit_net(const struct session *s, const char *comm, long host_pid, const char *object,
 		   bool allowed, const char *reason)
 {
-	/* Past the session's budget the proxy's decisions go unlogged (the
-	 * refusals are still in `wicket why`). */
-	if (audit_bytes >= AUDIT_BUDGET)
+	/* Past their budget the proxy's decisions go unlogged (the refusals
+	 * are still in `wicket why`). */
+	if (audit_net_bytes >= AUDIT_NET_BUDGET || audit_bytes >= AUDIT_BUDGET)
 		return;
+	size_t before = audit_bytes;
 	char when[32];
 	struct tm tm;
 	time_t t = time(NULL);
@@ -442,6 +456,7 @@ void ask_audit_net(const struct session *s, const char *comm, long host_pid, con
 	if (reason)
 		json_object_set_new(o, "reason", jstr_cut(reason));
 	audit_line(o);
+	audit_net_bytes += audit_bytes - before;
 }
 
 /* --- the life of a request ---------------------------------------------------- */
@@ -897,7 +912,7 @@ static void budget_summary(const struct session *s)
 /* Past the budget: refused, unrun, counted. */
 static bool budget_spent(struct session *s, struct ask *a)
 {
-	if (audit_bytes < AUDIT_BUDGET)
+	if (audit_bytes - audit_net_bytes < AUDIT_BUDGET - AUDIT_NET_BUDGET)
 		return false;
 	tally_add(&unlogged);
 	deny(s, a, "audit-budget", "not asked: this session's requests filled what the audit log "
@@ -1544,8 +1559,12 @@ void ask_net(struct session *s, const struct net_question *q)
 	a->wall0 = time(NULL);
 	int limit = s->wpol.esc_timeout > 0 ? s->wpol.esc_timeout : 120;
 	a->deadline = a->t0 + (long long)limit * 1000;
-	if (budget_spent(s, a))
+	if (audit_net_bytes >= AUDIT_NET_BUDGET) {
+		/* The proxy's share of the audit log is spent: asked no more. */
+		deny(s, a, "policy", "not asked: the session's network lines filled their share "
+				     "of the audit log");
 		return;
+	}
 	if (s->wpol.esc_mode == WK_ESC_DENY) {
 		deny(s, a, "policy", "the policy refuses every request (escalation.mode \"deny\")");
 		return;

@@ -1380,17 +1380,21 @@ static void on_reports(struct session *s, struct watch *w, short revents)
 	for (size_t k = 0; k < n; k++) {
 		struct report *r = &got[k];
 		if (r->question) {
+			if (!running)
+				continue; /* the session is over: no one waits for it */
 			ask_net(s, &(struct net_question){.token = r->question, .host = r->name,
 							  .request = r->obj, .comm = r->comm,
 							  .pid = r->pid, .host_pid = r->host_pid});
 			continue;
 		}
-		ask_audit_net(s, r->comm, r->host_pid, r->obj, r->allowed, r->reason);
-		if (r->allowed)
-			continue;
 		bool again = false;
 		for (size_t j = 0; j < n_seen && !again; j++)
 			again = seen[j].host_pid == r->host_pid && strcmp(seen[j].obj, r->obj) == 0;
+		/* Audited once per (process, object), like the line. */
+		if (!again)
+			ask_audit_net(s, r->comm, r->host_pid, r->obj, r->allowed, r->reason);
+		if (r->allowed)
+			continue;
 		if (!again && n_seen < sizeof seen / sizeof seen[0]) {
 			seen[n_seen].host_pid = r->host_pid;
 			snprintf(seen[n_seen].obj, sizeof seen[n_seen].obj, "%s", r->obj);
@@ -1404,8 +1408,16 @@ static void on_reports(struct session *s, struct watch *w, short revents)
 						.proxy_addr = r->addr[0] ? r->addr : NULL},
 			       again ? DENIAL_QUIET : DENIAL_PRINT);
 	}
-	if (dropped)
-		warnmsg("the proxy refused %zu more requests than it could report", dropped);
+	/* Said once; the whole count at the end (proxy_finish). */
+	static size_t dropped_total;
+	if (dropped && !dropped_total)
+		warnmsg("the proxy refuses more requests than it can report; the count comes at "
+			"the end");
+	dropped_total += dropped;
+	if (!revents && !w && dropped_total) {
+		warnmsg("the proxy refused %zu more requests than it could report", dropped_total);
+		dropped_total = 0;
+	}
 	pthread_mutex_lock(&report_mu);
 	reports_shown = upto;
 	pthread_cond_broadcast(&report_cv);
@@ -1532,7 +1544,7 @@ void proxy_finish(struct session *s)
 		warnmsg("the proxy: cannot stop it: %s", strerror(errno));
 	pthread_join(thread, NULL);
 	running = false;
-	on_reports(s, report_watch, 0);
+	on_reports(s, NULL, 0); /* the last ones, and the count of those dropped */
 	session_unwatch(report_watch);
 	for (int i = 0; i < PROXY_CONNS; i++)
 		if (conns[i].st != C_FREE)

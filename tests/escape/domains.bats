@@ -113,6 +113,31 @@ for atyp, addr in ((1, bytes([127, 0, 0, 1])), (4, bytes(10) + b"\xff\xff" + byt
 	done
 }
 
+@test "domains escape: refused connections in a loop do not spend the session's audit budget for wicket ask" {
+	# 6000 refused requests for names of their own (each an audit line
+	# of about 250 bytes: 1.5 MB if all were logged, more than the
+	# session's whole budget), then a request an allow rule approves.
+	cat >"$DOM/flood.json" <<JSON
+{"extends": "$DOM/allow.json", "escalation": {"allow": [["touch", "$DOM/after"]]}}
+JSON
+	run --separate-stderr bounded 300 sh -c 'cd "$1" && shift && exec "$@"' sh "$WS" \
+		"$WICKET" run -P "$DOM/flood.json" -- sh -c '
+		"$1" - <<EOF_PY
+import socket
+for i in range(6000):
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+    s.sendall(b"GET http://n%d.example.invalid/ HTTP/1.1\\r\\n\\r\\n" % i)
+    s.recv(100)
+    s.close()
+EOF_PY
+		"$2" ask -- touch "$3/after"; echo "after=$?"' _ "$PY" "$WICKET" "$DOM"
+	assert_success
+	assert_output "after=0"
+	[ -e "$DOM/after" ]
+	# And the log holds the share the proxy may take, not 1.5 MB.
+	[ "$(wc -c <"$XDG_STATE_HOME/wicket/audit.jsonl")" -le 300000 ]
+}
+
 @test "domains escape: request smuggling forms are refused, not forwarded" {
 	local u="http://pkg.wk.test:$HTTP_PORT/hello.txt" r
 	for r in "POST $u HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" \
