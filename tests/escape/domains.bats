@@ -5,11 +5,10 @@
 # by a request that must get through, so a dead proxy cannot pass as a
 # refusing one.
 #
-# Not claimed here yet (issue 17, later): DNS rebinding through a real
-# resolver (the proxy connects to the address it checked and never
-# resolves twice; the policy's "hosts" used here cannot change during a
-# session), and fronting by the Host header inside TLS (the proxy sees
-# only the TLS server name).
+# DNS rebinding is tested through a real resolver (the C library's, asking
+# the test's name server in a namespace of the test's own). Not claimed:
+# fronting by the Host header inside TLS (the proxy sees only the TLS
+# server name).
 
 bats_require_minimum_version 1.5.0
 load ../lib/common
@@ -136,6 +135,48 @@ EOF_PY
 	[ -e "$DOM/after" ]
 	# And the log holds the share the proxy may take, not 1.5 MB.
 	[ "$(wc -c <"$XDG_STATE_HOME/wicket/audit.jsonl")" -le 300000 ]
+}
+
+@test "domains escape: DNS rebinding between the check and the connect" {
+	# A network and mount namespace of the test's own (unshare, as root
+	# in a user namespace, which an unprivileged user may make): there the
+	# test's name server answers on 127.0.0.1:53 for /etc/resolv.conf.
+	# rebind.wk.test is 127.0.0.1 (allowed by the policy) at the first
+	# query and 127.0.0.2 (loopback, not named) after: a proxy that looked
+	# the name up again to connect would reach the server on 127.0.0.2.
+	command -v unshare >/dev/null || skip "no unshare"
+	unshare -Urmn true 2>/dev/null || skip "no user namespaces for the test's own resolver"
+	printf 'nameserver 127.0.0.1\noptions attempts:1 timeout:2\n' >"$DOM/resolv.conf"
+	cat >"$DOM/rebind.json" <<JSON
+{"extends": "workspace-write",
+ "network": {"mode": "domains", "allow": ["rebind.wk.test"], "allow_addresses": ["127.0.0.1"]}}
+JSON
+	mkdir "$DOM/rb"
+	run --separate-stderr bounded 90 unshare -Urmn bash -c '
+		set -e
+		dom=$1 ws=$2 wicket=$3 py=$4 srv=$5
+		ip link set lo up
+		mount --bind "$dom/resolv.conf" /etc/resolv.conf
+		"$py" "$srv" "$dom/rb" 60 & pid=$!
+		for i in $(seq 100); do [ -s "$dom/rb/port" ] && break; sleep 0.1; done
+		port=$(cat "$dom/rb/port")
+		cd "$ws"
+		"$wicket" run -P "$dom/rebind.json" -- sh -c "
+			curl -sS http://rebind.wk.test:$port/first; echo rc=\$?
+			curl -sS http://rebind.wk.test:$port/second; echo rc=\$?" || true
+		kill $pid' _ "$DOM" "$WS" "$WICKET" "$PY" "$WICKET_SRCDIR/tests/lib/rebind_server.py"
+	echo "$output"; echo "$stderr"; cat "$DOM/rb/dns.log" "$DOM/rb/log" 2>/dev/null || true
+	# The name server was asked (the test ran), the first request reached
+	# the address that was checked, and nothing reached 127.0.0.2.
+	grep -q '^rebind.wk.test 1 127.0.0.1$' "$DOM/rb/dns.log"
+	grep -qx '127.0.0.1 /first' "$DOM/rb/log"
+	if grep -q '^127.0.0.2 ' "$DOM/rb/log"; then
+		echo "ESCAPE: a request reached 127.0.0.2 after the name rebound"
+		false
+	fi
+	assert_line --index 0 one
+	assert_line --index 1 rc=0
+	printf '%s\n' "$stderr" | grep -q 'GET rebind.wk.test:[0-9]* (curl\[[0-9]*\]): .*127.0.0.2'
 }
 
 @test "domains escape: request smuggling forms are refused, not forwarded" {
