@@ -275,25 +275,33 @@ char *askr_wrap(const char *text, unsigned width)
 	return sb_take(&o);
 }
 
+/* The width used for a terminal of WIDTH columns (0: unknown). */
+static unsigned width_of(unsigned width)
+{
+	return !width ? 80 : width < ASKR_MIN_WIDTH ? ASKR_MIN_WIDTH :
+	       width > ASKR_MAX_WIDTH ? ASKR_MAX_WIDTH : width;
+}
+
+/* Every question's start: what is asked (HEAD), and who asks. */
+static void asked_by(struct sb *o, const char *head, const char *comm, long pid, unsigned width)
+{
+	char *h = askr_wrap(head, width);
+	sb_str(o, h);
+	free(h);
+	char suffix[64];
+	snprintf(suffix, sizeof suffix, " (pid %ld in the sandbox)", pid);
+	word_field(o, "  asked by:", comm, width, 1, suffix);
+}
+
 char *askr_render(const struct askr_question *q, unsigned width, unsigned rows)
 {
-	if (!width)
-		width = 80;
-	if (width < ASKR_MIN_WIDTH)
-		width = ASKR_MIN_WIDTH;
-	if (width > ASKR_MAX_WIDTH)
-		width = ASKR_MAX_WIDTH;
+	width = width_of(width);
 	if (!rows)
 		rows = 24;
 	struct sb o = {0};
-	char *head = askr_wrap("wicket: a program in the sandbox asks to run a command outside it, "
-			       "with your own environment, on its input and output.",
-			       width);
-	sb_str(&o, head);
-	free(head);
-	char suffix[64];
-	snprintf(suffix, sizeof suffix, " (pid %ld in the sandbox)", q->pid);
-	word_field(&o, "  asked by:", q->comm, width, 1, suffix);
+	asked_by(&o, "wicket: a program in the sandbox asks to run a command outside it, with your "
+		     "own environment, on its input and output.",
+		 q->comm, q->pid, width);
 	word_field(&o, "  in:", q->cwd, width, FIELD_LINES, NULL);
 	if (q->reason)
 		word_field(&o, "  reason:", q->reason, width, FIELD_LINES, NULL);
@@ -343,21 +351,11 @@ char *askr_render(const struct askr_question *q, unsigned width, unsigned rows)
 
 char *askr_render_net(const struct askr_netq *q, unsigned width)
 {
-	if (!width)
-		width = 80;
-	if (width < ASKR_MIN_WIDTH)
-		width = ASKR_MIN_WIDTH;
-	if (width > ASKR_MAX_WIDTH)
-		width = ASKR_MAX_WIDTH;
+	width = width_of(width);
 	struct sb o = {0};
-	char *head = askr_wrap("wicket: a program in the sandbox asks to connect to a host that is "
-			       "not in the allowed domains.",
-			       width);
-	sb_str(&o, head);
-	free(head);
-	char suffix[64];
-	snprintf(suffix, sizeof suffix, " (pid %ld in the sandbox)", q->pid);
-	word_field(&o, "  asked by:", q->comm, width, 1, suffix);
+	asked_by(&o, "wicket: a program in the sandbox asks to connect to a host that is not in the "
+		     "allowed domains.",
+		 q->comm, q->pid, width);
 	word_field(&o, "  host:", q->host, width, FIELD_LINES, NULL);
 	word_field(&o, "  request:", q->request, width, FIELD_LINES, NULL);
 	return sb_take(&o);
@@ -562,9 +560,7 @@ static const char *arg_differs(const struct askr_arg *a, const char *s)
 
 const char *askr_check(const struct askr_question *q, const char *text, unsigned width)
 {
-	if (!width)
-		width = 80;
-	width = width < ASKR_MIN_WIDTH ? ASKR_MIN_WIDTH : width > ASKR_MAX_WIDTH ? ASKR_MAX_WIDTH : width;
+	width = width_of(width);
 	size_t col = 0;
 	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
 		if (*p == '\n') {
