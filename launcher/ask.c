@@ -144,6 +144,7 @@ struct ask {
 	 * no descriptors, no command; the answer goes to the proxy. */
 	bool net;
 	unsigned long net_token;
+	void (*net_reply)(unsigned long, enum pty_answer, const char *);
 	char *net_host, *net_request;
 	enum pty_answer net_answer; /* once approved: PTY_YES or PTY_SESSION */
 };
@@ -527,7 +528,7 @@ static void conclude(struct session *s, struct ask *a, const char *decision, con
 		char *why = yes ? NULL :
 			    plain || !a->message ? xstrdup("not in the allowed domains") :
 			    xasprintf("not in the allowed domains; %s", a->message);
-		proxy_answer(a->net_token, yes ? a->net_answer : PTY_NO, why);
+		a->net_reply(a->net_token, yes ? a->net_answer : PTY_NO, why);
 		free(why);
 	}
 	bool was_prompt = a->st == A_PROMPT;
@@ -1543,12 +1544,13 @@ void ask_net(struct session *s, const struct net_question *q)
 	init_once();
 	struct ask *a = slot_take();
 	if (!a || !timer_open(s)) {
-		proxy_answer(q->token, PTY_NO, "not in the allowed domains (too many questions at once)");
+		q->answer(q->token, PTY_NO, "not in the allowed domains; too many questions at once");
 		return;
 	}
 	a->st = A_QUEUED;
 	a->net = true;
 	a->net_token = q->token;
+	a->net_reply = q->answer;
 	a->net_host = xstrdup(q->host);
 	a->net_request = xstrdup(q->request);
 	a->comm = xstrdup(q->comm ? q->comm : "?");

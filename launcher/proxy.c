@@ -1006,7 +1006,7 @@ static void ask_about(int i)
 	c->deadline = 0; /* the question has its own */
 }
 
-/* Answers from the relay loop (proxy_answer). */
+/* Answers from the relay loop (proxy_answer, below). */
 static void answers_read(void)
 {
 	struct answer an;
@@ -1041,7 +1041,8 @@ static void answers_read(void)
 	}
 }
 
-void proxy_answer(unsigned long token, enum pty_answer answer, const char *reason)
+/* The answer to a question (ask_net), in the relay loop. */
+static void proxy_answer(unsigned long token, enum pty_answer answer, const char *reason)
 {
 	if (!running || answer_pipe[1] < 0)
 		return;
@@ -1384,7 +1385,8 @@ static void on_reports(struct session *s, struct watch *w, short revents)
 				continue; /* the session is over: no one waits for it */
 			ask_net(s, &(struct net_question){.token = r->question, .host = r->name,
 							  .request = r->obj, .comm = r->comm,
-							  .pid = r->pid, .host_pid = r->host_pid});
+							  .pid = r->pid, .host_pid = r->host_pid,
+							  .answer = proxy_answer});
 			continue;
 		}
 		bool again = false;

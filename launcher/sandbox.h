@@ -617,16 +617,18 @@ void ask_audit_net(const struct session *s, const char *comm, long host_pid, con
 
 /* A name not in the allowed domains, which the proxy asks about (ask.c
  * asks the approver or the person at the terminal, with the safeguards of
- * `wicket ask`); the answer comes back by proxy_answer, from the relay
- * loop: PTY_YES (this connection), PTY_SESSION (the name, for the rest of
- * the session) or PTY_NO with REASON, said in the refusal's line. */
+ * `wicket ask`); the answer comes back from the relay
+ * loop, through Q->answer: PTY_YES (this connection), PTY_SESSION (the
+ * name, for the rest of the session) or PTY_NO with REASON, said in the
+ * refusal's line. */
 struct net_question {
 	unsigned long token;
 	const char *host, *request, *comm;
 	long pid, host_pid; /* as the sandbox sees it; as the host does */
+	/* Where the answer goes (the proxy's; ask.c calls no proxy code). */
+	void (*answer)(unsigned long token, enum pty_answer answer, const char *reason);
 };
 void ask_net(struct session *s, const struct net_question *q);
-void proxy_answer(unsigned long token, enum pty_answer answer, const char *reason);
 
 /* supervisor.c */
 int session_run(struct session *s);
