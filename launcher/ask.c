@@ -51,6 +51,7 @@
 #include "state.h"
 #include "watch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -1758,18 +1759,57 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	ask_someone(s, a, a->careful ? NULL : approver_of(s));
 }
 
+/* What the supervisor adopted (it is a subreaper: supervisor.c): the
+ * processes approved commands left behind, in sessions of their own
+ * (setsid -f, a daemon), up to MAX. Children of ours, so their pids stay
+ * theirs until reaped. */
+static size_t adopted(pid_t *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	pid_t self = getpid();
+	size_t n = 0;
+	struct dirent *de;
+	while (n < max && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (pid <= 1 || *end)
+			continue;
+		char path[64], buf[512];
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t len = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		const char *p = strrchr(buf, ')');
+		long ppid = 0;
+		char state = 0;
+		if (p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 && ppid == self && state != 'Z')
+			out[n++] = (pid_t)pid;
+	}
+	closedir(d);
+	return n;
+}
+
 /* Commands still running at the session's end get SIGHUP, as from a
- * terminal that hangs up. One that ignores it (nohup, a trap) would run
- * on outside for a session that is over, and hold its requester's output
- * open: its process group gets SIGTERM ASK_END_GRACE_MS later, and
- * SIGKILL as long after that. The commands are not reaped meanwhile, so
- * their pids, and their groups' ids, stay theirs. */
+ * terminal that hangs up, and so does what they left behind (adopted).
+ * One that ignores it (nohup, a trap) would run on outside for a session
+ * that is over, and hold its requester's output open: its process group
+ * gets SIGTERM ASK_END_GRACE_MS later, and SIGKILL as long after that.
+ * The commands are not reaped meanwhile, so their pids, and their
+ * groups' ids, stay theirs. */
+#define ADOPTED_MAX 256
 static void end_commands(void)
 {
 	static const int sigs[] = {SIGHUP, SIGTERM, SIGKILL};
 	for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
-		struct pollfd pf[ASK_MAX];
-		nfds_t n = 0;
+		struct pollfd pf[ASK_MAX + ADOPTED_MAX];
+		nfds_t n = 0, mine = 0;
 		for (size_t i = 0; i < ASK_MAX; i++) {
 			struct ask *a = &asks[i];
 			if (a->st != A_RUNNING || a->child <= 1)
@@ -1778,22 +1818,56 @@ static void end_commands(void)
 			if (a->child_pidfd >= 0)
 				pf[n++] = (struct pollfd){.fd = a->child_pidfd, .events = POLLIN};
 		}
-		if (!n || sigs[k] == SIGKILL)
-			return;
+		mine = n;
+		pid_t left[ADOPTED_MAX];
+		size_t nl = adopted(left, ADOPTED_MAX);
+		for (size_t j = 0; j < nl; j++) {
+			kill_group(left[j], sigs[k]);
+			kill(left[j], sigs[k]);
+			int fd = (int)syscall(SYS_pidfd_open, left[j], 0);
+			if (fd >= 0)
+				pf[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+		}
 		long long until = now_ms() + ASK_END_GRACE_MS;
-		for (nfds_t done = 0; done < n;) {
-			long long left = until - now_ms();
-			if (left <= 0)
+		for (nfds_t done = 0; sigs[k] != SIGKILL && done < n;) {
+			long long left_ms = until - now_ms();
+			if (left_ms <= 0)
 				break;
-			int r = poll(pf, n, (int)left);
+			int r = poll(pf, n, (int)left_ms);
 			if (r < 0 && errno != EINTR)
 				break;
 			for (nfds_t j = 0; r > 0 && j < n; j++)
 				if (pf[j].fd >= 0 && pf[j].revents) {
+					if (j >= mine)
+						close(pf[j].fd);
 					pf[j].fd = -1; /* ended: poll skips it */
 					done++;
 				}
 		}
+		for (nfds_t j = mine; j < n; j++)
+			if (pf[j].fd >= 0)
+				close(pf[j].fd);
+		/* The adopted are reaped: nothing else waits for them. */
+		for (size_t j = 0; j < nl; j++)
+			waitpid(left[j], NULL, WNOHANG);
+		if (!n && !nl)
+			return;
+	}
+	/* Their children, adopted in turn as their parents died: a few
+	 * rounds, bounded. */
+	for (int round = 0; round < 10; round++) {
+		pid_t left[ADOPTED_MAX];
+		size_t nl = adopted(left, ADOPTED_MAX);
+		if (!nl)
+			break;
+		for (size_t j = 0; j < nl; j++) {
+			kill_group(left[j], SIGKILL);
+			kill(left[j], SIGKILL);
+		}
+		struct timespec ts = {0, 20 * 1000000L};
+		nanosleep(&ts, NULL);
+		for (size_t j = 0; j < nl; j++)
+			waitpid(left[j], NULL, WNOHANG);
 	}
 }
 

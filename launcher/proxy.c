@@ -615,6 +615,13 @@ static int gate(int i)
 		why = "not a TLS ClientHello after the server's HelloRetryRequest";
 		r = WK_PARSE_BAD;
 	}
+	/* Another TLS record first (an alert, application data): a server
+	 * may skip it and take the hello behind, unchecked. */
+	if (r == WK_PARSE_DONE && !tls && c->hello_len > off && c->hello[off] >= 0x14 &&
+	    c->hello[off] <= 0x18) {
+		why = "a TLS record before the ClientHello";
+		r = WK_PARSE_BAD;
+	}
 	if (r == WK_PARSE_BAD) {
 		refuse(i, PROXY_BAD, why, NULL, 0, 0);
 		return -1;

@@ -757,6 +757,10 @@ int session_run(struct session *s)
 	close(errp[1]);
 	close(alive[0]);
 	s->child = pid;
+	/* What an approved command leaves behind in a session of its own
+	 * (setsid -f, a daemon) becomes ours, not init's, and ends with the
+	 * session (ask.c). */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	proxy_parent_close(s);
 	if (s->layers.pidns) {
 		/* Every process of the sandbox is in it (no call makes another). */

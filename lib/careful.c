@@ -418,7 +418,7 @@ static bool loader(const char *name)
 	return strcmp(name, "ld.so") == 0 || (starts(name, "ld-") && strstr(name, ".so"));
 }
 
-enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT, K_OPTS, K_SED, K_FIND, K_ALWAYS };
+enum kind { K_OTHER, K_INTERP, K_WRAPPER, K_XARGS, K_GIT, K_OPTS, K_SED, K_FIND, K_RUNNER, K_ALWAYS };
 
 /* Programs CAREFUL whatever their arguments, and why. */
 static const struct {
@@ -457,6 +457,8 @@ static enum kind kind_of(const char *name)
 		return K_SED;
 	if (strcmp(name, "find") == 0 || strcmp(name, "gfind") == 0)
 		return K_FIND;
+	if (strcmp(name, "zip") == 0 || strcmp(name, "run-parts") == 0)
+		return K_RUNNER;
 	if (always_why(name))
 		return K_ALWAYS;
 	return K_OTHER;
@@ -804,6 +806,8 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 				r = xasprintf("env -C runs the command in %s, which %s", v, why);
 			free(why);
 			at.cwd = cwd;
+		} else if (env && strncmp(a, "PATH=", 5) == 0) {
+			at.path_env = a + 5; /* env looks the command up there */
 		} else if (sg && a[0] != '-' && !group++) {
 			continue; /* sg GROUP: then the command, a string for sh -c */
 		} else if (sg && a[0] != '-') {
@@ -874,8 +878,10 @@ static char *find_check(const struct wk_careful_in *in, char *const *argv, size_
 		}
 		if (!name_in(a, execs))
 			continue;
+		/* Up to ";", or "+" right after "{}" (elsewhere "+" is a word). */
 		size_t e = k + 1;
-		while (e < argc && strcmp(argv[e], ";") != 0 && strcmp(argv[e], "+") != 0)
+		while (e < argc && strcmp(argv[e], ";") != 0 &&
+		       !(strcmp(argv[e], "+") == 0 && strcmp(argv[e - 1], "{}") == 0))
 			e++;
 		if (e == k + 1)
 			break;
@@ -894,11 +900,43 @@ static char *find_check(const struct wk_careful_in *in, char *const *argv, size_
 		for (size_t j = k + 1; j < e; j++)
 			strv_push(&sub, replace_all(argv[j], "{}", file));
 		free(file);
-		r = wrapped_check(in, "find", sub.v, sub.n, depth);
+		/* -execdir and -okdir run it in each directory found: one the
+		 * sandbox may write. */
+		struct wk_careful_in at = *in;
+		if (strstr(a, "dir"))
+			at.cwd = found;
+		r = wrapped_check(&at, "find", sub.v, sub.n, depth);
 		strv_free(&sub);
 		k = e;
 	}
 	return r;
+}
+
+/* zip runs the command of -TT (--unzip-command) to test what it wrote;
+ * run-parts runs every program in its directory: decided by where that
+ * directory is, not by what is in it now. */
+static char *runner_check(const struct wk_careful_in *in, const char *name, char *const *argv,
+			  size_t argc)
+{
+	for (size_t k = 1; k < argc; k++) {
+		const char *a = argv[k];
+		if (strcmp(a, "--") == 0)
+			break;
+		if (strcmp(name, "zip") == 0 &&
+		    ((a[0] == '-' && a[1] != '-' && strstr(a, "TT")) || long_opt(a, "unzip-command")))
+			return xasprintf("the zip option %s is a command for zip to run", a);
+		if (strcmp(name, "run-parts") == 0 && a[0] != '-') {
+			char *r = place_reason(in, in->cwd, a, "run-parts runs every program in");
+			if (r)
+				return r;
+		}
+	}
+	if (strcmp(name, "run-parts") == 0) /* after "--": the directory */
+		for (size_t k = 1; k + 1 < argc; k++)
+			if (strcmp(argv[k], "--") == 0)
+				return place_reason(in, in->cwd, argv[k + 1],
+						    "run-parts runs every program in");
+	return NULL;
 }
 
 /* The config files FILES (relative to HOME, or absolute) of WHAT. */
@@ -1524,6 +1562,9 @@ static char *check(const struct wk_careful_in *in, const char *program, char *co
 			break;
 		case K_FIND:
 			r = find_check(in, argv, argc, depth);
+			break;
+		case K_RUNNER:
+			r = runner_check(in, names[i], argv, argc);
 			break;
 		case K_ALWAYS:
 			r = xasprintf("%s %s", names[i], always_why(names[i]));

@@ -412,6 +412,30 @@ mksubrepos() {
 	done
 }
 
+@test "ask careful: env PATH=, find -exec ... + ..., find -execdir with a wrapper, run-parts and zip -TT do not run the sandbox's program (red team 10)" {
+	mkrepos
+	local c
+	for c in 'env PATH=@WS@/bin wkx' \
+		'find . -maxdepth 1 -name wkx -exec env -u + {} ;' \
+		'find . -maxdepth 1 -name wkx -execdir env ./wkx ;' \
+		'run-parts ./bin' \
+		'zip -q -T -TT ./wkx ../out.zip wkx'; do
+		case $c in zip*) command -v zip >/dev/null || continue ;; esac
+		c=${c//@WS@/$WS}
+		rm -f "$OUT/made"
+		run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+			mkdir -p bin && printf "#!/bin/sh\ntouch %s/made\n" "$2" >bin/wkx && chmod 755 bin/wkx
+			cp bin/wkx wkx
+			"$1" ask -- $3
+			echo "rc=$?"' _ "$WICKET" "$OUT" "$c" </dev/null
+		if [ -e "$OUT/made" ]; then
+			echo "ESCAPE: $c ran a program of the sandbox's outside"
+			false
+		fi
+		assert_line "rc=123"
+	done
+}
+
 # A repository whose log fills more than a screen, so that git pages it.
 mklongrepo() {
 	mkrepos

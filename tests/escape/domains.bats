@@ -110,6 +110,15 @@ for atyp, addr in ((1, bytes([127, 0, 0, 1])), (4, bytes(10) + b"\xff\xff" + byt
 		[ "$(blocked_lines | wc -l)" = 1 ]
 		blocked_lines | grep -q 'the TLS server name evil.wk.test is not the name asked for'
 	done
+	# Another record before the hello (red team 10: a warning alert,
+	# which a server skips): refused, not taken for "not TLS".
+	dom_run "$DOM/allow.json" "$PY" "$hrr" 3128 pkg.wk.test "$HRR_PORT" pkg.wk.test evil.wk.test alert
+	if grep -q '^hrr evil.wk.test$' "$DOM/log"; then
+		echo "ESCAPE: a ClientHello naming evil.wk.test behind an alert reached the server"
+		false
+	fi
+	assert_output closed
+	blocked_lines | grep -q 'a TLS record before the ClientHello'
 }
 
 @test "domains escape: refused connections in a loop do not spend the session's audit budget for wicket ask" {

@@ -226,6 +226,31 @@ PYEOF
 	grep -q '"message":"the session ended while it ran"' "$AUDIT"
 }
 
+@test "ask: what an approved command leaves running in a session of its own (setsid -f) does not outlive the session either" {
+	printf '#!/bin/sh\ntrap "" HUP TERM\necho $$ >"$1/pid.new" && mv "$1/pid.new" "$1/pid"\nwhile :; do sleep 0.1; done\n' >"$OUT/stay"
+	chmod 755 "$OUT/stay"
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+		"$1" ask -- setsid -f "$2/stay" "$2" </dev/null >/dev/null 2>&1
+		echo "rc=$?"
+		i=0
+		while [ ! -s "$2/pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done' _ "$WICKET" "$OUT"
+	assert_success
+	assert_output rc=0
+	local pid i gone=
+	pid=$(cat "$OUT/pid")
+	for ((i = 0; i < 50; i++)); do
+		case $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) in
+		'' | Z) gone=1 && break ;;
+		esac
+		sleep 0.1
+	done
+	[ -n "$gone" ] || kill -KILL "$pid" 2>/dev/null || true
+	if [ -z "$gone" ]; then
+		echo "a process an approved command left behind outlived the session (pid $pid)"
+		false
+	fi
+}
+
 @test "ask: the audit log: one line per request, owner-only, no environment" {
 	policy au '{"allow": [["true", "*", "b"]], "deny": [["false"]]}'
 	run -127 --separate-stderr env WK_SECRET_VALUE=s3cr3t bash -c 'cd "$1" && timeout 60 "$2" run --policy "$3" -- sh -c "

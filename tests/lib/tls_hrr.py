@@ -7,11 +7,12 @@ of a tunnel's TLS server name across a retried ClientHello.
   records(sock)     the records a socket reads, one at a time
 
 As a program, the client inside the sandbox:
-  tls_hrr.py PROXY_PORT HOST PORT FIRST SECOND [together]
+  tls_hrr.py PROXY_PORT HOST PORT FIRST SECOND [together|alert]
 CONNECTs through the HTTP proxy, sends a ClientHello naming FIRST, and
 after the server's HelloRetryRequest (or at once, "together") a
 ChangeCipherSpec and a second ClientHello naming SECOND; prints what
-happened ("retried", "closed", "refused: <status line>")."""
+happened ("retried", "closed", "refused: <status line>"). "alert": a TLS
+alert record, then a ClientHello naming SECOND, and nothing else."""
 import os
 import socket
 import struct
@@ -99,6 +100,11 @@ def main():
         print("refused: " + head.split(b"\r\n")[0].decode())
         return
     try:
+        if sys.argv[6:] == ["alert"]:
+            # A warning alert first, then a hello naming SECOND only.
+            s.sendall(_record(0x15, b"\x01\x00") + hello(second))
+            print("sent" if s.recv(1) else "closed")
+            return
         if together:
             s.sendall(hello(first) + CCS + hello(second))
         else:

@@ -206,6 +206,25 @@ static void decisions(void)
 	CAREFUL(true, "su -c CODE", "ws", P, "/bin/su", "su", "-c", "./later", "root");
 	CAREFUL(false, "sg GROUP with a command outside", "ws", P, "/usr/bin/sg", "sg", "users",
 		"/bin/true");
+	/* Red team 10. */
+	char *wsbin = at("ws");
+	CAREFUL(true, "env PATH=<writable> PROG: looked up there", "ro/cwd", P, "/usr/bin/env",
+		"env", xasprintf("PATH=%s", wsbin), "nosuchprog");
+	CAREFUL(true, "find -exec ... + ... {} ;: + not after {} is a word", "ro/cwd", P,
+		"/usr/bin/find", "find", ".", "-exec", "env", "-u", "+", "{}", ";");
+	CAREFUL(true, "find -execdir env ./x: in each directory found", "ro/cwd", P,
+		"/usr/bin/find", "find", ".", "-execdir", "env", "./x", ";");
+	CAREFUL(true, "run-parts on a directory of the sandbox's", "ro/cwd", P, "/bin/run-parts",
+		"run-parts", "../../ws");
+	CAREFUL(false, "run-parts on a read-only directory", "ws", P, "/bin/run-parts", "run-parts",
+		"--test", "../ro");
+	CAREFUL(true, "zip -TT CMD", "ro/cwd", P, "/usr/bin/zip", "zip", "-T", "-TT", "/bin/true",
+		"out.zip", "f");
+	CAREFUL(true, "zip --unzip-command=CMD", "ro/cwd", P, "/usr/bin/zip", "zip",
+		"--unzip-command=/bin/true", "out.zip", "f");
+	CAREFUL(false, "zip -r out.zip dir", "ro/cwd", P, "/usr/bin/zip", "zip", "-r", "out.zip",
+		"d");
+	free(wsbin);
 	CAREFUL(false, "a data file of the sandbox's is no program", "ro/cwd", P, "/usr/bin/cp",
 		"cp", "../../ws/data.txt", "/tmp/x");
 	CAREFUL(false, "a program outside the writable places is not either", "ro/cwd", P,
