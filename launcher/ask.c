@@ -1871,6 +1871,13 @@ static void end_commands(void)
 	}
 }
 
+void ask_session_over(struct session *s)
+{
+	(void)s;
+	if (init_done)
+		end_commands();
+}
+
 void ask_finish(struct session *s)
 {
 	if (!init_done)

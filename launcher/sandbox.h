@@ -543,6 +543,10 @@ int control_socket_fd(void);
 void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		 int sender_pidfd, const int *fds, int nfds);
 void ask_finish(struct session *s);
+/* The command and the sandbox are gone: approved commands still running
+ * (and what they left behind) are ended now (SIGHUP, SIGTERM, SIGKILL),
+ * not when they let go of the session's output. */
+void ask_session_over(struct session *s);
 /* The /proc directory of a request's sender (pid and SENDER_PIDFD as
  * control_handle has them), or -1 when the sender is gone. */
 int ask_requester_dir(pid_t pid, int sender_pidfd);

@@ -207,10 +207,16 @@ bool stdio_has_relay(const struct session *s)
 /* Copy relayed output into the real files until the child has exited and
  * every writer is gone (the pid namespace ends them all with init); serve
  * the watched descriptors (the control socket, ...) meanwhile. */
+/* After the command's end, how long what still holds its output (an
+ * approved command) may write before the session ends it (ask.c). */
+#define STDIO_LATE_MS 200
+
 int stdio_relay_wait(struct session *s, pid_t child, int *status)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, child, 0);
 	bool exited = false, broken[3] = {false, false, false}, drew[3] = {false, false, false};
+	bool ended = false; /* ask_session_over was called */
+	long long exited_at = 0;
 	static char buf[65536], filtered[sizeof buf + PTY_FILTER_HOLD + 8];
 	/* A second terminal gets what the session's own gets: the command's
 	 * bytes less what may not reach a terminal (pty_filter_feed). */
@@ -237,6 +243,19 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 				break;
 			if (pty_ms >= 0)
 				wait_ms = pty_ms;
+			/* The command is gone and the sandbox with it: whoever
+			 * still holds its output is a command approved outside
+			 * (or what it left behind). The session is over for it
+			 * too, once what was written is read. */
+			if (nrelay && !ended) {
+				long long late = exited_at + STDIO_LATE_MS - now_ms();
+				if (late <= 0) {
+					ask_session_over(s);
+					ended = true;
+				} else if (wait_ms < 0 || wait_ms > late) {
+					wait_ms = (int)late;
+				}
+			}
 		}
 		for (int i = 0; i < WK_MAX_WATCH; i++)
 			if (s->watch[i].ready) {
@@ -256,8 +275,10 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 		}
 		if (!exited && (pfd < 0 || (p[np - 1].revents & POLLIN))) {
 			pid_t r = waitpid(child, status, pfd < 0 ? WNOHANG : 0);
-			if (r == child)
+			if (r == child) {
 				exited = true;
+				exited_at = now_ms();
+			}
 		}
 		for (int i = 0; i < np; i++) {
 			int fd = map[i];

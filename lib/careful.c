@@ -266,7 +266,7 @@ static const char *const builders[] = {
 static const char *const wrappers[] = {
 	"env", "nice", "nohup", "timeout", "stdbuf", "setsid", "ionice", "taskset", "chrt",
 	"time", "flock", "sudo", "doas", "runuser", "setpriv", "unshare", "nsenter", "chroot",
-	"unbuffer", "faketime", "strace", "ltrace", "valgrind", "gdb", "watch", "script",
+	"unbuffer", "faketime", "strace", "ltrace", "valgrind", "watch", "script",
 	"busybox", "setarch", "linux32", "linux64", "prlimit", "numactl", "fakeroot",
 	"eatmydata", "ssh-agent", "dbus-run-session", "xvfb-run", "systemd-run", "firejail",
 	"bwrap", "torsocks", "proxychains", "proxychains4", "catchsegv", "chpst", "pkexec",
@@ -429,6 +429,9 @@ static const struct {
 	 * subcommands are not git's, and not checked like them. */
 	{"scalar", "runs git over its repositories (maintenance, fetch) with their config "
 		   "and hooks, which are not checked"},
+	/* gdb: -ex, -x, -batch -ex 'shell ...', ./.gdbinit */
+	{"gdb", "runs the commands of its -ex and -x options and of .gdbinit files, which are "
+		"not checked"},
 };
 
 static const char *always_why(const char *name)
@@ -776,6 +779,8 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 		return xasprintf("%s wraps other wrappers too deep to check", name);
 	bool env = strcmp(name, "env") == 0, script = strcmp(name, "script") == 0;
 	bool sg = strcmp(name, "sg") == 0;
+	bool valgrind = strcmp(name, "valgrind") == 0;
+	bool tracer = valgrind || strcmp(name, "strace") == 0 || strcmp(name, "ltrace") == 0;
 	int group = 0; /* sg: its group was named */
 	bool written = false; /* script: a file to write was named */
 	struct wk_careful_in at = *in;
@@ -806,6 +811,12 @@ static char *wrapper_check(const struct wk_careful_in *in, const char *name, cha
 				r = xasprintf("env -C runs the command in %s, which %s", v, why);
 			free(why);
 			at.cwd = cwd;
+		} else if (tracer && ((v = opt_value(argv, argc, &k, 'o', "output", "eEopPsSuUaAbIX")) ||
+				      (valgrind && (starts(a, "--log-file") || starts(a, "--xml-file") ||
+						    starts(a, "--log-socket"))))) {
+			/* strace -o "|cmd" runs cmd; any of them writes a file. */
+			r = xasprintf("%s %s writes a file outside the sandbox with what the sandbox "
+				      "can choose, or runs a command", name, v ? v : a);
 		} else if (env && strncmp(a, "PATH=", 5) == 0) {
 			at.path_env = a + 5; /* env looks the command up there */
 		} else if (sg && a[0] != '-' && !group++) {

@@ -224,6 +224,14 @@ static void decisions(void)
 		"--unzip-command=/bin/true", "out.zip", "f");
 	CAREFUL(false, "zip -r out.zip dir", "ro/cwd", P, "/usr/bin/zip", "zip", "-r", "out.zip",
 		"d");
+	CAREFUL(true, "gdb -batch -ex 'shell ...'", "ro/cwd", P, "/usr/bin/gdb", "gdb", "-batch",
+		"-ex", "shell touch /tmp/x", "/bin/true");
+	CAREFUL(true, "strace -o FILE writes it (\"|cmd\" runs cmd)", "ro/cwd", P,
+		"/usr/bin/strace", "strace", "-f", "-o", "|sh", "/bin/true");
+	CAREFUL(true, "valgrind --log-file=", "ro/cwd", P, "/usr/bin/valgrind", "valgrind",
+		"--log-file=/tmp/x", "/bin/true");
+	CAREFUL(false, "strace -f -e trace=open /bin/true", "ro/cwd", P, "/usr/bin/strace",
+		"strace", "-f", "-e", "trace=open", "/bin/true");
 	free(wsbin);
 	CAREFUL(false, "a data file of the sandbox's is no program", "ro/cwd", P, "/usr/bin/cp",
 		"cp", "../../ws/data.txt", "/tmp/x");
