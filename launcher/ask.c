@@ -465,6 +465,7 @@ void ask_audit_net(const struct session *s, const char *comm, long host_pid, con
 
 static void timer_rearm(void);
 static void prompt_next(struct session *s);
+static void reap_adopted(pid_t sandbox);
 
 /* The process group of a child of ours; never kill(0) or kill(-1),
  * which would reach the supervisor itself or everything it can signal. */
@@ -690,6 +691,7 @@ static void child_exited(struct session *s, struct watch *w, short revents)
 		a->status = exit_code_of(st);
 		a->ran = true;
 		conclude(s, a, "approved", a->by, NULL);
+		reap_adopted(s->child);
 		prompt_next(s); /* a question that waited for the terminal */
 		break;
 	default:
@@ -1543,6 +1545,7 @@ static void ask_someone(struct session *s, struct ask *a, const char *approver)
 void ask_net(struct session *s, const struct net_question *q)
 {
 	init_once();
+	reap_adopted(s->child);
 	struct ask *a = slot_take();
 	if (!a || !timer_open(s)) {
 		q->answer(q->token, PTY_NO, "not in the allowed domains; too many questions at once");
@@ -1579,6 +1582,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		 int sender_pidfd, const int *fds, int nfds)
 {
 	init_once();
+	reap_adopted(s->child);
 	struct ask_req req;
 	const char *err;
 	bool parsed = ask_parse(buf, len, &req, &err);
@@ -1761,9 +1765,10 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 
 /* What the supervisor adopted (it is a subreaper: supervisor.c): the
  * processes approved commands left behind, in sessions of their own
- * (setsid -f, a daemon), up to MAX. Children of ours, so their pids stay
- * theirs until reaped. */
-static size_t adopted(pid_t *out, size_t max)
+ * (setsid -f, a daemon), zombies included, up to MAX; not the sandbox's
+ * init (SANDBOX) nor a request's own child. Children of ours: their pids,
+ * and so their process groups' ids, stay theirs until reaped. */
+static size_t adopted(pid_t sandbox, pid_t *out, bool *zombie, size_t max)
 {
 	DIR *d = opendir("/proc");
 	if (!d)
@@ -1774,7 +1779,12 @@ static size_t adopted(pid_t *out, size_t max)
 	while (n < max && (de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
-		if (pid <= 1 || *end)
+		if (pid <= 1 || *end || pid == sandbox)
+			continue;
+		bool mine = false;
+		for (size_t i = 0; i < ASK_MAX && !mine; i++)
+			mine = asks[i].child == pid;
+		if (mine)
 			continue;
 		char path[64], buf[512];
 		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
@@ -1789,11 +1799,47 @@ static size_t adopted(pid_t *out, size_t max)
 		const char *p = strrchr(buf, ')');
 		long ppid = 0;
 		char state = 0;
-		if (p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 && ppid == self && state != 'Z')
+		if (p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 && ppid == self) {
+			zombie[n] = state == 'Z';
 			out[n++] = (pid_t)pid;
+		}
 	}
 	closedir(d);
 	return n;
+}
+
+/* SIG to an adopted process and to its whole process group, named by the
+ * group id the process (ours, unreaped) still holds: a chain that forks
+ * and exits in a loop stays in its group, and the kernel lets no fork
+ * escape a signal to the group. */
+static void signal_adopted(pid_t pid, int sig)
+{
+	pid_t g = getpgid(pid);
+	if (g > 1)
+		kill(-g, sig);
+	kill(pid, sig);
+}
+
+/* The zombies among the adopted, reaped: oldest first, up to a child we
+ * know (the sandbox's init, a request's command or approver), which its
+ * own watch reaps. In the session as requests come and end, and at its
+ * end before each look at /proc: orphans do not pile up (a fork chain
+ * leaves one a generation). */
+static void reap_adopted(pid_t sandbox)
+{
+	for (int k = 0; k < 1000000; k++) {
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid <= 0)
+			return;
+		pid_t pid = si.si_pid;
+		bool known = pid == sandbox;
+		for (size_t i = 0; i < ASK_MAX && !known; i++)
+			known = asks[i].child == pid;
+		if (known)
+			return;
+		waitpid(pid, NULL, WNOHANG);
+	}
 }
 
 /* Commands still running at the session's end get SIGHUP, as from a
@@ -1804,7 +1850,8 @@ static size_t adopted(pid_t *out, size_t max)
  * The commands are not reaped meanwhile, so their pids, and their
  * groups' ids, stay theirs. */
 #define ADOPTED_MAX 256
-static void end_commands(void)
+#define ADOPTED_SWEEP_MS 3000 /* SIGKILL rounds until none is left, this long at most */
+static void end_commands(pid_t sandbox)
 {
 	static const int sigs[] = {SIGHUP, SIGTERM, SIGKILL};
 	for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
@@ -1819,15 +1866,21 @@ static void end_commands(void)
 				pf[n++] = (struct pollfd){.fd = a->child_pidfd, .events = POLLIN};
 		}
 		mine = n;
+		reap_adopted(sandbox);
 		pid_t left[ADOPTED_MAX];
-		size_t nl = adopted(left, ADOPTED_MAX);
+		bool zombie[ADOPTED_MAX];
+		size_t nl = adopted(sandbox, left, zombie, ADOPTED_MAX);
 		for (size_t j = 0; j < nl; j++) {
-			kill_group(left[j], sigs[k]);
-			kill(left[j], sigs[k]);
-			int fd = (int)syscall(SYS_pidfd_open, left[j], 0);
+			signal_adopted(left[j], sigs[k]);
+			int fd = zombie[j] ? -1 : (int)syscall(SYS_pidfd_open, left[j], 0);
 			if (fd >= 0)
 				pf[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
 		}
+		/* The dead among them, reaped once their group was signalled:
+		 * a chain that forks and exits leaves one a generation. */
+		for (size_t j = 0; j < nl; j++)
+			if (zombie[j])
+				waitpid(left[j], NULL, WNOHANG);
 		long long until = now_ms() + ASK_END_GRACE_MS;
 		for (nfds_t done = 0; sigs[k] != SIGKILL && done < n;) {
 			long long left_ms = until - now_ms();
@@ -1847,27 +1900,25 @@ static void end_commands(void)
 		for (nfds_t j = mine; j < n; j++)
 			if (pf[j].fd >= 0)
 				close(pf[j].fd);
-		/* The adopted are reaped: nothing else waits for them. */
-		for (size_t j = 0; j < nl; j++)
-			waitpid(left[j], NULL, WNOHANG);
 		if (!n && !nl)
 			return;
 	}
-	/* Their children, adopted in turn as their parents died: a few
-	 * rounds, bounded. */
-	for (int round = 0; round < 10; round++) {
+	/* Then SIGKILL, round after round, until no one is left: what they
+	 * forked meanwhile is adopted in turn. Reaped only after each
+	 * round's signals, so the group ids still name their groups. */
+	long long until = now_ms() + ADOPTED_SWEEP_MS;
+	for (int empty = 0; empty < 3 && now_ms() < until;) {
+		reap_adopted(sandbox);
 		pid_t left[ADOPTED_MAX];
-		size_t nl = adopted(left, ADOPTED_MAX);
-		if (!nl)
-			break;
-		for (size_t j = 0; j < nl; j++) {
-			kill_group(left[j], SIGKILL);
-			kill(left[j], SIGKILL);
-		}
-		struct timespec ts = {0, 20 * 1000000L};
-		nanosleep(&ts, NULL);
+		bool zombie[ADOPTED_MAX];
+		size_t nl = adopted(sandbox, left, zombie, ADOPTED_MAX);
+		empty = nl ? 0 : empty + 1;
+		for (size_t j = 0; j < nl; j++)
+			signal_adopted(left[j], SIGKILL);
 		for (size_t j = 0; j < nl; j++)
 			waitpid(left[j], NULL, WNOHANG);
+		struct timespec ts = {0, 5 * 1000000L};
+		nanosleep(&ts, NULL);
 	}
 }
 
@@ -1875,7 +1926,7 @@ void ask_session_over(struct session *s)
 {
 	(void)s;
 	if (init_done)
-		end_commands();
+		end_commands(s->child);
 }
 
 void ask_finish(struct session *s)
@@ -1888,7 +1939,7 @@ void ask_finish(struct session *s)
 			pty_cmd_end(s, NULL, false);
 			asks[i].ctty = -1;
 		}
-	end_commands();
+	end_commands(s->child);
 	for (size_t i = 0; i < ASK_MAX; i++) {
 		struct ask *a = &asks[i];
 		switch (a->st) {

@@ -216,7 +216,7 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 	int pfd = (int)syscall(SYS_pidfd_open, child, 0);
 	bool exited = false, broken[3] = {false, false, false}, drew[3] = {false, false, false};
 	bool ended = false; /* ask_session_over was called */
-	long long exited_at = 0;
+	long long exited_at = 0, ended_at = 0;
 	static char buf[65536], filtered[sizeof buf + PTY_FILTER_HOLD + 8];
 	/* A second terminal gets what the session's own gets: the command's
 	 * bytes less what may not reach a terminal (pty_filter_feed). */
@@ -252,9 +252,24 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 				if (late <= 0) {
 					ask_session_over(s);
 					ended = true;
+					ended_at = now_ms();
 				} else if (wait_ms < 0 || wait_ms > late) {
 					wait_ms = (int)late;
 				}
+			}
+			/* Whoever holds it after that is not waited for. */
+			if (nrelay && ended) {
+				long long late = ended_at + STDIO_LATE_MS - now_ms();
+				if (late <= 0) {
+					for (int fd = 1; fd < 3; fd++)
+						if (s->stdio[fd].relay_rd >= 0) {
+							close(s->stdio[fd].relay_rd);
+							s->stdio[fd].relay_rd = -1;
+						}
+					continue;
+				}
+				if (wait_ms < 0 || wait_ms > late)
+					wait_ms = (int)late;
 			}
 		}
 		for (int i = 0; i < WK_MAX_WATCH; i++)

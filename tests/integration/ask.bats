@@ -257,6 +257,39 @@ PYEOF
 	[ $((SECONDS - t0)) -lt 20 ]
 }
 
+@test "ask: a fork chain an approved command leaves behind (each generation forks, then exits) ends with the session, as root and not" {
+	# red team 11: what the supervisor adopts forks again before it is
+	# signalled; its process group is signalled instead. The chain stops
+	# by itself after 20 s, so that a failure cannot hang.
+	cat >"$OUT/chain" <<'EOF_SH'
+#!/bin/sh
+trap "" HUP TERM
+[ "$(date +%s)" -lt "$2" ] || exit 0
+echo $$ >"$1/alive.$$" && mv "$1/alive.$$" "$1/alive"
+"$0" "$1" "$2" </dev/null &
+exit 0
+EOF_SH
+	chmod 755 "$OUT/chain"
+	local t0=$SECONDS
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+		"$1" ask -- setsid -f "$2/chain" "$2" "$(($(date +%s) + 20))"
+		i=0
+		while [ ! -s "$2/alive" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		sleep 0.5; echo started' _ "$WICKET" "$OUT"
+	assert_success
+	assert_output started
+	[ $((SECONDS - t0)) -lt 15 ]
+	# Judged outside: the chain no longer moves.
+	local a b
+	a=$(cat "$OUT/alive")
+	sleep 1
+	b=$(cat "$OUT/alive")
+	if [ "$a" != "$b" ]; then
+		echo "a fork chain of an approved command outlived the session ($a, then $b)"
+		false
+	fi
+}
+
 @test "ask: the audit log: one line per request, owner-only, no environment" {
 	policy au '{"allow": [["true", "*", "b"]], "deny": [["false"]]}'
 	run -127 --separate-stderr env WK_SECRET_VALUE=s3cr3t bash -c 'cd "$1" && timeout 60 "$2" run --policy "$3" -- sh -c "
