@@ -37,6 +37,22 @@ wsrun() {
 	(cd "$ws" && bounded 90 "$WICKET" run "$@")
 }
 
+# not_run_outside CMD SETUP: in a session whose approver says yes to
+# anything, SETUP (sh code, $1 the outside directory) makes the sandbox's
+# programs, then `wicket ask -- CMD` (split at blanks) must be refused as
+# CAREFUL (no terminal: 123) and leave no $OUT/made.
+not_run_outside() {
+	rm -f "$OUT/made"
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c "$2"'
+		"$2" ask -- $3
+		echo "rc=$?"' _ "$OUT" "$WICKET" "$1" </dev/null
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: $1 ran a program of the sandbox's outside"
+		return 1
+	fi
+	assert_line "rc=123"
+}
+
 # policy NAME BASE ALLOW-JSON: a policy file outside the workspace.
 policy() {
 	printf '{"extends": "%s", "escalation": {"allow": %s, "timeout": 10}}\n' "$2" "$3" >"$OUT/$1.json"
@@ -372,16 +388,9 @@ mksubrepos() {
 @test "ask careful: a program that runs another it is given (find -exec, tar --to-command, setarch) does not run one of the sandbox's" {
 	mkrepos
 	for c in 'find . -maxdepth 0 -exec ./evil ;' 'setarch x86_64 ./evil' 'env -i PATH=/bin prlimit --nofile=64 sh ./evil.sh'; do
-		run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
-			printf "#!/bin/sh\ntouch %s/made\n" "$2" >evil && chmod 755 evil
-			printf "touch %s/made\n" "$2" >evil.sh
-			"$1" ask -- $3
-			echo "rc=$?"' _ "$WICKET" "$OUT" "$c" </dev/null
-		if [ -e "$OUT/made" ]; then
-			echo "ESCAPE: $c ran a program of the sandbox's outside"
-			false
-		fi
-		assert_line "rc=123"
+		not_run_outside "$c" '
+			printf "#!/bin/sh\ntouch %s/made\n" "$1" >evil && chmod 755 evil
+			printf "touch %s/made\n" "$1" >evil.sh'
 	done
 }
 
@@ -421,18 +430,9 @@ mksubrepos() {
 		'run-parts ./bin' \
 		'zip -q -T -TT ./wkx ../out.zip wkx'; do
 		case $c in zip*) command -v zip >/dev/null || continue ;; esac
-		c=${c//@WS@/$WS}
-		rm -f "$OUT/made"
-		run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
-			mkdir -p bin && printf "#!/bin/sh\ntouch %s/made\n" "$2" >bin/wkx && chmod 755 bin/wkx
-			cp bin/wkx wkx
-			"$1" ask -- $3
-			echo "rc=$?"' _ "$WICKET" "$OUT" "$c" </dev/null
-		if [ -e "$OUT/made" ]; then
-			echo "ESCAPE: $c ran a program of the sandbox's outside"
-			false
-		fi
-		assert_line "rc=123"
+		not_run_outside "${c//@WS@/$WS}" '
+			mkdir -p bin && printf "#!/bin/sh\ntouch %s/made\n" "$1" >bin/wkx && chmod 755 bin/wkx
+			cp bin/wkx wkx'
 	done
 }
 

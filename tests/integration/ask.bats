@@ -23,6 +23,22 @@ setup() {
 
 teardown() { it_teardown; }
 
+# gone_after_session PID WHAT: PID is gone (a zombie counts as gone),
+# 5 s at most for its end to be seen; else it is killed and the test
+# fails saying WHAT.
+gone_after_session() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		case $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) in
+		'' | Z) return 0 ;;
+		esac
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null || true
+	echo "$2 (pid $1)"
+	return 1
+}
+
 # policy NAME JSON-ESCALATION: a policy file extending workspace-write.
 policy() {
 	printf '{"extends": "workspace-write", "escalation": %s}\n' "$2" >"$OUT/$1.json"
@@ -208,21 +224,8 @@ PYEOF
 		echo started' _ "$WICKET" "$OUT"
 	assert_success
 	assert_output started
-	local pid i gone=
-	pid=$(cat "$OUT/pid")
-	# Judged outside: the process is gone (a zombie counts as gone) once
-	# wicket run has returned; 5 s at most for its end to be seen.
-	for ((i = 0; i < 50; i++)); do
-		case $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) in
-		'' | Z) gone=1 && break ;;
-		esac
-		sleep 0.1
-	done
-	[ -n "$gone" ] || kill -KILL "$pid" 2>/dev/null || true
-	if [ -z "$gone" ]; then
-		echo "an approved command outlived its session (pid $pid)"
-		false
-	fi
+	# Judged outside: the process is gone once wicket run has returned.
+	gone_after_session "$(cat "$OUT/pid")" "an approved command outlived its session"
 	grep -q '"message":"the session ended while it ran"' "$AUDIT"
 }
 
@@ -240,19 +243,8 @@ PYEOF
 		while [ ! -s "$2/pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done' _ "$WICKET" "$OUT"
 	assert_success
 	assert_output rc=0
-	local pid i gone=
-	pid=$(cat "$OUT/pid")
-	for ((i = 0; i < 50; i++)); do
-		case $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) in
-		'' | Z) gone=1 && break ;;
-		esac
-		sleep 0.1
-	done
-	[ -n "$gone" ] || kill -KILL "$pid" 2>/dev/null || true
-	if [ -z "$gone" ]; then
-		echo "a process an approved command left behind outlived the session (pid $pid)"
-		false
-	fi
+	gone_after_session "$(cat "$OUT/pid")" \
+		"a process an approved command left behind outlived the session"
 	# Ended by the session (about 2 s), not by itself (30 s).
 	[ $((SECONDS - t0)) -lt 20 ]
 }
