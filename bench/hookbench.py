@@ -58,7 +58,9 @@ def measure(argv, env):
     return times
 
 
-home = tempfile.mkdtemp(prefix="wicket-hookbench.", dir=ws)
+# HOME outside the workspace: wicket refuses to make writable a directory
+# that holds a HOME (its startup files run code).
+home = tempfile.mkdtemp(prefix="wicket-hookbench.", dir=os.path.dirname(os.path.abspath(ws)))
 rc = os.path.join(home, ".bashrc")
 with open(rc, "w") as f:
     f.write("PS1='HB> '\nunset PROMPT_COMMAND\n")
