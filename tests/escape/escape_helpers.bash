@@ -314,6 +314,17 @@ while time.time() < end:
     p, st = os.waitpid(pid, os.WNOHANG)
     if p:
         status = st
+        # What it wrote just before it ended is still in the pty: read
+        # to the end (EIO once no one holds the other side).
+        while select.select([fd], [], [], 0.5)[0]:
+            try:
+                d = os.read(fd, 4096)
+            except OSError:
+                break
+            if not d:
+                break
+            sys.stdout.buffer.write(d)
+            sys.stdout.flush()
         break
 if status is None:
     os.kill(pid, 9)
