@@ -145,7 +145,7 @@ struct ask {
 	 * no descriptors, no command; the answer goes to the proxy. */
 	bool net;
 	unsigned long net_token;
-	void (*net_reply)(unsigned long, enum pty_answer, const char *);
+	void (*net_reply)(unsigned long, enum pty_answer, bool, const char *);
 	char *net_host, *net_request;
 	enum pty_answer net_answer; /* once approved: PTY_YES or PTY_SESSION */
 };
@@ -309,6 +309,31 @@ static void audit_line(json_t *o)
 	free(text);
 }
 
+/* Room left for lines about the network (their share: AUDIT_NET_BUDGET). */
+static bool net_budget_left(void)
+{
+	return audit_net_bytes < AUDIT_NET_BUDGET && audit_bytes < AUDIT_BUDGET;
+}
+
+/* A line about the network, on its share of the budget. */
+static void audit_line_net(json_t *o)
+{
+	if (!net_budget_left()) {
+		json_decref(o);
+		return;
+	}
+	size_t before = audit_bytes;
+	audit_line(o);
+	audit_net_bytes += audit_bytes - before;
+}
+
+/* A request no one was asked about: no one to ask, or the policy's mode
+ * (or budget) asks no one. */
+static bool nobody_asked(const char *by)
+{
+	return strcmp(by, "no-terminal") == 0 || strcmp(by, "policy") == 0;
+}
+
 static json_t *argv_json(const struct strv *v)
 {
 	json_t *a = json_array();
@@ -384,12 +409,10 @@ static void audit(const struct session *s, const struct ask *a)
 		/* A question about a host: what was asked, and the answer;
 		 * on the proxy's budget. Not asked (no one to ask, or the
 		 * policy's mode): the proxy's refusal is the line. */
-		if (audit_net_bytes >= AUDIT_NET_BUDGET ||
-		    (a->by && (strcmp(a->by, "no-terminal") == 0 || strcmp(a->by, "policy") == 0))) {
+		if (a->by && nobody_asked(a->by)) {
 			json_decref(o);
 			return;
 		}
-		size_t before = audit_bytes;
 		json_object_set_new(o, "type", json_string("network"));
 		json_object_set_new(o, "pid", json_integer(a->host_pid));
 		json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
@@ -404,8 +427,7 @@ static void audit(const struct session *s, const struct ask *a)
 		if (a->message)
 			json_object_set_new(o, "message", jstr_cut(a->message));
 		json_object_set_new(o, "duration_ms", json_integer(now_ms() - a->t0));
-		audit_line(o);
-		audit_net_bytes += audit_bytes - before;
+		audit_line_net(o);
 		return;
 	}
 	json_object_set_new(o, "pid", json_integer(a->host_pid));
@@ -438,9 +460,8 @@ void ask_audit_net(const struct session *s, const char *comm, long host_pid, con
 {
 	/* Past their budget the proxy's decisions go unlogged (the refusals
 	 * are still in `wicket why`). */
-	if (audit_net_bytes >= AUDIT_NET_BUDGET || audit_bytes >= AUDIT_BUDGET)
+	if (!net_budget_left())
 		return;
-	size_t before = audit_bytes;
 	char when[32];
 	struct tm tm;
 	time_t t = time(NULL);
@@ -457,8 +478,7 @@ void ask_audit_net(const struct session *s, const char *comm, long host_pid, con
 	json_object_set_new(o, "by", json_string("proxy"));
 	if (reason)
 		json_object_set_new(o, "reason", jstr_cut(reason));
-	audit_line(o);
-	audit_net_bytes += audit_bytes - before;
+	audit_line_net(o);
 }
 
 /* --- the life of a request ---------------------------------------------------- */
@@ -526,11 +546,14 @@ static void conclude(struct session *s, struct ask *a, const char *decision, con
 		/* No one to ask, or a policy that asks no one: the plain
 		 * refusal; else who said no. */
 		bool yes = strcmp(decision, "approved") == 0;
-		bool plain = strcmp(by, "no-terminal") == 0 || strcmp(by, "policy") == 0;
 		char *why = yes ? NULL :
-			    plain || !a->message ? xstrdup("not in the allowed domains") :
+			    nobody_asked(by) || !a->message ? xstrdup("not in the allowed domains") :
 			    xasprintf("not in the allowed domains; %s", a->message);
-		a->net_reply(a->net_token, yes ? a->net_answer : PTY_NO, why);
+		/* For the session: its "s", the approver's yes; the person's
+		 * or the approver's no. */
+		bool decided = strcmp(by, "terminal") == 0 || strcmp(by, "approver") == 0;
+		enum pty_answer answer = yes ? a->net_answer : PTY_NO;
+		a->net_reply(a->net_token, answer, answer == PTY_SESSION || (!yes && decided), why);
 		free(why);
 	}
 	bool was_prompt = a->st == A_PROMPT;
@@ -1548,7 +1571,8 @@ void ask_net(struct session *s, const struct net_question *q)
 	reap_adopted(s->child);
 	struct ask *a = slot_take();
 	if (!a || !timer_open(s)) {
-		q->answer(q->token, PTY_NO, "not in the allowed domains; too many questions at once");
+		q->answer(q->token, PTY_NO, false,
+			  "not in the allowed domains; too many questions at once");
 		return;
 	}
 	a->st = A_QUEUED;
@@ -1560,12 +1584,11 @@ void ask_net(struct session *s, const struct net_question *q)
 	a->comm = xstrdup(q->comm ? q->comm : "?");
 	a->sb_pid = q->pid;
 	a->host_pid = q->host_pid;
-	a->input = "null";
 	a->t0 = now_ms();
 	a->wall0 = time(NULL);
 	int limit = s->wpol.esc_timeout > 0 ? s->wpol.esc_timeout : 120;
 	a->deadline = a->t0 + (long long)limit * 1000;
-	if (audit_net_bytes >= AUDIT_NET_BUDGET) {
+	if (!net_budget_left()) {
 		/* The proxy's share of the audit log is spent: asked no more. */
 		deny(s, a, "policy", "not asked: the session's network lines filled their share "
 				     "of the audit log");
@@ -1763,11 +1786,22 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	ask_someone(s, a, a->careful ? NULL : approver_of(s));
 }
 
+/* A child the supervisor waits for by itself: the sandbox's init
+ * (SANDBOX), a request's command or approver. */
+static bool known_child(pid_t sandbox, pid_t pid)
+{
+	for (size_t i = 0; i < ASK_MAX; i++)
+		if (asks[i].child == pid)
+			return true;
+	return pid == sandbox;
+}
+
 /* What the supervisor adopted (it is a subreaper: supervisor.c): the
  * processes approved commands left behind, in sessions of their own
- * (setsid -f, a daemon), zombies included, up to MAX; not the sandbox's
- * init (SANDBOX) nor a request's own child. Children of ours: their pids,
- * and so their process groups' ids, stay theirs until reaped. */
+ * (setsid -f, a daemon), up to MAX; *ZOMBIE, which have ended. Children
+ * of ours: their pids, and so their process groups' ids, stay theirs
+ * until reaped; an ended one still names the group of a chain that forks
+ * and exits, whose live member is seldom caught alive. */
 static size_t adopted(pid_t sandbox, pid_t *out, bool *zombie, size_t max)
 {
 	DIR *d = opendir("/proc");
@@ -1779,12 +1813,7 @@ static size_t adopted(pid_t sandbox, pid_t *out, bool *zombie, size_t max)
 	while (n < max && (de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
-		if (pid <= 1 || *end || pid == sandbox)
-			continue;
-		bool mine = false;
-		for (size_t i = 0; i < ASK_MAX && !mine; i++)
-			mine = asks[i].child == pid;
-		if (mine)
+		if (pid <= 1 || *end || known_child(sandbox, (pid_t)pid))
 			continue;
 		char path[64], buf[512];
 		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
@@ -1821,24 +1850,18 @@ static void signal_adopted(pid_t pid, int sig)
 }
 
 /* The zombies among the adopted, reaped: oldest first, up to a child we
- * know (the sandbox's init, a request's command or approver), which its
- * own watch reaps. In the session as requests come and end, and at its
- * end before each look at /proc: orphans do not pile up (a fork chain
- * leaves one a generation). */
+ * know, which its own watch reaps. In the session as requests come and
+ * end, and at its end before each look at /proc: orphans do not pile up
+ * (a fork chain leaves one a generation). */
 static void reap_adopted(pid_t sandbox)
 {
 	for (int k = 0; k < 1000000; k++) {
 		siginfo_t si;
 		memset(&si, 0, sizeof si);
-		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid <= 0)
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid <= 0 ||
+		    known_child(sandbox, si.si_pid))
 			return;
-		pid_t pid = si.si_pid;
-		bool known = pid == sandbox;
-		for (size_t i = 0; i < ASK_MAX && !known; i++)
-			known = asks[i].child == pid;
-		if (known)
-			return;
-		waitpid(pid, NULL, WNOHANG);
+		waitpid(si.si_pid, NULL, WNOHANG);
 	}
 }
 
@@ -1848,7 +1871,8 @@ static void reap_adopted(pid_t sandbox)
  * that is over, and hold its requester's output open: its process group
  * gets SIGTERM ASK_END_GRACE_MS later, and SIGKILL as long after that.
  * The commands are not reaped meanwhile, so their pids, and their
- * groups' ids, stay theirs. */
+ * groups' ids, stay theirs; an adopted process found, alive or ended,
+ * is reaped only after its group was signalled. */
 #define ADOPTED_MAX 256
 #define ADOPTED_SWEEP_MS 3000 /* SIGKILL rounds until none is left, this long at most */
 static void end_commands(pid_t sandbox)
@@ -1866,7 +1890,7 @@ static void end_commands(pid_t sandbox)
 				pf[n++] = (struct pollfd){.fd = a->child_pidfd, .events = POLLIN};
 		}
 		mine = n;
-		reap_adopted(sandbox);
+		reap_adopted(sandbox); /* the dead so far: a long look at /proc else */
 		pid_t left[ADOPTED_MAX];
 		bool zombie[ADOPTED_MAX];
 		size_t nl = adopted(sandbox, left, zombie, ADOPTED_MAX);
@@ -1876,11 +1900,6 @@ static void end_commands(pid_t sandbox)
 			if (fd >= 0)
 				pf[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
 		}
-		/* The dead among them, reaped once their group was signalled:
-		 * a chain that forks and exits leaves one a generation. */
-		for (size_t j = 0; j < nl; j++)
-			if (zombie[j])
-				waitpid(left[j], NULL, WNOHANG);
 		long long until = now_ms() + ASK_END_GRACE_MS;
 		for (nfds_t done = 0; sigs[k] != SIGKILL && done < n;) {
 			long long left_ms = until - now_ms();
@@ -1904,8 +1923,7 @@ static void end_commands(pid_t sandbox)
 			return;
 	}
 	/* Then SIGKILL, round after round, until no one is left: what they
-	 * forked meanwhile is adopted in turn. Reaped only after each
-	 * round's signals, so the group ids still name their groups. */
+	 * forked meanwhile is adopted in turn. */
 	long long until = now_ms() + ADOPTED_SWEEP_MS;
 	for (int empty = 0; empty < 3 && now_ms() < until;) {
 		reap_adopted(sandbox);
@@ -1915,16 +1933,14 @@ static void end_commands(pid_t sandbox)
 		empty = nl ? 0 : empty + 1;
 		for (size_t j = 0; j < nl; j++)
 			signal_adopted(left[j], SIGKILL);
-		for (size_t j = 0; j < nl; j++)
-			waitpid(left[j], NULL, WNOHANG);
 		struct timespec ts = {0, 5 * 1000000L};
 		nanosleep(&ts, NULL);
 	}
+	reap_adopted(sandbox);
 }
 
 void ask_session_over(struct session *s)
 {
-	(void)s;
 	if (init_done)
 		end_commands(s->child);
 }

@@ -260,6 +260,7 @@ static size_t n_reports, reports_dropped;
  * the line is not cut into the client's own message on a shared stderr. */
 static unsigned long reports_queued, reports_shown;
 static bool reports_closed;
+static size_t dropped_total; /* reports not queued in the session (relay loop's) */
 
 enum { TAG_HTTP, TAG_SOCKS, TAG_STOP, TAG_LOOKUP, TAG_ANSWER, TAG_CONN };
 
@@ -277,6 +278,7 @@ struct question {
 struct answer {
 	unsigned long token;
 	enum pty_answer answer;
+	bool settled; /* it holds for the rest of the session */
 	char reason[200];
 };
 static struct question questions[PROXY_QUESTIONS];
@@ -478,18 +480,25 @@ static void socks_error(int i, int code)
 }
 
 /* The sandbox is refused: reported (line, `wicket why`, audit), then told. */
+/* A report about connection I: what it asked for, and who asked. */
+static void report_of(int i, int kind, struct report *r)
+{
+	struct conn *c = &conns[i];
+	memset(r, 0, sizeof *r);
+	r->proxy = kind;
+	snprintf(r->obj, sizeof r->obj, "%s", c->obj[0] ? c->obj : "malformed proxy request");
+	snprintf(r->name, sizeof r->name, "%s", c->t.host);
+	who(c->peer_port, c->socks ? PROXY_SOCKS_PORT : PROXY_HTTP_PORT, r);
+}
+
 static void refuse(int i, int kind, const char *reason, const char *addr, int status, int socks)
 {
 	struct conn *c = &conns[i];
 	struct report r;
-	memset(&r, 0, sizeof r);
-	r.proxy = kind;
-	snprintf(r.obj, sizeof r.obj, "%s", c->obj[0] ? c->obj : "malformed proxy request");
+	report_of(i, kind, &r);
 	snprintf(r.reason, sizeof r.reason, "%s", reason);
-	snprintf(r.name, sizeof r.name, "%s", c->t.host);
 	if (addr)
 		snprintf(r.addr, sizeof r.addr, "%s", addr);
-	who(c->peer_port, c->socks ? PROXY_SOCKS_PORT : PROXY_HTTP_PORT, &r);
 	report_wait(report(&r));
 	char text[WK_NAME_MAX + 300];
 	snprintf(text, sizeof text, "%s: %s", r.obj, reason);
@@ -994,12 +1003,8 @@ static void ask_about(int i)
 		q->origin = i;
 		q->origin_gen = c->gen;
 		struct report r;
-		memset(&r, 0, sizeof r);
+		report_of(i, PROXY_UNLISTED, &r);
 		r.question = q->token;
-		r.proxy = PROXY_UNLISTED;
-		snprintf(r.obj, sizeof r.obj, "%s", c->obj);
-		snprintf(r.name, sizeof r.name, "%s", c->t.host);
-		who(c->peer_port, c->socks ? PROXY_SOCKS_PORT : PROXY_HTTP_PORT, &r);
 		if (!report(&r)) {
 			q->token = 0;
 			refuse(i, PROXY_UNLISTED,
@@ -1025,9 +1030,8 @@ static void answers_read(void)
 		if (!q)
 			continue;
 		an.reason[sizeof an.reason - 1] = '\0';
-		struct strv *keep = an.answer == PTY_SESSION ? &kept_allowed :
-				    an.answer == PTY_NO && strstr(an.reason, "said no") ? &kept_refused :
-				    NULL;
+		struct strv *keep = !an.settled ? NULL : an.answer == PTY_NO ? &kept_refused
+									 : &kept_allowed;
 		if (keep && keep->n < PROXY_KEPT && !name_kept(keep, q->name))
 			strv_add(keep, q->name);
 		struct question was = *q;
@@ -1049,11 +1053,12 @@ static void answers_read(void)
 }
 
 /* The answer to a question (ask_net), in the relay loop. */
-static void proxy_answer(unsigned long token, enum pty_answer answer, const char *reason)
+static void proxy_answer(unsigned long token, enum pty_answer answer, bool settled,
+			 const char *reason)
 {
 	if (!running || answer_pipe[1] < 0)
 		return;
-	struct answer an = {.token = token, .answer = answer};
+	struct answer an = {.token = token, .answer = answer, .settled = settled};
 	snprintf(an.reason, sizeof an.reason, "%s", reason ? reason : "not in the allowed domains");
 	/* At most ASK_MAX answers are ever pending: the pipe holds them. */
 	if (write(answer_pipe[1], &an, sizeof an) != (ssize_t)sizeof an)
@@ -1418,15 +1423,10 @@ static void on_reports(struct session *s, struct watch *w, short revents)
 			       again ? DENIAL_QUIET : DENIAL_PRINT);
 	}
 	/* Said once; the whole count at the end (proxy_finish). */
-	static size_t dropped_total;
 	if (dropped && !dropped_total)
 		warnmsg("the proxy refuses more requests than it can report; the count comes at "
 			"the end");
 	dropped_total += dropped;
-	if (!revents && !w && dropped_total) {
-		warnmsg("the proxy refused %zu more requests than it could report", dropped_total);
-		dropped_total = 0;
-	}
 	pthread_mutex_lock(&report_mu);
 	reports_shown = upto;
 	pthread_cond_broadcast(&report_cv);
@@ -1553,7 +1553,10 @@ void proxy_finish(struct session *s)
 		warnmsg("the proxy: cannot stop it: %s", strerror(errno));
 	pthread_join(thread, NULL);
 	running = false;
-	on_reports(s, NULL, 0); /* the last ones, and the count of those dropped */
+	on_reports(s, report_watch, 0); /* the last ones */
+	if (dropped_total)
+		warnmsg("the proxy refused %zu more requests than it could report", dropped_total);
+	dropped_total = 0;
 	session_unwatch(report_watch);
 	for (int i = 0; i < PROXY_CONNS; i++)
 		if (conns[i].st != C_FREE)

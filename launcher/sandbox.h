@@ -629,8 +629,11 @@ struct net_question {
 	unsigned long token;
 	const char *host, *request, *comm;
 	long pid, host_pid; /* as the sandbox sees it; as the host does */
-	/* Where the answer goes (the proxy's; ask.c calls no proxy code). */
-	void (*answer)(unsigned long token, enum pty_answer answer, const char *reason);
+	/* Where the answer goes (the proxy's; ask.c calls no proxy code);
+	 * SETTLED: it holds for the rest of the session (a "for the
+	 * session", or a no from the person or the approver). */
+	void (*answer)(unsigned long token, enum pty_answer answer, bool settled,
+		       const char *reason);
 };
 void ask_net(struct session *s, const struct net_question *q);
 

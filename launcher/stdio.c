@@ -215,8 +215,8 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, child, 0);
 	bool exited = false, broken[3] = {false, false, false}, drew[3] = {false, false, false};
-	bool ended = false; /* ask_session_over was called */
-	long long exited_at = 0, ended_at = 0;
+	bool ended = false;   /* ask_session_over was called */
+	long long late_at = 0; /* when the command exited, then when that was called */
 	static char buf[65536], filtered[sizeof buf + PTY_FILTER_HOLD + 8];
 	/* A second terminal gets what the session's own gets: the command's
 	 * bytes less what may not reach a terminal (pty_filter_feed). */
@@ -246,31 +246,24 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 			/* The command is gone and the sandbox with it: whoever
 			 * still holds its output is a command approved outside
 			 * (or what it left behind). The session is over for it
-			 * too, once what was written is read. */
-			if (nrelay && !ended) {
-				long long late = exited_at + STDIO_LATE_MS - now_ms();
-				if (late <= 0) {
-					ask_session_over(s);
-					ended = true;
-					ended_at = now_ms();
-				} else if (wait_ms < 0 || wait_ms > late) {
-					wait_ms = (int)late;
-				}
+			 * too, once what was written is read (STDIO_LATE_MS);
+			 * whoever holds it as long again is not waited for. */
+			long long late = nrelay ? late_at + STDIO_LATE_MS - now_ms() : 1;
+			if (late <= 0 && !ended) {
+				ask_session_over(s);
+				ended = true;
+				late_at = now_ms();
+				late = STDIO_LATE_MS;
+			} else if (late <= 0) {
+				for (int fd = 1; fd < 3; fd++)
+					if (s->stdio[fd].relay_rd >= 0) {
+						close(s->stdio[fd].relay_rd);
+						s->stdio[fd].relay_rd = -1;
+					}
+				continue;
 			}
-			/* Whoever holds it after that is not waited for. */
-			if (nrelay && ended) {
-				long long late = ended_at + STDIO_LATE_MS - now_ms();
-				if (late <= 0) {
-					for (int fd = 1; fd < 3; fd++)
-						if (s->stdio[fd].relay_rd >= 0) {
-							close(s->stdio[fd].relay_rd);
-							s->stdio[fd].relay_rd = -1;
-						}
-					continue;
-				}
-				if (wait_ms < 0 || wait_ms > late)
-					wait_ms = (int)late;
-			}
+			if (nrelay && (wait_ms < 0 || wait_ms > late))
+				wait_ms = (int)late;
 		}
 		for (int i = 0; i < WK_MAX_WATCH; i++)
 			if (s->watch[i].ready) {
@@ -292,7 +285,7 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 			pid_t r = waitpid(child, status, pfd < 0 ? WNOHANG : 0);
 			if (r == child) {
 				exited = true;
-				exited_at = now_ms();
+				late_at = now_ms();
 			}
 		}
 		for (int i = 0; i < np; i++) {

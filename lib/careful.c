@@ -899,9 +899,6 @@ static char *find_check(const struct wk_careful_in *in, char *const *argv, size_
 		if (strstr(argv[k + 1], "{}"))
 			r = xasprintf("find %s %s runs the files it finds, which may be the "
 				      "sandbox's", a, argv[k + 1]);
-		else if (strstr(a, "dir") && argv[k + 1][0] != '/' && strchr(argv[k + 1], '/'))
-			r = xasprintf("find %s runs %s in each directory it visits, which may be "
-				      "the sandbox's", a, argv[k + 1]);
 		else if (depth >= MAX_DEPTH)
 			r = xasprintf("find %s runs commands too deep to check", a);
 		if (r)
@@ -929,24 +926,24 @@ static char *find_check(const struct wk_careful_in *in, char *const *argv, size_
 static char *runner_check(const struct wk_careful_in *in, const char *name, char *const *argv,
 			  size_t argc)
 {
+	bool parts = strcmp(name, "run-parts") == 0;
 	for (size_t k = 1; k < argc; k++) {
 		const char *a = argv[k];
-		if (strcmp(a, "--") == 0)
-			break;
-		if (strcmp(name, "zip") == 0 &&
-		    ((a[0] == '-' && a[1] != '-' && strstr(a, "TT")) || long_opt(a, "unzip-command")))
-			return xasprintf("the zip option %s is a command for zip to run", a);
-		if (strcmp(name, "run-parts") == 0 && a[0] != '-') {
-			char *r = place_reason(in, in->cwd, a, "run-parts runs every program in");
-			if (r)
-				return r;
+		bool operand = a[0] != '-';
+		if (strcmp(a, "--") == 0) {
+			if (!parts || ++k == argc)
+				break;
+			a = argv[k]; /* run-parts -- DIR */
+			operand = true;
 		}
+		if (!parts && ((a[0] == '-' && a[1] != '-' && strstr(a, "TT")) ||
+			       long_opt(a, "unzip-command")))
+			return xasprintf("the zip option %s is a command for zip to run", a);
+		char *r = parts && operand ? place_reason(in, in->cwd, a,
+							  "run-parts runs every program in") : NULL;
+		if (r)
+			return r;
 	}
-	if (strcmp(name, "run-parts") == 0) /* after "--": the directory */
-		for (size_t k = 1; k + 1 < argc; k++)
-			if (strcmp(argv[k], "--") == 0)
-				return place_reason(in, in->cwd, argv[k + 1],
-						    "run-parts runs every program in");
 	return NULL;
 }
 
