@@ -751,17 +751,75 @@ static void status_update(const struct denial_entry *e)
  * next prompt (and the hooks' block before it) must come after them. */
 #define PRINT_DELAY_NS 5000000L
 #define PRINT_BUF_MAX 65536
+/* When the lines go to a file the supervisor copies the command's stderr
+ * into (stdio.c), the delay is not trusted: on a busy machine a program
+ * can stall halfway through its message for longer. There a line waits
+ * while the copy stands in the middle of one of the command's lines, for
+ * its end, LINES_HOLD_MS at most; past that it goes on a line of its own. */
+#define LINES_HOLD_MS 1000
+#define LINES_RECHECK_NS 20000000L
 static char *out_buf;
 static size_t out_len, out_cap;
 static int print_timer = -1;
 static bool timer_armed, print_now;
+static bool relay_midline;   /* the copied stderr's last byte was not a newline */
+static long long held_since; /* when a flush first waited for it, or 0 */
+
+/* Our next byte starts a line, in the copied stderr too. */
+static void line_break(void)
+{
+	if (relay_midline)
+		(void)write_all(control_out_fd, "\n", 1);
+	relay_midline = false;
+}
 
 static void flush_lines(void)
 {
 	pty_catch_up();
+	if (out_len)
+		line_break();
 	(void)write_all(control_out_fd, out_buf, out_len);
 	out_len = 0;
 	timer_armed = false;
+	held_since = 0;
+}
+
+static void arm(long ns)
+{
+	struct itimerspec its = {.it_value = {0, ns}};
+	if (timerfd_settime(print_timer, 0, &its, NULL) == 0)
+		timer_armed = true;
+	else
+		flush_lines();
+}
+
+/* The lines now, unless the copied stderr is in the middle of a line
+ * (then at its end, or when they have waited long enough). */
+static void flush_or_hold(void)
+{
+	if (relay_midline && out_len && print_timer >= 0) {
+		long long now = now_ms();
+		if (!held_since)
+			held_since = now;
+		if (now - held_since < LINES_HOLD_MS) {
+			arm(LINES_RECHECK_NS);
+			return;
+		}
+	}
+	flush_lines();
+}
+
+void control_relay_wrote(bool at_line_start)
+{
+	relay_midline = !at_line_start;
+	if (at_line_start && held_since && out_len)
+		flush_lines();
+}
+
+void control_lines_now(void)
+{
+	if (out_len)
+		flush_or_hold();
 }
 
 static void timer_ready(struct session *s, struct watch *w, short revents)
@@ -770,7 +828,8 @@ static void timer_ready(struct session *s, struct watch *w, short revents)
 	uint64_t n;
 	if (read(print_timer, &n, sizeof n) < 0 && errno == EAGAIN)
 		return;
-	flush_lines();
+	timer_armed = false;
+	flush_or_hold();
 }
 
 static void queue_line(char *line);
@@ -798,15 +857,10 @@ static void queue_line(char *line)
 	memcpy(out_buf + out_len, line, n);
 	out_len += n;
 	free(line);
-	if (print_timer < 0 || print_now || out_len >= PRINT_BUF_MAX) {
+	if (print_timer < 0 || print_now || out_len >= PRINT_BUF_MAX)
 		flush_lines();
-	} else if (!timer_armed) {
-		struct itimerspec its = {.it_value = {0, PRINT_DELAY_NS}};
-		if (timerfd_settime(print_timer, 0, &its, NULL) == 0)
-			timer_armed = true;
-		else
-			flush_lines();
-	}
+	else if (!timer_armed)
+		arm(PRINT_DELAY_NS);
 }
 
 void control_denial(struct session *s, const struct denial *d, enum denial_show show)
@@ -1391,6 +1445,7 @@ void control_finish(struct session *s)
 	unsigned total = counts[0] + counts[1] + counts[2];
 	if (!total)
 		return;
+	line_break();
 	char msg[256];
 	size_t n = 0;
 	static const char *const what[N_KINDS] = {"write", "read", "network use"};

@@ -1427,6 +1427,9 @@ static void on_reports(struct session *s, struct watch *w, short revents)
 		warnmsg("the proxy refuses more requests than it can report; the count comes at "
 			"the end");
 	dropped_total += dropped;
+	/* Their clients wait for the answer, so write nothing meanwhile: the
+	 * lines go out before it, not a few milliseconds into what they say. */
+	control_lines_now();
 	pthread_mutex_lock(&report_mu);
 	reports_shown = upto;
 	pthread_cond_broadcast(&report_cv);

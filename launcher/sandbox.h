@@ -530,6 +530,11 @@ void control_too_large(struct session *s, const int *fds, int nfds);
 #define WK_PIDFD_NONE (-1) /* the kernel passes no pidfds: the pid alone */
 #define WK_PIDFD_GONE (-2) /* it does, but none came: the sender is gone */
 extern int control_out_fd;
+/* stdio.c, after each copy into the file the lines go to: whether that
+ * file now stands at the start of a line (held lines go then). */
+void control_relay_wrote(bool at_line_start);
+/* Queued lines out now (the proxy's, whose client waits), unless held. */
+void control_lines_now(void);
 #define WK_MAX_DENIALS 100   /* distinct denials kept for `wicket why` */
 int cmd_why(int argc, char **argv);
 /* The control socket named by $WICKET_FD when it is still the one the

@@ -199,6 +199,27 @@ static void write_or_break(int fd, const char *buf, size_t len, bool *broken)
 		*broken = true;
 }
 
+/* LEN bytes of the command's output into FD. Into the file the denial
+ * lines go to as well (LINES), up to the last newline first: lines held
+ * for the end of the command's go out there, not inside it. */
+static void copy_out(int fd, const char *b, size_t len, bool lines, bool *broken)
+{
+	if (!lines || !len) {
+		write_or_break(fd, b, len, broken);
+		return;
+	}
+	const char *nl = memrchr(b, '\n', len);
+	size_t head = nl ? (size_t)(nl - b) + 1 : 0;
+	if (head) {
+		write_or_break(fd, b, head, broken);
+		control_relay_wrote(true);
+	}
+	if (head < len) {
+		write_or_break(fd, b + head, len - head, broken);
+		control_relay_wrote(false);
+	}
+}
+
 bool stdio_has_relay(const struct session *s)
 {
 	return s->stdio[1].relay_rd >= 0 || s->stdio[2].relay_rd >= 0;
@@ -225,6 +246,8 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 	memset(filter, 0, sizeof filter);
 	for (int fd = 1; fd < 3; fd++)
 		tty[fd] = s->stdio[fd].kind == STDIO_RELAY && isatty(fd);
+	/* The copy the supervisor's own lines go into too (control.c). */
+	int lines_fd = s->stdio[2].kind != STDIO_RELAY ? -1 : s->stdio[2].share ? 1 : 2;
 	for (;;) {
 		struct pollfd p[3 + WK_MAX_WATCH];
 		int map[3 + WK_MAX_WATCH], np = 0, nrelay = 0;
@@ -302,10 +325,10 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 			ssize_t n = read(s->stdio[fd].relay_rd, buf, sizeof buf);
 			if (n > 0 && tty[fd]) {
 				size_t k = pty_filter_feed(&filter[fd], buf, (size_t)n, filtered);
-				write_or_break(fd, filtered, k, &broken[fd]);
+				copy_out(fd, filtered, k, fd == lines_fd, &broken[fd]);
 				drew[fd] = drew[fd] || pty_can_change(filtered, k);
 			} else if (n > 0) {
-				write_or_break(fd, buf, (size_t)n, &broken[fd]);
+				copy_out(fd, buf, (size_t)n, fd == lines_fd, &broken[fd]);
 			} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
 				close(s->stdio[fd].relay_rd);
 				s->stdio[fd].relay_rd = -1;

@@ -23,6 +23,22 @@ sandbox: write blocked: /etc/hostname \(open for writing by sh\[[0-9]+\]\)
 wicket: the sandbox blocked 2 writes; run `wicket why` for details$'
 }
 
+@test "a denial line never lands inside the command's own line on a copied stderr, however slow the command" {
+	local ws
+	ws=$(mk_workspace)
+	track "$ws"
+	# stderr is a file outside the workspace: the supervisor copies into
+	# it. The command starts its line, is refused, and ends the line
+	# later than the supervisor's few milliseconds of delay.
+	run --separate-stderr wsrun "$ws" -- sh -c 'printf "half a line, " >&2; touch /usr/wk-denied 2>/dev/null; sleep 0.3; echo "the other half" >&2; printf "no newline at the end" >&2'
+	assert_equal "$status" 0
+	assert_equal "${stderr_lines[0]}" "half a line, the other half"
+	assert_regex "${stderr_lines[1]}" '^sandbox: write blocked: /usr/wk-denied \(create by touch\[[0-9]+\]\)$'
+	assert_equal "${stderr_lines[2]}" "no newline at the end"
+	assert_equal "${stderr_lines[3]}" 'wicket: the sandbox blocked 1 write; run `wicket why` for details'
+	assert_equal "${#stderr_lines[@]}" 4
+}
+
 @test "--no-diagnostics: the same output and status, and no line at all" {
 	local ws a b
 	ws=$(mk_workspace)
