@@ -1,5 +1,5 @@
 /* autorunbench ROOT [N]: what the check of the files that run code
- * (launcher/autorun.c) costs a session whose writable root is ROOT.
+ * (launcher/plan/autorun.c) costs a session whose writable root is ROOT.
  *
  * At the start the supervisor lists the places (autorun_places); at the
  * exit it lists them again and looks only at the new ones, so a session
@@ -16,7 +16,8 @@
  * (a walk of the whole root, timed once: the first walk pays for a cold
  * cache, the figure is the best of 5). */
 #include "config.h"
-#include "sandbox.h"
+#include "base/session.h"
+#include "plan/autorun.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
  *     each open at the first directory whose rules grant everything asked,
  *     so this shows what the length of that walk costs.
  * -s  wicket's seccomp program for the default policy (the "unix" one
- *     of network mode none, launcher/seccomp-bpf.h), loaded without a
+ *     of network mode none, launcher/child/seccomp-bpf.h), loaded without a
  *     listener: a call it would send to the supervisor fails with ENOSYS
  *     instead. The same instructions run as in a session.
  *
@@ -32,8 +32,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "landlock_compat.h"
-#include "seccomp-bpf.h"
+#include "child/landlock_compat.h"
+#include "child/seccomp-bpf.h"
 
 static void die(const char *what)
 {

@@ -6,17 +6,14 @@
 EXTRA_PROGRAMS += bench/floor bench/spawnbench bench/workload bench/autorunbench \
 	bench/seccompcost bench/layerwrap
 # The instructions each seccomp program runs per system call (README.md,
-# "Where the time goes"): reads the generated launcher/seccomp-bpf.h.
+# "Where the time goes"): reads the generated launcher/child/seccomp-bpf.h.
 bench_seccompcost_SOURCES = bench/seccompcost.c
-nodist_EXTRA_bench_seccompcost_SOURCES = launcher/seccomp-bpf.h
-bench_seccompcost_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/launcher
+nodist_EXTRA_bench_seccompcost_SOURCES = launcher/child/seccomp-bpf.h
 # One kernel layer alone (Landlock, seccomp) for the same breakdown.
 bench_layerwrap_SOURCES = bench/layerwrap.c
-nodist_EXTRA_bench_layerwrap_SOURCES = launcher/seccomp-bpf.h
-bench_layerwrap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/launcher -I$(top_srcdir)/launcher
+nodist_EXTRA_bench_layerwrap_SOURCES = launcher/child/seccomp-bpf.h
 bench_floor_SOURCES = bench/floor.c
 bench_autorunbench_SOURCES = bench/autorunbench.c
-bench_autorunbench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
 bench_autorunbench_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 bench_spawnbench_SOURCES = bench/spawnbench.c
 bench_workload_SOURCES = bench/workload.c
@@ -46,7 +43,7 @@ EXTRA_DIST += bench/domainsbench.sh
 bench: bench-domains
 bench-domains: launcher/wicket$(EXEEXT)
 	WICKET="$(abs_top_builddir)/launcher/wicket$(EXEEXT)" $(SHELL) $(top_srcdir)/bench/domainsbench.sh
-# What the check of the files that run code (launcher/autorun.c) costs a
+# What the check of the files that run code (launcher/plan/autorun.c) costs a
 # session, on a root of 100 000 files without and with a .git.
 .PHONY: bench-autorun
 bench-autorun: bench/autorunbench$(EXEEXT) launcher/wicket$(EXEEXT)

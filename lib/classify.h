@@ -1,9 +1,9 @@
 /* One decision for every part that asks what the sandbox does to a path
  * (DESIGN §1): the shim, when it tells a denial from an ordinary error
  * (preload/diag.c); the supervisor, when it explains one (`wicket why`,
- * launcher/control.c); the plan, when it says where the session may
- * write and reach unix sockets (launcher/plan.c); Landlock's rules for
- * those sockets (launcher/landlock.c); CAREFUL (lib/careful.c).
+ * launcher/supervisor/control.c); the plan, when it says where the session may
+ * write and reach unix sockets (launcher/plan/plan.c); Landlock's rules for
+ * those sockets (launcher/child/landlock.c); CAREFUL (lib/careful.c).
  *
  * The rules are a table, either the text of WICKET_RULES (lib/rules.h:
  * what the shim gets) or an array the launcher builds from the session

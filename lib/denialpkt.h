@@ -10,7 +10,7 @@
  * One codec, both directions: wk_denial_encode (lib/denialpkt.c, in
  * libcore: no allocation, no jansson, no lock; the shim calls it from
  * signal handlers and vfork children) and wk_denial_decode
- * (lib/denialpkt-json.c, jansson, the supervisor's launcher/control.c). */
+ * (lib/denialpkt-json.c, jansson, the supervisor's launcher/supervisor/control.c). */
 #ifndef WICKET_DENIALPKT_H
 #define WICKET_DENIALPKT_H
 

@@ -21,7 +21,7 @@
  * Paths are canonical and absolute, ports decimal 1 to 65535. What the
  * path rules mean, and how they decide a path: lib/classify.h.
  *
- * Written by launcher/diag.c, read by the shim (preload/diag.c), edited
+ * Written by launcher/plan/diag.c, read by the shim (preload/diag.c), edited
  * by netnotify.c between vfork and exec: nothing here allocates, locks or
  * uses stdio. */
 #ifndef WICKET_RULES_H

@@ -654,7 +654,7 @@ out:
 
 /* A pathname unix socket Landlock refused (ABI 9): out of reach by
  * lib/classify.c's decision, the one Landlock's rules are made with
- * (launcher/landlock.c); an EACCES within reach is the socket's own
+ * (launcher/child/landlock.c); an EACCES within reach is the socket's own
  * permissions. */
 static void diag_unix(const struct cfg *c, const char *op, const struct sockaddr *addr,
 		      socklen_t len)

@@ -3,7 +3,7 @@
 # (found by a red team). Git's discovery looks, in each directory from the current
 # one upwards, for DIR/.git and then for DIR itself being a git directory
 # (a bare repository: HEAD, objects, refs; safe.bareRepository defaults to
-# "all"). autorun_check_nested (launcher/autorun.c, nest_walk) moves aside
+# "all"). autorun_check_nested (launcher/plan/autorun.c, nest_walk) moves aside
 # only entries named .git made during the session, so a subdirectory of
 # the workspace turned into a git directory stays, and `git status` run
 # there on the host after the session (a shell prompt's, the person's)

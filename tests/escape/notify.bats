@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The seccomp user notification behind the supervisor's reports of refused
-# network calls (launcher/netnotify.c). The filter hands socket() and
+# network calls (launcher/supervisor/netnotify.c). The filter hands socket() and
 # friends to a listener, and whoever holds a listener can answer
 # "continue": so the listener must never reach the sandbox, and the
 # sandbox must never get a listener of its own whose "continue" the

@@ -93,7 +93,7 @@ nested() {
 }
 
 # 4. pty_filter_feed ends an escape sequence at the first byte after ESC
-#    that is not ] or P (launcher/pty.c, case FS_ESC), while a terminal
+#    that is not ] or P (launcher/supervisor/pty.c, case FS_ESC), while a terminal
 #    (tmux, xterm: the DEC parser's "escape" state) carries out a C0
 #    control there and stays in the sequence: ESC SOH ] 52 ; c ; ... BEL
 #    is OSC 52 to tmux and plain text to the filter.
@@ -122,7 +122,7 @@ nested() {
 
 # 2b. ~/bin a symlink to a directory of the workspace (dotfiles kept
 #     outside the home): canonical() resolves it out of the home and the
-#     in-home test drops it (launcher/plan.c plan_shared_spaces).
+#     in-home test drops it (launcher/plan/plan.c plan_shared_spaces).
 @test "red team: ESC C0 ] OSC 52 through the second-terminal relay does not set the clipboard" {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	printf 'set -g set-clipboard on\n' >"$OUT/tmux.conf"
@@ -152,7 +152,7 @@ nested() {
 
 # 5. core.hooksPath is looked for only in the configs git reads first (a
 #    git directory's config and config.worktree, the home's git configs:
-#    launcher/autorun.c git_dir_places, autorun_startup_places), never in
+#    launcher/plan/autorun.c git_dir_places, autorun_startup_places), never in
 #    the files they include (config_includes lists them as places but
 #    does not call hooks_path_places on them). ~/.gitconfig including a
 #    file that sets core.hooksPath = .githooks (dotfiles split in parts,
@@ -175,7 +175,7 @@ nested() {
 }
 
 # 5b. The home's git configs are ~/.gitconfig and ~/.config/git/config
-#     only (launcher/autorun.c home_git_configs): git reads
+#     only (launcher/plan/autorun.c home_git_configs): git reads
 #     $XDG_CONFIG_HOME/git/config (and /etc/gitconfig) as well, so a
 #     core.hooksPath set there is not protected either.
 @test "red team: a hooks directory core.hooksPath names in XDG_CONFIG_HOME/git/config is protected" {

@@ -4,7 +4,7 @@
 # read-only cover, lib/classify.c): a docker.sock-like
 # stream service that acts on connect, a syslog-like datagram socket. On
 # kernels without Landlock's RESOLVE_UNIX (ABI 9) the supervisor decides
-# every unix connect and datagram send (launcher/unixnotify.c). Each
+# every unix connect and datagram send (launcher/supervisor/unixnotify.c). Each
 # attack is judged by the service itself (what it logged), after the same
 # client is shown to reach it without the sandbox.
 

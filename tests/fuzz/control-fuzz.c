@@ -1,5 +1,5 @@
 /* libFuzzer target: one packet on the control socket, as the supervisor
- * handles it (launcher/control.c). Whatever the sandbox sends must give a
+ * handles it (launcher/supervisor/control.c). Whatever the sandbox sends must give a
  * clean refusal or a well-formed denial or answer: no crash, no leak, no
  * undefined behaviour, no unbounded growth.
  *
@@ -7,10 +7,13 @@
  * the packet (bit 0); the rest is the packet. The denials kept between
  * inputs are bounded by the supervisor itself. */
 #include "config.h"
-#include "sandbox.h"
-#include "notifyutil.h"
-#include "user.h"
-#include "watch.h"
+#include "base/session.h"
+#include "base/user.h"
+#include "supervisor/ask.h"
+#include "supervisor/control.h"
+#include "supervisor/notifyutil.h"
+#include "supervisor/pty.h"
+#include "supervisor/watch.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -58,14 +58,14 @@ FUZZ_CORPUS = \
 	tests/fuzz/corpus/ok-extends-chain.json \
 	tests/fuzz/corpus/ok-sandbox-false.json \
 	tests/fuzz/corpus/ok-unicode.json
-# The supervisor's handling of control-socket packets (launcher/control.c).
+# The supervisor's handling of control-socket packets (launcher/supervisor/control.c).
 CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/tests/fuzz/control-fuzz.c \
-	$(top_srcdir)/launcher/control.c \
-	$(top_srcdir)/launcher/watch.c \
-	$(top_srcdir)/launcher/state.c \
-	$(top_srcdir)/launcher/autorun.c \
-	$(top_srcdir)/launcher/plan.c \
+	$(top_srcdir)/launcher/supervisor/control.c \
+	$(top_srcdir)/launcher/supervisor/watch.c \
+	$(top_srcdir)/launcher/base/state.c \
+	$(top_srcdir)/launcher/plan/autorun.c \
+	$(top_srcdir)/launcher/plan/plan.c \
 	$(top_srcdir)/lib/envscrub.c \
 	$(top_srcdir)/lib/askproto.c \
 	$(top_srcdir)/lib/path.c \
@@ -169,9 +169,10 @@ tests/fuzz/ask-fuzz: $(ASK_FUZZ_SRCS) $(top_srcdir)/lib/askproto.h $(top_srcdir)
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib $(JANSSON_CFLAGS) \
 		-o $@ $(ASK_FUZZ_SRCS) $(JANSSON_LIBS)
-tests/fuzz/control-fuzz: $(CONTROL_FUZZ_SRCS) $(top_srcdir)/launcher/sandbox.h \
-		$(top_srcdir)/launcher/watch.h $(top_srcdir)/launcher/user.h \
-		$(top_srcdir)/launcher/state.h $(top_srcdir)/launcher/notifyutil.h \
+tests/fuzz/control-fuzz: $(CONTROL_FUZZ_SRCS) $(top_srcdir)/launcher/base/session.h \
+		$(top_srcdir)/launcher/supervisor/control.h $(top_srcdir)/launcher/supervisor/watch.h \
+		$(top_srcdir)/launcher/base/user.h $(top_srcdir)/launcher/base/state.h \
+		$(top_srcdir)/launcher/supervisor/notifyutil.h \
 		$(top_srcdir)/lib/path.h $(top_srcdir)/lib/util.h $(top_srcdir)/lib/classify.h \
 		$(top_srcdir)/lib/denialpkt.h config.h
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \

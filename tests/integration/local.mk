@@ -23,7 +23,7 @@ EXTRA_DIST += \
 	tests/integration/domains.bats
 
 # Network calls as programs the preload shim cannot see make them (the
-# supervisor reports those, launcher/netnotify.c): raw system calls from a
+# supervisor reports those, launcher/supervisor/netnotify.c): raw system calls from a
 # dynamic program, and a static build where the C library allows it.
 check_PROGRAMS += tests/integration/netprobe
 tests_integration_netprobe_SOURCES = tests/integration/netprobe.c

@@ -5,7 +5,7 @@
 # multiprocessing and a small test suite built on it -- while a host
 # service outside is refused with one line and a `wicket why` rule. On
 # kernels without Landlock ABI 9 the supervisor makes these connects and
-# sends for the sandbox (launcher/unixnotify.c); tests/escape/unixsock.bats
+# sends for the sandbox (launcher/supervisor/unixnotify.c); tests/escape/unixsock.bats
 # holds the attacks.
 
 load ../lib/common

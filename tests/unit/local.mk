@@ -1,5 +1,5 @@
 # C unit tests of the pure logic (TAP).
-UNIT_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher
+UNIT_CPPFLAGS = $(AM_CPPFLAGS)
 check_PROGRAMS += tests/unit/test-path tests/unit/test-envscrub tests/unit/test-plan \
 	tests/unit/test-layers tests/unit/test-policy tests/unit/test-pty
 EXTRA_DIST += tests/unit/tap.h
@@ -25,7 +25,7 @@ tests_unit_test_pty_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 # of a refused network call (netnotify.c); seccomp-bpf.h is generated.
 check_PROGRAMS += tests/unit/test-netnotify
 tests_unit_test_netnotify_SOURCES = tests/unit/test-netnotify.c
-tests_unit_test_netnotify_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_builddir)/launcher
+tests_unit_test_netnotify_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_netnotify_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 # Which /proc entry `wicket ask` takes for its requester's (ask.c).
 check_PROGRAMS += tests/unit/test-ask

@@ -3,7 +3,8 @@
  * (SCM_PIDFD, Linux 6.5), the requester's own and no other, even when its
  * number has gone to another process since; without one, the pid alone. */
 #include "config.h"
-#include "sandbox.h"
+#include "base/session.h"
+#include "supervisor/ask.h"
 #include "tap.h"
 #include "askproto.h"
 #include "fdpass.h"

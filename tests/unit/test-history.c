@@ -1,7 +1,8 @@
 /* history_filter: which lines of the sandbox's history file reach the
  * user's (history.c). */
 #include "config.h"
-#include "sandbox.h"
+#include "base/session.h"
+#include "plan/history.h"
 #include "tap.h"
 
 #include <string.h>

@@ -1,5 +1,6 @@
 #include "config.h"
-#include "sandbox.h"
+#include "base/session.h"
+#include "plan/layers.h"
 #include "tap.h"
 
 #include <errno.h>

@@ -6,8 +6,10 @@
  * refusal goes to the listener instead of failing with EPERM, and that
  * the sandbox may not make a listener of its own. */
 #include "config.h"
-#include "sandbox.h"
-#include "notifyutil.h"
+#include "base/session.h"
+#include "supervisor/netnotify.h"
+#include "supervisor/notifyutil.h"
+#include "child/seccomp-bpf.h"
 #include "netfmt.h"
 #include "tap.h"
 
@@ -22,7 +24,6 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
-#include "seccomp-bpf.h"
 
 #ifndef MSG_FASTOPEN
 #define MSG_FASTOPEN 0x20000000

@@ -1,5 +1,7 @@
 #include "config.h"
-#include "sandbox.h"
+#include "base/session.h"
+#include "cli/policycmd.h"
+#include "plan/plan.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -2,7 +2,8 @@
  * terminal, and the CR LF the raw real terminal needs for the
  * supervisor's own lines. */
 #include "config.h"
-#include "sandbox.h"
+#include "base/session.h"
+#include "supervisor/pty.h"
 #include "tap.h"
 
 #include <string.h>

@@ -1,0 +1,217 @@
+/* The session as every phase of the launcher sees it: a resolved policy,
+ * the plan of what each kernel layer will get, and the state the
+ * supervisor keeps (one struct, as minijail keeps one). Each module's
+ * functions are declared in its own header next to it (HACKING.md). */
+#ifndef WICKET_SESSION_H
+#define WICKET_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "policy.h"
+#include "util.h"
+
+/* The policy a session gets when none is named. */
+#define DEFAULT_POLICY "workspace-write"
+
+/* Where every session finds the wicket that started it (first in PATH):
+ * a read-only bind of the supervisor's executable on the session's own
+ * /run, or, without a mount namespace, a directory of the supervisor's
+ * outside the writable roots (main.c). */
+#define WK_SESSION_BIN "/run/wicket/bin"
+
+enum net_mode { NET_NONE, NET_FULL, NET_PORTS, NET_DOMAINS };
+
+/* Network mode "domains": the supervisor's proxies listen on these ports
+ * of 127.0.0.1 inside the sandbox's own network namespace (proxy.c); the
+ * sandbox may connect to these TCP ports and no other. */
+#define PROXY_HTTP_PORT 3128
+#define PROXY_SOCKS_PORT 1080
+
+struct port_list {
+	unsigned short *v;
+	size_t n;
+};
+
+/* A policy after resolution: every path absolute and canonical. */
+struct policy {
+	const char *name;
+	bool sandbox;           /* false: full access, no layer at all */
+	struct strv read;       /* existing, canonical readable roots ("/": all) */
+	struct strv write;      /* existing, canonical, writable roots */
+	struct strv protect;    /* read-only inside writable roots */
+	struct strv keep_name;  /* directories inside writable roots that must keep
+				 * their names (user-config entries): pinned */
+	struct strv hide;       /* covered with an empty, unreadable mount */
+	enum net_mode net;
+	struct port_list connect; /* NET_PORTS: TCP ports connect() may reach */
+	struct port_list bind;    /* NET_PORTS: TCP ports bind() may take */
+	bool udp;               /* NET_PORTS: UDP sockets, any port (all or nothing) */
+	/* NET_DOMAINS: name patterns, addresses named (canonical text),
+	 * names fixed to an address ("NAME=ADDRESS"); see wk_policy. The
+	 * connect list above holds the proxy's ports, bind none, udp false:
+	 * inside the namespace the layers enforce it as they do "ports". */
+	struct strv domains_allow, domains_deny, allow_addresses, hosts;
+	bool private_tmp;       /* /tmp is a fresh per-session tmpfs */
+	char tmp_size[WK_TMP_SIZE_MAX]; /* its size limit, and /dev/shm's */
+	struct strv env_unset;  /* glob patterns of variables removed */
+	struct strv env_set;    /* NAME=value set in the command's environment */
+};
+
+/* The modes enforced by TCP port: Landlock's connect and bind rules,
+ * seccomp's TCP-only program ("ports" on the host's network, "domains"
+ * inside the namespace, reaching only the proxy). */
+static inline bool net_by_port(enum net_mode m)
+{
+	return m == NET_PORTS || m == NET_DOMAINS;
+}
+
+/* What the kernel on this machine can do (probe.c). */
+struct kernel_info {
+	char release[128];
+	int landlock_abi;          /* 0: no Landlock */
+	int landlock_errno;        /* why not, when 0 */
+	bool seccomp;              /* seccomp filter mode available */
+	bool root_admin;           /* euid 0 holding CAP_SYS_ADMIN */
+	bool userns;               /* unprivileged user namespaces look usable */
+	const char *userns_why;    /* human reason when !userns */
+	const char *userns_fix;    /* what to do about it */
+	bool apparmor_restrict;    /* kernel.apparmor_restrict_unprivileged_userns=1 */
+	bool mount_api;            /* open_tree/move_mount/mount_setattr */
+	bool seccomp_notify;       /* user notifications, pidfd_getfd, openat2 */
+};
+
+/* Which layers a session gets: decided before fork, never silently. */
+struct layers {
+	bool userns;   /* create a user namespace (non-root) */
+	bool mntns;    /* private mount namespace with the read-only view */
+	bool pidns;
+	bool netns;
+	bool ipcns;
+	int landlock_abi;
+	bool seccomp;
+	bool unsandboxed; /* full access: no layer at all, said out loud */
+};
+
+/* Mount plan, computed in the supervisor (plan.c) and executed in the child
+ * (mounts.c). All paths canonical. */
+struct mount_plan {
+	struct strv write;        /* writable roots, bound read-write */
+	struct strv pins;         /* ancestors of protected paths, bound to themselves */
+	struct strv protect;      /* bound read-only over themselves (existing) */
+	struct strv hide;         /* existing paths to cover */
+	struct strv run_keep;     /* regular files under /run kept visible */
+	struct strv read_keep;    /* read roots under /tmp or /run, kept visible read-only */
+	struct strv absent_protect; /* protected paths that did not exist at start */
+	struct strv absent_entry; /* user-config entries' directories that did not */
+	bool private_tmp;
+	bool cover_run;
+	/* The supervisor's own executable, read-only at WK_SESSION_BIN/wicket
+	 * (on the session's /run, so only with cover_run). */
+	bool self_bin;
+	char tmp_size[WK_TMP_SIZE_MAX]; /* tmpfs size= of /tmp and /dev/shm, each */
+};
+
+/* What happens to one of the command's fds 0..2 (stdio.c). */
+enum stdio_kind { STDIO_PASS, STDIO_REOPEN_FILE, STDIO_REOPEN_DEV, STDIO_RELAY,
+		  STDIO_PTY /* the session's own terminal (pty.c) */ };
+
+struct stdio_fix {
+	enum stdio_kind kind;
+	char path[4096];          /* file or device to reopen in the sandbox view */
+	int flags;                /* access mode for a device */
+	dev_t dev;                /* identity of a reopened file */
+	ino_t ino;
+	off_t offset;
+	int relay_rd, relay_wr;   /* pipe for a relayed output */
+	bool share;               /* stderr shares stdout's pipe (2>&1) */
+};
+
+/* When stdin is a terminal the command gets a pty of its own (pty.c). */
+struct pty_plan {
+	bool on;
+	bool input;               /* the supervisor reads the real terminal (raw) */
+	int tty_fd;               /* which of fds 0..2 is the real terminal */
+	int sock[2];              /* init -> supervisor: the master, once, before the exec */
+};
+
+/* A descriptor the supervisor's relay loop polls besides the command's
+ * output (stdio.c): READY runs when poll reports EVENTS (or an error). */
+struct session;
+struct watch {
+	int fd;
+	short events;
+	void (*ready)(struct session *s, struct watch *w, short revents);
+	void *data;
+};
+#define WK_MAX_WATCH 64
+
+struct session {
+	struct wk_policy wpol;    /* the policy as loaded (rules, where they came from) */
+	struct policy pol;        /* resolved for this session */
+	struct mount_plan plan;
+	struct layers layers;
+	struct kernel_info kinfo;
+	char *workspace;          /* canonical working directory */
+	char **argv;              /* command to run */
+	char *exec_path;          /* argv[0] resolved before forking */
+	char **envp;              /* environment for the command */
+	char *fallback_tmp;       /* per-session tmp dir when there is no mntns */
+	char *bin_dir;            /* the directory of the session's `wicket` (PATH) */
+	char *bin_made;           /* the one made outside for it, removed at the end */
+	struct stdio_fix stdio[3];
+	int offset_pipe[2];       /* init -> supervisor: final offset of a reopened stdin */
+	struct pty_plan pty;      /* the command's own terminal (pty.c) */
+	uid_t uid;                /* ids outside, taken before the user namespace */
+	gid_t gid;
+	/* Filled in by the supervisor after the clone, in parallel with the
+	 * base mounts, and sent to init over late_pipe (see supervisor.c). */
+	void (*late_prepare)(struct session *s);
+	int late_pipe[2];
+	char *session_id;
+	bool diagnostics;         /* inject the preload shim (not --no-diagnostics) */
+	char *shim_path;          /* NULL: no shim this session (diag.c) */
+	int ctl_child;            /* the sandbox's end of the control socket (control.c) */
+	dev_t pidns_dev;          /* the sandbox's pid namespace (layers.pidns), once it */
+	ino_t pidns_ino;          /* exists; 0: none (who is inside, for ask.c) */
+	struct strv cli_protect;  /* --protect paths, absolute (for `wicket why`) */
+	struct strv cli_hide;     /* --hide paths, absolute (for `wicket why`) */
+	struct strv shell_env;    /* NAME=value the shell's hooks need (shell.c) */
+	bool shell_hooks;         /* the shell loads wicket's hooks */
+	int status_fd;            /* denial count for the hooks, -1: none (control.c) */
+	struct watch watch[WK_MAX_WATCH];
+	bool best_effort;
+	bool read_only;
+	/* Shared spaces (plan.c): refused as writable roots unless allowed. */
+	struct strv shared;
+	struct strv shared_path;  /* those of them that are directories on PATH */
+	bool allow_shared;        /* --allow-shared-write */
+	const char *homes[3];     /* $HOME and the passwd home, NULL-terminated */
+	/* The places that run code (autorun.c) as they were at the start. */
+	struct strv autorun_start;
+	struct timespec started;  /* wall clock before the command started */
+	const char *approver;     /* --approver CMD (ask.c), NULL: the policy's */
+	/* The shell's history of this session (history.c): a directory of
+	 * the supervisor's, held open, and the user's file it goes into. */
+	char *hist_dir;
+	int hist_dirfd;
+	char *hist_target;
+	bool hist_zsh; /* the session file is zsh's (its format) */
+	int proxy_sock[2];        /* init -> supervisor: the proxy's listeners (proxy.c) */
+	pid_t child;              /* init, as the supervisor sees it (0: not yet) */
+};
+
+/* The character devices the sandbox offers from the host's /dev (bound
+ * into its own /dev; reopened for stdio; named in Landlock rules when
+ * there is no mount namespace). One list, so the three agree. */
+struct dev_node {
+	const char *name;
+	unsigned maj, min;
+};
+extern const struct dev_node wk_dev_nodes[];
+#define WK_N_DEV_NODES 6
+
+#endif

@@ -1,0 +1,766 @@
+/* wicket: run a shell or a command inside a kernel-enforced sandbox. */
+#include "config.h"
+#include "base/session.h"
+#include "base/state.h"
+#include "base/user.h"
+#include "cli/askcmd.h"
+#include "cli/policycmd.h"
+#include "cli/probe.h"
+#include "cli/userconfig.h"
+#include "cli/why.h"
+#include "plan/autorun.h"
+#include "plan/diag.h"
+#include "plan/history.h"
+#include "plan/layers.h"
+#include "plan/plan.h"
+#include "plan/shell.h"
+#include "supervisor/control.h"
+#include "supervisor/proxy.h"
+#include "supervisor/stdio.h"
+#include "supervisor/supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "envscrub.h"
+#include "netdomain.h"
+#include "path.h"
+
+extern char **environ;
+
+static void usage_main(FILE *f)
+{
+	fprintf(f,
+		"Usage: wicket [OPTIONS]                  start your shell in the sandbox\n"
+		"       wicket shell [OPTIONS]            the same\n"
+		"       wicket run [OPTIONS] -- CMD [ARGS...]\n"
+		"       wicket doctor [--json]            what this kernel can enforce\n"
+		"       wicket policy list|show|check     the policies (see wicket-policy(5))\n"
+		"       wicket why [--json] [-n N] [--session N]\n"
+		"                                         what the sandbox blocked, and how to allow it\n"
+		"       wicket why --list [--json]        the sessions kept, newest first\n"
+		"       wicket ask [--reason TEXT] -- CMD [ARGS...]\n"
+		"                                         (inside a session) run CMD once outside\n"
+		"                                         the sandbox, if approved\n"
+		"\n"
+		"The default policy, workspace-write: the workspace (the current directory)\n"
+		"is writable; everything else is read-only, metadata included; /tmp is\n"
+		"private to the session; ~/.ssh, ~/.aws and other secret stores are hidden;\n"
+		"secret-looking environment variables are removed; the network is off.\n"
+		"\n"
+		"Options:\n"
+		"  -P, --policy NAME|FILE  the policy: read-only, workspace-write (default),\n"
+		"                        workspace-write-strict, full-access, or your own;\n"
+		"                        without it, the one ~/.config/wicket/config.json picks\n"
+		"                        for the workspace (see 'wicket policy show')\n"
+		"  -C, --workspace DIR   use DIR as the workspace instead of the current directory\n"
+		"  -w, --write PATH      also make PATH writable (repeatable)\n"
+		"  -p, --protect PATH    keep PATH read-only inside a writable root (repeatable)\n"
+		"      --read PATH       also let PATH be read, under a policy that narrows\n"
+		"                        reading (repeatable)\n"
+		"      --hide PATH       hide PATH like the secret stores (repeatable)\n"
+		"                        (each PATH of these four must exist)\n"
+		"  -e, --env NAME[=VALUE] set NAME in the command's environment, or pass the\n"
+		"                        caller's NAME on though the policy removes it (repeatable)\n"
+		"      --allow-shared-write  accept a shared space (/tmp, /var/tmp, /run, $HOME\n"
+		"                        or an ancestor, ~/.config, a PATH directory in the\n"
+		"                        home such as ~/.local/bin) as the workspace or a\n"
+		"                        writable root\n"
+		"  -r, --read-only       no writable root from the policy; private /tmp and\n"
+		"                        /dev essentials only\n"
+		"  -n, --net MODE        network, replacing the policy's mode: none, full,\n"
+		"                        ports (the policy's port lists), ports:80,443 (TCP\n"
+		"                        connections to those ports only), or domains (the\n"
+		"                        policy's names, through wicket's proxy)\n"
+		"      --allow-domain NAME  reach NAME (or *.NAME's subdomains) through wicket's\n"
+		"                        proxy; implies --net domains (repeatable)\n"
+		"      --best-effort     run even where the kernel cannot enforce everything,\n"
+		"                        saying up front what is weaker\n"
+		"      --no-diagnostics  do not explain denials (no preload library)\n"
+		"      --shell bash|zsh  the shell to start (wicket, wicket shell; default $SHELL)\n"
+		"      --approver CMD    the program that answers `wicket ask` requests (exit 0:\n"
+		"                        yes), instead of the policy's approver or the terminal\n"
+		"  -h, --help            show this help\n"
+		"  -V, --version         show the version\n"
+		"\n"
+		"Exit status: the command's own; 128+N if it died of signal N; 125 if wicket\n"
+		"failed (bad option, kernel cannot enforce); 126 not executable; 127 not found.\n"
+		"See wicket(1).\n");
+}
+
+enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER, OPT_ALLOW_SHARED,
+       OPT_READ, OPT_HIDE, OPT_ALLOW_DOMAIN };
+
+static const struct option run_opts[] = {
+	{"policy", required_argument, NULL, 'P'},
+	{"workspace", required_argument, NULL, 'C'},
+	{"write", required_argument, NULL, 'w'},
+	{"protect", required_argument, NULL, 'p'},
+	{"read", required_argument, NULL, OPT_READ},
+	{"hide", required_argument, NULL, OPT_HIDE},
+	{"env", required_argument, NULL, 'e'},
+	{"read-only", no_argument, NULL, 'r'},
+	{"net", required_argument, NULL, 'n'},
+	{"allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN},
+	{"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
+	{"no-diagnostics", no_argument, NULL, OPT_NO_DIAGNOSTICS},
+	{"shell", required_argument, NULL, OPT_SHELL},
+	{"approver", required_argument, NULL, OPT_APPROVER},
+	{"allow-shared-write", no_argument, NULL, OPT_ALLOW_SHARED},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+struct cli {
+	const char *policy;
+	const char *workspace;
+	struct strv write, protect, read, hide;
+	struct strv env;       /* --env NAME=VALUE, the caller's value looked up */
+	struct port_list net_ports; /* --net ports:LIST */
+	struct strv domains;        /* --allow-domain NAME */
+	bool read_only, best_effort, no_diagnostics, allow_shared;
+	const char *shell;   /* --shell bash|zsh (wicket shell only) */
+	const char *approver; /* --approver CMD */
+	bool net_set;
+	enum net_mode net;
+};
+
+static char *absolute(const char *p, const char *cwd, const char *home)
+{
+	char *e = path_expand_home(p, home ? home : "/");
+	char *abs = e[0] == '/' ? xstrdup(e) : path_join(cwd, e);
+	free(e);
+	char *n = path_normalize(abs);
+	free(abs);
+	return n;
+}
+
+/* The paths of a command-line option (--write, --read, --protect,
+ * --hide) added to TO: expanded (~, relative to CWD), canonical when
+ * CANON; each must exist, or the option would silently do nothing.
+ * ALSO: where they are recorded for `wicket why`. */
+static void cli_paths(const struct strv *in, const char *opt, const char *cwd, const char *home,
+		      bool canon, struct strv *to, struct strv *also)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		char *a = absolute(in->v[i], cwd, home);
+		struct stat st;
+		if (lstat(a, &st) < 0)
+			die("%s %s: %s%s", opt, in->v[i], strerror(errno),
+			    errno == ENOENT ? " (it must exist when the session starts)" : "");
+		char *r = canon ? realpath(a, NULL) : xstrdup(a);
+		if (!r)
+			die("%s %s: %s", opt, in->v[i], strerror(errno));
+		free(a);
+		if (also && !strv_contains(also, r))
+			strv_add(also, r);
+		if (!strv_contains(to, r))
+			strv_push(to, r);
+		else
+			free(r);
+	}
+}
+
+/* Returns 0 and the path, or 126/127 like a shell would. */
+static int resolve_command(const char *name, char **out)
+{
+	if (strchr(name, '/')) {
+		struct stat st;
+		if (stat(name, &st) < 0)
+			return EXIT_NOTFOUND;
+		if (S_ISDIR(st.st_mode) || access(name, X_OK) < 0)
+			return EXIT_NOEXEC;
+		*out = xstrdup(name);
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	int found_noexec = 0;
+	const char *p = path;
+	for (;;) {
+		const char *colon = strchr(p, ':');
+		size_t len = colon ? (size_t)(colon - p) : strlen(p);
+		char *cand = len ? xasprintf("%.*s/%s", (int)len, p, name) : xasprintf("./%s", name);
+		struct stat st;
+		if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			if (access(cand, X_OK) == 0) {
+				*out = cand;
+				return 0;
+			}
+			found_noexec = 1;
+		}
+		free(cand);
+		if (!colon)
+			break;
+		p = colon + 1;
+	}
+	return found_noexec ? EXIT_NOEXEC : EXIT_NOTFOUND;
+}
+
+static char **build_env(const struct session *s, const char *session_id)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 32, sizeof *env);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* Our own variables are set below, never inherited; without a
+		 * sandbox the caller's TMPDIR is the right one. */
+		if ((s->pol.sandbox && strncmp(environ[i], "TMPDIR=", 7) == 0) ||
+		    strncmp(environ[i], "WICKET=", 7) == 0 ||
+		    strncmp(environ[i], "WICKET_EXE=", 11) == 0 ||
+		    strncmp(environ[i], "WICKET_POLICY=", 14) == 0 ||
+		    strncmp(environ[i], "WICKET_SESSION=", 15) == 0)
+			continue;
+		env[w++] = environ[i];
+	}
+	env[w] = NULL;
+	if (s->pol.env_unset.n)
+		w -= (size_t)envscrub_filter(env, (const char *const *)s->pol.env_unset.v);
+	/* The policy's env.set comes after env.unset: what it sets, it means. */
+	for (size_t i = 0; i < s->pol.env_set.n; i++) {
+		w = env_unset(env, s->pol.env_set.v[i]);
+		env[w++] = s->pol.env_set.v[i];
+		env[w] = NULL;
+	}
+	/* The proxy of mode "domains" is the only way out: its variables
+	 * replace whatever the caller had (a proxy of the host's is not
+	 * reachable from the sandbox's namespace). */
+	for (const char *const *v = proxy_env_vars(); s->pol.net == NET_DOMAINS && *v; v++) {
+		w = env_unset(env, *v);
+		env[w++] = (char *)*v;
+		env[w] = NULL;
+	}
+	bool tmpdir_set = false;
+	for (size_t i = 0; i < s->pol.env_set.n; i++)
+		tmpdir_set |= strncmp(s->pol.env_set.v[i], "TMPDIR=", 7) == 0;
+	if (!tmpdir_set && s->pol.sandbox)
+		env[w++] = xasprintf("TMPDIR=%s", s->layers.mntns ? "/tmp" : s->fallback_tmp);
+	/* env_unset walks to the NULL: none may be left behind it of what
+	 * envscrub_filter removed. */
+	env[w] = NULL;
+	/* The session's own wicket first in PATH (after env.set, which may
+	 * set PATH too): `wicket why` and `wicket ask` work in every session,
+	 * and run this same wicket, installed or not. */
+	const char *path = NULL;
+	for (size_t i = 0; i < w; i++)
+		if (strncmp(env[i], "PATH=", 5) == 0)
+			path = env[i] + 5;
+	char *newpath = xasprintf("PATH=%s%s%s", s->bin_dir, path && !*path ? "" : ":",
+				  path ? path : "/usr/local/bin:/usr/bin:/bin");
+	w = env_unset(env, "PATH=");
+	env[w++] = newpath;
+	/* Ours, whatever env.set or --env said. */
+	static const char *const own[] = {"WICKET", "WICKET_EXE", "WICKET_POLICY", "WICKET_SESSION"};
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		w = env_unset(env, own[i]);
+	env[w++] = xasprintf("WICKET_EXE=%s/wicket", s->bin_dir);
+	env[w++] = xstrdup("WICKET=1");
+	env[w++] = xasprintf("WICKET_POLICY=%s", s->pol.name);
+	env[w++] = xasprintf("WICKET_SESSION=%s", session_id);
+	env[w] = NULL;
+	/* What the shell's hooks need (ZDOTDIR for zsh), replacing the
+	 * caller's values. */
+	for (size_t i = 0; i < s->shell_env.n; i++) {
+		w = env_unset(env, s->shell_env.v[i]);
+		env[w++] = s->shell_env.v[i];
+		env[w] = NULL;
+	}
+	w = diag_env(s, env, w);
+	control_env(s, env, w);
+	return env;
+}
+
+static struct passwd *cached_pw;
+static bool pw_looked_up;
+
+static struct passwd *session_passwd(uid_t uid)
+{
+	if (!pw_looked_up) {
+		cached_pw = passwd_of(uid);
+		pw_looked_up = true;
+	}
+	return cached_pw;
+}
+
+/* Run by the supervisor after the clone, while init builds the base of the
+ * mount view (see supervisor.c): the hidden and protected paths and the
+ * command's environment. Whatever it refuses still ends the session
+ * before the command starts. */
+static void late_prepare(struct session *s)
+{
+	struct passwd *pw = session_passwd(s->uid);
+	const char *home = getenv("HOME");
+	if (pw && pw->pw_dir && pw->pw_dir[0] == '/' && home && home[0] == '/' &&
+	    strcmp(pw->pw_dir, home) != 0 && s->wpol.hide.n) {
+		/* HOME was moved: the real home's secrets stay hidden too. */
+		struct wk_policy_ctx ctx;
+		policy_ctx_init(&ctx, s->workspace, pw->pw_dir);
+		struct wk_policy again;
+		if (wk_policy_load(&ctx, s->wpol.name, &again) == 0) {
+			for (size_t i = 0; i < again.hide.n; i++)
+				if (!strv_contains(&s->pol.hide, again.hide.v[i].path))
+					strv_add(&s->pol.hide, again.hide.v[i].path);
+			wk_policy_free(&again);
+		}
+		wk_policy_ctx_free(&ctx);
+	}
+	/* What git, shells and desktops would run later from a writable
+	 * root: protected like the policy's own protect rules. */
+	if (!autorun_places(&s->pol.write, s->homes, &s->autorun_start))
+		warnmsg("WARNING: a writable root holds too many git directories (modules, "
+			"worktrees) or git config includes to protect them all; the hooks and "
+			"config of some stay writable");
+	for (size_t i = 0; i < s->autorun_start.n; i++)
+		if (!strv_contains(&s->pol.protect, s->autorun_start.v[i]))
+			strv_add(&s->pol.protect, s->autorun_start.v[i]);
+	plan_build_late(s);
+	s->envp = build_env(s, s->session_id);
+}
+
+/* Where the session finds its `wicket` (s->bin_dir): the bind of this
+ * executable on the session's /run; without one, a directory made for
+ * the session outside every writable root (under the shared /tmp, which
+ * the sandbox cannot write without a mount namespace either), holding a
+ * link to this executable. */
+static void session_bin(struct session *s)
+{
+	if (s->layers.mntns && s->plan.self_bin) {
+		s->bin_dir = xstrdup(WK_SESSION_BIN);
+		return;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		die("cannot find wicket's own executable (/proc/self/exe): %s", strerror(errno));
+	exe[n] = '\0';
+	char tmpl[] = "/tmp/wicket-bin-XXXXXX";
+	if (!mkdtemp(tmpl))
+		die_errno("mkdtemp");
+	s->bin_made = xstrdup(tmpl);
+	s->bin_dir = xstrdup(tmpl);
+	char *link = path_join(tmpl, "wicket");
+	if (symlink(exe, link) < 0 || chmod(tmpl, 0755) < 0)
+		die("%s: %s", link, strerror(errno));
+	free(link);
+}
+
+static int run_sandboxed(struct cli *cli, char **argv, bool shell)
+{
+	struct session s;
+	memset(&s, 0, sizeof s);
+	s.best_effort = cli->best_effort;
+	s.diagnostics = !cli->no_diagnostics;
+	s.ctl_child = -1;
+	s.status_fd = -1;
+	s.read_only = cli->read_only;
+	s.uid = getuid();
+	s.gid = getgid();
+	s.late_pipe[0] = s.late_pipe[1] = -1;
+	s.approver = cli->approver;
+	s.allow_shared = cli->allow_shared;
+
+	char *cwd = getcwd(NULL, 0);
+	if (!cwd)
+		die("cannot find the current directory (%s): was it deleted? cd somewhere that exists",
+		    strerror(errno));
+	const char *home = getenv("HOME");
+	if (!home || home[0] != '/') {
+		struct passwd *pw = session_passwd(s.uid);
+		home = pw ? pw->pw_dir : NULL;
+	}
+	struct passwd *spw = session_passwd(s.uid);
+	size_t nh = 0;
+	if (home && home[0] == '/')
+		s.homes[nh++] = home;
+	if (spw && spw->pw_dir && spw->pw_dir[0] == '/' && (!nh || strcmp(spw->pw_dir, home) != 0))
+		s.homes[nh++] = spw->pw_dir;
+	s.homes[nh] = NULL;
+
+	const char *ws = cli->workspace ? cli->workspace : cwd;
+	s.workspace = realpath(ws, NULL);
+	if (!s.workspace)
+		die("workspace %s: %s", ws, strerror(errno));
+	struct stat st;
+	if (stat(s.workspace, &st) < 0 || !S_ISDIR(st.st_mode))
+		die("workspace %s: not a directory", ws);
+
+	/* The policy, loaded and checked before anything else happens. */
+	struct wk_policy_ctx pctx;
+	policy_ctx_init(&pctx, s.workspace, home);
+	plan_shared_spaces(s.homes, pctx.vars.runtime_dir, getenv("PATH"), &s.shared,
+			   &s.shared_path);
+	struct wk_policy wp;
+	/* --read-only alone is the read-only built-in; with --policy it drops
+	 * that policy's writable roots. */
+	/* The command line's policy, else the user configuration's for this
+	 * workspace (a bad configuration stops everything: 125). */
+	struct userconfig ucfg;
+	userconfig_load_or_die(&ucfg, home);
+	const struct userconfig_entry *pick = userconfig_pick(&ucfg, s.workspace);
+	policy_load_or_die(&pctx, cli->policy ? cli->policy : pick ? pick->policy
+				: cli->read_only ? "read-only" : DEFAULT_POLICY, &wp);
+	if (!wp.sandbox && (cli->write.n || cli->protect.n || cli->read.n || cli->hide.n ||
+			    cli->read_only || cli->domains.n || (cli->net_set && cli->net != NET_FULL)))
+		die("policy %s runs without a sandbox; --write, --protect, --read, --hide, "
+		    "--read-only, --net and --allow-domain cannot narrow it (pick a sandboxing "
+		    "policy)", wp.name);
+	if (cli->net_set && cli->net == NET_PORTS && !cli->net_ports.n && wp.net != WK_NET_PORTS)
+		die("--net ports: policy %s lists no ports (write a policy with \"network\": "
+		    "{\"mode\": \"ports\", \"connect\": [...]}; see wicket-policy(5))", wp.name);
+	if (cli->domains.n && cli->net_set && cli->net != NET_DOMAINS)
+		die("--allow-domain needs network mode domains, not --net %s",
+		    cli->net == NET_FULL ? "full" : cli->net == NET_PORTS ? "ports" : "none");
+	policy_resolve(&wp, &s.pol, NULL);
+	if (cli->net_set)
+		s.pol.net = cli->net;
+	if (cli->domains.n)
+		s.pol.net = NET_DOMAINS;
+	if (s.pol.net == NET_DOMAINS) {
+		/* The names of the command line join the policy's when it is
+		 * in mode domains already, else they are all there is. */
+		if (wp.net != WK_NET_DOMAINS) {
+			strv_free(&s.pol.domains_allow);
+			strv_free(&s.pol.domains_deny);
+			strv_free(&s.pol.allow_addresses);
+			strv_free(&s.pol.hosts);
+		}
+		for (size_t i = 0; i < cli->domains.n; i++)
+			if (!strv_contains(&s.pol.domains_allow, cli->domains.v[i]))
+				strv_add(&s.pol.domains_allow, cli->domains.v[i]);
+		policy_proxy_ports(&s.pol);
+	}
+	if (cli->net_ports.n) {
+		/* The connect list replaced; the policy's bind list and UDP
+		 * only when it was in ports mode already. */
+		free(s.pol.connect.v);
+		s.pol.connect = cli->net_ports;
+		if (wp.net != WK_NET_PORTS) {
+			s.pol.bind.n = 0;
+			s.pol.udp = false;
+		}
+	}
+	for (size_t i = 0; i < cli->env.n; i++) {
+		size_t k = 0;
+		for (size_t j = 0; j < s.pol.env_set.n; j++)
+			if (strncmp(s.pol.env_set.v[j], cli->env.v[i],
+				    strcspn(cli->env.v[i], "=") + 1) != 0)
+				s.pol.env_set.v[k++] = s.pol.env_set.v[j];
+			else
+				free(s.pol.env_set.v[j]);
+		s.pol.env_set.n = k;
+		strv_add(&s.pol.env_set, cli->env.v[i]);
+	}
+	if (cli->read_only) {
+		strv_free(&s.pol.write);
+		s.pol.private_tmp = true;
+	}
+	/* Kept for the home check after the clone (see late_prepare). */
+	s.wpol = wp;
+
+	/* What the kernel can do, decided first: as root the network
+	 * namespace can then be created while the rest is prepared. */
+	probe_kernel(&s.kinfo);
+	layers_decide(&s);
+	control_plan(&s);
+	net_early_start(&s);
+
+	cli_paths(&cli->write, "--write", cwd, home, true, &s.pol.write, NULL);
+	cli_paths(&cli->read, "--read", cwd, home, true, &s.pol.read, NULL);
+	for (size_t i = 0; i < cli->read.n; i++) {
+		char *r = realpath(absolute(cli->read.v[i], cwd, home), NULL);
+		for (size_t j = 0; r && j < s.pol.hide.n; j++) {
+			char *h = realpath(s.pol.hide.v[j], NULL);
+			if (path_is_under(r, s.pol.hide.v[j]) || (h && path_is_under(r, h)))
+				die("--read %s: it is hidden by the policy's rule \"%s\", which the "
+				    "command line does not lift (write a policy that does not hide it; "
+				    "see wicket-policy(5))", cli->read.v[i], s.pol.hide.v[j]);
+			free(h);
+		}
+		free(r);
+	}
+	/* Protected and hidden paths stay lexical, like the policy's: the
+	 * plan resolves them. */
+	cli_paths(&cli->protect, "--protect", cwd, home, false, &s.pol.protect, &s.cli_protect);
+	cli_paths(&cli->hide, "--hide", cwd, home, false, &s.pol.hide, &s.cli_hide);
+	/* A session must not be able to choose the policy of the next one. */
+	if (s.pol.sandbox) {
+		policy_protect_sources(&wp, &ucfg, &pctx, &s.pol.protect);
+		for (size_t i = 0; i < ucfg.n; i++)
+			strv_add(&s.pol.keep_name, ucfg.entries[i].path);
+	}
+	/* Nor rewrite its own record (last-session.json, the audit log), nor
+	 * read it: the audit log holds the supervisor's host pid and every
+	 * command asked for, of this session and others. */
+	char *state = s.pol.sandbox ? wicket_state_dir() : NULL;
+	char *rstate = state && wicket_state_dir_make(state) ? realpath(state, NULL) : NULL;
+	if (rstate && !strv_contains(&s.pol.hide, rstate))
+		strv_add(&s.pol.hide, rstate);
+	if (rstate && !strv_contains(&s.pol.protect, rstate))
+		strv_push(&s.pol.protect, rstate);
+	else
+		free(rstate);
+	free(state);
+	s.pol.private_tmp = !strv_contains(&s.pol.write, "/tmp");
+
+	s.hist_dirfd = -1;
+	if (shell)
+		history_plan(&s, cli->shell, session_passwd(s.uid));
+	plan_build_base(&s);
+	if (shell)
+		shell_plan(&s, cli->shell, session_passwd(s.uid));
+	else
+		s.argv = argv;
+	int rc = resolve_command(s.argv[0], &s.exec_path);
+	if (rc == EXIT_NOTFOUND)
+		die_code(rc, "%s: command not found", s.argv[0]);
+	if (rc == EXIT_NOEXEC)
+		die_code(rc, "%s: permission denied (not an executable file)", s.argv[0]);
+
+	diag_plan(&s);
+	control_status_plan(&s);
+	stdio_plan(&s);
+	if (!s.layers.mntns && s.pol.sandbox) {
+		char tmpl[] = "/tmp/wicket-XXXXXX";
+		if (!mkdtemp(tmpl))
+			die_errno("mkdtemp");
+		s.fallback_tmp = xstrdup(tmpl);
+	}
+	session_bin(&s);
+	char sid[20] = "";
+	random_hex(sid, sizeof sid);
+	s.session_id = sid;
+	if (s.layers.mntns) {
+		if (pipe2(s.late_pipe, O_CLOEXEC) < 0)
+			die_errno("pipe");
+		s.late_prepare = late_prepare;
+	} else {
+		late_prepare(&s);
+	}
+
+	/* Before the command can make anything: what is newer than this
+	 * was made during the session (autorun_check_nested). */
+	clock_gettime(CLOCK_REALTIME, &s.started);
+	rc = session_run(&s);
+	if (s.pol.sandbox) {
+		autorun_check_new(&s, s.homes);
+		autorun_check_nested(&s);
+	}
+	plan_check_absent(&s.pol, &s.plan, sid);
+	if (s.fallback_tmp)
+		rm_tree(s.fallback_tmp);
+	history_merge(&s);
+	if (s.hist_dir)
+		rm_tree(s.hist_dir);
+	if (s.bin_made)
+		rm_tree(s.bin_made);
+	return rc;
+}
+
+/* --env NAME=VALUE, or NAME: the caller's value (an error when it has
+ * none: the option would do nothing). */
+static void cli_env(struct strv *env, const char *arg)
+{
+	size_t nl = strcspn(arg, "=");
+	bool ok = nl > 0 && (arg[0] < '0' || arg[0] > '9');
+	for (size_t i = 0; i < nl; i++)
+		ok &= arg[i] == '_' || (arg[i] >= 'A' && arg[i] <= 'Z') ||
+		      (arg[i] >= 'a' && arg[i] <= 'z') || (arg[i] >= '0' && arg[i] <= '9');
+	if (!ok)
+		die("--env %s: not a variable name (letters, digits and _, not starting with a "
+		    "digit), or NAME=VALUE", arg);
+	if (arg[nl] == '=') {
+		strv_add(env, arg);
+		return;
+	}
+	const char *v = getenv(arg);
+	if (!v)
+		die("--env %s: %s is not set here; give its value: --env %s=VALUE", arg, arg, arg);
+	strv_push(env, xasprintf("%s=%s", arg, v));
+}
+
+/* --net ports:80,443: TCP ports, each once, 1 to 65535. */
+static void cli_ports(struct port_list *pl, const char *list)
+{
+	free(pl->v);
+	pl->n = 0;
+	pl->v = xcalloc(strlen(list) / 2 + 2, sizeof *pl->v);
+	const char *p = list;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char num[8];
+		long port;
+		if (len == 0 || len >= sizeof num)
+			die("--net ports:%s: a list of TCP ports, like ports:80,443", list);
+		memcpy(num, p, len);
+		num[len] = '\0';
+		if (!parse_long(num, 1, 65535, &port))
+			die("--net ports:%s: '%s' is not a port (1 to 65535)", list, num);
+		bool dup = false;
+		for (size_t i = 0; i < pl->n; i++)
+			dup |= pl->v[i] == port;
+		if (!dup)
+			pl->v[pl->n++] = (unsigned short)port;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+}
+
+static int cmd_run(int argc, char **argv, bool shell)
+{
+	struct cli cli;
+	memset(&cli, 0, sizeof cli);
+	cli.net = NET_NONE;
+	int c;
+	optind = 1;
+	opterr = 0;
+	/* Leading ':' so a missing argument is told apart from an unknown option. */
+	while ((c = getopt_long(argc, argv, "+:P:C:w:p:e:rn:hV", run_opts, NULL)) != -1) {
+		switch (c) {
+		case 'P':
+			if (!optarg[0])
+				die("--policy: empty name");
+			cli.policy = optarg;
+			break;
+		case 'C':
+			cli.workspace = optarg;
+			break;
+		case 'w':
+			strv_add(&cli.write, optarg);
+			break;
+		case 'p':
+			strv_add(&cli.protect, optarg);
+			break;
+		case OPT_READ:
+			strv_add(&cli.read, optarg);
+			break;
+		case OPT_HIDE:
+			strv_add(&cli.hide, optarg);
+			break;
+		case 'e':
+			cli_env(&cli.env, optarg);
+			break;
+		case 'r':
+			cli.read_only = true;
+			break;
+		case 'n':
+			cli.net_set = true;
+			if (strcmp(optarg, "none") == 0)
+				cli.net = NET_NONE;
+			else if (strcmp(optarg, "full") == 0)
+				cli.net = NET_FULL;
+			else if (strcmp(optarg, "ports") == 0)
+				cli.net = NET_PORTS;
+			else if (strncmp(optarg, "ports:", 6) == 0)
+				cli_ports(&cli.net_ports, optarg + 6), cli.net = NET_PORTS;
+			else if (strcmp(optarg, "domains") == 0)
+				cli.net = NET_DOMAINS;
+			else
+				die("--net: unknown mode '%s' (none, full, ports, ports:PORT,... or "
+				    "domains)",
+				    optarg);
+			break;
+		case OPT_ALLOW_DOMAIN: {
+			const char *why = wk_pattern_check(optarg);
+			if (why)
+				die("--allow-domain %s: not a name or \"*.\" and a name: %s", optarg, why);
+			strv_add(&cli.domains, optarg);
+			break;
+		}
+		case OPT_BEST_EFFORT:
+			cli.best_effort = true;
+			break;
+		case OPT_SHELL:
+			cli.shell = optarg;
+			break;
+		case OPT_APPROVER:
+			if (!optarg[0])
+				die("--approver: empty command");
+			cli.approver = optarg;
+			break;
+		case OPT_NO_DIAGNOSTICS:
+			cli.no_diagnostics = true;
+			break;
+		case OPT_ALLOW_SHARED:
+			cli.allow_shared = true;
+			break;
+		case 'h':
+			usage_main(stdout);
+			return 0;
+		case 'V':
+			printf("wicket %s\n", PACKAGE_VERSION);
+			return 0;
+		case '?':
+			if (optopt)
+				die("unknown option '-%c' (see 'wicket --help')", optopt);
+			die("unknown option '%s' (see 'wicket --help')", argv[optind - 1]);
+		case ':':
+		default:
+			die("option '%s' needs an argument (see 'wicket --help')", argv[optind - 1]);
+		}
+	}
+	refuse_inside_session(shell ? "shell" : "run");
+	if (shell) {
+		if (optind < argc && (strcmp(argv[optind], "run") == 0 ||
+				      strcmp(argv[optind], "shell") == 0 ||
+				      strcmp(argv[optind], "doctor") == 0 ||
+				      strcmp(argv[optind], "policy") == 0 ||
+				      strcmp(argv[optind], "why") == 0 ||
+				      strcmp(argv[optind], "ask") == 0))
+			die("options go after the command: 'wicket %s [OPTIONS] ...'", argv[optind]);
+		if (optind < argc)
+			die("shell takes no command; use 'wicket run -- %s'", argv[optind]);
+		return run_sandboxed(&cli, NULL, true);
+	}
+	if (cli.shell)
+		die("--shell is for the interactive shell (wicket shell --shell %s); run takes the "
+		    "command itself", cli.shell);
+	if (optind >= argc)
+		die("run: missing command (usage: wicket run [OPTIONS] -- CMD [ARGS...])");
+	return run_sandboxed(&cli, argv + optind, false);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 1)
+		die("no arguments at all");
+	if (argc == 1)
+		return cmd_run(argc, argv, true);
+	const char *sub = argv[1];
+	if (strcmp(sub, "run") == 0)
+		return cmd_run(argc - 1, argv + 1, false);
+	if (strcmp(sub, "shell") == 0)
+		return cmd_run(argc - 1, argv + 1, true);
+	if (strcmp(sub, "doctor") == 0)
+		return cmd_doctor(argc - 1, argv + 1);
+	if (strcmp(sub, "policy") == 0)
+		return cmd_policy(argc - 1, argv + 1);
+	if (strcmp(sub, "why") == 0)
+		return cmd_why(argc - 1, argv + 1);
+	if (strcmp(sub, "ask") == 0)
+		return cmd_ask(argc - 1, argv + 1);
+	if (strcmp(sub, "help") == 0 || strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
+		usage_main(stdout);
+		return 0;
+	}
+	if (strcmp(sub, "version") == 0 || strcmp(sub, "--version") == 0 || strcmp(sub, "-V") == 0) {
+		printf("wicket %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (sub[0] == '-')
+		return cmd_run(argc, argv, true);
+	die("unknown command '%s' (did you mean 'wicket run -- %s'? see 'wicket --help')", sub, sub);
+}

@@ -1,0 +1,976 @@
+/* The places in a writable root that the user's own tools run code from
+ * later, outside any sandbox: git's hooks and the config files that name
+ * commands (core.fsmonitor, core.hooksPath, core.sshCommand, filter and
+ * diff drivers, include paths), and the files shells and desktops run at
+ * login. A session that could write them would leave code behind for
+ * `git status` in a prompt or the next login to run.
+ *
+ * One list, used three ways: protected (read-only) when they exist at
+ * the start (main.c adds them to the protect list, plan.c mounts them),
+ * moved aside after the session when it created them (autorun_check_new),
+ * and never lifted by `wicket why`'s advice (control.c).
+ *
+ * Git is found where it looks: a root's .git (a directory, or a file
+ * naming one), the git directory a root lies in, the repository whose
+ * work tree holds the root (its config can name a hooks directory or
+ * include a file in the root), and from each git
+ * directory what git follows from it (commondir, modules/, worktrees/,
+ * a submodule's or a worktree's .git file), and from each config git
+ * reads (a git directory's, a home's) the files it includes, in a
+ * writable root, as config too (config_includes). Finding a repository nested
+ * deeper in a root needs a walk of the whole root: wicket walks at the
+ * end of every session (a .git file needs no mkdir, rename or link: an
+ * open() makes it, and no cheaper sign of one exists) and moves aside the
+ * .git entries made during the session, and the HEAD of any directory
+ * that git would take for a repository itself and that the session made
+ * or changed (autorun_check_nested). Repositories nested deeper that
+ * existed at the start are not protected (see wicket-policy(5), "Files
+ * that run code"). */
+#include "config.h"
+#include "base/session.h"
+#include "plan/autorun.h"
+#include "plan/plan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "path.h"
+
+/* Submodules of submodules, worktrees of those: deep enough for any real
+ * repository, bounded for a crafted one (pointers that form a cycle, a
+ * modules/ of thousands): each git directory is looked at once, at most
+ * GIT_DIRS of them and GIT_ENTRIES entries of a directory per listing;
+ * beyond, the listing says it is incomplete. */
+#define GIT_DEPTH 6
+#define GIT_ENTRIES 256 /* modules/ or worktrees/ entries looked at, per directory */
+#define GIT_DIRS 512
+
+/* Config files git includes ([include] path, [includeIf "..."] path),
+ * followed from every config git reads that is listed here: git stops at
+ * 10 levels; a crafted file (a loop, thousands of includes) stops here
+ * at INC_FILES included files per walk and INC_BYTES of each file. */
+#define INC_DEPTH 10
+#define INC_FILES 128
+#define INC_BYTES (256 * 1024)
+
+struct walk {
+	struct strv *out;
+	const struct strv *roots;  /* the writable roots */
+	const char *const *homes;  /* what "~/" of an include names */
+	struct strv read;          /* config files read for includes */
+	unsigned included;         /* of them, reached by an include */
+	struct strv seen;   /* git directories looked at */
+	unsigned dirs;      /* directories read, at most GIT_DIRS * 4 */
+	bool truncated;     /* a bound reached: not all were looked at */
+};
+
+/* The next entry of DIR but "." and "..", or NULL at the end or, with
+ * *N entries given already (GIT_ENTRIES) or too many directories read,
+ * NULL with the walk marked truncated. */
+static struct dirent *next_entry(struct walk *w, DIR *dir, int *n)
+{
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		if ((*n)++ >= GIT_ENTRIES || w->dirs > GIT_DIRS * 4) {
+			w->truncated = true;
+			return NULL;
+		}
+		return e;
+	}
+	return NULL;
+}
+
+/* What shells, desktops and tools run code from in a home directory:
+ * shells' startup files (Debian's default .bashrc sources .bash_aliases),
+ * desktops' autostart and user units, git's config, and the config of
+ * tools that run commands from it when they start (tmux's run-shell,
+ * vim's and neovim's vimscript and Lua). Not .inputrc: readline's macros
+ * only type keys into the shell the user is at, where the user sees them. */
+static const char *const startup_files[] = {
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
+	".config/fish", ".config/autostart", ".config/systemd/user", ".local/share/systemd",
+	".config/environment.d", ".gitconfig", ".config/git",
+	".tmux.conf", ".config/tmux", ".vimrc", ".vim", ".config/nvim", NULL,
+};
+
+/* Git's config files of a home (whose includes are followed). */
+static const char *const home_git_configs[] = {".gitconfig", ".config/git/config", NULL};
+
+/* What git reads hooks or code-running settings from in a git directory. */
+static const char *const git_dir_files[] = {"hooks", "config", "commondir", "config.worktree",
+					    "gitdir", NULL};
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* git's own test, in short: HEAD, objects/ and refs/. */
+static bool is_git_dir(const char *d)
+{
+	char *h = path_join(d, "HEAD"), *o = path_join(d, "objects"), *r = path_join(d, "refs");
+	struct stat st;
+	bool yes = lstat(h, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+		   is_dir(o) && is_dir(r);
+	free(h);
+	free(o);
+	free(r);
+	return yes;
+}
+
+/* The path a one-line pointer file names ("gitdir: X", or X alone for
+ * commondir), resolved against BASE and normalised; NULL if none. */
+static char *read_pointer(const char *file, const char *prefix, const char *base)
+{
+	struct stat st;
+	char buf[PATH_MAX];
+	if (lstat(file, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    read_text_at(AT_FDCWD, file, buf, sizeof buf) <= 0)
+		return NULL;
+	buf[strcspn(buf, "\r\n")] = '\0';
+	size_t pl = strlen(prefix);
+	if (strncmp(buf, prefix, pl) != 0 || !buf[pl])
+		return NULL;
+	const char *t = buf + pl;
+	char *abs = t[0] == '/' ? xstrdup(t) : path_join(base, t);
+	char *n = path_normalize(abs);
+	free(abs);
+	return n;
+}
+
+/* The value of "worktree = X" in a git config file, resolved against
+ * the git directory G (how git writes a submodule's core.worktree). */
+static char *config_worktree(const char *g)
+{
+	char *cfg = path_join(g, "config");
+	char buf[16384];
+	struct stat st;
+	char *out = NULL;
+	if (lstat(cfg, &st) == 0 && S_ISREG(st.st_mode) &&
+	    read_text_at(AT_FDCWD, cfg, buf, sizeof buf) > 0) {
+		for (char *line = strtok(buf, "\n"); line && !out; line = strtok(NULL, "\n")) {
+			line += strspn(line, " \t");
+			if (strncmp(line, "worktree", 8) != 0)
+				continue;
+			char *v = line + 8 + strspn(line + 8, " \t");
+			if (*v++ != '=')
+				continue;
+			v += strspn(v, " \t\"");
+			v[strcspn(v, "\r\"")] = '\0';
+			if (!*v)
+				continue;
+			char *abs = v[0] == '/' ? xstrdup(v) : path_join(g, v);
+			out = path_normalize(abs);
+			free(abs);
+		}
+	}
+	free(cfg);
+	return out;
+}
+
+static void add(struct strv *out, char *owned)
+{
+	if (owned && !strv_contains(out, owned))
+		strv_push(out, owned);
+	else
+		free(owned);
+}
+
+/* P is to be looked at (and is marked so in SEEN): not yet, DEPTH left,
+ * and fewer than MAX looked at (past it the walk is marked truncated). */
+static bool first_visit(struct walk *w, struct strv *seen, size_t max, const char *p, int depth)
+{
+	if (depth <= 0 || strv_contains(seen, p))
+		return false;
+	if (seen->n >= max) {
+		w->truncated = true;
+		return false;
+	}
+	strv_add(seen, p);
+	return true;
+}
+
+static bool in_roots(const struct strv *roots, const char *p)
+{
+	for (size_t r = 0; r < roots->n; r++)
+		if (path_is_under(p, roots->v[r]))
+			return true;
+	return false;
+}
+
+/* A config text's values of KEY in the sections named SECS (each
+ * "include" and "includeIf" "path", or "core" "hooksPath"), parsed as
+ * git does as far as they go: section and key names case-insensitive,
+ * the key after "]" on the same line too, double quotes, backslash
+ * escapes and continued lines, "#" and ";" comments. Appended to VALS. */
+static void config_values(const char *p, const char *const *secs, const char *key,
+			  struct strv *vals)
+{
+	bool inc = false;
+	size_t klen = strlen(key);
+	if (strncmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3; /* a UTF-8 byte order mark, which git skips */
+	while (*p) {
+		p += strspn(p, " \t\r");
+		if (*p == '[') {
+			size_t n = strcspn(++p, "] \t\".\n");
+			inc = false;
+			for (size_t i = 0; secs[i]; i++)
+				inc |= n == strlen(secs[i]) && strncasecmp(p, secs[i], n) == 0;
+			/* The subsection ("gitdir:..."), quoted: any condition
+			 * is taken as true. */
+			bool q = false;
+			for (p += n; *p && *p != '\n' && (q || *p != ']'); p++) {
+				if (*p == '\\' && p[1] && p[1] != '\n')
+					p++;
+				else if (*p == '"')
+					q = !q;
+			}
+			if (*p != ']')
+				inc = false;
+			else
+				p += 1 + strspn(p + 1, " \t\r");
+		}
+		size_t k = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-");
+		bool want = inc && k == klen && strncasecmp(p, key, klen) == 0;
+		p += k;
+		p += strspn(p, " \t");
+		if (want && *p == '=') {
+			char val[PATH_MAX];
+			size_t n = 0, keep = 0;
+			bool q = false, fits = true;
+			for (p++; *p && *p != '\n'; p++) {
+				char c = *p;
+				if (!q && (c == '#' || c == ';'))
+					break;
+				if (c == '"') {
+					q = !q;
+					keep = n;
+					continue;
+				}
+				if (c == '\\') {
+					if (!*++p)
+						break;
+					if (*p == '\n' || (*p == '\r' && p[1] == '\n' && ++p))
+						continue; /* a continued line */
+					c = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p == 'b' ? '\b' : *p;
+				} else if (!q && (c == ' ' || c == '\t' || c == '\r')) {
+					if (n == 0)
+						continue;
+				}
+				if (n + 1 < sizeof val)
+					val[n++] = c;
+				else
+					fits = false;
+				if (q || *p != c || (c != ' ' && c != '\t' && c != '\r'))
+					keep = n;
+			}
+			val[keep] = '\0';
+			if (fits && keep)
+				strv_add(vals, val);
+		}
+		p += strcspn(p, "\n");
+		p += *p == '\n';
+	}
+}
+
+/* A path value of a git config that does not depend on the config's own
+ * place: "~/..." in each home (PATHS gets one per home), "/...", or
+ * "~user/..." (someone else's home: nothing). False for a relative one. */
+static bool config_path_abs(const struct walk *w, const char *v, struct strv *paths)
+{
+	if (strncmp(v, "~/", 2) == 0) {
+		for (size_t h = 0; w->homes && w->homes[h]; h++) {
+			char *home = realpath(w->homes[h], NULL);
+			if (home)
+				strv_push(paths, path_join(home, v + 2));
+			free(home);
+		}
+		return true;
+	}
+	if (v[0] == '/')
+		strv_add(paths, v);
+	return v[0] == '/' || v[0] == '~';
+}
+
+/* Up to INC_BYTES of the regular file CFG, NUL-terminated, or NULL. Not
+ * opened when it is not a regular file (a FIFO would block, a device
+ * could act on open); O_NONBLOCK in case it was swapped meanwhile. */
+static char *read_config(const char *cfg, size_t *len)
+{
+	struct stat st;
+	if (stat(cfg, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	int fd = open(cfg, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char *buf = NULL;
+	size_t n = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* Its size now, plus one byte to see it grew (or is a file
+		 * of /proc, sized 0), to the bound. */
+		size_t cap = st.st_size < INC_BYTES ? (size_t)st.st_size + 1 : INC_BYTES;
+		buf = xmalloc(cap + 1);
+		ssize_t r;
+		while (n < cap && (r = read(fd, buf + n, cap - n)) > 0)
+			n += (size_t)r;
+		buf[n] = '\0';
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+static void hooks_path_places(struct walk *w, const char *cfg, const char *top);
+
+/* The files the git config CFG includes, and theirs (DEPTH levels):
+ * each one in a writable root is config like CFG, added to the walk's
+ * list (existing or not: one made in the session is moved aside).
+ *
+ * Read from the host's view, with nothing of the session's running to
+ * swap a file meanwhile: before the session starts, and after its pid
+ * namespace is gone (autorun_check_new); `wicket why`'s advice reads
+ * them during one, where a swapped file only changes an explanation.
+ * Every read is bounded, so crafted files cost no more than
+ * (INC_FILES + 2 * GIT_DIRS) * INC_BYTES. */
+static void config_includes(struct walk *w, const char *cfg, int depth)
+{
+	/* Each git directory's own config and config.worktree, and at most
+	 * INC_FILES files reached by an include. */
+	if (!first_visit(w, &w->read, 2 * GIT_DIRS + INC_FILES + 4, cfg, depth))
+		return;
+	size_t len = 0;
+	char *text = read_config(cfg, &len);
+	if (!text)
+		return;
+	if (len >= INC_BYTES)
+		w->truncated = true; /* what lies past the bound is not seen */
+	struct strv vals = {0};
+	static const char *const inc_secs[] = {"include", "includeIf", NULL};
+	config_values(text, inc_secs, "path", &vals);
+	free(text);
+	char *dir = NULL;
+	for (size_t i = 0; i < vals.n; i++) {
+		const char *v = vals.v[i];
+		struct strv paths = {0};
+		if (!config_path_abs(w, v, &paths)) {
+			/* Relative to the directory the kernel opened CFG in (a
+			 * symlink on the way followed, as git's open follows it). */
+			if (!dir) {
+				char *ldir = path_dirname(cfg);
+				dir = realpath(ldir, NULL);
+				if (!dir)
+					dir = xstrdup(ldir);
+				free(ldir);
+			}
+			strv_push(&paths, path_join(dir, v));
+		}
+		for (size_t j = 0; j < paths.n; j++) {
+			char *inc = path_normalize(paths.v[j]);
+			/* Never a directory (include.path = .. would make the
+			 * whole root read-only): git reads files. */
+			if (!is_dir(inc) && in_roots(w->roots, inc) && !strv_contains(w->out, inc))
+				strv_add(w->out, inc);
+			if (w->included++ < INC_FILES) {
+				/* An included file may set core.hooksPath too. */
+				hooks_path_places(w, inc, NULL);
+				config_includes(w, inc, depth - 1);
+			} else
+				w->truncated = true;
+			free(inc);
+		}
+		strv_free(&paths);
+	}
+	strv_free(&vals);
+	free(dir);
+}
+
+/* core.hooksPath in the config CFG: the directory git runs hooks from
+ * instead of the git directory's hooks (husky sets .husky/_, a directory
+ * of the work tree). One in a writable root is a place like hooks. A
+ * relative path is relative to where hooks run, the work tree's top
+ * (TOP; NULL for a home's config, whose relative value names a directory
+ * of every repository: the roots' own, .githooks say, then each root's). */
+static void hooks_path_places(struct walk *w, const char *cfg, const char *top)
+{
+	size_t len;
+	char *text = read_config(cfg, &len);
+	if (!text)
+		return;
+	static const char *const core[] = {"core", NULL};
+	struct strv vals = {0};
+	config_values(text, core, "hooksPath", &vals);
+	free(text);
+	for (size_t i = 0; i < vals.n; i++) {
+		const char *v = vals.v[i];
+		struct strv paths = {0};
+		if (!config_path_abs(w, v, &paths) && top) {
+			strv_push(&paths, path_join(top, v));
+		} else if (!paths.n && v[0] != '~' && v[0] != '/') {
+			for (size_t r = 0; r < w->roots->n; r++)
+				strv_push(&paths, path_join(w->roots->v[r], v));
+		}
+		for (size_t j = 0; j < paths.n; j++) {
+			char *d = path_normalize(paths.v[j]);
+			if (in_roots(w->roots, d) && !strv_contains(w->out, d))
+				strv_push(w->out, d);
+			else
+				free(d);
+		}
+		strv_free(&paths);
+	}
+	strv_free(&vals);
+}
+
+static void git_dir_places(struct walk *w, const char *g, int depth);
+
+/* A worktree's .git (a submodule's, a linked worktree's): the file itself,
+ * and the git directory it names. */
+static void dot_git_places(struct walk *w, const char *dotgit, int depth)
+{
+	struct stat st;
+	if (lstat(dotgit, &st) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		git_dir_places(w, dotgit, depth);
+		return;
+	}
+	add(w->out, xstrdup(dotgit));
+	char *base = path_dirname(dotgit);
+	char *g = read_pointer(dotgit, "gitdir: ", base);
+	if (g && is_dir(g))
+		git_dir_places(w, g, depth);
+	free(g);
+	free(base);
+}
+
+/* Each git directory below G/modules (a submodule's name may hold '/'). */
+static void modules_places(struct walk *w, const char *d, int depth)
+{
+	if (depth <= 0)
+		return;
+	DIR *dir = opendir(d);
+	if (!dir)
+		return;
+	w->dirs++;
+	struct dirent *e;
+	int n = 0;
+	while ((e = next_entry(w, dir, &n))) {
+		char *m = path_join(d, e->d_name);
+		if (is_git_dir(m)) {
+			git_dir_places(w, m, depth - 1);
+			char *wt = config_worktree(m);
+			if (wt) {
+				add(w->out, path_join(wt, ".git"));
+				free(wt);
+			}
+		} else if (is_dir(m)) {
+			modules_places(w, m, depth - 1);
+		}
+		free(m);
+	}
+	closedir(dir);
+}
+
+static void git_dir_places(struct walk *w, const char *g, int depth)
+{
+	if (!first_visit(w, &w->seen, GIT_DIRS, g, depth))
+		return;
+	for (size_t i = 0; git_dir_files[i]; i++)
+		add(w->out, path_join(g, git_dir_files[i]));
+	static const char *const configs[] = {"config", "config.worktree"};
+	/* Where its hooks run: the directory G is the .git of, or the work
+	 * tree its config names. */
+	const char *slash = strrchr(g, '/');
+	char *top = slash && strcmp(slash + 1, ".git") == 0 ? path_dirname(g) : config_worktree(g);
+	for (size_t i = 0; i < 2; i++) {
+		char *c = path_join(g, configs[i]);
+		config_includes(w, c, INC_DEPTH);
+		hooks_path_places(w, c, top);
+		free(c);
+	}
+	free(top);
+	/* A linked worktree's git directory takes hooks and config from the
+	 * common one; and the worktree's .git file points back here. */
+	char *cf = path_join(g, "commondir");
+	char *common = read_pointer(cf, "", g);
+	if (common && is_dir(common))
+		git_dir_places(w, common, depth - 1);
+	free(common);
+	free(cf);
+	char *gf = path_join(g, "gitdir");
+	char *back = read_pointer(gf, "", g);
+	if (back)
+		add(w->out, back);
+	free(gf);
+
+	char *mods = path_join(g, "modules");
+	modules_places(w, mods, depth - 1);
+	free(mods);
+	char *wts = path_join(g, "worktrees");
+	DIR *dir = opendir(wts);
+	if (dir) {
+		w->dirs++;
+		struct dirent *e;
+		int n = 0;
+		while ((e = next_entry(w, dir, &n))) {
+			char *wt = path_join(wts, e->d_name);
+			if (is_dir(wt))
+				git_dir_places(w, wt, depth - 1);
+			free(wt);
+		}
+		closedir(dir);
+	}
+	free(wts);
+}
+
+/* The git directory ROOT is, or lies in: the nearest of ROOT and its
+ * ancestors that is one (a bare repository, a .git), or NULL. */
+static char *enclosing_git_dir(const char *root)
+{
+	char *d = xstrdup(root);
+	for (int i = 0; i < 64; i++) {
+		const char *base = strrchr(d, '/');
+		if ((base && strcmp(base + 1, ".git") == 0) || is_git_dir(d))
+			return d;
+		if (strcmp(d, "/") == 0)
+			break;
+		char *up = path_dirname(d);
+		free(d);
+		d = up;
+		/* Above a .git component git would not look for a bare one. */
+		if (!strstr(d, "/.git"))
+			break;
+	}
+	free(d);
+	return NULL;
+}
+
+/* The .git of the repository whose work tree holds ROOT, as git finds
+ * it from inside: the nearest ancestor of ROOT with a .git entry, or
+ * NULL. Its config lies outside the root, but may name a hooks directory
+ * or include a file inside it (husky in a package of a monorepo:
+ * core.hooksPath = frontend/.husky/_). */
+static char *enclosing_dot_git(const char *root)
+{
+	char *d = path_dirname(root);
+	for (int i = 0; i < 256; i++) {
+		char *dg = path_join(d, ".git");
+		struct stat st;
+		if (lstat(dg, &st) == 0) {
+			free(d);
+			return dg;
+		}
+		free(dg);
+		if (strcmp(d, "/") == 0)
+			break;
+		char *up = path_dirname(d);
+		free(d);
+		d = up;
+	}
+	free(d);
+	return NULL;
+}
+
+bool autorun_git_places(const struct strv *roots, const char *const *homes, struct strv *out)
+{
+	bool complete = true;
+	for (size_t i = 0; i < roots->n; i++) {
+		const char *w = roots->v[i];
+		struct strv here = {0};
+		struct walk wk = {.out = &here, .roots = roots, .homes = homes};
+		char *dg = path_join(w, ".git");
+		dot_git_places(&wk, dg, GIT_DEPTH);
+		free(dg);
+		char *g = enclosing_git_dir(w);
+		if (g)
+			git_dir_places(&wk, g, GIT_DEPTH);
+		free(g);
+		char *eg = enclosing_dot_git(w);
+		if (eg)
+			dot_git_places(&wk, eg, GIT_DEPTH);
+		free(eg);
+		strv_free(&wk.seen);
+		strv_free(&wk.read);
+		if (wk.truncated)
+			complete = false;
+		for (size_t j = 0; j < here.n; j++) {
+			/* A root inside one of them (--write .git/hooks) is one
+			 * of them: the root itself is kept read-only. */
+			if (path_is_under(w, here.v[j]) && strcmp(w, here.v[j]) != 0)
+				add(out, xstrdup(w));
+			else
+				add(out, xstrdup(here.v[j]));
+		}
+		strv_free(&here);
+	}
+	return complete;
+}
+
+/* Where P really is: its real path, or for one that does not exist (a
+ * link whose target is missing, a file in a linked directory), its
+ * directory's real path and its name; NULL when neither exists. */
+static char *real_place_n(const char *p, int links)
+{
+	if (links > 40) /* like the kernel's bound: a loop */
+		return NULL;
+	char *r = realpath(p, NULL);
+	if (r)
+		return r;
+	char *dir = path_dirname(p), *rd = realpath(dir, NULL);
+	free(dir);
+	if (!rd)
+		return NULL;
+	char *t = NULL;
+	struct stat st;
+	if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
+		/* A link to what does not exist yet: where it points. */
+		char buf[PATH_MAX];
+		ssize_t n = readlink(p, buf, sizeof buf - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			char *abs = buf[0] == '/' ? xstrdup(buf) : path_join(rd, buf);
+			t = real_place_n(abs, links + 1);
+			free(abs);
+		}
+	} else {
+		const char *base = strrchr(p, '/');
+		t = path_join(rd, base ? base + 1 : p);
+	}
+	free(rd);
+	return t;
+}
+
+static char *real_place(const char *p)
+{
+	return real_place_n(p, 0);
+}
+
+bool autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out)
+{
+	struct walk wk = {.out = out, .roots = roots, .homes = homes};
+	for (size_t h = 0; homes[h]; h++) {
+		char *home = realpath(homes[h], NULL);
+		if (!home)
+			continue;
+		/* Only where a root contains them: a home that is not
+		 * writable costs nothing here. */
+		for (size_t i = 0; startup_files[i]; i++) {
+			char *p = path_join(home, startup_files[i]);
+			/* And where it really is: a dotfiles repository linked
+			 * from the home (stow) may be a writable root. */
+			char *r = real_place(p);
+			if (in_roots(roots, p))
+				add(out, p);
+			else
+				free(p);
+			if (r && in_roots(roots, r))
+				add(out, r);
+			else
+				free(r);
+		}
+		/* What the home's git config includes, writable or not
+		 * (~/.gitconfig can include a file of the workspace). */
+		for (size_t i = 0; home_git_configs[i]; i++) {
+			char *c = path_join(home, home_git_configs[i]);
+			config_includes(&wk, c, INC_DEPTH);
+			hooks_path_places(&wk, c, NULL);
+			free(c);
+		}
+		free(home);
+	}
+	/* Git's other global and system config: $XDG_CONFIG_HOME/git (where
+	 * it is not ~/.config) and /etc/gitconfig, protected where a root
+	 * holds them, and followed as the home's are. */
+	const char *x = getenv("XDG_CONFIG_HOME");
+	char *dirs[] = {x && x[0] == '/' ? path_join(x, "git") : NULL, NULL};
+	char *cfgs[] = {dirs[0] ? path_join(dirs[0], "config") : NULL, xstrdup("/etc/gitconfig")};
+	for (size_t i = 0; i < 2; i++) {
+		if (dirs[i] && in_roots(roots, dirs[i]) && !strv_contains(out, dirs[i]))
+			strv_add(out, dirs[i]);
+		if (cfgs[i] && in_roots(roots, cfgs[i]) && !strv_contains(out, cfgs[i]))
+			strv_add(out, cfgs[i]);
+		if (cfgs[i]) {
+			config_includes(&wk, cfgs[i], INC_DEPTH);
+			hooks_path_places(&wk, cfgs[i], NULL);
+		}
+		free(dirs[i]);
+		free(cfgs[i]);
+	}
+	strv_free(&wk.read);
+	return !wk.truncated;
+}
+
+bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out)
+{
+	bool complete = autorun_git_places(roots, homes, out);
+	return autorun_startup_places(roots, homes, out) && complete;
+}
+
+void autorun_check_new(const struct session *s, const char *const *homes)
+{
+	struct strv now = {0};
+	if (!autorun_places(&s->pol.write, homes, &now))
+		warnmsg("WARNING: a writable root holds too many git directories (modules, "
+			"worktrees: more than %d, or %d in one directory) or git config includes "
+			"(more than %d files, or one over %d KiB); not all were checked for "
+			"hooks or config the session planted: review them before running git there",
+			GIT_DIRS, GIT_ENTRIES, INC_FILES, INC_BYTES / 1024);
+	for (size_t i = 0; i < now.n; i++) {
+		const char *p = now.v[i];
+		struct stat st;
+		/* Protected from the start (mounted read-only, or watched as
+		 * absent by plan_check_absent): nothing new. */
+		if (!strv_contains(&s->autorun_start, p) && !strv_contains(&s->plan.absent_protect, p) &&
+		    lstat(p, &st) == 0)
+			plan_quarantine(&s->pol, p, s->session_id);
+	}
+	strv_free(&now);
+}
+
+/* The walk for nested .git entries: bounded in entries, depth and time;
+ * past a bound it stops and says so. */
+#define NEST_ENTRIES 2000000
+#define NEST_SECONDS 5
+#define NEST_DEPTH 256
+/* File systems stamp ctime from a coarse clock (one tick, up to 10 ms):
+ * a .git made right at the start may look a little older. FAT keeps
+ * 2 s steps. Too wide a margin would take a .git the user made just
+ * before the session for the session's. */
+#define NEST_MARGIN_NS 20000000LL
+#define NEST_MARGIN_FAT_NS 2000000000LL
+#ifndef EXFAT_SUPER_MAGIC
+#define EXFAT_SUPER_MAGIC 0x2011BAB0
+#endif
+
+struct nest {
+	const struct session *s;
+	long long since_ns;    /* ctime at or after this: made in the session */
+	long long deadline_ns; /* CLOCK_MONOTONIC */
+	unsigned long entries;
+	bool truncated;
+	/* Directories deeper than NEST_DEPTH: not walked, the rest is (a deep
+	 * chain must not switch the walk off for the whole root). */
+	unsigned long deep;
+	char first_deep[PATH_MAX];
+	unsigned long unlisted; /* directories that could not be read */
+	char first_unlisted[PATH_MAX];
+	char path[PATH_MAX];
+};
+
+static long long ns_of(const struct timespec *t)
+{
+	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+static long long mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return ns_of(&t);
+}
+
+/* PATH (N->path) is a .git made during the session, not one of the
+ * places of the start (a root's own .git, a submodule's .git file):
+ * those are autorun_check_new's. */
+static bool nested_new(const struct nest *n, const struct stat *st)
+{
+	const struct session *s = n->s;
+	if (ns_of(&st->st_ctim) < n->since_ns || strv_contains(&s->autorun_start, n->path))
+		return false;
+	for (size_t i = 0; i < s->pol.write.n; i++) {
+		char *own = path_join(s->pol.write.v[i], ".git");
+		bool is_own = strcmp(own, n->path) == 0;
+		free(own);
+		if (is_own)
+			return false;
+	}
+	return true;
+}
+
+/* PATH (N->path) names a directory NAME of FD that cannot be read (the
+ * session took its read permission away): its .git, if git can reach it
+ * (search permission is all git needs), is looked at all the same; what
+ * lies deeper is not, and the end says so. */
+static void nest_unlisted(struct nest *n, int fd, const char *name, size_t len)
+{
+	if (!n->unlisted++)
+		memcpy(n->first_unlisted, n->path, len + 1);
+	int p = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (p < 0 || len + 5 >= sizeof n->path) {
+		if (p >= 0)
+			close(p);
+		return;
+	}
+	if (fstatat(p, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		memcpy(n->path + len, "/.git", 6);
+		if (nested_new(n, &st))
+			plan_quarantine(&n->s->pol, n->path, n->s->session_id);
+		n->path[len] = '\0';
+	}
+	close(p);
+}
+
+/* An entry NAME of FD that git's is_git_directory() accepts: present,
+ * and for objects and refs, searchable (a directory, or any file with an
+ * execute bit: git asks access(X_OK) only). Git follows a symlink; its
+ * ctime and its target's, the later of the two, in *CT (a new link to an
+ * old file is new). */
+static bool git_part(int fd, const char *name, bool searchable, long long *ct)
+{
+	struct stat st, to;
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	*ct = ns_of(&st.st_ctim);
+	if (S_ISLNK(st.st_mode)) {
+		if (fstatat(fd, name, &to, 0) < 0)
+			return false;
+		if (ns_of(&to.st_ctim) > *ct)
+			*ct = ns_of(&to.st_ctim);
+		st.st_mode = to.st_mode;
+	}
+	return !searchable || S_ISDIR(st.st_mode) || (st.st_mode & 0111);
+}
+
+/* The directory FD (its path in N->path) is itself a git directory, as
+ * git looks for one in each directory it passes (a bare repository's
+ * layout: HEAD, objects or a commondir, refs), and one of those or its
+ * config was made or changed during the session: git run there outside
+ * would take its config and hooks. Its HEAD is moved aside, which is
+ * enough for git not to take the directory for a repository, and leaves
+ * what else it holds (the sandbox may have made a source directory one)
+ * where it is. */
+static void nest_bare(struct nest *n, int fd, size_t len)
+{
+	long long head, objects, refs, common = 0, config = 0;
+	if (!git_part(fd, "HEAD", false, &head) || !git_part(fd, "refs", true, &refs) ||
+	    (!git_part(fd, "objects", true, &objects) && !git_part(fd, "commondir", false, &objects)))
+		return;
+	git_part(fd, "commondir", false, &common);
+	git_part(fd, "config", false, &config);
+	if (head < n->since_ns && objects < n->since_ns && refs < n->since_ns &&
+	    common < n->since_ns && config < n->since_ns)
+		return;
+	if (len + 6 >= sizeof n->path)
+		return;
+	memcpy(n->path + len, "/HEAD", 6);
+	if (!strv_contains(&n->s->autorun_start, n->path))
+		plan_quarantine(&n->s->pol, n->path, n->s->session_id);
+	n->path[len] = '\0';
+}
+
+/* Walk the directory FD (its path in N->path, LEN long; FD is taken).
+ * Never follows a symlink: every open and stat is relative to the
+ * directory's descriptor, with O_NOFOLLOW or AT_SYMLINK_NOFOLLOW. */
+static void nest_walk(struct nest *n, int fd, size_t len, int depth)
+{
+	nest_bare(n, fd, len);
+	DIR *dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		const char *name = e->d_name;
+		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+			continue;
+		if (++n->entries > NEST_ENTRIES ||
+		    ((n->entries & 1023) == 0 && mono_ns() > n->deadline_ns)) {
+			n->truncated = true;
+			break;
+		}
+		size_t nl = strlen(name);
+		if (len + 1 + nl >= sizeof n->path)
+			continue;
+		bool git = strcmp(name, ".git") == 0;
+		if (!git && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		/* The ones moved aside (a .git directory's insides are git's). */
+		if (strncmp(name, ".git.quarantined-by-wicket-", 27) == 0)
+			continue;
+		/* Only a .git, or a directory the type does not tell, is stat'ed. */
+		struct stat st;
+		if ((git || e->d_type == DT_UNKNOWN) && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		n->path[len] = '/';
+		memcpy(n->path + len + 1, name, nl + 1);
+		if (git) {
+			if (nested_new(n, &st))
+				plan_quarantine(&n->s->pol, n->path, n->s->session_id);
+		} else if (e->d_type == DT_DIR || S_ISDIR(st.st_mode)) {
+			int sub = depth < NEST_DEPTH
+					  ? openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+					  : -1;
+			if (sub >= 0)
+				nest_walk(n, sub, len + 1 + nl, depth + 1);
+			else if (depth >= NEST_DEPTH && !n->deep++)
+				memcpy(n->first_deep, n->path, len + 1 + nl + 1);
+			else if (depth < NEST_DEPTH && errno == EACCES)
+				nest_unlisted(n, fd, name, len + 1 + nl);
+		}
+		n->path[len] = '\0';
+		if (n->truncated)
+			break;
+	}
+	closedir(dir);
+}
+
+void autorun_check_nested(const struct session *s)
+{
+	struct nest *n = xcalloc(1, sizeof *n);
+	n->s = s;
+	n->deadline_ns = mono_ns() + NEST_SECONDS * 1000000000LL;
+	for (size_t i = 0; i < s->pol.write.n && !n->truncated; i++) {
+		const char *w = s->pol.write.v[i];
+		/* A root inside another was walked with it. */
+		bool inner = false;
+		for (size_t j = 0; j < s->pol.write.n && !inner; j++)
+			inner = j != i && path_is_under(w, s->pol.write.v[j]) &&
+				strcmp(w, s->pol.write.v[j]) != 0;
+		size_t len = strlen(w);
+		if (inner || len >= sizeof n->path)
+			continue;
+		int fd = open(w, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		memcpy(n->path, w, len + 1);
+		struct statfs sf;
+		bool fat = fstatfs(fd, &sf) == 0 &&
+			   (sf.f_type == MSDOS_SUPER_MAGIC || sf.f_type == EXFAT_SUPER_MAGIC);
+		n->since_ns = ns_of(&s->started) - (fat ? NEST_MARGIN_FAT_NS : NEST_MARGIN_NS);
+		/* "/" is refused as a root; a trailing slash never comes. */
+		nest_walk(n, fd, len, 0);
+	}
+	if (n->truncated)
+		warnmsg("WARNING: the writable roots hold more than %d entries (or took more than "
+			"%d s to look through): not all were checked for .git directories or files "
+			"the session made, which git outside would use; review them (find DIR -name "
+			".git -newer ...) before running git there",
+			NEST_ENTRIES, NEST_SECONDS);
+	if (n->deep)
+		warnmsg("WARNING: %lu directories in the writable roots lie deeper than %d levels "
+			"(%s first): what lies below them was not checked for .git directories or "
+			"files the session made, which git outside would use; review them before "
+			"running git there", n->deep, NEST_DEPTH, n->first_deep);
+	if (n->unlisted)
+		warnmsg("WARNING: %lu directories in the writable roots could not be read (%s "
+			"first): what lies below them was not checked for .git directories or files "
+			"the session made, which git outside would use; review them before running "
+			"git there", n->unlisted, n->first_unlisted);
+	free(n);
+}

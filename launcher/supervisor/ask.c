@@ -1,0 +1,1991 @@
+/* `wicket ask`, the supervisor's side (DESIGN §6).
+ *
+ * A process in the sandbox sends one packet on the control socket,
+ *   {"v":1,"type":"ask","argv":[...],"reason":"...","timeout":N}
+ * with four descriptors (SCM_RIGHTS): its stdin, stdout, stderr and a
+ * SOCK_SEQPACKET reply socket; or, sent with send() where a sendmsg()
+ * would be a seccomp notification (WICKET_ASK_TAKE, control.c), with
+ * "fds" naming them, taken from the sender (take_fds). The supervisor decides, in order: the
+ * policy's escalation.deny rules, its escalation.allow rules, the mode
+ * (deny; the approver program: --approver or the policy's; the real
+ * terminal), and no answer within the timeout is No. Rules match the
+ * whole argv (askproto.h). A CAREFUL command, one whose code the sandbox
+ * can write (careful.h), skips the allow rules and the approver: only the
+ * terminal can approve it. An approved command
+ * runs outside the sandbox, as the supervisor's child, with the
+ * requester's stdio and cwd and the supervisor's own environment. The
+ * reply socket carries {"v":1,"type":"signal","signal":N} from the client
+ * and one {"v":1,"type":"result",...} back; its end means the requester
+ * is gone. Every request is one line of the audit log.
+ *
+ * Why the sandbox cannot approve its own request:
+ *  - nothing it sends is an answer: the reply socket is only read for
+ *    signals, the control socket knows no "approve";
+ *  - the approver is outside (a path from the command line or from a
+ *    policy file the session cannot write) and is refused when the
+ *    sandbox could rewrite it; the prompt is on the real terminal, which
+ *    no sandboxed process holds, with the relay paused (pty.c);
+ *  - what runs is what was shown: the executable is opened (O_PATH) when
+ *    the request arrives and run through that descriptor (execveat), the
+ *    cwd likewise (fchdir), so renaming files or directories afterwards
+ *    changes nothing; neither an allow rule nor an approver approves a
+ *    CAREFUL command (the sandbox could change the code after the
+ *    decision); paths through /proc magic links (/proc/PID/root...) are
+ *    refused: they lead into the sandbox's own view of the files;
+ *  - argv[0] is resolved with the supervisor's PATH (absolute entries
+ *    only) and the command gets the supervisor's environment: no
+ *    LD_PRELOAD, PATH or other variable of the sandbox's reaches it;
+ *  - the sender is who the kernel says (SCM_CREDENTIALS): a process
+ *    without CAP_SYS_ADMIN cannot claim another pid, and the pid only
+ *    picks the cwd, which is checked to be the same directory outside;
+ *    where the kernel also sends a pidfd of the sender (SCM_PIDFD, 6.5),
+ *    its /proc entry is checked to be the sender's own, not that of a
+ *    process that got the number after the sender died.
+ *
+ * The supervisor never waits: the approver, the prompt, the timeout and
+ * the command are watches of the relay loop (pidfds, a timerfd, the
+ * terminal, the reply socket). At most ASK_MAX requests are in flight;
+ * more get an error reply. */
+#include "config.h"
+#include "base/session.h"
+#include "base/setupfail.h"
+#include "base/state.h"
+#include "plan/plan.h"
+#include "supervisor/ask.h"
+#include "supervisor/pty.h"
+#include "supervisor/watch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <linux/close_range.h>
+#include <linux/openat2.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "askproto.h"
+#include "careful.h"
+#include "askrender.h"
+#include "path.h"
+
+extern char **environ;
+
+#define ASK_MAX 16            /* requests in flight */
+#define ASK_END_GRACE_MS 1000 /* a command at the session's end: SIGHUP, SIGTERM, SIGKILL */
+/* What one session may write to the audit log: past AUDIT_BUDGET bytes
+ * its further requests are refused, unrun and only counted (one line at
+ * the end of the session), so that no session can rotate away the record
+ * of the ones before it: the log keeps AUDIT_KEEP files of AUDIT_ROTATE
+ * before the current one, and a session can fill at most a quarter of
+ * one (plus the lines of the requests already in flight). */
+#define AUDIT_BUDGET (1 << 20)
+/* Of which the proxy's refusals may take this much: a session that makes
+ * refused connections in a loop cannot spend the budget of its requests. */
+#define AUDIT_NET_BUDGET (AUDIT_BUDGET / 4)
+#define AUDIT_KEEP 3          /* audit.jsonl.1 .. audit.jsonl.3 */
+#define AUDIT_ARGS 32         /* arguments an audit line lists (it says how many there were) */
+#define AUDIT_STR 256         /* bytes of a string in an audit line; longer: cut in the middle */
+#define AUDIT_ROTATE (4 << 20) /* audit.jsonl grows to this, then becomes audit.jsonl.1 */
+_Static_assert(AUDIT_BUDGET <= AUDIT_ROTATE / 4, "a session fills at most a quarter of a file");
+/* After FLOOD_REFUSALS questions refused (No, Ctrl-C, no answer) within
+ * FLOOD_WINDOW_MS, the session's requests are refused without a question
+ * until it has not asked for FLOOD_QUIET_MS: a loop that asks again as
+ * soon as it is refused (and ignores signals) cannot take the terminal. */
+#define FLOOD_REFUSALS 5
+#define FLOOD_WINDOW_MS 60000
+#define FLOOD_QUIET_MS 30000
+#define SIGNALS_PER_WAKE 8
+
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0x1000
+#endif
+
+enum state { A_FREE, A_QUEUED, A_PROMPT, A_APPROVER, A_RUNNING, A_REAPING };
+
+struct ask {
+	enum state st;
+	int io[3];              /* the requester's stdin, stdout, stderr */
+	int reply;              /* -1 once closed */
+	int cwd_fd, exe_fd;     /* opened when the request came */
+	struct ask_req req;
+	pid_t host_pid;
+	long sb_pid;            /* as the sandbox sees it */
+	char *comm, *exe, *cwd, *path;
+	char *careful;          /* NULL, or why the sandbox controls the code that would
+				 * run (careful.h): then only the terminal may approve */
+	const char *input;      /* its standard input: "terminal", "null", or what the
+				 * sandbox writes ("pipe", "file", "socket", "device") */
+	bool input_sb;          /* the latter: only the person or a rule with "stdin":
+				 * true passes it on; else the command gets /dev/null */
+	bool input_nulled;      /* and it did */
+	int ctty;               /* which of io[] is a pty of its own (pty_cmd_open), or -1 */
+	bool signalled;         /* the sandbox had a signal sent to it (its wicket ask) */
+	long long t0, deadline; /* monotonic ms; deadline 0: none (running) */
+	time_t wall0;
+	pid_t child;            /* approver or command */
+	int child_pidfd;
+	struct watch *w_reply, *w_child;
+	const char *decision, *by;
+	char *rule, *message;
+	int status;             /* the command's, or 128+N when cancelled by signal N */
+	bool ran;               /* the command ran (status is its own) */
+	/* A question of the proxy's about a host (ask_net), not a command:
+	 * no descriptors, no command; the answer goes to the proxy. */
+	bool net;
+	unsigned long net_token;
+	void (*net_reply)(unsigned long, enum pty_answer, bool, const char *);
+	char *net_host, *net_request;
+	enum pty_answer net_answer; /* once approved: PTY_YES or PTY_SESSION */
+};
+
+static struct ask asks[ASK_MAX];
+static bool init_done;
+static struct wk_wset wset; /* what the session can write (plan_wset) */
+static bool wset_done;
+
+/* Who can write what the command reads on standard input. The
+ * session's terminal: only the person types there (the sandbox cannot
+ * inject keys: TIOCSTI is refused). /dev/null, by device number, whatever
+ * inode names it. Anything else the sandbox gave it, a pipe, a file or a
+ * socket, holds what the sandbox wrote: an approved vim, git commit's
+ * editor, less or ssh would take that as keys. The person at the terminal
+ * is shown it in the question and decides; a rule passes it on only when
+ * it says "stdin": true; otherwise (the approver, any other rule) the
+ * command runs with /dev/null and the client says so. */
+static const char *input_kind(int fd, bool *from_sandbox)
+{
+	struct stat st;
+	*from_sandbox = false;
+	if (pty_is_session_tty(fd))
+		return "terminal";
+	bool known = fstat(fd, &st) == 0;
+	if (known && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+		return "null";
+	*from_sandbox = true;
+	return !known ? "unknown" : S_ISFIFO(st.st_mode) ? "pipe" : S_ISREG(st.st_mode) ? "file"
+	     : S_ISSOCK(st.st_mode) ? "socket" : "device";
+}
+
+static const char *input_article(const char *kind)
+{
+	return strcmp(kind, "pipe") == 0 ? "a pipe" : strcmp(kind, "file") == 0 ? "a file"
+	     : strcmp(kind, "socket") == 0 ? "a socket" : strcmp(kind, "device") == 0 ? "a device"
+	     : "something";
+}
+static int timer_fd = -1;
+static struct watch *w_timer;
+static size_t audit_bytes;       /* written by this session */
+static size_t audit_net_bytes;   /* of which about the network (the proxy's, ask_net's) */
+/* Requests refused without a line each in the audit log: how many, from
+ * when to when (tally_line says it in one line). */
+struct tally {
+	unsigned n;
+	time_t from, last;
+};
+static struct tally unlogged;    /* refused past AUDIT_BUDGET */
+static long long refused_at[FLOOD_REFUSALS]; /* the latest refusals, monotonic ms */
+static unsigned refused_next;
+static long long muted_until;    /* 0: questions are asked */
+static struct tally muted;       /* refused without a question since */
+
+static void init_once(void)
+{
+	if (init_done)
+		return;
+	for (size_t i = 0; i < ASK_MAX; i++)
+		asks[i] = (struct ask){.io = {-1, -1, -1}, .reply = -1, .cwd_fd = -1,
+				       .exe_fd = -1, .child_pidfd = -1, .status = -1, .ctty = -1};
+	init_done = true;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* --- messages to the client ---------------------------------------------- */
+
+/* One packet, never waiting: the socket is fresh and the client reads;
+ * a client that does not is dropped. */
+static void send_doc(int fd, json_t *doc)
+{
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	if (fd >= 0 && text)
+		(void)!send(fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
+	free(text);
+}
+
+static void send_error(int fd, const char *msg)
+{
+	send_doc(fd, json_pack("{s:i, s:s, s:s}", "v", 1, "type", "error", "error", msg));
+}
+
+/* --- the audit log --------------------------------------------------------- */
+
+/* FILE.1 .. FILE.AUDIT_KEEP each one further back, the oldest dropped,
+ * and FILE becomes FILE.1. Under the lock of FILE (audit_open): one
+ * session at a time. */
+static bool audit_rotate(const char *file)
+{
+	for (int i = AUDIT_KEEP - 1; i >= 0; i--) {
+		char *from = i ? xasprintf("%s.%d", file, i) : xstrdup(file);
+		char *to = xasprintf("%s.%d", file, i + 1);
+		bool ok = rename(from, to) == 0 || (i && errno == ENOENT);
+		free(from);
+		free(to);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* FILE for appending a line of LEN bytes, locked: when the line would
+ * take it past AUDIT_ROTATE it is rotated (audit_rotate) and a new FILE
+ * is started. The lock is on the file itself, and the name is checked
+ * to still be that file once it is held: two sessions that rotate at
+ * once rotate it once. */
+static int audit_open(const char *file, size_t len)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		struct stat st, named;
+		if (fd < 0 || flock(fd, LOCK_EX) < 0 || fstat(fd, &st) < 0) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		if (lstat(file, &named) < 0 || named.st_ino != st.st_ino || named.st_dev != st.st_dev) {
+			close(fd); /* rotated meanwhile by another session */
+			continue;
+		}
+		if (st.st_size == 0 || (unsigned long long)st.st_size + len <= AUDIT_ROTATE)
+			return fd;
+		bool moved = audit_rotate(file);
+		close(fd);
+		if (!moved)
+			return -1;
+	}
+	return -1;
+}
+
+/* One line of the audit log; what it takes counts against the session's
+ * budget. */
+static void audit_line(json_t *o)
+{
+	char *dir = wicket_state_dir();
+	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	if (dir && text && wicket_state_dir_make(dir)) {
+		char *file = path_join(dir, "audit.jsonl");
+		int fd = audit_open(file, strlen(text) + 1);
+		if (fd >= 0) {
+			size_t n = strlen(text);
+			text[n] = '\n'; /* json_dumps leaves room: the NUL becomes the newline */
+			if (write(fd, text, n + 1) != (ssize_t)(n + 1))
+				warnmsg("ask: cannot append to %s", file);
+			audit_bytes += n + 1;
+			close(fd);
+		} else {
+			warnmsg("ask: cannot open %s: %s", file, strerror(errno));
+		}
+		free(file);
+	}
+	free(dir);
+	free(text);
+}
+
+/* Room left for lines about the network (their share: AUDIT_NET_BUDGET). */
+static bool net_budget_left(void)
+{
+	return audit_net_bytes < AUDIT_NET_BUDGET && audit_bytes < AUDIT_BUDGET;
+}
+
+/* A line about the network, on its share of the budget. */
+static void audit_line_net(json_t *o)
+{
+	if (!net_budget_left()) {
+		json_decref(o);
+		return;
+	}
+	size_t before = audit_bytes;
+	audit_line(o);
+	audit_net_bytes += audit_bytes - before;
+}
+
+/* A request no one was asked about: no one to ask, or the policy's mode
+ * (or budget) asks no one. */
+static bool nobody_asked(const char *by)
+{
+	return strcmp(by, "no-terminal") == 0 || strcmp(by, "policy") == 0;
+}
+
+static json_t *argv_json(const struct strv *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < v->n; i++)
+		json_array_append_new(a, json_string(v->v[i]) ?: json_string("?"));
+	return a;
+}
+
+/* A string from the sandbox, as JSON: jansson wants UTF-8. */
+static json_t *jstr(const char *s)
+{
+	if (!s)
+		return json_null();
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	char *c = text_clean(s, 4096);
+	j = json_string(c);
+	free(c);
+	return j;
+}
+
+/* S for the audit log: at most AUDIT_STR bytes, its middle cut out. */
+static json_t *jstr_cut(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n <= AUDIT_STR)
+		return jstr(s);
+	char *c = xasprintf("%.*s...%s", AUDIT_STR / 2, s, s + n - AUDIT_STR / 2);
+	json_t *j = jstr(c);
+	free(c);
+	return j;
+}
+
+/* The argv for the audit log: the first AUDIT_ARGS arguments, a long one
+ * as {"head", "tail", "bytes"}; "argc" beside it says how many there were. */
+static json_t *audit_argv(const struct strv *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < v->n && i < AUDIT_ARGS; i++) {
+		size_t n = strlen(v->v[i]);
+		if (n <= AUDIT_STR / 2) {
+			json_array_append_new(a, jstr(v->v[i]));
+			continue;
+		}
+		char *head = xasprintf("%.*s", AUDIT_STR / 4, v->v[i]);
+		json_array_append_new(a, json_pack("{s:o, s:o, s:I}", "head", jstr(head), "tail",
+						   jstr(v->v[i] + n - AUDIT_STR / 4), "bytes",
+						   (json_int_t)n));
+		free(head);
+	}
+	return a;
+}
+
+static const char *policy_name(const struct session *s)
+{
+	return s->pol.name ? s->pol.name : DEFAULT_POLICY;
+}
+
+static void audit(const struct session *s, const struct ask *a)
+{
+	if (a->by && (strcmp(a->by, "rate-limit") == 0 || strcmp(a->by, "audit-budget") == 0))
+		return; /* counted, and said in one line (flood_summary, budget_summary) */
+	char when[32];
+	struct tm tm;
+	time_t t = a->wall0;
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	json_t *o = json_object();
+	json_object_set_new(o, "time", json_string(when));
+	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
+	json_object_set_new(o, "policy", jstr(policy_name(s)));
+	if (a->net) {
+		/* A question about a host: what was asked, and the answer;
+		 * on the proxy's budget. Not asked (no one to ask, or the
+		 * policy's mode): the proxy's refusal is the line. */
+		if (a->by && nobody_asked(a->by)) {
+			json_decref(o);
+			return;
+		}
+		json_object_set_new(o, "type", json_string("network"));
+		json_object_set_new(o, "pid", json_integer(a->host_pid));
+		json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
+		json_object_set_new(o, "comm", jstr_cut(a->comm));
+		json_object_set_new(o, "object", jstr_cut(a->net_request));
+		json_object_set_new(o, "host", jstr_cut(a->net_host));
+		json_object_set_new(o, "decision", json_string(a->decision ? a->decision : "error"));
+		json_object_set_new(o, "by", json_string(a->by ? a->by : "error"));
+		if (a->decision && strcmp(a->decision, "approved") == 0)
+			json_object_set_new(o, "scope", json_string(a->net_answer == PTY_SESSION ?
+								    "session" : "once"));
+		if (a->message)
+			json_object_set_new(o, "message", jstr_cut(a->message));
+		json_object_set_new(o, "duration_ms", json_integer(now_ms() - a->t0));
+		audit_line_net(o);
+		return;
+	}
+	json_object_set_new(o, "pid", json_integer(a->host_pid));
+	json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
+	json_object_set_new(o, "comm", jstr_cut(a->comm));
+	json_object_set_new(o, "exe", jstr_cut(a->exe));
+	json_object_set_new(o, "argc", json_integer((json_int_t)a->req.argv.n));
+	json_object_set_new(o, "argv", audit_argv(&a->req.argv));
+	json_object_set_new(o, "path", jstr_cut(a->path));
+	json_object_set_new(o, "cwd", jstr_cut(a->cwd));
+	json_object_set_new(o, "reason", jstr_cut(a->req.reason));
+	if (a->careful)
+		json_object_set_new(o, "careful", jstr_cut(a->careful));
+	json_object_set_new(o, "stdin", json_string(a->input ? a->input : "?"));
+	if (a->input_nulled)
+		json_object_set_new(o, "stdin_replaced", json_string("/dev/null"));
+	json_object_set_new(o, "decision", json_string(a->decision ? a->decision : "error"));
+	json_object_set_new(o, "by", json_string(a->by ? a->by : "error"));
+	if (a->rule)
+		json_object_set_new(o, "rule", jstr_cut(a->rule));
+	if (a->message)
+		json_object_set_new(o, "message", jstr_cut(a->message));
+	json_object_set_new(o, "status", a->ran ? json_integer(a->status) : json_null());
+	json_object_set_new(o, "duration_ms", json_integer(now_ms() - a->t0));
+	audit_line(o);
+}
+
+void ask_audit_net(const struct session *s, const char *comm, long host_pid, const char *object,
+		   bool allowed, const char *reason)
+{
+	/* Past their budget the proxy's decisions go unlogged (the refusals
+	 * are still in `wicket why`). */
+	if (!net_budget_left())
+		return;
+	char when[32];
+	struct tm tm;
+	time_t t = time(NULL);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	json_t *o = json_object();
+	json_object_set_new(o, "time", json_string(when));
+	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
+	json_object_set_new(o, "policy", jstr(policy_name(s)));
+	json_object_set_new(o, "type", json_string("network"));
+	json_object_set_new(o, "pid", json_integer(host_pid));
+	json_object_set_new(o, "comm", jstr_cut(comm ? comm : "?"));
+	json_object_set_new(o, "object", jstr_cut(object));
+	json_object_set_new(o, "decision", json_string(allowed ? "allowed" : "denied"));
+	json_object_set_new(o, "by", json_string("proxy"));
+	if (reason)
+		json_object_set_new(o, "reason", jstr_cut(reason));
+	audit_line_net(o);
+}
+
+/* --- the life of a request ---------------------------------------------------- */
+
+static void timer_rearm(void);
+static void prompt_next(struct session *s);
+static void reap_adopted(pid_t sandbox);
+
+/* The process group of a child of ours; never kill(0) or kill(-1),
+ * which would reach the supervisor itself or everything it can signal. */
+static void kill_group(pid_t pid, int sig)
+{
+	if (pid > 1)
+		kill(-pid, sig);
+}
+
+
+static void slot_free(struct ask *a)
+{
+	if (a->w_reply)
+		session_unwatch(a->w_reply);
+	if (a->w_child)
+		session_unwatch(a->w_child);
+	for (int i = 0; i < 3; i++)
+		close_fd(&a->io[i]);
+	close_fd(&a->reply);
+	close_fd(&a->cwd_fd);
+	close_fd(&a->exe_fd);
+	close_fd(&a->child_pidfd);
+	ask_req_free(&a->req);
+	free(a->comm);
+	free(a->exe);
+	free(a->cwd);
+	free(a->path);
+	free(a->careful);
+	free(a->rule);
+	free(a->message);
+	free(a->net_host);
+	free(a->net_request);
+	*a = (struct ask){.io = {-1, -1, -1}, .reply = -1, .cwd_fd = -1, .exe_fd = -1,
+			  .child_pidfd = -1, .status = -1, .ctty = -1};
+}
+
+static const char taken_back[] =
+	"wicket: the question was taken back (no answer in time, or the requester is gone).";
+
+/* The end of a request: the answer to the client, the audit line, and
+ * the slot freed (or kept until a killed approver is reaped). */
+static void conclude(struct session *s, struct ask *a, const char *decision, const char *by,
+		     const char *message)
+{
+	a->decision = decision;
+	a->by = by;
+	if (message && !a->message)
+		a->message = xstrdup(message);
+	json_t *r = json_pack("{s:i, s:s, s:s, s:s}", "v", 1, "type", "result", "decision",
+			      decision, "by", by);
+	if (r && a->message)
+		json_object_set_new(r, "message", jstr(a->message));
+	if (r && a->status >= 0)
+		json_object_set_new(r, "status", json_integer(a->status));
+	send_doc(a->reply, r);
+	audit(s, a);
+	if (a->net) {
+		/* No one to ask, or a policy that asks no one: the plain
+		 * refusal; else who said no. */
+		bool yes = strcmp(decision, "approved") == 0;
+		char *why = yes ? NULL :
+			    nobody_asked(by) || !a->message ? xstrdup("not in the allowed domains") :
+			    xasprintf("not in the allowed domains; %s", a->message);
+		/* For the session: its "s", the approver's yes; the person's
+		 * or the approver's no. */
+		bool decided = strcmp(by, "terminal") == 0 || strcmp(by, "approver") == 0;
+		enum pty_answer answer = yes ? a->net_answer : PTY_NO;
+		a->net_reply(a->net_token, answer, answer == PTY_SESSION || (!yes && decided), why);
+		free(why);
+	}
+	bool was_prompt = a->st == A_PROMPT;
+	if (was_prompt)
+		pty_prompt_cancel(s, taken_back);
+	if (a->st == A_APPROVER && a->child > 0) {
+		kill_group(a->child, SIGKILL);
+		a->st = A_REAPING;
+		a->deadline = 0;
+		if (a->w_reply)
+			session_unwatch(a->w_reply);
+		a->w_reply = NULL;
+		close_fd(&a->reply);
+	} else {
+		slot_free(a);
+	}
+	timer_rearm();
+	if (was_prompt)
+		prompt_next(s);
+}
+
+static void deny(struct session *s, struct ask *a, const char *by, const char *msg)
+{
+	conclude(s, a, "denied", by, msg);
+}
+
+struct spawn {
+	int (*fn)(void *);
+	void *arg;
+};
+
+/* The signals whose disposition is not the default in this process (a
+ * handler, or ignored), from its own /proc status (SigCgt, SigIgn): bit
+ * N-1 for signal N. All of them when that cannot be read. Only the
+ * caller's stack is written. */
+static unsigned long long sig_not_default(void)
+{
+	char buf[4096];
+	unsigned long long set = 0;
+	read_text_at(AT_FDCWD, "/proc/self/status", buf, sizeof buf);
+	static const char *const keys[] = {"\nSigIgn:\t", "\nSigCgt:\t"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *l = strstr(buf, keys[i]);
+		char *end;
+		unsigned long long v = l ? strtoull(l + strlen(keys[i]), &end, 16) : 0;
+		if (!l || *end != '\n')
+			return ~0ULL;
+		set |= v;
+	}
+	return set;
+}
+
+static int spawn_child(void *p)
+{
+	const struct spawn *sp = p;
+	setsid();
+	/* Back to the default, for the signals that are not: 10 system
+	 * calls instead of 64 on a path every approved command takes
+	 * (bench/README.md). The table is this child's own copy (no
+	 * CLONE_SIGHAND), so no other thread changes it meanwhile. */
+	unsigned long long set = sig_not_default();
+	_Static_assert(NSIG <= 65, "a signal set in 64 bits");
+	/* The kernel's call, not libc's: libc refuses the two signals it
+	 * keeps for its threads (32, 33), which a caller may have ignored
+	 * all the same, and an exec keeps an ignored signal ignored. */
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		unsigned long mask;
+	} dfl = {SIG_DFL, 0, NULL, 0};
+	for (int sig = 1; sig < NSIG; sig++)
+		if (set >> (sig - 1) & 1)
+			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	return sp->fn(sp->arg);
+}
+
+/* A child that runs FN(ARG), which ends in an exec or _exit: its own
+ * session (no terminal of the supervisor's, no signal from its
+ * keyboard), default dispositions. Every signal is blocked until the
+ * child has reset them: a signal meant for the child (kill_group) must
+ * never run one of the supervisor's handlers in it (its forwarder would
+ * pass it on to the sandbox).
+ *
+ * The child shares the supervisor's memory until its exec, and the
+ * supervisor's thread waits for that (CLONE_VM | CLONE_VFORK, as
+ * posix_spawn does): a fork() of the supervisor, with its worker threads
+ * (unixnotify.c), copied its page tables and then faulted on every page
+ * either side wrote, and cost an approved `wicket ask` more than all the
+ * rest on a loaded machine (bench/README.md). So FN only makes system
+ * calls on what it is given and writes nothing but its own stack; its
+ * dispositions are its own (no CLONE_SIGHAND). */
+static pid_t spawn_clean(int (*fn)(void *), void *arg)
+{
+	static char stack[64 << 10] __attribute__((aligned(16)));
+	struct spawn sp = {fn, arg};
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid_t pid = clone(spawn_child, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &sp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return pid;
+}
+
+static void approve(struct session *s, struct ask *a, const char *by);
+
+static void child_exited(struct session *s, struct watch *w, short revents)
+{
+	(void)w, (void)revents;
+	struct ask *a = w->data;
+	int st;
+	pid_t r = waitpid(a->child, &st, WNOHANG);
+	if (r == 0)
+		return;
+	session_unwatch(a->w_child);
+	a->w_child = NULL;
+	close_fd(&a->child_pidfd);
+	pid_t was = a->child;
+	a->child = 0;
+	if (r != was) {
+		st = 0;
+		if (a->st == A_APPROVER) {
+			deny(s, a, "error", "the approver could not be waited for");
+			return;
+		}
+	}
+	switch (a->st) {
+	case A_REAPING:
+		slot_free(a);
+		break;
+	case A_APPROVER:
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			approve(s, a, "approver");
+		} else {
+			char msg[96];
+			snprintf(msg, sizeof msg, "the approver said no (exit status %d)",
+				 exit_code_of(st));
+			deny(s, a, "approver", msg);
+		}
+		break;
+	case A_RUNNING:
+		if (a->ctty >= 0) {
+			/* Said on the terminal, as the keys go back to the
+			 * session; a command ended by a signal (which the
+			 * sandbox can have sent) holds them until Enter. */
+			char note[200];
+			bool hold = WIFSIGNALED(st) || a->signalled;
+			snprintf(note, sizeof note, "wicket: the command run outside has ended (%s %d); "
+				 "what you type is dropped until you press Enter.",
+				 WIFSIGNALED(st) ? "signal" : "status",
+				 WIFSIGNALED(st) ? WTERMSIG(st) : exit_code_of(st));
+			pty_cmd_end(s, hold ? note : NULL, hold);
+		}
+		a->ctty = -1;
+		a->status = exit_code_of(st);
+		a->ran = true;
+		conclude(s, a, "approved", a->by, NULL);
+		reap_adopted(s->child);
+		prompt_next(s); /* a question that waited for the terminal */
+		break;
+	default:
+		break;
+	}
+}
+
+static bool watch_child(struct session *s, struct ask *a, pid_t pid)
+{
+	a->child = pid;
+	a->child_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (a->child_pidfd >= 0)
+		fcntl(a->child_pidfd, F_SETFD, FD_CLOEXEC);
+	a->w_child = a->child_pidfd >= 0 ? session_watch(s, a->child_pidfd, POLLIN, child_exited, a)
+					 : NULL;
+	return a->w_child != NULL;
+}
+
+/* The command's child (spawn_clean): the requester's stdio and cwd. */
+static int command_child(void *arg)
+{
+	const struct ask *a = arg;
+	for (int i = 0; i < 3; i++)
+		if (dup2(a->io[i], i) < 0)
+			_exit(EXIT_WICKET);
+	/* Its own pty is its controlling terminal (spawn_child made it a
+	 * session leader): a program that asks on /dev/tty asks there. */
+	if (a->ctty >= 0 && ioctl(a->ctty, TIOCSCTTY, 0) < 0)
+		_exit(EXIT_WICKET);
+	if (fchdir(a->cwd_fd) < 0)
+		_exit(EXIT_WICKET);
+	/* Nothing of the supervisor's stays open; the program's own
+	 * descriptor does (a script's interpreter opens /dev/fd/N). */
+	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+	fcntl(a->exe_fd, F_SETFD, 0);
+	syscall(SYS_execveat, a->exe_fd, "", a->req.argv.v, environ, AT_EMPTY_PATH);
+	int e = errno;
+	char msg[256];
+	/* The C locale (the supervisor sets none): strerror takes no memory. */
+	int n = snprintf(msg, sizeof msg, "wicket ask: %s: %s\n", a->path, strerror(e));
+	(void)!write(2, msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : 0);
+	_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+}
+
+static void run_command(struct session *s, struct ask *a)
+{
+	const char *by = a->by;
+	/* What the sandbox wrote, unless the person (or a rule's "stdin":
+	 * true) passed it on: /dev/null instead (input_kind). */
+	bool nulled = a->input_sb && strcmp(by, "terminal") != 0;
+	/* Keys from the session's terminal: for a request from its
+	 * foreground (the person is at it), through a pty of the command's
+	 * own (pty_cmd_open), which has the terminal until it ends; from the
+	 * background, none (/dev/null), so that a job left running neither
+	 * holds the session's terminal nor shares its keys with the sandbox. */
+	bool fg = pty_is_session_tty(a->io[0]) && pty_foreground(a->host_pid) &&
+		  !pty_cmd_held(); /* the keys being dropped are no one's */
+	if (nulled || (pty_is_session_tty(a->io[0]) && !fg)) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (null < 0) {
+			deny(s, a, "error", "cannot open /dev/null for its standard input");
+			return;
+		}
+		close(a->io[0]);
+		a->io[0] = null;
+		a->input_nulled = true;
+	}
+	int master = -1;
+	for (int i = 0; i < 3 && fg && pty_cmd_needed(); i++) {
+		if (!pty_is_session_tty(a->io[i]))
+			continue;
+		int sl = -1;
+		if (master < 0 && (master = pty_cmd_open(&sl)) < 0) {
+			deny(s, a, "error", "cannot give the command a terminal of its own (another "
+			     "approved command may have it: ask again when it ends)");
+			return;
+		}
+		int d = sl >= 0 ? sl : fcntl(a->io[a->ctty], F_DUPFD_CLOEXEC, 3);
+		if (d < 0) {
+			close(master);
+			deny(s, a, "error", "cannot give the command a terminal of its own");
+			return;
+		}
+		close(a->io[i]);
+		a->io[i] = d;
+		if (a->ctty < 0)
+			a->ctty = i;
+	}
+	pid_t pid = spawn_clean(command_child, a);
+	if (master >= 0 && (pid < 0 || !pty_cmd_start(s, master))) {
+		if (pid > 0)
+			kill_group(pid, SIGKILL); /* no one would relay its terminal */
+		else
+			close(master);
+	}
+	if (pid < 0) {
+		deny(s, a, "error", "cannot start the command (fork failed)");
+		return;
+	}
+	a->st = A_RUNNING;
+	a->by = by;
+	a->deadline = 0;
+	/* The command has the requester's stdio now; the supervisor keeps no
+	 * copy (a reader waits for the command's output alone). */
+	for (int i = 0; i < 3; i++)
+		close_fd(&a->io[i]);
+	if (!watch_child(s, a, pid)) {
+		kill_group(pid, SIGKILL);
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		a->child = 0;
+		deny(s, a, "error", "no room to watch the command");
+		return;
+	}
+	send_doc(a->reply, json_pack("{s:i, s:s, s:s, s:b}", "v", 1, "type", "running", "by", by,
+				     "stdin_null", nulled));
+	timer_rearm();
+}
+
+static void approve(struct session *s, struct ask *a, const char *by)
+{
+	a->by = by;
+	if (a->net) {
+		/* An approver's yes is for the session: asked again, the same
+		 * program would say the same. */
+		if (a->net_answer == PTY_NO)
+			a->net_answer = PTY_SESSION;
+		a->st = A_QUEUED;
+		conclude(s, a, "approved", by, NULL);
+		return;
+	}
+	run_command(s, a);
+}
+
+/* --- requests refused without a line each ---------------------------------- */
+
+static void tally_add(struct tally *t)
+{
+	time_t now = time(NULL);
+	if (!t->n)
+		t->from = now;
+	t->n++;
+	t->last = now;
+}
+
+/* The one audit line for the requests of T, refused BY (KEY: their
+ * number; NOTE, when not NULL, what it means); T starts again. */
+static void tally_line(const struct session *s, struct tally *t, const char *by, const char *key,
+		       const char *note)
+{
+	if (!t->n)
+		return;
+	char from[32], to[32];
+	struct tm tm;
+	strftime(from, sizeof from, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t->from, &tm));
+	strftime(to, sizeof to, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t->last, &tm));
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i}", "time", from, "until", to, "session",
+			      s->session_id ? s->session_id : "", "decision", "denied", "by", by,
+			      key, (int)t->n);
+	if (o && note)
+		json_object_set_new(o, "note", json_string(note));
+	audit_line(o);
+	t->n = 0;
+}
+
+/* --- floods: too many questions refused ------------------------------------- */
+
+static void flood_summary(const struct session *s)
+{
+	tally_line(s, &muted, "rate-limit", "refused_without_question", NULL);
+}
+
+/* Whether the questions are paused now; a request while they are keeps
+ * them paused (the quiet time starts again). */
+static bool flood_muted(const struct session *s)
+{
+	long long now = now_ms();
+	if (muted_until && now >= muted_until) {
+		flood_summary(s);
+		muted_until = 0;
+		memset(refused_at, 0, sizeof refused_at);
+	}
+	if (!muted_until)
+		return false;
+	muted_until = now + FLOOD_QUIET_MS;
+	return true;
+}
+
+static void flood_refused(struct session *s)
+{
+	long long now = now_ms();
+	refused_at[refused_next++ % FLOOD_REFUSALS] = now;
+	long long oldest = refused_at[refused_next % FLOOD_REFUSALS];
+	if (muted_until || !oldest || now - oldest > FLOOD_WINDOW_MS)
+		return;
+	muted_until = now + FLOOD_QUIET_MS;
+	char *note = xasprintf("wicket: %d questions refused within %d s: further requests of this "
+			       "session are refused without a question until it has not asked for "
+			       "%d s.",
+			       FLOOD_REFUSALS, FLOOD_WINDOW_MS / 1000, FLOOD_QUIET_MS / 1000);
+	pty_note(s, note);
+	free(note);
+}
+
+static void flood_deny(struct session *s, struct ask *a)
+{
+	tally_add(&muted);
+	deny(s, a, "rate-limit", "not asked: too many questions of this session were refused "
+				 "just before");
+}
+
+/* --- the audit log's budget ------------------------------------------------ */
+
+static void budget_summary(const struct session *s)
+{
+	tally_line(s, &unlogged, "audit-budget", "refused_unlogged",
+		   "further requests refused, not logged individually: the session wrote what "
+		   "the audit log keeps of one session");
+}
+
+/* Past the budget: refused, unrun, counted. */
+static bool budget_spent(struct session *s, struct ask *a)
+{
+	if (audit_bytes - audit_net_bytes < AUDIT_BUDGET - AUDIT_NET_BUDGET)
+		return false;
+	tally_add(&unlogged);
+	deny(s, a, "audit-budget", "not asked: this session's requests filled what the audit log "
+				   "keeps of one session; further requests are refused");
+	return true;
+}
+
+/* --- the terminal ------------------------------------------------------------ */
+
+static void prompt_done(struct session *s, enum pty_answer answer, void *data)
+{
+	struct ask *a = data;
+	if (a->st != A_PROMPT)
+		return;
+	a->st = A_QUEUED; /* no longer on the terminal: conclude() must not cancel it */
+	a->net_answer = answer;
+	if (answer != PTY_NO) {
+		approve(s, a, "terminal");
+	} else {
+		deny(s, a, "terminal", "the person at the terminal said no");
+		flood_refused(s);
+	}
+	prompt_next(s);
+}
+
+static char *prompt_text(const struct ask *a)
+{
+	unsigned rows, cols = pty_prompt_width(&rows);
+	if (a->net) {
+		struct askr_netq q = {.comm = a->comm ? a->comm : "?", .pid = a->sb_pid,
+				      .host = a->net_host, .request = a->net_request};
+		return askr_render_net(&q, cols);
+	}
+	/* A program the sandbox can change is CAREFUL (wk_program_writable). */
+	struct askr_question q = {.comm = a->comm ? a->comm : "?", .pid = a->sb_pid,
+				  .cwd = a->cwd ? a->cwd : "?", .path = a->path,
+				  .argv = a->req.argv.v, .argc = a->req.argv.n,
+				  .reason = a->req.reason, .careful = a->careful};
+	char *in = a->input_sb ? xasprintf("%s the sandbox writes: the command reads what the "
+					   "sandbox put there (to an editor, a shell or a "
+					   "pager, that is typing)", input_article(a->input))
+			       : NULL;
+	q.input = in;
+	char *t = askr_render(&q, cols, rows);
+	free(in);
+	return t;
+}
+
+static bool prompt_busy(void)
+{
+	for (size_t i = 0; i < ASK_MAX; i++)
+		if (asks[i].st == A_PROMPT)
+			return true;
+	return false;
+}
+
+/* One question at a time on the terminal: the next one waiting, oldest
+ * first. */
+static void prompt_next(struct session *s)
+{
+	/* An approved command has the terminal: the questions wait for it
+	 * to end (child_exited), or for their time. */
+	if (pty_cmd_active())
+		return;
+	while (!prompt_busy()) {
+		struct ask *a = NULL;
+		for (size_t i = 0; i < ASK_MAX; i++)
+			if (asks[i].st == A_QUEUED && asks[i].deadline &&
+			    (!a || asks[i].t0 < a->t0))
+				a = &asks[i];
+		if (!a)
+			return;
+		if (flood_muted(s)) {
+			flood_deny(s, a);
+			continue;
+		}
+		char *t = prompt_text(a);
+		a->st = A_PROMPT;
+		bool ok = pty_prompt(s, t, a->net ? PTY_ASK_HOST : PTY_ASK_RUN, prompt_done, a);
+		free(t);
+		if (ok)
+			return;
+		a->st = A_QUEUED;
+		deny(s, a, "no-terminal", "no terminal to ask on");
+	}
+}
+
+/* --- the approver ---------------------------------------------------------- */
+
+/* What the session can write (careful.h), worked out once. */
+static const struct wk_wset *session_wset(const struct session *s)
+{
+	if (!wset_done)
+		plan_wset(s, &wset);
+	wset_done = true;
+	return &wset;
+}
+
+static json_t *request_json(const struct session *s, const struct ask *a)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "v", json_integer(1));
+	if (a->net) {
+		json_object_set_new(o, "type", json_string("network"));
+		json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
+		json_object_set_new(o, "policy", jstr(policy_name(s)));
+		json_object_set_new(o, "host", jstr(a->net_host));
+		json_object_set_new(o, "request", jstr(a->net_request));
+		json_object_set_new(o, "pid", json_integer(a->host_pid));
+		json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
+		json_object_set_new(o, "comm", jstr(a->comm));
+		return o;
+	}
+	json_object_set_new(o, "type", json_string("ask"));
+	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
+	json_object_set_new(o, "policy", jstr(policy_name(s)));
+	json_object_set_new(o, "argv", argv_json(&a->req.argv));
+	json_object_set_new(o, "path", jstr(a->path));
+	char *writable = wk_program_writable(session_wset(s), a->path);
+	json_object_set_new(o, "path_writable_in_sandbox", json_boolean(writable != NULL));
+	free(writable);
+	json_object_set_new(o, "cwd", jstr(a->cwd));
+	json_object_set_new(o, "stdin", json_string(a->input));
+	/* If the approver says yes, such an input is not passed on. */
+	json_object_set_new(o, "stdin_from_sandbox", json_boolean(a->input_sb));
+	json_object_set_new(o, "reason", jstr(a->req.reason));
+	json_object_set_new(o, "pid", json_integer(a->host_pid));
+	json_object_set_new(o, "sandbox_pid", json_integer(a->sb_pid));
+	json_object_set_new(o, "comm", jstr(a->comm));
+	json_object_set_new(o, "exe", jstr(a->exe));
+	return o;
+}
+
+/* PATH (canonical) is one the sandbox could write (then it could rewrite it). */
+
+/* NAME under DIRFD, opened O_PATH without crossing a /proc magic link
+ * (/proc/PID/root, /proc/PID/cwd, /proc/PID/fd/N, /dev/fd/N): those lead
+ * into another mount namespace, the sandbox's, where a path does not mean
+ * what it means here (its private /tmp). errno ELOOP for those. */
+static int open_nomagic(int dirfd, const char *name)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
+	return (int)syscall(SYS_openat2, dirfd, name, &how, sizeof how);
+}
+
+/* NAME (a path, or a name found in the supervisor's PATH, absolute
+ * entries only), opened O_PATH; -1 when there is no such program (errno
+ * ELOOP: refused, through /proc). */
+static int open_program(const char *name, int dirfd)
+{
+	if (strchr(name, '/'))
+		return open_nomagic(dirfd, name);
+	const char *p = getenv("PATH");
+	if (!p)
+		p = "/usr/local/bin:/usr/bin:/bin";
+	while (*p) {
+		size_t len = strcspn(p, ":");
+		if (len && p[0] == '/') {
+			char *cand = xasprintf("%.*s/%s", (int)len, p, name);
+			int fd = open_nomagic(AT_FDCWD, cand);
+			free(cand);
+			struct stat st;
+			if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+			    (st.st_mode & 0111))
+				return fd;
+			if (fd >= 0)
+				close(fd);
+		}
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+static char *fd_path(int fd)
+{
+	char link[64], buf[PATH_MAX];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, buf, sizeof buf - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+/* The approver's child (spawn_clean): the request on its stdin. */
+struct approver_child {
+	int in, fd;
+	char *path;
+};
+
+static int approver_child(void *arg)
+{
+	const struct approver_child *c = arg;
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (dup2(c->in, 0) < 0 || null < 0 || dup2(null, 1) < 0)
+		_exit(EXIT_WICKET);
+	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+	fcntl(c->fd, F_SETFD, 0); /* a script's interpreter opens /dev/fd/N */
+	char *argv[] = {c->path, NULL};
+	syscall(SYS_execveat, c->fd, "", argv, environ, AT_EMPTY_PATH);
+	_exit(EXIT_NOEXEC);
+}
+
+static void ask_approver(struct session *s, struct ask *a, const char *approver)
+{
+	int fd = open_program(approver, AT_FDCWD);
+	char *path = fd >= 0 ? fd_path(fd) : NULL;
+	if (fd < 0 || !path) {
+		free(path);
+		if (fd >= 0)
+			close(fd);
+		char *m = xasprintf("the approver %s cannot be found", approver);
+		deny(s, a, "error", m);
+		free(m);
+		return;
+	}
+	char *why = wk_program_writable(session_wset(s), path);
+	bool writable = why != NULL;
+	free(why);
+	if (writable) {
+		char *m = xasprintf("the approver %s is writable inside the sandbox: it is not asked", path);
+		close(fd);
+		free(path);
+		deny(s, a, "error", m);
+		free(m);
+		return;
+	}
+	json_t *doc = request_json(s, a);
+	char *text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	int p[2];
+	if (!text || pipe2(p, O_CLOEXEC) < 0) {
+		free(text);
+		close(fd);
+		free(path);
+		deny(s, a, "error", "cannot start the approver");
+		return;
+	}
+	size_t len = strlen(text);
+	text[len++] = '\n';
+	/* The whole request fits the pipe: written now, never waited for. */
+	fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	bool written = write(p[1], text, len) == (ssize_t)len;
+	close(p[1]);
+	free(text);
+	struct approver_child c = {p[0], fd, path};
+	pid_t pid = written ? spawn_clean(approver_child, &c) : -1;
+	close(p[0]);
+	close(fd);
+	free(path);
+	if (pid < 0) {
+		deny(s, a, "error", "cannot start the approver");
+		return;
+	}
+	a->st = A_APPROVER;
+	if (!watch_child(s, a, pid)) {
+		kill_group(pid, SIGKILL);
+		a->st = A_REAPING;
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		a->child = 0;
+		a->st = A_QUEUED;
+		deny(s, a, "error", "no room to watch the approver");
+	}
+}
+
+/* --- timeouts, and the client's signals ----------------------------------- */
+
+static void timer_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)w, (void)revents;
+	uint64_t n;
+	(void)!read(timer_fd, &n, sizeof n);
+	long long now = now_ms();
+	for (size_t i = 0; i < ASK_MAX; i++) {
+		struct ask *a = &asks[i];
+		if ((a->st == A_QUEUED || a->st == A_PROMPT || a->st == A_APPROVER) && a->deadline &&
+		    now >= a->deadline) {
+			bool asked = a->st == A_PROMPT;
+			if (asked) {
+				/* Taken back here, so that the refusal is counted
+				 * before the next question is drawn. */
+				pty_prompt_cancel(s, taken_back);
+				a->st = A_QUEUED;
+			}
+			conclude(s, a, "denied", "timeout", "no answer in time");
+			if (asked) {
+				flood_refused(s);
+				prompt_next(s);
+			}
+		}
+	}
+	timer_rearm();
+}
+
+static void timer_rearm(void)
+{
+	if (timer_fd < 0)
+		return;
+	long long next = 0;
+	for (size_t i = 0; i < ASK_MAX; i++)
+		if (asks[i].st != A_FREE && asks[i].st != A_RUNNING && asks[i].st != A_REAPING &&
+		    asks[i].deadline && (!next || asks[i].deadline < next))
+			next = asks[i].deadline;
+	struct itimerspec its = {0};
+	if (next) {
+		long long d = next - now_ms();
+		if (d < 1)
+			d = 1;
+		its.it_value.tv_sec = d / 1000;
+		its.it_value.tv_nsec = (d % 1000) * 1000000;
+	}
+	timerfd_settime(timer_fd, 0, &its, NULL);
+}
+
+static void reply_ready(struct session *s, struct watch *w, short revents)
+{
+	struct ask *a = w->data;
+	for (int k = 0; k < SIGNALS_PER_WAKE; k++) {
+		char buf[256];
+		ssize_t n = recv(a->reply, buf, sizeof buf, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !(revents & (POLLHUP | POLLERR)))
+			return;
+		if (n <= 0) {
+			/* The requester is gone. */
+			if (a->st == A_RUNNING) {
+				/* Like a terminal that hangs up: the command gets SIGHUP. */
+				kill_group(a->child, SIGHUP);
+				a->signalled = true;
+				session_unwatch(a->w_reply);
+				a->w_reply = NULL;
+				close_fd(&a->reply);
+			} else {
+				deny(s, a, "cancelled", "the requester is gone");
+			}
+			return;
+		}
+		int sig = ask_parse_signal(buf, (size_t)n);
+		if (sig < 0)
+			continue; /* nothing else is read from this socket: no "approve" */
+		if (a->st == A_RUNNING) {
+			kill_group(a->child, sig);
+			a->signalled = true;
+		} else {
+			a->status = exit_code_of_signal(sig);
+			deny(s, a, "cancelled", "cancelled by a signal");
+			return;
+		}
+	}
+}
+
+/* --- the request --------------------------------------------------------------- */
+
+/* The requester's /proc directory, or -1 when the requester is gone.
+ * With a pidfd the directory is opened first, then the pidfd checked to
+ * name a process that still has this number: as long as it lives, the
+ * number is its own, so the directory is its own too (and stays so: a
+ * /proc directory outlives its process only as a dead end). */
+int ask_requester_dir(pid_t pid, int pidfd)
+{
+	if (pid <= 0 || pidfd == WK_PIDFD_GONE)
+		return -1;
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%ld", (long)pid);
+	int dir = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0 || pidfd < 0)
+		return dir;
+	snprintf(p, sizeof p, "/proc/self/fdinfo/%d", pidfd);
+	char buf[1024];
+	read_text_at(AT_FDCWD, p, buf, sizeof buf);
+	const char *l = strstr(buf, "\nPid:\t");
+	if (!l || strtol(l + 6, NULL, 10) != (long)pid) { /* -1 once it is reaped */
+		close(dir);
+		return -1;
+	}
+	return dir;
+}
+
+static char *proc_read(int dir, const char *what, size_t max)
+{
+	char *buf = xmalloc(max + 1);
+	if (read_text_at(dir, what, buf, max + 1) < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static char *proc_link(int dir, const char *what)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlinkat(dir, what, buf, sizeof buf - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+/* The requester's pid as the sandbox sees it (the last of NSpid). */
+static long sandbox_pid(int dir, pid_t pid)
+{
+	char *st = proc_read(dir, "status", 4096);
+	long v = pid;
+	char *l = st ? strstr(st, "\nNSpid:") : NULL;
+	if (l) {
+		char *end = strchr(l + 1, '\n');
+		if (end)
+			*end = '\0';
+		char *last = strrchr(l, '\t');
+		if (last)
+			v = strtol(last + 1, NULL, 10);
+	}
+	free(st);
+	return v;
+}
+
+/* NAME, resolved as open_program does outside any cwd, is the file FD
+ * (opened for the request's program ARG0). When NAME is ARG0 itself and
+ * its resolution does not depend on the cwd (a name looked up in PATH,
+ * or an absolute path), FD is what that resolution gave, a moment ago:
+ * it is not done twice (a PATH walk, on the path of every request an
+ * allow rule approves; bench/README.md). */
+static bool same_file(int fd, const char *name, const char *arg0)
+{
+	if (strcmp(name, arg0) == 0 && (!strchr(name, '/') || name[0] == '/'))
+		return true;
+	int f = open_program(name, AT_FDCWD);
+	struct stat a, b;
+	bool same = f >= 0 && fstat(f, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino;
+	if (f >= 0)
+		close(f);
+	return same;
+}
+
+static const char *base_of(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b ? b + 1 : p;
+}
+
+static char *rule_text(const struct wk_cmdrule *r)
+{
+	char *t = ask_quote_argv(NULL, r->argv.v, r->argv.n);
+	if (!r->cwd)
+		return t;
+	char *c = ask_quote(r->cwd), *both = xasprintf("%s (in %s)", t, c);
+	free(t);
+	free(c);
+	return both;
+}
+
+/* The rule's cwd, if it has one, is the directory the command runs in. */
+static bool rule_cwd_ok(const struct wk_cmdrule *r, int cwd_fd)
+{
+	if (!r->cwd)
+		return true;
+	struct stat a, b;
+	int fd = open(r->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	bool same = fd >= 0 && fstat(fd, &a) == 0 && fstat(cwd_fd, &b) == 0 &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (fd >= 0)
+		close(fd);
+	return same;
+}
+
+/* The cwd of the requester, the same directory outside: opened by the
+ * path its /proc entry gives and checked against the directory itself. */
+static const char *find_cwd(struct ask *a, int dir)
+{
+	int inside = openat(dir, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	a->cwd = proc_link(dir, "cwd");
+	struct stat si, so;
+	if (inside < 0 || !a->cwd || fstat(inside, &si) < 0) {
+		if (inside >= 0)
+			close(inside);
+		return "the requester's working directory cannot be found";
+	}
+	close(inside);
+	if (a->cwd[0] != '/')
+		return "the requester's working directory is not reachable outside the sandbox";
+	a->cwd_fd = open(a->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (a->cwd_fd < 0 || fstat(a->cwd_fd, &so) < 0 || so.st_dev != si.st_dev ||
+	    so.st_ino != si.st_ino)
+		return "the requester's working directory is not the same directory outside the "
+		       "sandbox (the sandbox's private /tmp?); cd to a directory of the workspace";
+	return NULL;
+}
+
+/* The four descriptors a request names, taken from the sender with
+ * pidfd_getfd (close-on-exec, as SCM_RIGHTS with MSG_CMSG_CLOEXEC gives
+ * them): where the sandbox's sendmsg() goes through the supervisor
+ * (unixnotify.c), a request sent with send() and no descriptors costs no
+ * seccomp notification. Only with a pidfd the kernel gave with the
+ * packet (SCM_PIDFD): a pid alone could have been reused by then. What
+ * is taken is what the sender chose to hold under those numbers, as with
+ * SCM_RIGHTS: its own descriptors, nothing more. And only from a process
+ * of the sandbox (its pid namespace): a process outside that writes what
+ * the sandbox chose onto the control socket (an approved command given it
+ * as stdout) passes no descriptors, and has none to take either. */
+static bool take_fds(const struct session *s, pid_t sender, int pidfd, const int nums[4],
+		     int out[4])
+{
+	if (pidfd < 0 || !s->pidns_ino)
+		return false;
+	int dir = ask_requester_dir(sender, pidfd);
+	struct stat st;
+	bool inside = dir >= 0 && fstatat(dir, "ns/pid", &st, 0) == 0 &&
+		      st.st_dev == s->pidns_dev && st.st_ino == s->pidns_ino;
+	if (dir >= 0)
+		close(dir);
+	if (!inside)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		out[i] = (int)syscall(SYS_pidfd_getfd, pidfd, nums[i], 0);
+		if (out[i] < 0) {
+			while (i-- > 0)
+				close(out[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The command's standard descriptors, as the requester gives them, must
+ * not be a way for the sandbox to type into the command outside. An
+ * approved git log, man or less pages through less when its output is a
+ * terminal, and less, which has no controlling terminal outside, reads
+ * its keys (and "!command") from standard error. So: a terminal must be
+ * the session's own, where only the person types (the sandbox holds the
+ * other side of a pty it opened itself); and standard output and error,
+ * unless they are that terminal, are made write-only (opened again
+ * through /proc/self/fd, append mode kept: a file, a pipe, a device), so
+ * that nothing the sandbox wrote into them can be read back; a socket,
+ * which cannot be opened so, is refused. IO is changed in place; returns
+ * NULL, or why the request is refused. */
+static const char *stdio_guard(int io[3])
+{
+	for (int i = 0; i < 3; i++)
+		if (isatty(io[i]) && !pty_is_session_tty(io[i]))
+			return "its standard input, output or error is a terminal that is not the "
+			       "session's: a program in the sandbox could type into what would run "
+			       "outside (give it the session's terminal, a file or a pipe)";
+	for (int i = 1; i < 3; i++) {
+		if (pty_is_session_tty(io[i]))
+			continue;
+		int fl = fcntl(io[i], F_GETFL);
+		if (fl < 0)
+			return "its standard output or error cannot be looked at";
+		if ((fl & O_ACCMODE) == O_WRONLY)
+			continue;
+		char p[32];
+		snprintf(p, sizeof p, "/proc/self/fd/%d", io[i]);
+		int w = open(p, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | (fl & O_APPEND));
+		if (w < 0)
+			return "its standard output or error can be read as well as written (a "
+			       "socket): what the sandbox writes there could be read by the command "
+			       "outside as typed keys; give it a file or a pipe";
+		fcntl(w, F_SETFL, fcntl(w, F_GETFL) & ~O_NONBLOCK);
+		close(io[i]);
+		io[i] = w;
+	}
+	return NULL;
+}
+
+/* The timer of the requests' deadlines, made with the first request. */
+static bool timer_open(struct session *s)
+{
+	if (timer_fd >= 0)
+		return true;
+	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	w_timer = timer_fd >= 0 ? session_watch(s, timer_fd, POLLIN, timer_ready, NULL) : NULL;
+	if (!w_timer)
+		close_fd(&timer_fd);
+	return w_timer != NULL;
+}
+
+static struct ask *slot_take(void)
+{
+	for (size_t i = 0; i < ASK_MAX; i++)
+		if (asks[i].st == A_FREE)
+			return &asks[i];
+	return NULL;
+}
+
+/* Who decides a request the rules did not: the approver (a path), or
+ * NULL (the terminal). */
+static const char *approver_of(const struct session *s)
+{
+	return s->approver ? s->approver :
+	       s->wpol.esc_mode == WK_ESC_APPROVER ? s->wpol.esc_approver : NULL;
+}
+
+/* The approver, or the terminal: what both kinds of request end with. */
+static void ask_someone(struct session *s, struct ask *a, const char *approver)
+{
+	if (approver) {
+		ask_approver(s, a, approver);
+		timer_rearm();
+		return;
+	}
+	if (!prompt_busy() && !pty_cmd_active() && !pty_can_prompt()) {
+		char *m = a->careful ? xasprintf("CAREFUL: %s; only the person at the terminal may "
+						 "approve it, and there is no terminal to ask on",
+						 a->careful)
+				     : NULL;
+		deny(s, a, "no-terminal", m ? m : "no terminal to ask on");
+		free(m);
+		return;
+	}
+	if (flood_muted(s)) {
+		flood_deny(s, a);
+		return;
+	}
+	timer_rearm();
+	prompt_next(s);
+}
+
+void ask_net(struct session *s, const struct net_question *q)
+{
+	init_once();
+	reap_adopted(s->child);
+	struct ask *a = slot_take();
+	if (!a || !timer_open(s)) {
+		q->answer(q->token, PTY_NO, false,
+			  "not in the allowed domains; too many questions at once");
+		return;
+	}
+	a->st = A_QUEUED;
+	a->net = true;
+	a->net_token = q->token;
+	a->net_reply = q->answer;
+	a->net_host = xstrdup(q->host);
+	a->net_request = xstrdup(q->request);
+	a->comm = xstrdup(q->comm ? q->comm : "?");
+	a->sb_pid = q->pid;
+	a->host_pid = q->host_pid;
+	a->t0 = now_ms();
+	a->wall0 = time(NULL);
+	int limit = s->wpol.esc_timeout > 0 ? s->wpol.esc_timeout : 120;
+	a->deadline = a->t0 + (long long)limit * 1000;
+	if (!net_budget_left()) {
+		/* The proxy's share of the audit log is spent: asked no more. */
+		deny(s, a, "policy", "not asked: the session's network lines filled their share "
+				     "of the audit log");
+		return;
+	}
+	if (s->wpol.esc_mode == WK_ESC_DENY) {
+		deny(s, a, "policy", "the policy refuses every request (escalation.mode \"deny\")");
+		return;
+	}
+	ask_someone(s, a, approver_of(s));
+}
+
+void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
+		 int sender_pidfd, const int *fds, int nfds)
+{
+	init_once();
+	reap_adopted(s->child);
+	struct ask_req req;
+	const char *err;
+	bool parsed = ask_parse(buf, len, &req, &err);
+	int taken[4];
+	if (parsed && req.take) {
+		/* The descriptors it names, taken from the sender; never both
+		 * ways at once. Nowhere to answer when they cannot be taken. */
+		if (nfds || !take_fds(s, sender, sender_pidfd, req.fds, taken)) {
+			for (int i = 0; i < nfds; i++)
+				close(fds[i]);
+			ask_req_free(&req);
+			return;
+		}
+		fds = taken;
+		nfds = 4;
+	}
+	int type = 0;
+	socklen_t tl = sizeof type;
+	bool sock_ok = nfds == 4 && getsockopt(fds[3], SOL_SOCKET, SO_TYPE, &type, &tl) == 0 &&
+		       type == SOCK_SEQPACKET;
+	if (!sock_ok) {
+		/* Nowhere to answer, or not the four descriptors of a request. */
+		if (nfds == 4 && (type == SOCK_STREAM))
+			send_error(fds[3], "an ask request carries a SOCK_SEQPACKET reply socket");
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		if (parsed)
+			ask_req_free(&req);
+		return;
+	}
+	if (!parsed) {
+		send_error(fds[3], err);
+		for (int i = 0; i < 4; i++)
+			close(fds[i]);
+		return;
+	}
+	struct ask *a = slot_take();
+	if (!a || sender <= 0) {
+		send_error(fds[3], a ? "the requester is unknown" :
+			   "too many requests at once (16 in flight); try again later");
+		ask_req_free(&req);
+		for (int i = 0; i < 4; i++)
+			close(fds[i]);
+		return;
+	}
+	if (!timer_open(s)) {
+		send_error(fds[3], "the supervisor has no room for a request now");
+		ask_req_free(&req);
+		for (int i = 0; i < 4; i++)
+			close(fds[i]);
+		return;
+	}
+	int io[3] = {fds[0], fds[1], fds[2]};
+	const char *unsafe = stdio_guard(io);
+	if (unsafe) {
+		send_error(fds[3], unsafe);
+		ask_req_free(&req);
+		for (int i = 0; i < 3; i++)
+			close(io[i]);
+		close(fds[3]);
+		return;
+	}
+	a->st = A_QUEUED;
+	for (int i = 0; i < 3; i++)
+		a->io[i] = io[i];
+	a->input = input_kind(io[0], &a->input_sb);
+	a->reply = fds[3];
+	a->req = req;
+	a->host_pid = sender;
+	a->t0 = now_ms();
+	a->wall0 = time(NULL);
+	int limit = s->wpol.esc_timeout > 0 ? s->wpol.esc_timeout : 120;
+	if (req.timeout && req.timeout < limit)
+		limit = req.timeout; /* the client may only shorten it */
+	a->deadline = a->t0 + (long long)limit * 1000;
+	a->w_reply = session_watch(s, a->reply, POLLIN, reply_ready, a);
+	if (!a->w_reply) {
+		send_error(a->reply, "the supervisor has no room for a request now");
+		slot_free(a);
+		return;
+	}
+	if (budget_spent(s, a))
+		return;
+	int dir = ask_requester_dir(sender, sender_pidfd);
+	if (dir < 0) {
+		deny(s, a, "error", "the requester is gone (it ended before its request was read)");
+		return;
+	}
+	a->sb_pid = sandbox_pid(dir, sender);
+	char *comm = proc_read(dir, "comm", 64);
+	if (comm)
+		comm[strcspn(comm, "\n")] = '\0';
+	a->comm = comm;
+	a->exe = proc_link(dir, "exe");
+
+	const char *why = find_cwd(a, dir);
+	close(dir);
+	if (why) {
+		deny(s, a, "error", why);
+		return;
+	}
+	a->exe_fd = open_program(a->req.argv.v[0], a->cwd_fd);
+	if (a->exe_fd < 0 && errno == ELOOP) {
+		char *clean = text_clean(a->req.argv.v[0], 256);
+		char *m = xasprintf("%s: refused: the path goes through /proc (a link into another "
+				    "process's view of the files) or loops", clean);
+		free(clean);
+		deny(s, a, "error", m);
+		free(m);
+		return;
+	}
+	struct stat st;
+	if (a->exe_fd < 0 || fstat(a->exe_fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    !(a->path = fd_path(a->exe_fd))) {
+		char *clean = text_clean(a->req.argv.v[0], 256);
+		char *m = xasprintf("%s: command not found outside the sandbox", clean);
+		free(clean);
+		a->status = EXIT_NOTFOUND;
+		deny(s, a, "error", m);
+		free(m);
+		return;
+	}
+
+	/* 1. escalation.deny: any sign that it is the command named. */
+	const char *arg0 = a->req.argv.v[0];
+	for (size_t i = 0; i < s->wpol.esc_deny.n; i++) {
+		const struct wk_cmdrule *rule = &s->wpol.esc_deny.v[i];
+		const struct strv *r = &rule->argv;
+		if (!ask_args_match(r, a->req.argv.v, a->req.argv.n) || !rule_cwd_ok(rule, a->cwd_fd))
+			continue;
+		const char *r0 = r->v[0];
+		bool hit = strchr(r0, '/') ? strcmp(r0, a->path) == 0 || strcmp(r0, arg0) == 0
+					   : strcmp(r0, base_of(arg0)) == 0 ||
+						     strcmp(r0, base_of(a->path)) == 0;
+		if (hit || same_file(a->exe_fd, r0, arg0)) {
+			a->rule = rule_text(rule);
+			deny(s, a, "rule", "a deny rule of the policy (escalation.deny) matches");
+			return;
+		}
+	}
+	/* CAREFUL: the sandbox can write the code this would run (the
+	 * program, a script, git's hooks and config...): no rule and no
+	 * approver may say yes to it, only the person at the terminal, shown
+	 * why. Decided on the file opened above and the checked cwd; a script
+	 * rewritten later is still in the same writable place. */
+	struct wk_careful_in ci = {.wset = session_wset(s), .cwd = a->cwd,
+				   .path_env = getenv("PATH"), .home = getenv("HOME"),
+				   .xdg_config = getenv("XDG_CONFIG_HOME"),
+				   .program = a->path, .argv = a->req.argv.v,
+				   .argc = a->req.argv.n};
+	char *careful = wk_careful(&ci);
+	/* Shown on the terminal and logged: it quotes paths and arguments of
+	 * the sandbox's, so no control character and a bounded length. */
+	a->careful = careful ? text_clean(careful, 1024) : NULL;
+	free(careful);
+
+	/* 2. escalation.allow: the very file the rule names, never CAREFUL. */
+	for (size_t i = 0; i < s->wpol.esc_allow.n && !a->careful; i++) {
+		const struct wk_cmdrule *r = &s->wpol.esc_allow.v[i];
+		/* The name the program sees is part of the command: git
+		 * reads ./git-clone (a link to git) as git clone, a
+		 * multi-call binary picks its tool by it. */
+		if (!ask_args_match(&r->argv, a->req.argv.v, a->req.argv.n) ||
+		    strcmp(base_of(arg0), base_of(r->argv.v[0])) != 0 ||
+		    !same_file(a->exe_fd, r->argv.v[0], arg0) || !rule_cwd_ok(r, a->cwd_fd))
+			continue;
+		a->rule = rule_text(r);
+		if (r->stdin)
+			a->input_sb = false; /* passed on, as the rule says */
+		approve(s, a, "rule");
+		return;
+	}
+	/* 3. the mode. */
+	if (s->wpol.esc_mode == WK_ESC_DENY) {
+		deny(s, a, "policy", "the policy refuses every request (escalation.mode \"deny\")");
+		return;
+	}
+	ask_someone(s, a, a->careful ? NULL : approver_of(s));
+}
+
+/* A child the supervisor waits for by itself: the sandbox's init
+ * (SANDBOX), a request's command or approver. */
+static bool known_child(pid_t sandbox, pid_t pid)
+{
+	for (size_t i = 0; i < ASK_MAX; i++)
+		if (asks[i].child == pid)
+			return true;
+	return pid == sandbox;
+}
+
+/* What the supervisor adopted (it is a subreaper: supervisor.c): the
+ * processes approved commands left behind, in sessions of their own
+ * (setsid -f, a daemon), up to MAX; *ZOMBIE, which have ended. Children
+ * of ours: their pids, and so their process groups' ids, stay theirs
+ * until reaped; an ended one still names the group of a chain that forks
+ * and exits, whose live member is seldom caught alive. */
+static size_t adopted(pid_t sandbox, pid_t *out, bool *zombie, size_t max)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	pid_t self = getpid();
+	size_t n = 0;
+	struct dirent *de;
+	while (n < max && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (pid <= 1 || *end || known_child(sandbox, (pid_t)pid))
+			continue;
+		char path[64], buf[512];
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t len = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		const char *p = strrchr(buf, ')');
+		long ppid = 0;
+		char state = 0;
+		if (p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 && ppid == self) {
+			zombie[n] = state == 'Z';
+			out[n++] = (pid_t)pid;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* SIG to an adopted process and to its whole process group, named by the
+ * group id the process (ours, unreaped) still holds: a chain that forks
+ * and exits in a loop stays in its group, and the kernel lets no fork
+ * escape a signal to the group. */
+static void signal_adopted(pid_t pid, int sig)
+{
+	pid_t g = getpgid(pid);
+	if (g > 1)
+		kill(-g, sig);
+	kill(pid, sig);
+}
+
+/* The zombies among the adopted, reaped: oldest first, up to a child we
+ * know, which its own watch reaps. In the session as requests come and
+ * end, and at its end before each look at /proc: orphans do not pile up
+ * (a fork chain leaves one a generation). */
+static void reap_adopted(pid_t sandbox)
+{
+	for (int k = 0; k < 1000000; k++) {
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid <= 0 ||
+		    known_child(sandbox, si.si_pid))
+			return;
+		waitpid(si.si_pid, NULL, WNOHANG);
+	}
+}
+
+/* Commands still running at the session's end get SIGHUP, as from a
+ * terminal that hangs up, and so does what they left behind (adopted).
+ * One that ignores it (nohup, a trap) would run on outside for a session
+ * that is over, and hold its requester's output open: its process group
+ * gets SIGTERM ASK_END_GRACE_MS later, and SIGKILL as long after that.
+ * The commands are not reaped meanwhile, so their pids, and their
+ * groups' ids, stay theirs; an adopted process found, alive or ended,
+ * is reaped only after its group was signalled. */
+#define ADOPTED_MAX 256
+#define ADOPTED_SWEEP_MS 3000 /* SIGKILL rounds until none is left, this long at most */
+static void end_commands(pid_t sandbox)
+{
+	static const int sigs[] = {SIGHUP, SIGTERM, SIGKILL};
+	for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+		struct pollfd pf[ASK_MAX + ADOPTED_MAX];
+		nfds_t n = 0, mine = 0;
+		for (size_t i = 0; i < ASK_MAX; i++) {
+			struct ask *a = &asks[i];
+			if (a->st != A_RUNNING || a->child <= 1)
+				continue;
+			kill_group(a->child, sigs[k]);
+			if (a->child_pidfd >= 0)
+				pf[n++] = (struct pollfd){.fd = a->child_pidfd, .events = POLLIN};
+		}
+		mine = n;
+		reap_adopted(sandbox); /* the dead so far: a long look at /proc else */
+		pid_t left[ADOPTED_MAX];
+		bool zombie[ADOPTED_MAX];
+		size_t nl = adopted(sandbox, left, zombie, ADOPTED_MAX);
+		for (size_t j = 0; j < nl; j++) {
+			signal_adopted(left[j], sigs[k]);
+			int fd = zombie[j] ? -1 : (int)syscall(SYS_pidfd_open, left[j], 0);
+			if (fd >= 0)
+				pf[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+		}
+		long long until = now_ms() + ASK_END_GRACE_MS;
+		for (nfds_t done = 0; sigs[k] != SIGKILL && done < n;) {
+			long long left_ms = until - now_ms();
+			if (left_ms <= 0)
+				break;
+			int r = poll(pf, n, (int)left_ms);
+			if (r < 0 && errno != EINTR)
+				break;
+			for (nfds_t j = 0; r > 0 && j < n; j++)
+				if (pf[j].fd >= 0 && pf[j].revents) {
+					if (j >= mine)
+						close(pf[j].fd);
+					pf[j].fd = -1; /* ended: poll skips it */
+					done++;
+				}
+		}
+		for (nfds_t j = mine; j < n; j++)
+			if (pf[j].fd >= 0)
+				close(pf[j].fd);
+		if (!n && !nl)
+			return;
+	}
+	/* Then SIGKILL, round after round, until no one is left: what they
+	 * forked meanwhile is adopted in turn. */
+	long long until = now_ms() + ADOPTED_SWEEP_MS;
+	for (int empty = 0; empty < 3 && now_ms() < until;) {
+		reap_adopted(sandbox);
+		pid_t left[ADOPTED_MAX];
+		bool zombie[ADOPTED_MAX];
+		size_t nl = adopted(sandbox, left, zombie, ADOPTED_MAX);
+		empty = nl ? 0 : empty + 1;
+		for (size_t j = 0; j < nl; j++)
+			signal_adopted(left[j], SIGKILL);
+		struct timespec ts = {0, 5 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	reap_adopted(sandbox);
+}
+
+void ask_session_over(struct session *s)
+{
+	if (init_done)
+		end_commands(s->child);
+}
+
+void ask_finish(struct session *s)
+{
+	if (!init_done)
+		return;
+	/* The session is over: the commands' requesters are gone. */
+	for (size_t i = 0; i < ASK_MAX; i++)
+		if (asks[i].st == A_RUNNING && asks[i].ctty >= 0) {
+			pty_cmd_end(s, NULL, false);
+			asks[i].ctty = -1;
+		}
+	end_commands(s->child);
+	for (size_t i = 0; i < ASK_MAX; i++) {
+		struct ask *a = &asks[i];
+		switch (a->st) {
+		case A_FREE:
+			break;
+		case A_RUNNING:
+			a->child = 0;
+			conclude(s, a, "approved", a->by, "the session ended while it ran");
+			break;
+		case A_REAPING:
+			slot_free(a);
+			break;
+		default:
+			conclude(s, a, "denied", "cancelled", "the session ended");
+			break;
+		}
+	}
+	for (size_t i = 0; i < ASK_MAX; i++)
+		if (asks[i].st != A_FREE)
+			slot_free(&asks[i]);
+	wk_wset_free(&wset);
+	wset_done = false;
+	flood_summary(s);
+	budget_summary(s);
+	if (w_timer)
+		session_unwatch(w_timer);
+	w_timer = NULL;
+	close_fd(&timer_fd);
+}

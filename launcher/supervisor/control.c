@@ -1,0 +1,1464 @@
+/* The control socket, the supervisor's side (DESIGN §6).
+ *
+ * One SOCK_SEQPACKET socket pair per session. The child's end is inherited
+ * by every sandboxed process at a high descriptor number, named by
+ * WICKET_FD=FD:DEV:INO; the supervisor keeps the other end. Each packet is
+ * one JSON object with "v": 1 and a "type":
+ *
+ *   denial  the preload shim reports a sandbox denial (no reply): the
+ *           packet and its codec are lib/denialpkt.h.
+ *   why     `wicket why` asks for the session's denials; the packet
+ *           carries a reply socket (SCM_RIGHTS), on which one JSON
+ *           document is written and the socket closed: {"n": N}.
+ *   sync    the shim, before the shell's hooks read WICKET_STATUS_FD:
+ *           with a reply socket, answered {"v":1,"type":"sync"} once
+ *           every packet sent before it has been taken (packets on the
+ *           socket keep their order).
+ *
+ * Everything that arrives is written by code inside the sandbox: packets
+ * are size-limited, parsed by jansson, checked field by field, and dropped
+ * when anything is wrong; descriptors that come along uninvited are
+ * closed; the sender's pid is taken from SCM_CREDENTIALS, never from the
+ * message; no read or write on behalf of the sandbox ever blocks. Lines
+ * printed from a denial are rebuilt from its fields and keep only
+ * printable text. */
+#include "config.h"
+#include "base/session.h"
+#include "base/state.h"
+#include "plan/autorun.h"
+#include "plan/plan.h"
+#include "supervisor/ask.h"
+#include "supervisor/control.h"
+#include "supervisor/notifyutil.h"
+#include "supervisor/pty.h"
+#include "supervisor/watch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "askproto.h"
+#include "classify.h"
+#include "denialpkt.h"
+#include "envscrub.h"
+#include "fdpass.h"
+#include "fdspec.h"
+#include "path.h"
+#include "rules.h"
+
+/* Linux 6.5; not in the headers of older systems. */
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+
+#define PACKET_MAX 65536   /* larger packets are dropped */
+#define OBJECT_MAX 4096
+#define MAX_PRINTED 500    /* lines shown per session; the rest only counted */
+#define READS_PER_WAKE 32  /* a flood must not starve the other relays */
+#define PENDING_MAX 4      /* replies being written at once */
+
+/* --- the denials of this session ---------------------------------------- */
+
+enum { K_WRITE, K_READ, K_NET, N_KINDS };
+static const char *const kind_names[N_KINDS] = {"write", "read", "network"};
+
+struct denial_entry {
+	int kind;
+	char *object, *what, *comm;
+	long pid;           /* as the sandbox sees it */
+	long host_pid;      /* from SCM_CREDENTIALS (0: reported by the supervisor) */
+	unsigned count;     /* reports of it (one per process) */
+	time_t first, last;
+	unsigned long seq;  /* order of the last report */
+	char *rule;         /* which rule blocked it */
+	json_t *fixes;      /* ways to allow it, as data (fix_text: as prose) */
+	char *reason;       /* the proxy's refusals: why, on the line */
+};
+
+static struct denial_entry entries[WK_MAX_DENIALS];
+static size_t n_entries;
+static unsigned long seq;
+static unsigned counts[N_KINDS];   /* shown (printed, or by the shim): the summary */
+static unsigned recorded[N_KINDS]; /* all, WICKET_DIAG=off too: `wicket why` */
+static unsigned printed;
+static bool said_more;
+static int status_fd = -1;
+/* The newest lines, for the shell's hooks (status_update). */
+#define STATUS_LINES 3
+static char *recent[STATUS_LINES];
+static unsigned n_recent;
+
+static int kind_of(const char *k)
+{
+	for (int i = 0; i < N_KINDS; i++)
+		if (strcmp(k, kind_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* --- why it was blocked, and how to allow it ---------------------------- */
+
+static const char *rule_origin(const struct wk_rules *rules, const char *root)
+{
+	for (size_t i = 0; i < rules->n; i++)
+		if (rules->v[i].path && strcmp(rules->v[i].path, root) == 0)
+			return rules->v[i].where;
+	return NULL;
+}
+
+static char *joined(const struct strv *v, const char *extra)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < v->n; i++)
+		len += strlen(v->v[i]) + 2;
+	if (extra)
+		len += strlen(extra) + 2;
+	char *o = xmalloc(len);
+	o[0] = '\0';
+	for (size_t i = 0; i < v->n; i++) {
+		if (i)
+			strcat(o, ", ");
+		strcat(o, v->v[i]);
+	}
+	if (extra) {
+		if (v->n)
+			strcat(o, ", ");
+		strcat(o, extra);
+	}
+	return o;
+}
+
+/* The directory to allow: PATH when it is one, else its nearest existing
+ * ancestor, as the supervisor sees it. */
+static char *dir_to_allow(const char *path)
+{
+	char *d = xstrdup(path);
+	struct stat st;
+	while (strcmp(d, "/") != 0 && (stat(d, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		char *up = path_dirname(d);
+		free(d);
+		d = up;
+	}
+	return d;
+}
+
+/* --- the ways to allow a denial, as data ---------------------------------
+ * Each fix is one JSON object: "kind" is "option" (a `wicket run` option:
+ * "option", "value"), "policy" (a policy file: "policy", the snippet as
+ * an object), "ask" (`wicket ask`: "command", an argv), "note" (advice in
+ * words) or "not" (an "option" that would not help, and why). Any may have
+ * a "note". `wicket why --json` gives them as they are; fix_text() makes
+ * the line `wicket why` prints of each: one place for both. */
+
+static void fix_add(struct denial_entry *e, json_t *fix, const char *note)
+{
+	if (!e->fixes)
+		e->fixes = json_array();
+	if (note)
+		json_object_set_new(fix, "note", json_string(note));
+	json_array_append_new(e->fixes, fix);
+}
+
+static void fix_option(struct denial_entry *e, const char *opt, const char *value,
+		       const char *note)
+{
+	fix_add(e, json_pack("{s:s, s:s, s:s}", "kind", "option", "option", opt, "value", value),
+		note);
+}
+
+static void fix_policy(struct denial_entry *e, json_t *snippet, const char *note)
+{
+	fix_add(e, json_pack("{s:s, s:o}", "kind", "policy", "policy", snippet), note);
+}
+
+static void fix_ask(struct denial_entry *e)
+{
+	fix_add(e, json_pack("{s:s, s:[s, s, s, s]}", "kind", "ask", "command", "wicket", "ask",
+			     "--", e->comm),
+		"run it once outside the sandbox, if approved");
+}
+
+static void fix_note(struct denial_entry *e, const char *text)
+{
+	fix_add(e, json_pack("{s:s}", "kind", "note"), text);
+}
+
+static void fix_not(struct denial_entry *e, const char *opt, const char *why)
+{
+	fix_add(e, json_pack("{s:s, s:s}", "kind", "not", "option", opt), why);
+}
+
+/* {"extends": POLICY, SECTION: {KEY: VALUE}} (VALUE taken). */
+static json_t *snippet(const char *pname, const char *section, json_t *body)
+{
+	return json_pack("{s:s, s:o}", "extends", pname, section, body);
+}
+
+/* A word as a shell would need it: quoted unless plainly safe. */
+static char *shell_word(const char *w)
+{
+	bool plain = w[0] != '\0';
+	for (const char *c = w; *c; c++)
+		plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:,=+@%",
+				*c) != NULL;
+	if (plain)
+		return xstrdup(w);
+	size_t n = 3;
+	for (const char *c = w; *c; c++)
+		n += *c == '\'' ? 4 : 1;
+	char *o = xmalloc(n), *q = o;
+	*q++ = '\'';
+	for (const char *c = w; *c; c++) {
+		if (*c == '\'') {
+			memcpy(q, "'\\''", 4);
+			q += 4;
+		} else {
+			*q++ = *c;
+		}
+	}
+	*q++ = '\'';
+	*q = '\0';
+	return o;
+}
+
+/* The line `wicket why` prints for FIX. */
+static char *fix_text(json_t *fix)
+{
+	const char *kind = json_string_value(json_object_get(fix, "kind"));
+	const char *note = json_string_value(json_object_get(fix, "note"));
+	const char *opt = json_string_value(json_object_get(fix, "option"));
+	char *body;
+	if (!kind)
+		return xstrdup("?");
+	if (strcmp(kind, "option") == 0) {
+		char *v = shell_word(json_string_value(json_object_get(fix, "value")) ?: "");
+		body = xasprintf("wicket run %s %s ...", opt ? opt : "?", v);
+		free(v);
+	} else if (strcmp(kind, "policy") == 0) {
+		char *j = json_dumps(json_object_get(fix, "policy"), JSON_PRESERVE_ORDER);
+		body = xasprintf("a policy: %s", j ? j : "{}");
+		free(j);
+	} else if (strcmp(kind, "ask") == 0) {
+		json_t *argv = json_object_get(fix, "command");
+		char *c = shell_word(json_string_value(json_array_get(argv, 3)) ?: "?");
+		body = xasprintf("wicket ask -- %s ...", c);
+		free(c);
+	} else if (strcmp(kind, "not") == 0) {
+		return xasprintf("not %s: %s", opt ? opt : "?", note ? note : "");
+	} else {
+		return xstrdup(note ? note : "");
+	}
+	if (!note)
+		return body;
+	char *t = xasprintf("%s   (%s)", body, note);
+	free(body);
+	return t;
+}
+
+/* PATH is wicket's state directory (main.c hides and protects it). */
+static bool is_state_dir(const char *path)
+{
+	char *state = wicket_state_dir();
+	char *rstate = state ? realpath(state, NULL) : NULL;
+	bool is_state = rstate && strcmp(rstate, path) == 0;
+	free(state);
+	free(rstate);
+	return is_state;
+}
+
+static const char state_origin[] = "wicket's own record of sessions and the audit log, hidden in "
+				   "every session";
+
+/* Where a protect rule that no policy file wrote comes from. */
+static char *protect_origin(const struct session *s, const char *prot)
+{
+	if (is_state_dir(prot))
+		return xstrdup(state_origin);
+	if (strv_contains(&s->cli_protect, prot))
+		return xstrdup("--protect on the command line");
+	struct strv git = {0}, startup = {0};
+	autorun_git_places(&s->pol.write, s->homes, &git);
+	autorun_startup_places(&s->pol.write, s->homes, &startup);
+	const char *why = strv_contains(&git, prot) ?
+		"where git reads hooks or settings that run code, read-only in every writable root" :
+		strv_contains(&startup, prot) ?
+		"a file shells or desktops run, read-only in every writable root" :
+		"the session's policy files, read-only in every session";
+	strv_free(&git);
+	strv_free(&startup);
+	return xstrdup(why);
+}
+
+/* Why `--write DIR` would not allow writing OBJ, or NULL when it would:
+ * the same places the plan keeps read-only in any writable root
+ * (autorun.c), a shared space the plan refuses, a git directory. Advice
+ * never lifts a protection. */
+static char *write_would_not_help(const struct session *s, const char *dir, const char *obj)
+{
+	struct strv one = {0}, kept = {0};
+	strv_add(&one, dir);
+	autorun_places(&one, s->homes, &kept);
+	/* The rules as they would be with DIR writable: what classify would
+	 * then say of OBJ, and which of the two lists the protection is in. */
+	struct wk_fsrule *tab = xcalloc(1 + kept.n + s->pol.protect.n, sizeof *tab);
+	size_t n = 0;
+	tab[n++] = (struct wk_fsrule){.kind = RULE_WRITE, .path = dir};
+	for (size_t i = 0; i < kept.n; i++)
+		tab[n++] = (struct wk_fsrule){.kind = RULE_PROTECT, .path = kept.v[i]};
+	for (size_t i = 0; i < s->pol.protect.n; i++)
+		tab[n++] = (struct wk_fsrule){.kind = RULE_PROTECT, .path = s->pol.protect.v[i]};
+	struct wk_fstable t = {.v = tab, .n = n};
+	struct wk_fsmatch m;
+	const char *k = NULL, *prot = NULL;
+	if (wk_classify(&t, obj, &m) == WK_FS_PROTECTED)
+		*(strv_contains(&kept, m.rule) ? &k : &prot) = m.rule;
+	free(tab);
+	char *why = NULL;
+	if (k) {
+		why = xasprintf("%s stays read-only in every writable root (git hooks and settings "
+				"that run code, shell and desktop startup files)", k);
+	} else if (prot) {
+		char *origin = protect_origin(s, prot);
+		const char *from = rule_origin(&s->wpol.protect, prot);
+		why = xasprintf("%s stays read-only in a writable root (%s)", prot,
+				from ? from : origin);
+		free(origin);
+	} else if ((k = plan_shared_in(&s->shared, dir))) {
+		why = xasprintf("%s %s %s; wicket refuses it as a writable root", dir,
+				strcmp(k, dir) == 0 ? "is" : "holds",
+				strv_contains(&s->shared_path, k) ?
+				"a directory on PATH, whose programs run outside when their names "
+				"are typed" : "a space other programs share");
+	} else {
+		const char *g = strstr(dir, "/.git");
+		if (g && (g[5] == '/' || !g[5])) {
+			char *top = xasprintf("%.*s", (int)(g - dir) ? (int)(g - dir) : 1, dir);
+			why = xasprintf("%.*s is a git directory: run wicket from the repository's top "
+					"instead (cd %s && wicket ...), where git works and its hooks and "
+					"config stay protected", (int)(g - dir) + 5, dir, top);
+			free(top);
+		}
+	}
+	strv_free(&kept);
+	strv_free(&one);
+	return why;
+}
+
+static void explain_fs(const struct session *s, struct denial_entry *e)
+{
+	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
+	const char *obj = e->object;
+	/* The decision the shim made (lib/classify.c), over the same rules:
+	 * the matched rule points into the session, which outlives it. */
+	struct wk_fstable rules;
+	struct wk_fsmatch m;
+	plan_fstable(s, &rules);
+	enum wk_fs_verdict v = wk_classify(&rules, obj, &m);
+	plan_fstable_free(&rules);
+	const char *hid = v == WK_FS_HIDDEN ? m.rule : NULL;
+	const char *prot = e->kind == K_WRITE && v == WK_FS_PROTECTED ? m.rule : NULL;
+	if (hid) {
+		const char *from = rule_origin(&s->wpol.hide, hid);
+		bool state = !from && is_state_dir(hid);
+		if (state)
+			from = state_origin;
+		else if (!from && strv_contains(&s->cli_hide, hid))
+			from = "--hide on the command line";
+		e->rule = xasprintf("%s is hidden by the rule \"%s\"%s%s%s", obj, hid,
+				    from ? " (" : "", from ? from : "", from ? ")" : "");
+		fix_ask(e);
+		if (!state) {
+			char *t = xasprintf("a policy of your own that does not hide %s (a policy that "
+					    "extends %s keeps its hide rules)", hid, pname);
+			fix_note(e, t);
+			free(t);
+		}
+		return;
+	}
+	if (prot) {
+		const char *from = rule_origin(&s->wpol.protect, prot);
+		char *why = NULL;
+		if (!from)
+			why = protect_origin(s, prot);
+		e->rule = xasprintf("%s is protected (read-only inside a writable root) by the rule "
+				    "\"%s\" (%s)", obj, prot, from ? from : why);
+		free(why);
+		fix_ask(e);
+		if (from) {
+			char *t = xasprintf("a policy of your own without this rule (a policy that "
+					    "extends %s keeps it)", pname);
+			fix_note(e, t);
+			free(t);
+		}
+		return;
+	}
+	if (e->kind == K_READ) {
+		char *roots = joined(&s->pol.read, NULL);
+		e->rule = xasprintf("%s is not under a readable root (policy %s reads: %s)", obj,
+				    pname, roots);
+		free(roots);
+		char *dir = dir_to_allow(obj);
+		fix_option(e, "--read", dir, NULL);
+		/* A child's read list replaces its parent's: all of it. */
+		json_t *read = json_array();
+		for (size_t i = 0; i < s->pol.read.n; i++)
+			json_array_append_new(read, json_string(s->pol.read.v[i]));
+		json_array_append_new(read, json_string(dir));
+		fix_policy(e, snippet(pname, "filesystem", json_pack("{s:o}", "read", read)), NULL);
+		free(dir);
+		fix_ask(e);
+		return;
+	}
+	if (v != WK_FS_WRITABLE) {
+		char *roots = joined(&s->pol.write, s->layers.mntns && s->pol.private_tmp ?
+					"/tmp (private)" : NULL);
+		e->rule = xasprintf("%s is not under a writable root (policy %s; writable: %s)", obj,
+				    pname, roots[0] ? roots : "nothing");
+		free(roots);
+		/* The narrowest root that allows it: the file itself when it
+		 * exists (it is written in place), else the nearest existing
+		 * directory, where it would be created. */
+		struct stat st;
+		bool file = stat(obj, &st) == 0 && S_ISREG(st.st_mode);
+		char *dir = file ? xstrdup(obj) : dir_to_allow(obj);
+		char *not = write_would_not_help(s, dir, obj);
+		if (not) {
+			fix_ask(e);
+			fix_not(e, "--write", not);
+			free(not);
+			free(dir);
+			return;
+		}
+		fix_option(e, "--write", dir, file ? "this file only; a program that replaces it "
+			   "by renaming a new one needs its directory" : NULL);
+		fix_policy(e, snippet(pname, "filesystem", json_pack("{s:[s]}", "write", dir)), NULL);
+		free(dir);
+		fix_ask(e);
+		return;
+	}
+	e->rule = xasprintf("%s is read-only in this session (policy %s%s)", obj, pname,
+			    s->read_only ? ", --read-only" : "");
+	fix_ask(e);
+}
+
+/* "connect 127.0.0.1:8080/tcp" -> 8080; 0 when there is no port. */
+static unsigned port_of(const char *obj)
+{
+	const char *colon = strrchr(obj, ':'), *slash = strrchr(obj, '/');
+	if (!colon || !slash || slash < colon)
+		return 0;
+	unsigned v = 0;
+	for (const char *p = colon + 1; p < slash; p++) {
+		if (*p < '0' || *p > '9' || v > 65535)
+			return 0;
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	return v <= 65535 ? v : 0;
+}
+
+/* The TCP ports the URLs among the arguments of process PID (as the
+ * supervisor sees it) would connect to: an explicit :PORT, else the
+ * scheme's. Advice only (the process could change its arguments): what a
+ * program that was refused its name lookup would connect to next. */
+static size_t url_ports(long pid, unsigned *ports, size_t max)
+{
+	if (pid <= 0)
+		return 0;
+	char path[64], buf[8192];
+	snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t len = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	static const struct {
+		const char *scheme;
+		unsigned port;
+	} known[] = {{"http", 80}, {"https", 443}, {"ws", 80}, {"wss", 443}, {"ftp", 21},
+		     {"ssh", 22}, {"git", 9418}, {"git+ssh", 22}, {"ssh+git", 22}};
+	size_t n = 0;
+	for (char *a = buf; a < buf + len && n < max; a += strlen(a) + 1) {
+		char *sep = strstr(a, "://");
+		if (!sep)
+			continue;
+		unsigned port = 0;
+		char *host = sep + 3, *end = host + strcspn(host, "/?#");
+		char *at = memchr(host, '@', (size_t)(end - host));
+		if (at)
+			host = at + 1;
+		char *colon = host[0] == '[' ? memchr(host, ']', (size_t)(end - host)) : host;
+		colon = colon ? memchr(colon, ':', (size_t)(end - colon)) : NULL;
+		if (colon && colon + 1 < end) {
+			for (char *c = colon + 1; c < end && port <= 65535; c++)
+				port = *c >= '0' && *c <= '9' ? port * 10 + (unsigned)(*c - '0') : 70000;
+		} else {
+			for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+				if (strlen(known[i].scheme) == (size_t)(sep - a) &&
+				    strncasecmp(a, known[i].scheme, (size_t)(sep - a)) == 0)
+					port = known[i].port;
+		}
+		bool dup = port == 0 || port > 65535;
+		for (size_t i = 0; i < n; i++)
+			dup |= ports[i] == port;
+		if (!dup)
+			ports[n++] = port;
+	}
+	return n;
+}
+
+/* A refusal of the proxy of network mode "domains" (proxy.c). */
+static void explain_proxy(const struct session *s, struct denial_entry *e, const struct denial *d)
+{
+	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
+	const char *name = d->proxy_name ? d->proxy_name : "";
+	switch (d->proxy) {
+	case PROXY_UNLISTED:
+		e->rule = xasprintf("%s is not in the allowed domains (policy %s, network mode domains)",
+				    name, pname);
+		fix_option(e, "--allow-domain", name, NULL);
+		fix_policy(e, snippet(pname, "network",
+				      json_pack("{s:s, s:[s]}", "mode", "domains", "allow", name)),
+			   NULL);
+		break;
+	case PROXY_DENIED:
+		e->rule = xasprintf("%s is on the deny list of policy %s (%s), which wins over the "
+				    "allow list", name, pname, d->reason ? d->reason : "network.deny");
+		fix_note(e, "a policy whose network.deny does not name it; --allow-domain cannot lift "
+			    "a deny");
+		break;
+	case PROXY_ADDRESS:
+		e->rule = xasprintf("%s resolves to %s, %s: the proxy does not reach the host, its "
+				    "loopback or its networks unless the policy names the address "
+				    "(policy %s)",
+				    name, d->proxy_addr ? d->proxy_addr : "?",
+				    d->reason ? d->reason : "a local address", pname);
+		if (d->proxy_addr)
+			fix_policy(e, snippet(pname, "network",
+					      json_pack("{s:s, s:[s]}", "mode", "domains",
+							"allow_addresses", d->proxy_addr)),
+				   "only if that address is meant to be reachable from the sandbox");
+		break;
+	case PROXY_RAW_IP:
+		e->rule = xasprintf("%s is an address: network mode domains reaches names, and "
+				    "addresses only when the policy names them (policy %s)", name, pname);
+		fix_note(e, "the name instead of the address, with --allow-domain NAME");
+		fix_policy(e, snippet(pname, "network",
+				      json_pack("{s:s, s:[s]}", "mode", "domains", "allow_addresses",
+						name)),
+			   "only if that address is meant to be reachable from the sandbox");
+		break;
+	case PROXY_SNI:
+		e->rule = xasprintf("a TLS connection through a tunnel to another name asked for server "
+				    "%s (SNI): one allowed name's address does not serve others "
+				    "(policy %s)", name, pname);
+		fix_option(e, "--allow-domain", name, "only if that name is meant to be reachable");
+		break;
+	case PROXY_UNRESOLVED:
+		e->rule = xasprintf("%s has no address (%s)", name, d->reason ? d->reason : "lookup failed");
+		break;
+	default:
+		e->rule = xasprintf("the proxy refused a malformed request: %s",
+				    d->reason ? d->reason : "?");
+		break;
+	}
+}
+
+static void explain_net(const struct session *s, struct denial_entry *e)
+{
+	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
+	unsigned port = port_of(e->object);
+	bool fastopen = strncmp(e->object, "sendto ", 7) == 0 || strncmp(e->object, "sendmsg ", 8) == 0;
+	bool bind = strncmp(e->object, "bind ", 5) == 0 || strncmp(e->object, "listen", 6) == 0;
+	bool udp = strstr(e->object, "/udp") != NULL;
+	const char *un = strstr(e->object, " unix:");
+	if (un && un[6] == '@') {
+		e->rule = xasprintf("abstract unix sockets outside the sandbox are out of reach, and "
+				    "without a network namespace of its own the sandbox's cannot be "
+				    "told from the host's (policy %s)", pname);
+		fix_note(e, "a pathname socket in the workspace or /tmp instead");
+		fix_ask(e);
+		return;
+	}
+	if (un) {
+		char *dir = path_dirname(un + 6);
+		struct wk_fstable t;
+		struct wk_fsmatch m;
+		plan_fstable(s, &t);
+		wk_classify(&t, un + 6, &m);
+		plan_fstable_free(&t);
+		if (m.kind == RULE_KEEP)
+			e->rule = xasprintf("unix socket %s is in %s, the host's directory kept "
+					    "read-only in the session's /tmp (policy %s): host "
+					    "services are out of reach", un + 6, m.rule, pname);
+		else
+			e->rule = xasprintf("unix socket %s is outside the writable roots and the "
+					    "session's own /tmp and /dev/shm (policy %s): host "
+					    "services are out of reach", un + 6, pname);
+		/* Running the client outside first: reaching a host service
+		 * lends the sandbox what the service does for its callers (a
+		 * container runtime, systemd --user, an agent: code run
+		 * outside), which is more than a write to one directory. */
+		fix_ask(e);
+		fix_policy(e, snippet(pname, "filesystem", json_pack("{s:[s]}", "write", dir)),
+			   "only for a service you would let the sandbox drive: the socket's "
+			   "directory becomes writable too, and the service then acts for the "
+			   "sandbox outside it (a container runtime or systemd --user runs what "
+			   "it is asked to)");
+		free(dir);
+		return;
+	}
+	if (s->pol.net == NET_PORTS && fastopen) {
+		e->rule = xasprintf("TCP Fast Open is refused on every port: it connects without "
+				    "passing Landlock's port check (policy %s, network mode ports)", pname);
+		fix_note(e, "connect() first, then send: the program's option to turn Fast Open off");
+		port = 0;
+	} else if (s->pol.net == NET_PORTS) {
+		if (port && !udp)
+			e->rule = xasprintf("TCP port %u is not in the policy's network.%s list (policy "
+					    "%s, network mode ports)", port, bind ? "bind" : "connect",
+					    pname);
+		else if (udp)
+			e->rule = xasprintf("UDP is off in policy %s (network mode ports, \"udp\": false)",
+					    pname);
+		else
+			e->rule = xasprintf("network mode ports allows TCP (and UDP when \"udp\" is true) "
+					    "only (policy %s)", pname);
+	} else if (s->pol.net == NET_DOMAINS) {
+		/* A connection around the proxy: the program did not use the
+		 * variables, or is told to go straight to an address. */
+		e->rule = xasprintf("network mode domains: connections go through wicket's proxy, "
+				    "named by HTTP_PROXY, HTTPS_PROXY and ALL_PROXY "
+				    "(http://127.0.0.1:%d, socks5h://127.0.0.1:%d); this one did not "
+				    "(policy %s)", PROXY_HTTP_PORT, PROXY_SOCKS_PORT, pname);
+		fix_note(e, "make the program use the proxy (most honour HTTPS_PROXY; git, curl, "
+			    "pip, npm and cargo do)");
+		fix_option(e, "--net", "full", "all of the host's network");
+		fix_ask(e);
+		return;
+	} else {
+		e->rule = xasprintf("the network is off (policy %s, network mode none)", pname);
+	}
+	/* The TCP ports it needs: the one refused, else those of the URLs
+	 * it was given (a name lookup over UDP fails before any connect). */
+	unsigned tcp[8];
+	size_t nt = 0;
+	if (port && !udp)
+		tcp[nt++] = port;
+	else if (!fastopen)
+		nt = url_ports(e->host_pid, tcp, sizeof tcp / sizeof tcp[0]);
+	json_t *ports = json_array();
+	for (size_t i = 0; i < nt; i++)
+		json_array_append_new(ports, json_integer(tcp[i]));
+	if (nt && !udp && !bind) {
+		/* --net ports:LIST replaces the policy's connect list: keep it. */
+		size_t len = 0;
+		char list[512] = "";
+		for (size_t i = 0; i < s->pol.connect.n && s->pol.net == NET_PORTS && len < 400; i++)
+			len += (size_t)snprintf(list + len, sizeof list - len, "%u,",
+						(unsigned)s->pol.connect.v[i]);
+		for (size_t i = 0; i < nt && len < 400; i++)
+			len += (size_t)snprintf(list + len, sizeof list - len, "%u,", tcp[i]);
+		list[len ? len - 1 : 0] = '\0';
+		char *v = xasprintf("ports:%s", list);
+		fix_option(e, "--net", v, NULL);
+		free(v);
+	}
+	if (udp) {
+		json_t *net = json_pack("{s:s, s:b}", "mode", "ports", "udp", 1);
+		if (nt)
+			json_object_set(net, "connect", ports);
+		fix_policy(e, snippet(pname, "network", net),
+			   nt ? "its name lookups (UDP) and the TCP ports of its URLs" :
+				"and the TCP ports it connects to, in \"connect\" (443 for https)");
+	} else if (nt) {
+		fix_policy(e, snippet(pname, "network",
+				      json_pack("{s:s, s:O}", "mode", "ports",
+						bind ? "bind" : "connect", ports)), NULL);
+	}
+	json_decref(ports);
+	fix_option(e, "--net", "full", "all of the host's network");
+	fix_ask(e);
+}
+
+static void entry_free(struct denial_entry *e)
+{
+	free(e->object);
+	free(e->what);
+	free(e->comm);
+	free(e->rule);
+	free(e->reason);
+	json_decref(e->fixes);
+	memset(e, 0, sizeof *e);
+}
+
+static char *line_of(const struct denial_entry *e)
+{
+	if (e->kind == K_NET && e->reason)
+		return xasprintf("sandbox: network blocked: %s (%s[%ld]): %s\n", e->object, e->comm,
+				 e->pid, e->reason);
+	if (e->kind == K_NET)
+		return xasprintf("sandbox: network blocked: %s (%s[%ld])\n", e->object, e->comm, e->pid);
+	if (e->what)
+		return xasprintf("sandbox: %s blocked: %s (%s by %s[%ld])\n", kind_names[e->kind],
+				 e->object, e->what, e->comm, e->pid);
+	return xasprintf("sandbox: %s blocked: %s (%s[%ld])\n", kind_names[e->kind], e->object,
+			 e->comm, e->pid);
+}
+
+/* The shell's hooks read, before each prompt, how many denials there
+ * have been and the newest lines, from a memory file the supervisor
+ * rewrites: "COUNT\nLINE\n..." (WICKET_STATUS_FD). */
+static void status_update(const struct denial_entry *e)
+{
+	if (status_fd < 0)
+		return;
+	if (n_recent == STATUS_LINES) {
+		free(recent[0]);
+		memmove(recent, recent + 1, (STATUS_LINES - 1) * sizeof recent[0]);
+		n_recent--;
+	}
+	recent[n_recent++] = line_of(e);
+	char head[32];
+	int hl = snprintf(head, sizeof head, "%u\n", counts[0] + counts[1] + counts[2]);
+	struct iovec iov[1 + STATUS_LINES];
+	iov[0] = (struct iovec){head, (size_t)hl};
+	size_t len = (size_t)hl;
+	for (unsigned i = 0; i < n_recent; i++) {
+		iov[1 + i] = (struct iovec){recent[i], strlen(recent[i])};
+		len += iov[1 + i].iov_len;
+	}
+	if (pwritev(status_fd, iov, 1 + (int)n_recent, 0) == (ssize_t)len)
+		(void)!ftruncate(status_fd, (off_t)len);
+}
+
+/* Without a terminal of the session's own, lines are printed a few
+ * milliseconds after they arrive: the program that was refused usually
+ * says so itself right away, into the same file, and a line of ours
+ * written into the middle of its message would split both. A burst goes
+ * out in one write. On the session's pty they go at once: the shell's
+ * next prompt (and the hooks' block before it) must come after them. */
+#define PRINT_DELAY_NS 5000000L
+#define PRINT_BUF_MAX 65536
+/* When the lines go to a file the supervisor copies the command's stderr
+ * into (stdio.c), the delay is not trusted: on a busy machine a program
+ * can stall halfway through its message for longer. There a line waits
+ * while the copy stands in the middle of one of the command's lines, for
+ * its end, LINES_HOLD_MS at most; past that it goes on a line of its own. */
+#define LINES_HOLD_MS 1000
+#define LINES_RECHECK_NS 20000000L
+static char *out_buf;
+static size_t out_len, out_cap;
+static int print_timer = -1;
+static bool timer_armed, print_now;
+static bool relay_midline;   /* the copied stderr's last byte was not a newline */
+static long long held_since; /* when a flush first waited for it, or 0 */
+
+/* Our next byte starts a line, in the copied stderr too. */
+static void line_break(void)
+{
+	if (relay_midline)
+		(void)write_all(control_out_fd, "\n", 1);
+	relay_midline = false;
+}
+
+static void flush_lines(void)
+{
+	pty_catch_up();
+	if (out_len)
+		line_break();
+	(void)write_all(control_out_fd, out_buf, out_len);
+	out_len = 0;
+	timer_armed = false;
+	held_since = 0;
+}
+
+static void arm(long ns)
+{
+	struct itimerspec its = {.it_value = {0, ns}};
+	if (timerfd_settime(print_timer, 0, &its, NULL) == 0)
+		timer_armed = true;
+	else
+		flush_lines();
+}
+
+/* The lines now, unless the copied stderr is in the middle of a line
+ * (then at its end, or when they have waited long enough). */
+static void flush_or_hold(void)
+{
+	if (relay_midline && out_len && print_timer >= 0) {
+		long long now = now_ms();
+		if (!held_since)
+			held_since = now;
+		if (now - held_since < LINES_HOLD_MS) {
+			arm(LINES_RECHECK_NS);
+			return;
+		}
+	}
+	flush_lines();
+}
+
+void control_relay_wrote(bool at_line_start)
+{
+	relay_midline = !at_line_start;
+	if (at_line_start && held_since && out_len)
+		flush_lines();
+}
+
+void control_lines_now(void)
+{
+	if (out_len)
+		flush_or_hold();
+}
+
+static void timer_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)s, (void)w, (void)revents;
+	uint64_t n;
+	if (read(print_timer, &n, sizeof n) < 0 && errno == EAGAIN)
+		return;
+	timer_armed = false;
+	flush_or_hold();
+}
+
+static void queue_line(char *line);
+
+static void print_line(const struct denial_entry *e)
+{
+	if (printed >= MAX_PRINTED) {
+		if (!said_more) {
+			flush_lines();
+			warnmsg("more denials than shown; they are counted (run `wicket why`)");
+		}
+		said_more = true;
+		return;
+	}
+	printed++;
+	queue_line(line_of(e));
+}
+
+/* LINE (taken) to the diagnostics stream, after the lines before it. */
+static void queue_line(char *line)
+{
+	size_t n = strlen(line);
+	if (out_len + n > out_cap)
+		out_buf = xrealloc(out_buf, out_cap = out_len + n + 4096);
+	memcpy(out_buf + out_len, line, n);
+	out_len += n;
+	free(line);
+	if (print_timer < 0 || print_now || out_len >= PRINT_BUF_MAX)
+		flush_lines();
+	else if (!timer_armed)
+		arm(PRINT_DELAY_NS);
+}
+
+void control_denial(struct session *s, const struct denial *d, enum denial_show show)
+{
+	int k = kind_of(d->kind);
+	if (k < 0 || !d->object || !d->object[0])
+		return;
+	/* A history or state file in the home (.bash_history, .cache/ ...):
+	 * still refused, still in `wicket why`, but no line and no block
+	 * after every command that touched it. */
+	if (k == K_WRITE && show != DENIAL_QUIET && path_is_home_state(d->object, s->homes))
+		show = DENIAL_QUIET;
+	recorded[k]++;
+	if (show != DENIAL_QUIET)
+		counts[k]++;
+	char *object = text_clean(d->object, OBJECT_MAX);
+	struct denial_entry *e = NULL;
+	for (size_t i = 0; i < n_entries; i++)
+		if (entries[i].kind == k && strcmp(entries[i].object, object) == 0) {
+			e = &entries[i];
+			break;
+		}
+	time_t now = time(NULL);
+	if (e) {
+		free(object);
+		free(e->what);
+		free(e->comm);
+	} else {
+		if (n_entries == WK_MAX_DENIALS) {
+			/* Full: the least recently reported one goes. */
+			size_t old = 0;
+			for (size_t i = 1; i < n_entries; i++)
+				if (entries[i].seq < entries[old].seq)
+					old = i;
+			entry_free(&entries[old]);
+			e = &entries[old];
+		} else {
+			e = &entries[n_entries++];
+		}
+		e->kind = k;
+		e->object = object;
+		e->first = now;
+	}
+	e->what = d->what && d->what[0] ? text_clean(d->what, 64) : NULL;
+	e->comm = text_clean(d->comm && d->comm[0] ? d->comm : "?", 64);
+	e->pid = d->pid;
+	e->host_pid = d->host_pid;
+	e->count++;
+	e->last = now;
+	e->seq = ++seq;
+	if (d->reason && !e->reason)
+		e->reason = text_clean(d->reason, 160);
+	if (!e->rule) {
+		if (k == K_NET && d->proxy)
+			explain_proxy(s, e, d);
+		else if (k == K_NET)
+			explain_net(s, e);
+		else
+			explain_fs(s, e);
+		if (!e->fixes)
+			e->fixes = json_array();
+	}
+	if (show == DENIAL_PRINT) {
+		print_now = false;
+		for (int fd = 0; fd < 3; fd++)
+			print_now |= s->stdio[fd].kind == STDIO_PTY;
+		print_line(e);
+	}
+	/* A way around the proxy of mode "domains": once a session, what
+	 * the program should have used. */
+	static bool hinted;
+	if (k == K_NET && !d->proxy && s->pol.net == NET_DOMAINS && show != DENIAL_QUIET &&
+	    !hinted && printed < MAX_PRINTED) {
+		hinted = true;
+		queue_line(xasprintf("sandbox: hint: in network mode domains the network is reached "
+				     "through wicket's proxy only: HTTP_PROXY, HTTPS_PROXY and "
+				     "ALL_PROXY name it (http://127.0.0.1:%d, socks5h://127.0.0.1:%d)\n",
+				     PROXY_HTTP_PORT, PROXY_SOCKS_PORT));
+	}
+	if (show != DENIAL_QUIET)
+		status_update(e);
+}
+
+/* --- the socket ---------------------------------------------------------- */
+
+static int ctl_sup = -1;
+/* The supervisor's end passes SCM_PIDFD with each packet (control_plan). */
+static bool pidfds;
+
+struct pending {
+	int fd;
+	char *buf;
+	size_t len, off;
+	struct watch *w;
+};
+static struct pending pending[PENDING_MAX];
+
+static json_t *entry_json(const struct denial_entry *e)
+{
+	json_t *allow = json_array();
+	size_t i;
+	json_t *fix;
+	json_array_foreach(e->fixes, i, fix) {
+		char *t = fix_text(fix);
+		json_array_append_new(allow, json_string(t));
+		free(t);
+	}
+	json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:o, s:O}", "kind",
+			      kind_names[e->kind], "object", e->object, "comm", e->comm, "pid",
+			      (json_int_t)e->pid, "count", (json_int_t)e->count, "first",
+			      (json_int_t)e->first, "last", (json_int_t)e->last, "rule",
+			      e->rule ? e->rule : "", "allow", allow, "fixes", e->fixes);
+	if (o && e->what)
+		json_object_set_new(o, "what", json_string(e->what));
+	return o;
+}
+
+static int by_seq_desc(const void *a, const void *b)
+{
+	const struct denial_entry *const *x = a, *const *y = b;
+	return (*x)->seq < (*y)->seq ? 1 : (*x)->seq > (*y)->seq ? -1 : 0;
+}
+
+/* The session's denials, most recent first, at most N of them. */
+static json_t *denials_json(const struct session *s, size_t n, bool ended)
+{
+	const struct denial_entry *order[WK_MAX_DENIALS];
+	for (size_t i = 0; i < n_entries; i++)
+		order[i] = &entries[i];
+	qsort(order, n_entries, sizeof order[0], by_seq_desc);
+	json_t *list = json_array();
+	for (size_t i = 0; i < n_entries && i < n; i++)
+		json_array_append_new(list, entry_json(order[i]));
+	json_t *cnt = json_object();
+	for (int k = 0; k < N_KINDS; k++)
+		json_object_set_new(cnt, kind_names[k], json_integer(recorded[k]));
+	json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:b, s:I, s:o, s:I, s:o}", "v", 1, "session",
+			      s->session_id ? s->session_id : "", "policy",
+			      s->pol.name ? s->pol.name : "", "workspace",
+			      s->workspace ? s->workspace : "", "ended", ended, "time",
+			      (json_int_t)time(NULL), "counts", cnt, "distinct", (json_int_t)n_entries,
+			      "denials", list);
+	if (o && s->argv && s->argv[0])
+		json_object_set_new(o, "command", json_string(s->argv[0]));
+	return o;
+}
+
+static void pending_close(struct session *s, struct pending *p)
+{
+	(void)s;
+	if (p->w)
+		session_unwatch(p->w);
+	close(p->fd);
+	free(p->buf);
+	*p = (struct pending){.fd = -1};
+}
+
+static void pending_write(struct session *s, struct pending *p)
+{
+	while (p->off < p->len) {
+		ssize_t w = send(p->fd, p->buf + p->off, p->len - p->off, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (w > 0) {
+			p->off += (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return; /* the loop calls again when there is room */
+		break;
+	}
+	pending_close(s, p);
+}
+
+static void pending_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)revents;
+	pending_write(s, w->data);
+}
+
+/* Write the reply on FD without ever waiting for the reader: what does
+ * not fit now is written when the socket has room. */
+static void reply(struct session *s, int fd, json_t *doc)
+{
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	struct pending *p = NULL;
+	for (size_t i = 0; i < PENDING_MAX; i++)
+		if (pending[i].fd < 0 && !pending[i].buf) {
+			p = &pending[i];
+			break;
+		}
+	if (!text || !p) {
+		free(text);
+		close(fd);
+		return;
+	}
+	*p = (struct pending){.fd = fd, .buf = text, .len = strlen(text)};
+	p->buf[p->len++] = '\n'; /* json_dumps leaves room: replace the NUL */
+	pending_write(s, p);
+	if (p->fd >= 0) {
+		p->w = session_watch(s, fd, POLLOUT, pending_ready, p);
+		if (!p->w)
+			pending_close(s, p);
+	}
+}
+
+static void reply_error(struct session *s, int fd, const char *msg)
+{
+	reply(s, fd, json_pack("{s:i, s:s, s:s}", "v", 1, "type", "error", "error", msg));
+}
+
+/* A descriptor that came with a request: a unix stream or packet socket,
+ * else it is refused. */
+static bool reply_socket_ok(int fd)
+{
+	struct stat st;
+	int type = 0;
+	socklen_t len = sizeof type;
+	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
+	       (type == SOCK_STREAM || type == SOCK_SEQPACKET);
+}
+
+/* Where denial lines go: the supervisor's stderr (a test hook). */
+int control_out_fd = STDERR_FILENO;
+
+/* The descriptor to answer on: the only one of a "denial", "why" or "sync"
+ * packet, the fourth of an "ask"; every other one is closed. */
+static int answer_fd(const int *fds, int nfds)
+{
+	int keep = nfds == 1 ? 0 : nfds == 4 ? 3 : -1;
+	int fd = keep >= 0 && reply_socket_ok(fds[keep]) ? fds[keep] : -1;
+	for (int i = 0; i < nfds; i++)
+		if (fds[i] != fd)
+			close(fds[i]);
+	return fd;
+}
+
+void control_handle(struct session *s, const char *buf, size_t len, pid_t sender,
+		    int sender_pidfd, const int *fds, int nfds)
+{
+	json_error_t err;
+	json_t *o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
+	json_t *v = o ? json_object_get(o, "v") : NULL;
+	const char *type = o ? json_string_value(json_object_get(o, "type")) : NULL;
+	if (json_is_object(o) && json_is_integer(v) && json_integer_value(v) == 1 && type &&
+	    strcmp(type, "ask") == 0) {
+		/* ask.c takes the packet and every descriptor with it. */
+		json_decref(o);
+		ask_request(s, buf, len, sender, sender_pidfd, fds, nfds);
+		return;
+	}
+	int fd = answer_fd(fds, nfds);
+	if (!json_is_object(o) || !json_is_integer(v) || json_integer_value(v) != 1 || !type) {
+		if (fd >= 0)
+			reply_error(s, fd, "malformed request: a JSON object with \"v\": 1 and a "
+					   "\"type\" is expected");
+		json_decref(o);
+		return;
+	}
+	if (strcmp(type, "denial") == 0) {
+		struct wk_denial_pkt p;
+		if (wk_denial_decode(o, &p)) {
+			struct denial d = {
+				.kind = p.kind,
+				.object = p.object,
+				.what = p.what,
+				.comm = p.comm,
+				.pid = p.pid,
+				.host_pid = sender,
+			};
+			control_denial(s, &d, p.show == WK_DENIAL_QUIET ? DENIAL_QUIET :
+					      p.show == WK_DENIAL_SHOWN ? DENIAL_SHOWN : DENIAL_PRINT);
+		}
+		if (fd >= 0)
+			close(fd);
+	} else if (strcmp(type, "why") == 0) {
+		json_t *n = json_object_get(o, "n");
+		json_int_t want = n && json_is_integer(n) ? json_integer_value(n) : 20;
+		if (fd < 0)
+			; /* nowhere to answer */
+		else if (want < 1 || (n && !json_is_integer(n)))
+			reply_error(s, fd, "\"n\" must be a positive integer");
+		else
+			reply(s, fd, denials_json(s, want > WK_MAX_DENIALS ? WK_MAX_DENIALS :
+						  (size_t)want, false));
+	} else if (strcmp(type, "sync") == 0) {
+		/* Every packet before this one has been taken: the shell's
+		 * hooks read the status next (diag_status_sync). */
+		if (fd >= 0)
+			reply(s, fd, json_pack("{s:i, s:s}", "v", 1, "type", "sync"));
+	} else if (fd >= 0) {
+		char msg[128];
+		snprintf(msg, sizeof msg, "unknown request type (this supervisor knows: denial, why, sync, ask)");
+		reply_error(s, fd, msg);
+	}
+	json_decref(o);
+}
+
+void control_too_large(struct session *s, const int *fds, int nfds)
+{
+	int fd = answer_fd(fds, nfds);
+	if (fd >= 0)
+		reply_error(s, fd, "request too large");
+}
+
+/* Take what is waiting on the socket now (non-blocking, bounded). False
+ * when it read an empty packet (the end, when every sender is gone). */
+static bool control_drain(struct session *s)
+{
+	static char buf[PACKET_MAX + 1];
+	for (int reads = 0; ctl_sup >= 0 && reads < READS_PER_WAKE; reads++) {
+		struct fdpass_in in;
+		ssize_t n = fdpass_recv(ctl_sup, buf, PACKET_MAX, FDPASS_MAX, FDPASS_CREDS | FDPASS_PIDFD,
+					MSG_DONTWAIT, &in);
+		if (n < 0)
+			return true;
+		pid_t sender = in.pid;
+		const int *fds = in.fds;
+		int nfds = (int)in.nfds;
+		int pidfd = in.pidfd >= 0 ? in.pidfd : pidfds ? WK_PIDFD_GONE : WK_PIDFD_NONE;
+		/* A truncated packet is not read: its descriptors are closed, but
+		 * for the reply socket, which is told why. */
+		bool end = false;
+		if (in.flags & (MSG_TRUNC | MSG_CTRUNC)) {
+			control_too_large(s, fds, nfds);
+		} else if (n == 0) {
+			for (int i = 0; i < nfds; i++)
+				close(fds[i]);
+			end = true;
+		} else {
+			control_handle(s, buf, (size_t)n, sender, pidfd, fds, nfds);
+		}
+		if (pidfd >= 0)
+			close(pidfd);
+		if (end)
+			return false;
+	}
+	return true;
+}
+
+static void control_ready(struct session *s, struct watch *w, short revents)
+{
+	/* An empty read with POLLHUP: every process holding the other end is
+	 * gone (an empty packet alone is just dropped). */
+	bool more = !(revents & POLLIN) || control_drain(s);
+	if ((revents & (POLLHUP | POLLERR)) && (!more || !(revents & POLLIN)))
+		session_unwatch(w);
+}
+
+/* A descriptor number programs are unlikely to pick for themselves: high,
+ * but within the usual limit of 1024 (a larger table costs memory). */
+static int high_fd(int fd)
+{
+	struct rlimit rl;
+	int lo = 3;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rlim_t top = rl.rlim_cur < 1024 ? rl.rlim_cur : 1024;
+		if (top > 64)
+			lo = (int)top - 24;
+	}
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, lo);
+	if (hi < 0)
+		hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+/* Before anything shares this process's descriptor table (the network
+ * namespace helper of supervisor.c does): moving a descriptor up to the
+ * high numbers grows the table, and growing a shared one waits for an RCU
+ * grace period (milliseconds). */
+void control_plan(struct session *s)
+{
+	s->ctl_child = -1;
+	s->status_fd = -1;
+	for (size_t i = 0; i < PENDING_MAX; i++)
+		pending[i] = (struct pending){.fd = -1};
+	for (size_t i = 0; i < WK_MAX_WATCH; i++)
+		session_unwatch(&s->watch[i]);
+	if (!s->pol.sandbox)
+		return;
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		die_errno("control socket");
+	int one = 1;
+	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0)
+		die_errno("control socket: SO_PASSCRED");
+	/* And a pidfd of the sender with each packet, where the kernel can
+	 * (6.5): `wicket ask` then knows its requester's /proc entry is not
+	 * that of a process which got the number after the requester died. */
+	pidfds = setsockopt(sv[0], SOL_SOCKET, SO_PASSPIDFD, &one, sizeof one) == 0;
+	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+	if (sv[0] <= 2)
+		sv[0] = high_fd(sv[0]);
+	ctl_sup = sv[0];
+	/* Room for bursts of reports (what does not fit is dropped: the
+	 * sandbox never waits); the kernel caps it at net.core.wmem_max. */
+	int room = 1 << 20;
+	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &room, sizeof room);
+	s->ctl_child = high_fd(sv[1]);
+	if (!session_watch(s, ctl_sup, POLLIN, control_ready, NULL))
+		die("internal error: no room to watch the control socket");
+	print_timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (print_timer >= 0 && !session_watch(s, print_timer, POLLIN, timer_ready, NULL)) {
+		close(print_timer);
+		print_timer = -1;
+	}
+}
+
+/* The count the shell's hooks read, when shell.c decided there are some
+ * (after control_plan). */
+void control_status_plan(struct session *s)
+{
+	s->status_fd = -1;
+	if (s->shell_hooks && ctl_sup >= 0) {
+		int m = (int)memfd_create("wicket-status", MFD_CLOEXEC);
+		if (m >= 0 && write(m, "0\n", 2) == 2) {
+			status_fd = s->status_fd = high_fd(m);
+		} else if (m >= 0) {
+			close(m);
+		}
+	}
+}
+
+/* "NAME=FD:DEV:INO": the descriptor and the identity of what it holds, so
+ * the sandbox's side can tell it from a number reused since; NULL when
+ * FD cannot be looked at. */
+static char *fd_var(const char *name, int fd)
+{
+	struct stat st;
+	char v[FDSPEC_LEN];
+	if (fstat(fd, &st) < 0)
+		return NULL;
+	fdspec_format(v, fd, &st);
+	return xasprintf("%s=%s", name, v);
+}
+
+size_t control_env(const struct session *s, char **env, size_t w)
+{
+	env[w] = NULL;
+	w = env_unset(env, "WICKET_FD");
+	w = env_unset(env, "WICKET_STATUS_FD");
+	w = env_unset(env, "WICKET_ASK_TAKE");
+	char *v = s->status_fd >= 0 ? fd_var("WICKET_STATUS_FD", s->status_fd) : NULL;
+	if (v)
+		env[w++] = v;
+	if (s->ctl_child >= 0) {
+		v = fd_var("WICKET_FD", s->ctl_child);
+		env[w++] = v ? v : xasprintf("WICKET_FD=%d", s->ctl_child);
+		/* Where every sendmsg() of the sandbox's is a seccomp
+		 * notification (unixnotify.c), `wicket ask` names its
+		 * descriptors and sends with send(), which is not one; the
+		 * supervisor takes them with the pidfd that comes with the
+		 * packet (ask.c, take_fds), only from a process in the
+		 * sandbox's pid namespace. A sandbox that sets this itself
+		 * only changes how its own requests are sent. */
+		if (pidfds && netnotify_unix(s) && s->layers.pidns)
+			env[w++] = xstrdup("WICKET_ASK_TAKE=1");
+	}
+	env[w] = NULL;
+	return w;
+}
+
+/* --- state kept after the session --------------------------------------- */
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The oldest records beyond WK_KEEP_SESSIONS go. */
+static void prune_records(int sfd)
+{
+	DIR *dir = opendir_dup(sfd);
+	if (!dir)
+		return;
+	struct strv names = {0};
+	struct dirent *de;
+	while ((de = readdir(dir)) && names.n < 10000)
+		if (session_record_name(de->d_name))
+			strv_add(&names, de->d_name);
+	closedir(dir);
+	if (names.n > WK_KEEP_SESSIONS) {
+		qsort(names.v, names.n, sizeof *names.v, cmp_name);
+		for (size_t i = 0; i + WK_KEEP_SESSIONS < names.n; i++)
+			unlinkat(sfd, names.v[i], 0);
+	}
+	strv_free(&names);
+}
+
+/* The session's denials, for `wicket why` after it: a fresh file in
+ * sessions/ (the newest WK_KEEP_SESSIONS are kept, for `wicket why
+ * --list` and `--session N`), and last-session.json a second name of it;
+ * never written through a link. */
+static void save_state(const struct session *s)
+{
+	char *dir = wicket_state_dir();
+	if (!dir || !wicket_state_dir_make(dir)) {
+		free(dir);
+		return;
+	}
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	free(dir);
+	if (dfd < 0)
+		return;
+	if (mkdirat(dfd, "sessions", 0700) < 0 && errno != EEXIST) {
+		close(dfd);
+		return;
+	}
+	int sfd = openat(dfd, "sessions", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0) {
+		close(dfd);
+		return;
+	}
+	json_t *doc = denials_json(s, WK_MAX_DENIALS, true);
+	char *text = doc ? json_dumps(doc, JSON_INDENT(1)) : NULL;
+	json_decref(doc);
+	char tmp[64], name[64];
+	snprintf(tmp, sizeof tmp, ".session.%ld.tmp", (long)getpid());
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(name, sizeof name, "%010lld.%09ld-%.16s.json", (long long)now.tv_sec, now.tv_nsec,
+		 s->session_id ? s->session_id : "0");
+	int fd = text ? openat(sfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			       0600) : -1;
+	if (fd >= 0) {
+		bool ok = write_all(fd, text, strlen(text)) && write_all(fd, "\n", 1);
+		/* A new name, not renamed over an old file: ext4 would then
+		 * write it out at once (auto_da_alloc), a fsync's worth of time
+		 * on every session's way out. A reader in between finds no
+		 * last-session.json. */
+		if (close(fd) == 0 && ok && renameat(sfd, tmp, sfd, name) == 0) {
+			unlinkat(dfd, "last-session.json", 0);
+			/* Without hard links (or should it fail) `wicket why` reads
+			 * the newest record instead. */
+			if (linkat(sfd, name, dfd, "last-session.json", 0) < 0)
+				unlinkat(dfd, "last-session.json", 0);
+			prune_records(sfd);
+		} else {
+			unlinkat(sfd, tmp, 0);
+		}
+	}
+	free(text);
+	close(sfd);
+	close(dfd);
+}
+
+void control_init_close(struct session *s)
+{
+	if (ctl_sup >= 0)
+		close(ctl_sup);
+	if (s->ctl_child >= 0)
+		close(s->ctl_child);
+	if (status_fd >= 0)
+		close(status_fd);
+	if (print_timer >= 0)
+		close(print_timer);
+	ctl_sup = status_fd = print_timer = -1;
+	s->ctl_child = s->status_fd = -1;
+}
+
+void control_finish(struct session *s)
+{
+	if (ctl_sup < 0)
+		return;
+	control_drain(s);
+	ask_finish(s);
+	for (size_t i = 0; i < PENDING_MAX; i++)
+		if (pending[i].fd >= 0)
+			pending_close(s, &pending[i]);
+	close(ctl_sup);
+	ctl_sup = -1;
+	flush_lines();
+	if (print_timer >= 0)
+		close(print_timer);
+	print_timer = -1;
+	save_state(s);
+	unsigned total = counts[0] + counts[1] + counts[2];
+	if (!total)
+		return;
+	line_break();
+	char msg[256];
+	size_t n = 0;
+	static const char *const what[N_KINDS] = {"write", "read", "network use"};
+	for (int k = 0; k < N_KINDS; k++) {
+		if (!counts[k])
+			continue;
+		n += (size_t)snprintf(msg + n, sizeof msg - n, "%s%u %s%s", n ? ", " : "", counts[k],
+				      what[k], counts[k] == 1 ? "" : "s");
+	}
+	warnmsg("the sandbox blocked %s; run `wicket why` for details", msg);
+}

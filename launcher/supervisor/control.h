@@ -1,0 +1,50 @@
+#ifndef WICKET_SUPERVISOR_CONTROL_H
+#define WICKET_SUPERVISOR_CONTROL_H
+
+#include "base/session.h"
+
+/* control.c: the control socket (DESIGN §6), the session's denials, the
+ * summary line and the state `wicket why` reads after the session. */
+struct denial {
+	const char *kind;    /* "write", "read", "network" */
+	const char *object;  /* path, or "connect 127.0.0.1:8080/tcp" */
+	const char *what;    /* "open for writing" (NULL for the network) */
+	const char *comm;
+	long pid;            /* as the sandbox sees it, shown */
+	long host_pid;       /* as the supervisor sees it (0: unknown) */
+	/* The proxy's refusals (proxy.c): why, on the line after the
+	 * object; and what `wicket why` offers (enum proxy_refusal). */
+	const char *reason;
+	int proxy;
+	const char *proxy_name; /* the name refused, or the name that resolved */
+	const char *proxy_addr; /* the address refused (PROXY_ADDRESS) */
+};
+enum proxy_refusal { PROXY_NOT = 0, PROXY_UNLISTED, PROXY_DENIED, PROXY_ADDRESS, PROXY_RAW_IP,
+		     PROXY_BAD, PROXY_UNRESOLVED, PROXY_SNI };
+void control_plan(struct session *s);        /* before net_early_start */
+void control_status_plan(struct session *s); /* after shell_plan */
+size_t control_env(const struct session *s, char **env, size_t w);
+/* Record a denial for `wicket why`; PRINT its line and count it in the
+ * summary, or count it only (SHOWN: printed by the shim), or neither. */
+enum denial_show { DENIAL_PRINT, DENIAL_SHOWN, DENIAL_QUIET };
+void control_denial(struct session *s, const struct denial *d, enum denial_show show);
+void control_finish(struct session *s);
+void control_init_close(struct session *s); /* init, once the command runs */
+/* One packet from the sandbox with the NFDS descriptors that came with
+ * it (each closed or kept); for the fuzzer, which also points
+ * control_out_fd elsewhere. */
+void control_handle(struct session *s, const char *buf, size_t len, pid_t sender,
+		    int sender_pidfd, const int *fds, int nfds);
+/* A packet too large (or with too many descriptors) to read: its reply
+ * socket, if any, is told so; every descriptor is closed. */
+void control_too_large(struct session *s, const int *fds, int nfds);
+/* SENDER, SENDER_PIDFD: see ask.h. */
+extern int control_out_fd;
+/* stdio.c, after each copy into the file the lines go to: whether that
+ * file now stands at the start of a line (held lines go then). */
+void control_relay_wrote(bool at_line_start);
+/* Queued lines out now (the proxy's, whose client waits), unless held. */
+void control_lines_now(void);
+#define WK_MAX_DENIALS 100   /* distinct denials kept for `wicket why` */
+
+#endif

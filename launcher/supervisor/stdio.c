@@ -1,0 +1,365 @@
+/* The command's stdin, stdout and stderr.
+ *
+ * A descriptor inherited from the caller points at the host's own mounts,
+ * not at the sandbox's read-only view: through it (or through
+ * /proc/self/fd/N) a sandboxed program could chmod, chown, utime or
+ * setxattr the file, or, as root, turn a file it writes through stdout
+ * into a setuid executable, and through a terminal change its mode or
+ * owner or put it in raw mode. So, before the command starts:
+ *  - a terminal, on any of the three, becomes the session's own pty
+ *    (pty.c); a second, different terminal on stdout or stderr becomes a
+ *    pipe that the supervisor copies into it; pipes and sockets pass;
+ *  - files and directories inside a writable root pass (the sandbox may
+ *    change them anyway);
+ *  - a read-only file elsewhere, and the standard device nodes, are
+ *    reopened through the sandbox's read-only view (its offset is handed
+ *    back to the caller's descriptor at the end, as if shared);
+ *  - a file opened for writing elsewhere becomes a pipe that the
+ *    supervisor copies into the real file;
+ *  - anything else (a directory, a disk, another device) is refused.
+ * Descriptors above 2 are closed at exec (exec_command). */
+#include "config.h"
+#include "base/session.h"
+#include "base/setupfail.h"
+#include "plan/plan.h"
+#include "supervisor/ask.h"
+#include "supervisor/control.h"
+#include "supervisor/pty.h"
+#include "supervisor/stdio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+
+#ifndef KCMP_FILE
+#define KCMP_FILE 0
+#endif
+
+static const char *const fd_names[3] = {"stdin", "stdout", "stderr"};
+
+void stdio_plan(struct session *s)
+{
+	s->offset_pipe[0] = s->offset_pipe[1] = -1;
+	for (int fd = 0; fd < 3; fd++) {
+		struct stdio_fix *f = &s->stdio[fd];
+		memset(f, 0, sizeof *f);
+		f->kind = STDIO_PASS;
+		f->relay_rd = f->relay_wr = -1;
+		if (!s->layers.mntns)
+			continue; /* no read-only view to reopen through: see the gaps */
+		int fl = fcntl(fd, F_GETFL);
+		struct stat st;
+		if (fl < 0 || fstat(fd, &st) < 0)
+			continue; /* closed stays closed */
+		if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || (st.st_mode & S_IFMT) == 0)
+			continue;
+		if (S_ISCHR(st.st_mode)) {
+			if (isatty(fd))
+				continue;
+			for (size_t i = 0; i < WK_N_DEV_NODES; i++)
+				if (major(st.st_rdev) == wk_dev_nodes[i].maj &&
+				    minor(st.st_rdev) == wk_dev_nodes[i].min) {
+					f->kind = STDIO_REOPEN_DEV;
+					snprintf(f->path, sizeof f->path, "/dev/%s", wk_dev_nodes[i].name);
+					f->flags = fl & O_ACCMODE;
+				}
+			if (f->kind == STDIO_PASS)
+				die("%s is a device the sandbox cannot hand over safely (%u:%u); use a pipe",
+				    fd_names[fd], major(st.st_rdev), minor(st.st_rdev));
+			continue;
+		}
+		char link[32], path[PATH_MAX];
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, path, sizeof path - 1);
+		if (n <= 0)
+			die("%s: cannot tell which file it is", fd_names[fd]);
+		path[n] = '\0';
+		if (path[0] == '/' && !strstr(path, " (deleted)") && writable_root_of(&s->pol, path))
+			continue;
+		int mode = fl & O_ACCMODE;
+		if (S_ISREG(st.st_mode) && mode == O_RDONLY && path[0] == '/' &&
+		    (size_t)n < sizeof f->path) {
+			f->kind = STDIO_REOPEN_FILE;
+			strcpy(f->path, path);
+			f->dev = st.st_dev;
+			f->ino = st.st_ino;
+			f->offset = lseek(fd, 0, SEEK_CUR);
+			continue;
+		}
+		if (S_ISREG(st.st_mode) && fd > 0 && mode != O_RDONLY) {
+			f->kind = STDIO_RELAY;
+			continue;
+		}
+		die("%s is %s %s outside the writable roots, which the sandbox cannot hand over "
+		    "safely; use a pipe (e.g. '| cat' or '< file' for a readable file)",
+		    fd_names[fd], S_ISDIR(st.st_mode) ? "the directory" : "the file", path);
+	}
+	/* Every terminal among the three becomes the session's pty (pty.c),
+	 * whichever stream it is; a second, different terminal on stdout or
+	 * stderr gets a pipe that the supervisor copies into it. No
+	 * sandboxed process holds a descriptor of a real terminal. */
+	pty_plan(s);
+	for (int fd = 1; fd < 3; fd++)
+		if (s->pol.sandbox && s->stdio[fd].kind == STDIO_PASS && isatty(fd))
+			s->stdio[fd].kind = STDIO_RELAY;
+	/* 2>&1 onto one file: one pipe, so the two streams keep their order. */
+	if (s->stdio[1].kind == STDIO_RELAY && s->stdio[2].kind == STDIO_RELAY &&
+	    syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, 1, 2) == 0)
+		s->stdio[2].share = true;
+	for (int fd = 1; fd < 3; fd++) {
+		struct stdio_fix *f = &s->stdio[fd];
+		if (f->kind != STDIO_RELAY || f->share)
+			continue;
+		int p[2];
+		if (pipe2(p, O_CLOEXEC) < 0)
+			die_errno("pipe");
+		f->relay_rd = p[0];
+		f->relay_wr = p[1];
+	}
+	if (s->stdio[2].share) {
+		s->stdio[2].relay_wr = s->stdio[1].relay_wr;
+	}
+	if (s->stdio[0].kind == STDIO_REOPEN_FILE && pipe2(s->offset_pipe, O_CLOEXEC) < 0)
+		die_errno("pipe");
+}
+
+/* In the child, after the mount view is built. */
+int stdio_apply(struct session *s, int *keep_stdin)
+{
+	*keep_stdin = -1;
+	int slave = -1;
+	if (s->pty.on && (slave = pty_child_open(s)) < 0)
+		return -1;
+	for (int fd = 0; fd < 3; fd++) {
+		struct stdio_fix *f = &s->stdio[fd];
+		int nfd;
+		switch (f->kind) {
+		case STDIO_REOPEN_DEV:
+			nfd = open(f->path, f->flags | O_CLOEXEC | O_NOCTTY);
+			if (nfd < 0)
+				return setup_fail(STAGE_STDIO, errno, "reopen %s as %s", f->path,
+						  fd_names[fd]);
+			break;
+		case STDIO_REOPEN_FILE: {
+			nfd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+			struct stat st;
+			if (nfd < 0 || fstat(nfd, &st) < 0 || st.st_dev != f->dev || st.st_ino != f->ino) {
+				if (nfd >= 0)
+					close(nfd);
+				return setup_fail(STAGE_STDIO, nfd < 0 ? errno : ESTALE,
+						  "%s is %s, which the sandbox cannot see; pass it "
+						  "through a pipe (cat FILE | wicket ...)", fd_names[fd], f->path);
+			}
+			if (f->offset > 0)
+				lseek(nfd, f->offset, SEEK_SET);
+			/* init keeps the description to report the final offset. */
+			*keep_stdin = fcntl(nfd, F_DUPFD_CLOEXEC, 3);
+			break;
+		}
+		case STDIO_RELAY:
+			nfd = f->relay_wr;
+			break;
+		case STDIO_PTY:
+			nfd = slave;
+			break;
+		default:
+			continue;
+		}
+		if (dup2(nfd, fd) < 0)
+			return setup_fail(STAGE_STDIO, errno, "install %s", fd_names[fd]);
+		if (f->kind != STDIO_RELAY && f->kind != STDIO_PTY)
+			close(nfd);
+	}
+	if (slave >= 0)
+		close(slave);
+	return 0;
+}
+
+/* In the supervisor after the fork: the relay ends it does not use. */
+void stdio_parent_close(struct session *s)
+{
+	if (s->stdio[1].relay_wr >= 0)
+		close(s->stdio[1].relay_wr);
+	if (s->stdio[2].relay_wr >= 0 && !s->stdio[2].share)
+		close(s->stdio[2].relay_wr);
+	if (s->offset_pipe[1] >= 0)
+		close(s->offset_pipe[1]);
+	pty_parent_close(s);
+}
+
+static void write_or_break(int fd, const char *buf, size_t len, bool *broken)
+{
+	/* A broken file: keep draining, so the command never blocks. */
+	if (!*broken && !write_all(fd, buf, len))
+		*broken = true;
+}
+
+/* LEN bytes of the command's output into FD. Into the file the denial
+ * lines go to as well (LINES), up to the last newline first: lines held
+ * for the end of the command's go out there, not inside it. */
+static void copy_out(int fd, const char *b, size_t len, bool lines, bool *broken)
+{
+	if (!lines || !len) {
+		write_or_break(fd, b, len, broken);
+		return;
+	}
+	const char *nl = memrchr(b, '\n', len);
+	size_t head = nl ? (size_t)(nl - b) + 1 : 0;
+	if (head) {
+		write_or_break(fd, b, head, broken);
+		control_relay_wrote(true);
+	}
+	if (head < len) {
+		write_or_break(fd, b + head, len - head, broken);
+		control_relay_wrote(false);
+	}
+}
+
+bool stdio_has_relay(const struct session *s)
+{
+	return s->stdio[1].relay_rd >= 0 || s->stdio[2].relay_rd >= 0;
+}
+
+/* Copy relayed output into the real files until the child has exited and
+ * every writer is gone (the pid namespace ends them all with init); serve
+ * the watched descriptors (the control socket, ...) meanwhile. */
+/* After the command's end, how long what still holds its output (an
+ * approved command) may write before the session ends it (ask.c). */
+#define STDIO_LATE_MS 200
+
+int stdio_relay_wait(struct session *s, pid_t child, int *status)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, child, 0);
+	bool exited = false, broken[3] = {false, false, false}, drew[3] = {false, false, false};
+	bool ended = false;   /* ask_session_over was called */
+	long long late_at = 0; /* when the command exited, then when that was called */
+	static char buf[65536], filtered[sizeof buf + PTY_FILTER_HOLD + 8];
+	/* A second terminal gets what the session's own gets: the command's
+	 * bytes less what may not reach a terminal (pty_filter_feed). */
+	struct pty_filter filter[3];
+	bool tty[3] = {false, false, false};
+	memset(filter, 0, sizeof filter);
+	for (int fd = 1; fd < 3; fd++)
+		tty[fd] = s->stdio[fd].kind == STDIO_RELAY && isatty(fd);
+	/* The copy the supervisor's own lines go into too (control.c). */
+	int lines_fd = s->stdio[2].kind != STDIO_RELAY ? -1 : s->stdio[2].share ? 1 : 2;
+	for (;;) {
+		struct pollfd p[3 + WK_MAX_WATCH];
+		int map[3 + WK_MAX_WATCH], np = 0, nrelay = 0;
+		for (int fd = 1; fd < 3; fd++)
+			if (s->stdio[fd].relay_rd >= 0) {
+				p[np].fd = s->stdio[fd].relay_rd;
+				p[np].events = POLLIN;
+				map[np++] = fd;
+				nrelay++;
+			}
+		int wait_ms = pfd < 0 && !exited ? 50 : -1;
+		if (exited) {
+			/* The pty's last output, still on its way (pty.c). */
+			int pty_ms = pty_drain(s);
+			if (nrelay == 0 && pty_ms < 0)
+				break;
+			if (pty_ms >= 0)
+				wait_ms = pty_ms;
+			/* The command is gone and the sandbox with it: whoever
+			 * still holds its output is a command approved outside
+			 * (or what it left behind). The session is over for it
+			 * too, once what was written is read (STDIO_LATE_MS);
+			 * whoever holds it as long again is not waited for. */
+			long long late = nrelay ? late_at + STDIO_LATE_MS - now_ms() : 1;
+			if (late <= 0 && !ended) {
+				ask_session_over(s);
+				ended = true;
+				late_at = now_ms();
+				late = STDIO_LATE_MS;
+			} else if (late <= 0) {
+				for (int fd = 1; fd < 3; fd++)
+					if (s->stdio[fd].relay_rd >= 0) {
+						close(s->stdio[fd].relay_rd);
+						s->stdio[fd].relay_rd = -1;
+					}
+				continue;
+			}
+			if (nrelay && (wait_ms < 0 || wait_ms > late))
+				wait_ms = (int)late;
+		}
+		for (int i = 0; i < WK_MAX_WATCH; i++)
+			if (s->watch[i].ready) {
+				p[np].fd = s->watch[i].fd;
+				p[np].events = s->watch[i].events;
+				map[np++] = -10 - i;
+			}
+		if (!exited) {
+			p[np].fd = pfd;
+			p[np].events = POLLIN;
+			map[np++] = -1;
+		}
+		if (poll(p, (nfds_t)np, wait_ms) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (!exited && (pfd < 0 || (p[np - 1].revents & POLLIN))) {
+			pid_t r = waitpid(child, status, pfd < 0 ? WNOHANG : 0);
+			if (r == child) {
+				exited = true;
+				late_at = now_ms();
+			}
+		}
+		for (int i = 0; i < np; i++) {
+			int fd = map[i];
+			if (fd <= -10) {
+				/* A handler may have removed or replaced the watch. */
+				struct watch *w = &s->watch[-10 - fd];
+				if (p[i].revents && w->ready && w->fd == p[i].fd)
+					w->ready(s, w, p[i].revents);
+				continue;
+			}
+			if (fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			ssize_t n = read(s->stdio[fd].relay_rd, buf, sizeof buf);
+			if (n > 0 && tty[fd]) {
+				size_t k = pty_filter_feed(&filter[fd], buf, (size_t)n, filtered);
+				copy_out(fd, filtered, k, fd == lines_fd, &broken[fd]);
+				drew[fd] = drew[fd] || pty_can_change(filtered, k);
+			} else if (n > 0) {
+				copy_out(fd, buf, (size_t)n, fd == lines_fd, &broken[fd]);
+			} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+				close(s->stdio[fd].relay_rd);
+				s->stdio[fd].relay_rd = -1;
+			}
+		}
+	}
+	if (pfd >= 0)
+		close(pfd);
+	/* A second terminal the command wrote to is left as the terminal
+	 * of the session is (pty_finish): not in a state of its choosing.
+	 * Once if stdout and stderr are the same one. */
+	for (int fd = 1; fd < 3; fd++)
+		if (drew[fd] && !broken[fd] && tty[fd] &&
+		    !(fd == 2 && s->stdio[2].share && drew[1]))
+			pty_reset_other(fd);
+	return 0;
+}
+
+/* After the session: the caller's stdin offset moves on as far as the
+ * command read, as it would have through a shared descriptor. */
+void stdio_finish(struct session *s)
+{
+	if (s->stdio[0].kind != STDIO_REOPEN_FILE || s->offset_pipe[0] < 0)
+		return;
+	off_t off;
+	if (read(s->offset_pipe[0], &off, sizeof off) == (ssize_t)sizeof off && off >= 0)
+		lseek(STDIN_FILENO, off, SEEK_SET);
+	close(s->offset_pipe[0]);
+}
