@@ -12,6 +12,11 @@ tests_unit_test_envscrub_LDADD = lib/libwicket.la $(JANSSON_LIBS)
 tests_unit_test_plan_SOURCES = tests/unit/test-plan.c
 tests_unit_test_plan_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_plan_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
+# The planner on a real tree: the plan, its refusals, what is done after.
+check_PROGRAMS += tests/unit/test-planner
+tests_unit_test_planner_SOURCES = tests/unit/test-planner.c
+tests_unit_test_planner_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_planner_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 tests_unit_test_layers_SOURCES = tests/unit/test-layers.c
 tests_unit_test_layers_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_layers_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)

@@ -115,6 +115,23 @@ int main(void)
 	verdict(s, n, "/tmp/.X11-unix/X0", WK_FS_READ_ONLY, RULE_KEEP, "/tmp/.X11-unix");
 	verdict(s, n, "/tmp/.X11-unixb", WK_FS_WRITABLE, RULE_WRITE, "/tmp");
 
+	/* A writable root inside a kept directory, and a kept one inside
+	 * that: the nearest of each decides, and names the verdict. */
+	static const struct wk_fsrule layered[] = {
+		{RULE_READ, "/"}, {RULE_WRITE, "/tmp"}, {RULE_KEEP, "/tmp/a"},
+		{RULE_WRITE, "/tmp/a/b"}, {RULE_KEEP, "/tmp/a/b/c"},
+	};
+	size_t nl = sizeof layered / sizeof *layered;
+	verdict(layered, nl, "/tmp/a/f", WK_FS_READ_ONLY, RULE_KEEP, "/tmp/a");
+	verdict(layered, nl, "/tmp/a/b/f", WK_FS_WRITABLE, RULE_WRITE, "/tmp/a/b");
+	verdict(layered, nl, "/tmp/a/b/c/f", WK_FS_READ_ONLY, RULE_KEEP, "/tmp/a/b/c");
+	/* Protections inside protections: the nearest names it. */
+	static const struct wk_fsrule prot[] = {
+		{RULE_WRITE, "/w"}, {RULE_PROTECT, "/w/p"}, {RULE_PROTECT, "/w/p/q"},
+	};
+	verdict(prot, 3, "/w/p/q/f", WK_FS_PROTECTED, RULE_PROTECT, "/w/p/q");
+	verdict(prot, 3, "/w/p/f", WK_FS_PROTECTED, RULE_PROTECT, "/w/p");
+
 	/* Readable roots without "/": Landlock refuses the rest. */
 	static const struct wk_fsrule narrow[] = {
 		{RULE_READ, "/usr"}, {RULE_READ, "/usr/lib/x"}, {RULE_WRITE, "/w"},

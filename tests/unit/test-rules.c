@@ -122,5 +122,40 @@ int main(void)
 	   !rules_next(&cur, &k, &v, &n), "good lines among bad ones, and a last one without newline");
 	ok(rules_net("") == RULES_NET_UNKNOWN && !rules_cover(NULL, RULE_READ, "/", NULL, 0),
 	   "no rules: nothing allowed, the mode unknown");
+	/* The edges, each pinned (tests/mutate). */
+	ok(!rules_net_name(RULES_NET_UNKNOWN) && !rules_net_name(RULES_NET_PORTS + 1) &&
+	   !rules_net_name(-7) && !rules_net_name(1000), "no name for a mode that is none of them");
+	char edge[64];
+	ok(rules_put(edge, sizeof edge, 0, RULE_CONNECT, "8090") && rules_put(edge, sizeof edge, 0,
+	   RULE_BIND, "9") && rules_put(edge, sizeof edge, 0, RULE_CONNECT, "65535"),
+	   "ports with a 0, a 9, and the last one");
+	ok(!rules_put(edge, sizeof edge, 0, RULE_CONNECT, "000080") &&
+	   !rules_put(edge, sizeof edge, 0, RULE_CONNECT, "/80") &&
+	   !rules_put(edge, sizeof edge, 0, RULE_CONNECT, ":80"), "six digits, or a character next to the digits: no port");
+	/* "c 80\n" is 5 bytes: a buffer of 5 has no room for the NUL. */
+	char exact[8];
+	memset(exact, 'Z', sizeof exact);
+	ok(rules_put(exact, 5, 0, RULE_CONNECT, "80") == 5 && exact[0] == 'Z' && exact[5] == 'Z',
+	   "a buffer one byte short is left alone");
+	ok(rules_put(exact, 6, 0, RULE_CONNECT, "80") == 5 && memcmp(exact, "c 80\n", 6) == 0 &&
+	   exact[6] == 'Z', "a buffer just large enough");
+	char small_root[12];
+	memset(small_root, 'Z', sizeof small_root);
+	ok(rules_cover("w /work/abc\n", RULE_WRITE, "/work/abc/x", small_root, 9) &&
+	   small_root[0] == 'Z' && small_root[9] == 'Z', "a root with no room for its NUL: not copied");
+	ok(rules_cover("w /work/abc\n", RULE_WRITE, "/work/abc/x", small_root, 10) &&
+	   strcmp(small_root, "/work/abc") == 0 && small_root[10] == 'Z', "one with just the room");
+	char sup[16];
+	strcpy(sup, "x 1\nw /a\n");
+	rules_supervisor_off(sup);
+	ok(strcmp(sup, "x 1\nw /a\n") == 0, "another kind's 1 is not the supervisor's");
+	strcpy(sup, "s 12\n");
+	rules_supervisor_off(sup);
+	strcpy(edge, "s-1\n");
+	rules_supervisor_off(edge);
+	ok(strcmp(sup, "s 12\n") == 0 && strcmp(edge, "s-1\n") == 0, "nor a longer value or another separator");
+	strcpy(sup, "s 1x");
+	rules_supervisor_off(sup);
+	ok(strcmp(sup, "s 1x") == 0, "nor a value that goes on");
 	return done_testing();
 }
