@@ -12,7 +12,9 @@ check_PROGRAMS += \
 	tests/escape/probes/tiocsti \
 	tests/escape/probes/uring \
 	tests/escape/probes/unixprobe \
-	tests/escape/probes/rmrace
+	tests/escape/probes/rmrace \
+	tests/escape/probes/forkchain
+tests_escape_probes_forkchain_SOURCES = tests/escape/probes/forkchain.c
 tests_escape_probes_compat_SOURCES = tests/escape/probes/compat.c
 tests_escape_probes_fsprobe_SOURCES = tests/escape/probes/fsprobe.c
 tests_escape_probes_ipcprobe_SOURCES = tests/escape/probes/ipcprobe.c

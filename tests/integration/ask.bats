@@ -282,6 +282,34 @@ EOF_SH
 	fi
 }
 
+@test "ask: a C fork chain as fast as fork goes, left by an approved command, ends with the session" {
+	# The shell chain above forks a few hundred times a second; this one
+	# as fast as the kernel lets it, in a session of its own, ignoring
+	# SIGHUP and SIGTERM. It stops by itself after 20 s.
+	local chain=$WICKET_TEST_BINDIR/escape/probes/forkchain
+	[ -x "$chain" ]
+	local t0=$SECONDS
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+		"$1" ask -- "$2" "$3" 20
+		i=0
+		while [ ! -s "$3/alive" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		sleep 0.5; echo started' _ "$WICKET" "$chain" "$OUT"
+	assert_success
+	assert_output started
+	[ -s "$OUT/alive" ]
+	[ $((SECONDS - t0)) -lt 15 ]
+	# Judged outside: the chain no longer moves, and no process of it is left.
+	local a b
+	a=$(cat "$OUT/alive")
+	sleep 1
+	b=$(cat "$OUT/alive")
+	if [ "$a" != "$b" ]; then
+		echo "a C fork chain of an approved command outlived the session ($a, then $b)"
+		false
+	fi
+	! pgrep -f "^$chain $OUT 20\$" >/dev/null
+}
+
 @test "ask: the audit log: one line per request, owner-only, no environment" {
 	policy au '{"allow": [["true", "*", "b"]], "deny": [["false"]]}'
 	run -127 --separate-stderr env WK_SECRET_VALUE=s3cr3t bash -c 'cd "$1" && timeout 60 "$2" run --policy "$3" -- sh -c "
