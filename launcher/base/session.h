@@ -13,6 +13,7 @@
 
 #include "policy.h"
 #include "util.h"
+#include "base/mountops.h"
 
 /* The policy a session gets when none is named. */
 #define DEFAULT_POLICY "workspace-write"
@@ -153,6 +154,7 @@ struct session {
 	struct wk_policy wpol;    /* the policy as loaded (rules, where they came from) */
 	struct policy pol;        /* resolved for this session */
 	struct mount_plan plan;
+	struct mount_ops mount_base; /* the plan's base, as the child executes it (plan.c) */
 	struct layers layers;
 	struct kernel_info kinfo;
 	char *workspace;          /* canonical working directory */

@@ -2,7 +2,10 @@
  * writable roots, protected paths and hidden secrets laid on top.
  *
  * Runs in the child, inside its new user/mount/pid namespaces, before any
- * code from the sandbox. Every step either succeeds or the session does not
+ * code from the sandbox. It executes the plan's operations
+ * (base/mountops.h) in the order the planner put them (plan.c,
+ * plan_mount_ops_base and _late), and decides nothing itself. Every step
+ * either succeeds or the session does not
  * start: a half-built view is never used.
  *
  * Why the order matters:
@@ -20,6 +23,7 @@
  */
 #include "config.h"
 #include "base/session.h"
+#include "base/mountops.h"
 #include "base/setupfail.h"
 #include "child/mounts.h"
 
@@ -372,20 +376,6 @@ static int clone_self_exe(void)
 	return clone_readonly_fd(pfd);
 }
 
-/* Attach the read-only copies of KEEP (FDS, -1 for none) where they were,
- * over the session's own mounts. */
-static int attach_kept(const struct strv *keep, const int *fds)
-{
-	for (size_t i = 0; i < keep->n; i++) {
-		if (fds[i] < 0)
-			continue;
-		if (ensure_mountpoint(keep->v[i], clone_is_dir(fds[i])) < 0 ||
-		    attach(fds[i], keep->v[i]) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 static void close_all(int *fds, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -393,194 +383,165 @@ static void close_all(int *fds, size_t n)
 			close(fds[i]);
 }
 
-/* Steps 1-5: everything that does not depend on the hidden and protected
- * paths, so it can run while the supervisor still works them out. */
-int mounts_base(const struct mount_plan *plan)
+/* The copy in SLOT attached at PATH, a mount point made for it where our
+ * own tmpfs mounts hide the original path. */
+static int attach_slot(int fd, const char *path)
 {
-	int node_fd[WK_N_DEV_NODES];
-	int *write_fd = xcalloc(plan->write.n + 1, sizeof(int));
-	int *keep_fd = xcalloc(plan->run_keep.n + 1, sizeof(int));
-	int *read_fd = xcalloc(plan->read_keep.n + 1, sizeof(int));
-	int self_fd = -1, ret = -1;
-	for (size_t i = 0; i < sizeof node_fd / sizeof node_fd[0]; i++)
-		node_fd[i] = -1;
-	for (size_t i = 0; i < plan->write.n; i++)
-		write_fd[i] = -1;
-	for (size_t i = 0; i < plan->run_keep.n; i++)
-		keep_fd[i] = -1;
-	for (size_t i = 0; i < plan->read_keep.n; i++)
-		read_fd[i] = -1;
+	if (ensure_mountpoint(path, clone_is_dir(fd)) < 0)
+		return -1;
+	return attach(fd, path);
+}
 
-	/* 1. Nothing done here may propagate to the host. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
-		setup_fail(STAGE_MOUNT, errno, "make / private");
-		goto out;
-	}
+/* PATH, opened without following symlinks, bound to itself (a pin) or
+ * read-only over itself (protected): through the descriptor, never by
+ * name again. */
+static int pin(const char *path)
+{
+	struct fdpath fp;
+	if (fdpath_open(&fp, path) < 0)
+		return fdpath_fail("pin", path);
+	int r = mount(fp.path, fp.path, NULL, MS_BIND | MS_REC, NULL);
+	int e = errno;
+	close(fp.fd);
+	return r < 0 ? setup_fail(STAGE_MOUNT, e, "pin %s", path) : 0;
+}
 
-	/* 2. Clone what stays writable or reachable before the big freeze. */
-	for (size_t i = 0; i < plan->write.n; i++)
-		if ((write_fd[i] = clone_tree(plan->write.v[i])) < 0)
-			goto out;
-	for (size_t i = 0; i < WK_N_DEV_NODES; i++) {
-		char path[64];
-		snprintf(path, sizeof path, "/dev/%s", wk_dev_nodes[i].name);
-		/* Held by an O_PATH descriptor across the tmpfs that covers /dev,
-		 * then bound from /proc/self/fd/N: a plain bind is several times
-		 * cheaper than cloning a detached tree. A missing node is not
-		 * fatal: the sandbox just lacks it too. */
-		node_fd[i] = open(path, O_PATH | O_CLOEXEC);
-	}
-	/* A file under /run the system keeps there (resolv.conf) is a
-	 * convenience: missing, the sandbox just lacks it. A read root the
-	 * policy names is not: the session does not start without it. */
-	for (size_t i = 0; i < plan->run_keep.n; i++)
-		keep_fd[i] = clone_readonly(plan->run_keep.v[i]);
-	for (size_t i = 0; i < plan->read_keep.n; i++) {
-		if ((read_fd[i] = clone_readonly(plan->read_keep.v[i])) < 0) {
-			setup_fail(STAGE_MOUNT, errno, "keep the read root %s (resolved without symlinks)",
-				   plan->read_keep.v[i]);
-			goto out;
+static int protect(const char *path)
+{
+	/* A read-only clone of the object, attached exactly where the
+	 * descriptor points (no second lookup by name). */
+	struct fdpath fp;
+	if (fdpath_open(&fp, path) < 0)
+		return fdpath_fail("protect", path);
+	int c = (int)syscall(SYS_open_tree, fp.fd, "",
+			     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	int r = c < 0 ? -1
+		: do_setattr(c, "", AT_EMPTY_PATH | AT_RECURSIVE,
+			     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, MS_PRIVATE);
+	if (r == 0)
+		r = (int)syscall(SYS_move_mount, c, "", fp.fd, "",
+				 MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+	int e = errno;
+	if (c >= 0)
+		close(c);
+	close(fp.fd);
+	return r < 0 ? setup_fail(STAGE_MOUNT, e, "protect %s", path) : 0;
+}
+
+/* One operation of the plan. SLOTS: the copies made so far; NODE_FD: the
+ * device nodes held; EMPTY_SRC: the empty file for hidden files, made
+ * when first needed. */
+static int run_op(const struct mount_op *o, int *slots, int *node_fd, int *empty_src)
+{
+	char opts[32 + WK_TMP_SIZE_MAX];
+	switch (o->kind) {
+	case MOP_PRIVATE:
+		/* Nothing done here may propagate to the host. */
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			return setup_fail(STAGE_MOUNT, errno, "make / private");
+		return 0;
+	case MOP_CLONE:
+		return (slots[o->slot] = clone_tree(o->path)) < 0 ? -1 : 0;
+	case MOP_CLONE_RO:
+		slots[o->slot] = clone_readonly(o->path);
+		if (slots[o->slot] < 0 && !o->optional)
+			return setup_fail(STAGE_MOUNT, errno,
+					  "keep the read root %s (resolved without symlinks)", o->path);
+		return 0;
+	case MOP_CLONE_SELF:
+		if ((slots[o->slot] = clone_self_exe()) < 0)
+			return setup_fail(STAGE_MOUNT, errno, "bind wicket itself");
+		return 0;
+	case MOP_HOLD_DEV:
+		for (size_t i = 0; i < WK_N_DEV_NODES; i++) {
+			char path[64];
+			snprintf(path, sizeof path, "/dev/%s", wk_dev_nodes[i].name);
+			/* Held by an O_PATH descriptor across the tmpfs that
+			 * covers /dev, then bound from /proc/self/fd/N: a plain
+			 * bind is several times cheaper than cloning a detached
+			 * tree. A missing node is not fatal: the sandbox just
+			 * lacks it too. */
+			node_fd[i] = open(path, O_PATH | O_CLOEXEC);
 		}
-	}
-
-	if (plan->self_bin && (self_fd = clone_self_exe()) < 0) {
-		setup_fail(STAGE_MOUNT, errno, "bind wicket itself");
-		goto out;
-	}
-
-	/* 3. Everything read-only, nosuid, nodev: this is what stops chmod,
-	 *    chown, utimes, xattrs and inode flags outside the workspace,
-	 *    which Landlock does not mediate. */
-	if (do_setattr(AT_FDCWD, "/", AT_RECURSIVE,
-		       MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0) < 0) {
-		setup_fail(STAGE_MOUNT, errno, "make / read-only");
-		goto out;
-	}
-
-	/* 4. Fresh mounts owned by the session; /tmp and /dev/shm are
-	 *    memory, so each has the policy's size limit (a full one is
-	 *    ENOSPC inside, not memory taken from the host). */
-	char tmp_opts[32 + WK_TMP_SIZE_MAX];
-	snprintf(tmp_opts, sizeof tmp_opts, "mode=1777,size=%s",
-		 plan->tmp_size[0] ? plan->tmp_size : WK_TMP_SIZE_DEFAULT);
-	if (plan->private_tmp &&
-	    mount_tmpfs("/tmp", MS_NOSUID | MS_NODEV, tmp_opts) < 0)
-		goto out;
-	if (build_dev(node_fd, tmp_opts) < 0)
-		goto out;
-	if (plan->cover_run) {
+		return 0;
+	case MOP_FREEZE:
+		/* This is what stops chmod, chown, utimes, xattrs and inode
+		 * flags outside the workspace, which Landlock does not mediate. */
+		if (do_setattr(AT_FDCWD, o->path, AT_RECURSIVE,
+			       MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0) < 0)
+			return setup_fail(STAGE_MOUNT, errno, "make %s read-only", o->path);
+		return 0;
+	case MOP_TMPFS:
+	case MOP_DEV:
+		/* Memory, so each has the policy's size limit (a full one is
+		 * ENOSPC inside, not memory taken from the host). */
+		snprintf(opts, sizeof opts, "mode=1777,size=%s", o->arg ? o->arg : WK_TMP_SIZE_DEFAULT);
+		if (o->kind == MOP_DEV)
+			return build_dev(node_fd, opts);
+		return mount_tmpfs(o->path, MS_NOSUID | MS_NODEV, opts);
+	case MOP_RUN:
 		/* System and session services (D-Bus, systemd, docker, agents)
 		 * listen on sockets under /run; Landlock before ABI 9 cannot
 		 * stop a connect() to them, so they are not there at all. */
-		if (mount_tmpfs("/run", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=64k") < 0)
-			goto out;
-		if (mknod(run_empty, S_IFREG | 0000, 0) < 0) {
-			setup_fail(STAGE_MOUNT, errno, "create %s", run_empty);
-			goto out;
-		}
-		if (attach_kept(&plan->run_keep, keep_fd) < 0)
-			goto out;
-		/* `wicket why`, `wicket ask` inside: this same wicket. */
-		if (self_fd >= 0 && (ensure_mountpoint(WK_SESSION_BIN "/wicket", false) < 0 ||
-				     attach(self_fd, WK_SESSION_BIN "/wicket") < 0))
-			goto out;
+		if (mount_tmpfs(o->path, MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=64k") < 0)
+			return -1;
+		if (mknod(run_empty, S_IFREG | 0000, 0) < 0)
+			return setup_fail(STAGE_MOUNT, errno, "create %s", run_empty);
+		return 0;
+	case MOP_ATTACH:
+		if (slots[o->slot] < 0)
+			return 0; /* an optional copy that could not be made */
+		return attach_slot(slots[o->slot], o->path);
+	case MOP_PIN:
+		/* A mount point cannot be renamed or removed (EBUSY). */
+		return pin(o->path);
+	case MOP_PROTECT:
+		return protect(o->path);
+	case MOP_RDONLY:
+		if (do_setattr(AT_FDCWD, o->path, 0, MOUNT_ATTR_RDONLY, 0, 0) < 0)
+			return setup_fail(STAGE_MOUNT, errno, "make %s read-only", o->path);
+		return 0;
+	case MOP_HIDE:
+		return hide_path(o->path, empty_src, o->from_run);
+	case MOP_CHDIR:
+		/* The old cwd points into the frozen tree. */
+		if (chdir(o->path) < 0)
+			return setup_fail(STAGE_CHDIR, errno, "chdir %s", o->path);
+		return 0;
+	case MOP_KINDS:
+		break;
 	}
-	if (attach_kept(&plan->read_keep, read_fd) < 0)
-		goto out;
-
-	/* 5. Writable roots on top (mount points made where our own tmpfs
-	 *    mounts hide the original path). */
-	for (size_t i = 0; i < plan->write.n; i++) {
-		if (ensure_mountpoint(plan->write.v[i], clone_is_dir(write_fd[i])) < 0 ||
-		    attach(write_fd[i], plan->write.v[i]) < 0)
-			goto out;
-	}
-
-	ret = 0;
-out:
-	if (self_fd >= 0)
-		close(self_fd);
-	close_all(node_fd, sizeof node_fd / sizeof node_fd[0]);
-	close_all(write_fd, plan->write.n);
-	close_all(keep_fd, plan->run_keep.n);
-	close_all(read_fd, plan->read_keep.n);
-	free(write_fd);
-	free(keep_fd);
-	free(read_fd);
-	return ret;
+	return setup_fail(STAGE_MOUNT, EINVAL, "unknown mount operation %d", (int)o->kind);
 }
 
-/* Steps 6-9, once the late part of the plan has arrived. */
-int mounts_finish(const struct mount_plan *plan, const char *workspace)
+int mounts_run(const struct mount_ops *ops)
 {
-	int empty_src = -1, ret = -1;
-
-	/* 6. Protected paths: pin every ancestor inside the writable root
-	 *    (a mount point cannot be renamed or removed: EBUSY), then bind
-	 *    the path read-only over itself. */
-	for (size_t i = 0; i < plan->pins.n; i++) {
-		struct fdpath fp;
-		if (fdpath_open(&fp, plan->pins.v[i]) < 0) {
-			fdpath_fail("pin", plan->pins.v[i]);
-			goto out;
-		}
-		int r = mount(fp.path, fp.path, NULL, MS_BIND | MS_REC, NULL);
-		int e = errno;
-		close(fp.fd);
-		if (r < 0) {
-			setup_fail(STAGE_MOUNT, e, "pin %s", plan->pins.v[i]);
-			goto out;
-		}
+	int node_fd[WK_N_DEV_NODES], empty_src = -1, ret = 0;
+	size_t nslots = ops->slots > 0 ? (size_t)ops->slots : 0;
+	int *slots = xcalloc(nslots + 1, sizeof(int));
+	for (size_t i = 0; i < nslots; i++)
+		slots[i] = -1;
+	for (size_t i = 0; i < WK_N_DEV_NODES; i++)
+		node_fd[i] = -1;
+	for (size_t i = 0; i < ops->n && ret == 0; i++) {
+		const struct mount_op *o = &ops->v[i];
+		bool needs_slot = o->kind == MOP_CLONE || o->kind == MOP_CLONE_RO ||
+				  o->kind == MOP_CLONE_SELF || o->kind == MOP_ATTACH;
+		bool needs_path = o->kind != MOP_PRIVATE && o->kind != MOP_HOLD_DEV &&
+				  o->kind != MOP_CLONE_SELF;
+		if ((needs_slot && (o->slot < 0 || (size_t)o->slot >= nslots)) ||
+		    (needs_path && (!o->path || o->path[0] != '/')))
+			ret = setup_fail(STAGE_MOUNT, EINVAL, "a malformed %s operation",
+					 mount_op_name(o->kind));
+		else
+			ret = run_op(o, slots, node_fd, &empty_src);
 	}
-	for (size_t i = 0; i < plan->protect.n; i++) {
-		/* A read-only clone of the object, attached exactly where the
-		 * descriptor points (no second lookup by name). */
-		struct fdpath fp;
-		if (fdpath_open(&fp, plan->protect.v[i]) < 0) {
-			fdpath_fail("protect", plan->protect.v[i]);
-			goto out;
-		}
-		int c = (int)syscall(SYS_open_tree, fp.fd, "",
-				     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-		int r = c < 0 ? -1
-			: do_setattr(c, "", AT_EMPTY_PATH | AT_RECURSIVE,
-				     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, MS_PRIVATE);
-		if (r == 0)
-			r = (int)syscall(SYS_move_mount, c, "", fp.fd, "",
-					 MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
-		int e = errno;
-		if (c >= 0)
-			close(c);
-		close(fp.fd);
-		if (r < 0) {
-			setup_fail(STAGE_MOUNT, e, "protect %s", plan->protect.v[i]);
-			goto out;
-		}
-	}
-
-	/* 7. Our own tmpfs mounts are read-only from here on. */
-	if (do_setattr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0, 0) < 0 ||
-	    (plan->cover_run && do_setattr(AT_FDCWD, "/run", 0, MOUNT_ATTR_RDONLY, 0, 0) < 0)) {
-		setup_fail(STAGE_MOUNT, errno, "make /dev, /run read-only");
-		goto out;
-	}
-
-	/* 8. Secrets covered last, so nothing is mounted over the covers. */
-	for (size_t i = 0; i < plan->hide.n; i++)
-		if (hide_path(plan->hide.v[i], &empty_src, plan->cover_run) < 0)
-			goto out;
-
-	/* 9. The old cwd points into the frozen tree; re-enter the workspace
-	 *    through the new mounts. */
-	if (chdir(workspace) < 0) {
-		setup_fail(STAGE_CHDIR, errno, "chdir %s", workspace);
-		goto out;
-	}
-	ret = 0;
-out:
+	close_all(slots, nslots);
+	close_all(node_fd, WK_N_DEV_NODES);
 	if (empty_src >= 0)
 		close(empty_src);
-	return ret;
+	free(slots);
+	return ret < 0 ? -1 : 0;
 }
 
 /* A /proc for the new pid namespace; read-only (Landlock denies writes

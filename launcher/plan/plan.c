@@ -2,6 +2,7 @@
  * refusals for shapes that would leave a hole. Nothing is mounted here. */
 #include "config.h"
 #include "base/session.h"
+#include "base/mountops.h"
 #include "plan/plan.h"
 
 #include <errno.h>
@@ -674,4 +675,82 @@ void plan_wset(const struct session *s, struct wk_wset *w)
 	if (s->layers.mntns)
 		for (size_t i = 0; i < s->plan.pins.n; i++)
 			strv_add(&w->fixed, s->plan.pins.v[i]);
+}
+
+/* The base of the view, in the order the child builds it, before the
+ * late part is known (mounts.c says why the order matters): propagation
+ * cut; what stays writable or reachable cloned while the tree is still
+ * as the host has it; the freeze; the session's own tmpfs mounts; the
+ * clones attached on top of them, writable roots last. */
+void plan_mount_ops_base(const struct mount_plan *plan, struct mount_ops *ops)
+{
+	memset(ops, 0, sizeof *ops);
+	int slot = 0, write0, run0, read0, self = -1;
+	mount_ops_add(ops, (struct mount_op){.kind = MOP_PRIVATE, .slot = -1});
+	write0 = slot;
+	for (size_t i = 0; i < plan->write.n; i++)
+		mount_ops_add(ops, (struct mount_op){.kind = MOP_CLONE, .path = plan->write.v[i],
+						     .slot = slot++});
+	mount_ops_add(ops, (struct mount_op){.kind = MOP_HOLD_DEV, .slot = -1});
+	/* A file the system keeps under /run (resolv.conf) is a convenience:
+	 * missing, the sandbox lacks it. A read root the policy names is not. */
+	run0 = slot;
+	for (size_t i = 0; i < plan->run_keep.n; i++)
+		mount_ops_add(ops, (struct mount_op){.kind = MOP_CLONE_RO, .path = plan->run_keep.v[i],
+						     .slot = slot++, .optional = true});
+	read0 = slot;
+	for (size_t i = 0; i < plan->read_keep.n; i++)
+		mount_ops_add(ops, (struct mount_op){.kind = MOP_CLONE_RO, .path = plan->read_keep.v[i],
+						     .slot = slot++});
+	if (plan->self_bin) {
+		self = slot++;
+		mount_ops_add(ops, (struct mount_op){.kind = MOP_CLONE_SELF, .slot = self});
+	}
+	mount_ops_add(ops, (struct mount_op){.kind = MOP_FREEZE, .path = "/", .slot = -1});
+	const char *size = plan->tmp_size[0] ? plan->tmp_size : WK_TMP_SIZE_DEFAULT;
+	if (plan->private_tmp)
+		mount_ops_add(ops, (struct mount_op){.kind = MOP_TMPFS, .path = "/tmp", .arg = size,
+						     .slot = -1});
+	mount_ops_add(ops, (struct mount_op){.kind = MOP_DEV, .path = "/dev", .arg = size, .slot = -1});
+	if (plan->cover_run) {
+		mount_ops_add(ops, (struct mount_op){.kind = MOP_RUN, .path = "/run", .slot = -1});
+		for (size_t i = 0; i < plan->run_keep.n; i++)
+			mount_ops_add(ops, (struct mount_op){.kind = MOP_ATTACH,
+							     .path = plan->run_keep.v[i],
+							     .slot = run0 + (int)i});
+		/* `wicket why`, `wicket ask` inside: this same wicket. */
+		if (self >= 0)
+			mount_ops_add(ops, (struct mount_op){.kind = MOP_ATTACH,
+							     .path = WK_SESSION_BIN "/wicket",
+							     .slot = self});
+	}
+	for (size_t i = 0; i < plan->read_keep.n; i++)
+		mount_ops_add(ops, (struct mount_op){.kind = MOP_ATTACH, .path = plan->read_keep.v[i],
+						     .slot = read0 + (int)i});
+	for (size_t i = 0; i < plan->write.n; i++)
+		mount_ops_add(ops, (struct mount_op){.kind = MOP_ATTACH, .path = plan->write.v[i],
+						     .slot = write0 + (int)i});
+}
+
+/* The rest, once the hidden and protected paths are known: pins before
+ * the protected paths they hold in place, our own tmpfs mounts read-only,
+ * the covers of secrets last (nothing goes over them), then into the
+ * workspace through the new mounts. */
+void plan_mount_ops_late(const struct mount_plan *plan, const char *workspace,
+			 struct mount_ops *ops)
+{
+	memset(ops, 0, sizeof *ops);
+	for (size_t i = 0; i < plan->pins.n; i++)
+		mount_ops_add(ops, (struct mount_op){.kind = MOP_PIN, .path = plan->pins.v[i],
+						     .slot = -1});
+	for (size_t i = 0; i < plan->protect.n; i++)
+		mount_ops_add(ops, (struct mount_op){.kind = MOP_PROTECT, .path = plan->protect.v[i],
+						     .slot = -1});
+	mount_ops_add(ops, (struct mount_op){.kind = MOP_RDONLY, .path = "/dev", .slot = -1});
+	if (plan->cover_run)
+		mount_ops_add(ops, (struct mount_op){.kind = MOP_RDONLY, .path = "/run", .slot = -1});
+	for (size_t i = 0; i < plan->hide.n; i++)
+		mount_ops_add(ops, (struct mount_op){.kind = MOP_HIDE, .path = plan->hide.v[i],
+						     .slot = -1, .from_run = plan->cover_run});
+	mount_ops_add(ops, (struct mount_op){.kind = MOP_CHDIR, .path = workspace, .slot = -1});
 }

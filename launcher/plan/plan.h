@@ -14,6 +14,13 @@ bool plan_covered(const struct mount_plan *plan, const char *path);
 /* plan->read_keep from pol.read (after plan_build_base, which sets
  * private_tmp and cover_run; idempotent). */
 void plan_read_keep(struct session *s);
+/* The plan as the child executes it (base/mountops.h): the base of the
+ * view (after plan_read_keep), and the late part (after plan_build_late).
+ * The ops point into the plan and WORKSPACE. */
+struct mount_ops;
+void plan_mount_ops_base(const struct mount_plan *plan, struct mount_ops *ops);
+void plan_mount_ops_late(const struct mount_plan *plan, const char *workspace,
+			 struct mount_ops *ops);
 const char *writable_root_of(const struct policy *pol, const char *path);
 /* The root beneath which the sandbox may reach the unix socket at PATH
  * (canonical, in the sandbox's view): a writable root, the session's own

@@ -17,6 +17,7 @@
  * struct setup_error; EOF on that pipe means the command was exec'd. */
 #include "config.h"
 #include "base/session.h"
+#include "base/mountops.h"
 #include "base/setupfail.h"
 #include "child/caps.h"
 #include "child/landlock.h"
@@ -400,7 +401,7 @@ void net_early_release(void)
 	early_net.pid = -1;
 }
 
-static int recv_late_plan(struct session *s);
+static int recv_late_plan(struct session *s, struct mount_ops *late);
 
 static noreturn void child_main(struct session *s, int errfd, int alive_rd, int alive_wr,
 				const sigset_t *mask)
@@ -436,13 +437,18 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	if (s->layers.mntns) {
 		if (s->late_pipe[1] >= 0)
 			close(s->late_pipe[1]);
-		if (mounts_base(&s->plan) < 0)
+		if (mounts_run(&s->mount_base) < 0)
 			child_fail(errfd);
 		if (s->layers.pidns && mounts_proc() < 0)
 			child_fail(errfd);
-		if (s->late_pipe[0] >= 0 && recv_late_plan(s) < 0)
-			child_fail(errfd);
-		if (mounts_finish(&s->plan, s->workspace) < 0)
+		struct mount_ops late;
+		if (s->late_pipe[0] >= 0) {
+			if (recv_late_plan(s, &late) < 0)
+				child_fail(errfd);
+		} else {
+			plan_mount_ops_late(&s->plan, s->workspace, &late);
+		}
+		if (mounts_run(&late) < 0)
 			child_fail(errfd);
 	} else if (chdir(s->workspace) < 0) {
 		setup_fail(STAGE_CHDIR, errno, "chdir %s", s->workspace);
@@ -512,8 +518,10 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	init_loop(keep_stdin, s->offset_pipe[1]);
 }
 
-/* The late part of the plan travels from the supervisor to init as
- * counted lists of NUL-terminated strings: pins, protect, hide, env. */
+/* The late part of the plan travels from the supervisor to init as its
+ * operations (base/mountops.h, one codec), then the command's
+ * environment: a length and the encoded ops, a count and NUL-terminated
+ * strings. */
 static void buf_add(char **buf, size_t *len, size_t *cap, const void *p, size_t n)
 {
 	if (*len + n > *cap) {
@@ -524,24 +532,25 @@ static void buf_add(char **buf, size_t *len, size_t *cap, const void *p, size_t 
 	*len += n;
 }
 
-static void buf_add_list(char **buf, size_t *len, size_t *cap, char *const *v, size_t n)
-{
-	uint32_t c = (uint32_t)n;
-	buf_add(buf, len, cap, &c, sizeof c);
-	for (size_t i = 0; i < n; i++)
-		buf_add(buf, len, cap, v[i], strlen(v[i]) + 1);
-}
-
 static void send_late_plan(struct session *s)
 {
+	struct mount_ops late;
+	plan_mount_ops_late(&s->plan, s->workspace, &late);
+	size_t olen;
+	char *ops = mount_ops_encode(&late, &olen);
+	mount_ops_free(&late);
 	char *buf = NULL;
 	size_t len = 0, cap = 0, envn = 0;
+	uint32_t c = (uint32_t)olen;
+	buf_add(&buf, &len, &cap, &c, sizeof c);
+	buf_add(&buf, &len, &cap, ops, olen);
+	free(ops);
 	while (s->envp[envn])
 		envn++;
-	buf_add_list(&buf, &len, &cap, s->plan.pins.v, s->plan.pins.n);
-	buf_add_list(&buf, &len, &cap, s->plan.protect.v, s->plan.protect.n);
-	buf_add_list(&buf, &len, &cap, s->plan.hide.v, s->plan.hide.n);
-	buf_add_list(&buf, &len, &cap, s->envp, envn);
+	c = (uint32_t)envn;
+	buf_add(&buf, &len, &cap, &c, sizeof c);
+	for (size_t i = 0; i < envn; i++)
+		buf_add(&buf, &len, &cap, s->envp[i], strlen(s->envp[i]) + 1);
 	for (size_t off = 0; off < len;) {
 		ssize_t w = write(s->late_pipe[1], buf + off, len - off);
 		if (w < 0 && errno == EINTR)
@@ -574,7 +583,7 @@ static bool take_list(const char **p, const char *end, struct strv *out)
 	return true;
 }
 
-static int recv_late_plan(struct session *s)
+static int recv_late_plan(struct session *s, struct mount_ops *late)
 {
 	size_t len = 0, cap = 65536;
 	char *buf = xmalloc(cap);
@@ -601,11 +610,19 @@ static int recv_late_plan(struct session *s)
 	close(s->late_pipe[0]);
 	const char *p = buf, *end = buf + len;
 	struct strv env = {0};
-	memset(&s->plan.pins, 0, sizeof s->plan.pins);
-	memset(&s->plan.protect, 0, sizeof s->plan.protect);
-	memset(&s->plan.hide, 0, sizeof s->plan.hide);
-	bool ok = take_list(&p, end, &s->plan.pins) && take_list(&p, end, &s->plan.protect) &&
-		  take_list(&p, end, &s->plan.hide) && take_list(&p, end, &env) && p == end;
+	uint32_t olen = 0;
+	bool ok = len >= sizeof olen;
+	if (ok) {
+		memcpy(&olen, p, sizeof olen);
+		p += sizeof olen;
+		ok = olen <= (size_t)(end - p) && mount_ops_decode(p, olen, late);
+	}
+	if (ok) {
+		p += olen;
+		ok = take_list(&p, end, &env) && p == end;
+		if (!ok)
+			mount_ops_free(late);
+	}
 	free(buf);
 	if (!ok || env.n == 0)
 		return setup_fail(STAGE_MOUNT, EPROTO, "the supervisor did not finish the session plan");
@@ -730,8 +747,10 @@ int session_run(struct session *s)
 	if (s->layers.unsandboxed)
 		return run_unsandboxed(s);
 	/* Read roots the session's own /tmp and /run would cover. */
-	if (s->layers.mntns)
+	if (s->layers.mntns) {
 		plan_read_keep(s);
+		plan_mount_ops_base(&s->plan, &s->mount_base);
+	}
 
 	int errp[2], alive[2];
 	if (pipe2(errp, O_CLOEXEC) < 0 || pipe2(alive, O_CLOEXEC) < 0)

@@ -66,6 +66,7 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/launcher/base/state.c \
 	$(top_srcdir)/launcher/plan/autorun.c \
 	$(top_srcdir)/launcher/plan/plan.c \
+	$(top_srcdir)/launcher/base/mountops.c \
 	$(top_srcdir)/lib/envscrub.c \
 	$(top_srcdir)/lib/askproto.c \
 	$(top_srcdir)/lib/path.c \

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "base/session.h"
 #include "plan/plan.h"
+#include "base/mountops.h"
 #include "tap.h"
 
 #include <dirent.h>
@@ -14,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -548,6 +550,218 @@ static void table(void)
 	plan_fstable_free(&t);
 }
 
+/* The index in OPS of the first op of KIND (with PATH, unless NULL), at
+ * or after FROM; -1: none. */
+static long find(const struct mount_ops *ops, enum mount_op_kind kind, const char *path, size_t from)
+{
+	for (size_t i = from; i < ops->n; i++)
+		if (ops->v[i].kind == kind && (!path || (ops->v[i].path && strcmp(ops->v[i].path, path) == 0)))
+			return (long)i;
+	return -1;
+}
+
+static long last(const struct mount_ops *ops, enum mount_op_kind kind)
+{
+	long at = -1;
+	for (size_t i = 0; i < ops->n; i++)
+		if (ops->v[i].kind == kind)
+			at = (long)i;
+	return at;
+}
+
+static void ops(void)
+{
+	struct session s;
+	fresh(&s);
+	strv_add(&s.pol.write, at("ws/deep"));
+	strv_add(&s.pol.write, at("ws"));
+	strv_add(&s.pol.protect, at("ws/.git/hooks"));
+	strv_add(&s.pol.hide, at("ws/secret"));
+	s.pol.read.n = 0;
+	strv_add(&s.pol.read, "/");
+	strv_add(&s.pol.read, at("kept"));
+	snprintf(s.pol.tmp_size, sizeof s.pol.tmp_size, "%s", "32m");
+	plan_build_base(&s);
+	plan_read_keep(&s);
+	s.plan.cover_run = s.plan.self_bin = true; /* as on a host with /run */
+	strv_add(&s.plan.run_keep, "/run/resolv.conf");
+	plan_build_late(&s);
+	struct mount_ops b, l;
+	plan_mount_ops_base(&s.plan, &b);
+	plan_mount_ops_late(&s.plan, s.workspace, &l);
+
+	long freeze = find(&b, MOP_FREEZE, "/", 0);
+	ok(b.n && b.v[0].kind == MOP_PRIVATE && freeze > 0, "base: propagation cut first, a freeze");
+	bool before = true, after = true;
+	for (size_t i = 0; i < b.n; i++) {
+		enum mount_op_kind k = b.v[i].kind;
+		if (k == MOP_CLONE || k == MOP_CLONE_RO || k == MOP_CLONE_SELF || k == MOP_HOLD_DEV)
+			before = before && (long)i < freeze;
+		if (k == MOP_TMPFS || k == MOP_DEV || k == MOP_RUN || k == MOP_ATTACH)
+			after = after && (long)i > freeze;
+	}
+	ok(before, "every copy and the device nodes taken before the freeze");
+	ok(after, "every mount of the session's own after it");
+	/* Each attach takes a slot an earlier copy filled, of the same path. */
+	bool slots = true;
+	for (size_t i = 0; i < b.n; i++) {
+		if (b.v[i].kind != MOP_ATTACH)
+			continue;
+		long src = -1;
+		for (size_t j = 0; j < i; j++)
+			if (b.v[j].slot == b.v[i].slot && b.v[j].kind != MOP_ATTACH)
+				src = (long)j;
+		slots = slots && src >= 0 && b.v[i].slot < b.slots &&
+			(b.v[src].kind == MOP_CLONE_SELF ? strcmp(b.v[i].path, WK_SESSION_BIN "/wicket") == 0
+							 : strcmp(b.v[src].path, b.v[i].path) == 0);
+	}
+	ok(slots, "each attach: the copy of its own path, made before");
+	/* Each copy attached once; each op that names a path has one. */
+	bool once = true, paths = true;
+	for (size_t i = 0; i < b.n; i++) {
+		enum mount_op_kind k = b.v[i].kind;
+		if (k != MOP_PRIVATE && k != MOP_HOLD_DEV && k != MOP_CLONE_SELF)
+			paths = paths && b.v[i].path && b.v[i].path[0] == '/';
+		if (k != MOP_CLONE && k != MOP_CLONE_RO && k != MOP_CLONE_SELF)
+			continue;
+		int n = 0;
+		for (size_t j = 0; j < b.n; j++)
+			n += b.v[j].kind == MOP_ATTACH && b.v[j].slot == b.v[i].slot;
+		once = once && n == 1;
+	}
+	ok(once && paths, "each copy attached exactly once; every path absolute");
+	long tmp = find(&b, MOP_TMPFS, "/tmp", 0), run = find(&b, MOP_RUN, "/run", 0),
+	     dev = find(&b, MOP_DEV, "/dev", 0);
+	ok(tmp > 0 && strcmp(b.v[tmp].arg, "32m") == 0 && dev > 0 && strcmp(b.v[dev].arg, "32m") == 0,
+	   "/tmp and /dev/shm: the policy's size");
+	long kept = find(&b, MOP_ATTACH, at("kept"), 0), resolv = find(&b, MOP_ATTACH, "/run/resolv.conf", 0),
+	     self = find(&b, MOP_ATTACH, WK_SESSION_BIN "/wicket", 0);
+	ok(kept > tmp && resolv > run && self > run, "what is kept goes on top of the tmpfs that covers it");
+	long ws = find(&b, MOP_ATTACH, at("ws"), 0), deep = find(&b, MOP_ATTACH, at("ws/deep"), 0);
+	ok(ws > kept && deep > ws && deep == (long)b.n - 1, "writable roots last, parents first");
+	long ro = find(&b, MOP_CLONE_RO, "/run/resolv.conf", 0), rk = find(&b, MOP_CLONE_RO, at("kept"), 0);
+	ok(ro >= 0 && b.v[ro].optional && rk >= 0 && !b.v[rk].optional,
+	   "a file under /run may be missing; a read root the policy names may not");
+
+	long pin = last(&l, MOP_PIN), prot = find(&l, MOP_PROTECT, at("ws/.git/hooks"), 0),
+	     rdev = find(&l, MOP_RDONLY, "/dev", 0), rrun = find(&l, MOP_RDONLY, "/run", 0),
+	     hide = find(&l, MOP_HIDE, at("ws/secret"), 0);
+	ok(pin >= 0 && prot > pin, "late: the pins before what they hold in place");
+	ok(rdev > prot && rrun > prot && hide > rdev && hide > rrun && l.v[hide].from_run,
+	   "our own tmpfs read-only, then the covers of secrets (from /run's empty file)");
+	ok(l.v[l.n - 1].kind == MOP_CHDIR && strcmp(l.v[l.n - 1].path, s.workspace) == 0,
+	   "into the workspace last");
+	s.plan.cover_run = false;
+	struct mount_ops l2;
+	plan_mount_ops_late(&s.plan, s.workspace, &l2);
+	ok(find(&l2, MOP_RDONLY, "/run", 0) < 0 && !l2.v[find(&l2, MOP_HIDE, NULL, 0)].from_run,
+	   "without a /run of its own: no /run to freeze, the empty file from elsewhere");
+	mount_ops_free(&l2);
+	s.plan.private_tmp = false;
+	s.plan.self_bin = false;
+	struct mount_ops b2;
+	plan_mount_ops_base(&s.plan, &b2);
+	ok(find(&b2, MOP_TMPFS, NULL, 0) < 0 && find(&b2, MOP_CLONE_SELF, NULL, 0) < 0 &&
+	   find(&b2, MOP_RUN, NULL, 0) < 0, "a shared /tmp, no /run cover: neither mounted");
+	mount_ops_free(&b2);
+	/* Nothing but wicket itself to copy: its copy is the first slot. */
+	struct mount_plan only = {.cover_run = true, .self_bin = true};
+	plan_mount_ops_base(&only, &b2);
+	long cs = find(&b2, MOP_CLONE_SELF, NULL, 0), as = find(&b2, MOP_ATTACH, NULL, 0);
+	ok(cs >= 0 && b2.v[cs].slot == 0 && as > cs && b2.v[as].slot == 0, "wicket alone: slot 0, attached");
+	mount_ops_free(&b2);
+
+	/* One codec: what init gets is what the supervisor made. */
+	size_t len;
+	char *bytes = mount_ops_encode(&l, &len);
+	struct mount_ops d;
+	bool same = mount_ops_decode(bytes, len, &d) && d.n == l.n && d.slots == l.slots;
+	for (size_t i = 0; same && i < l.n; i++)
+		same = d.v[i].kind == l.v[i].kind && d.v[i].slot == l.v[i].slot &&
+		       d.v[i].optional == l.v[i].optional && d.v[i].from_run == l.v[i].from_run &&
+		       !d.v[i].arg == !l.v[i].arg && strcmp(d.v[i].path, l.v[i].path) == 0;
+	ok(same, "the late ops decode as they were encoded");
+	mount_ops_free(&d);
+	char *b3 = mount_ops_encode(&b, &len);
+	size_t blen = len;
+	same = mount_ops_decode(b3, len, &d) && d.n == b.n && d.slots == b.slots &&
+	       strcmp(d.v[find(&d, MOP_TMPFS, NULL, 0)].arg, "32m") == 0;
+	for (size_t i = 0; same && i < b.n; i++)
+		same = d.v[i].kind == b.v[i].kind && d.v[i].slot == b.v[i].slot &&
+		       d.v[i].optional == b.v[i].optional && !d.v[i].path == !b.v[i].path &&
+		       (!b.v[i].path || strcmp(d.v[i].path, b.v[i].path) == 0);
+	ok(same, "so do the base ops, slots (the first is 0) and arguments");
+	mount_ops_free(&d);
+	/* Cut anywhere, or a byte changed to a kind that is none: refused. */
+	bool refused_all = true;
+	for (size_t cut = 0; cut < blen; cut++)
+		if (mount_ops_decode(b3, cut, &d)) {
+			refused_all = false;
+			mount_ops_free(&d);
+		}
+	ok(refused_all, "a plan cut short is refused, wherever it is cut");
+	char *bad = xmalloc(blen);
+	memcpy(bad, b3, blen);
+	bad[4] = (char)MOP_KINDS;
+	ok(!mount_ops_decode(bad, blen, &d), "an unknown kind is refused");
+	bad[4] = 0;
+	ok(!mount_ops_decode(bad, blen, &d), "kind 0 is none");
+	bad[4] = b3[4];
+	bad[5] = 16;
+	ok(!mount_ops_decode(bad, blen, &d), "unknown flags are refused");
+	free(bad);
+	/* The edges: an op with nothing after it, the last slot, the most ops. */
+	struct mount_ops e = {0};
+	mount_ops_add(&e, (struct mount_op){.kind = MOP_PRIVATE, .slot = -1});
+	char *eb = mount_ops_encode(&e, &len);
+	ok(mount_ops_decode(eb, len, &d) && d.n == 1 && d.v[0].slot == -1 && !d.v[0].path,
+	   "a last op without strings");
+	mount_ops_free(&d);
+	free(eb);
+	e.v[0].kind = MOP_ATTACH;
+	e.v[0].path = "/x";
+	e.v[0].slot = 65535;
+	eb = mount_ops_encode(&e, &len);
+	ok(mount_ops_decode(eb, len, &d) && d.v[0].slot == 65535, "slot 65535");
+	mount_ops_free(&d);
+	free(eb);
+	e.v[0].slot = 65536;
+	eb = mount_ops_encode(&e, &len);
+	ok(!mount_ops_decode(eb, len, &d), "slot 65536 is past any plan");
+	free(eb);
+	mount_ops_free(&e);
+	for (int i = 0; i < 65536; i++)
+		mount_ops_add(&e, (struct mount_op){.kind = MOP_PRIVATE, .slot = -1});
+	eb = mount_ops_encode(&e, &len);
+	ok(mount_ops_decode(eb, len, &d) && d.n == 65536, "65536 ops");
+	mount_ops_free(&d);
+	free(eb);
+	mount_ops_add(&e, (struct mount_op){.kind = MOP_PRIVATE, .slot = -1});
+	eb = mount_ops_encode(&e, &len);
+	ok(!mount_ops_decode(eb, len, &d), "65537 are past any plan");
+	free(eb);
+	mount_ops_free(&e);
+	char hb[64] = {0};
+	uint32_t huge = 1u << 30;
+	memcpy(hb, &huge, sizeof huge);
+	ok(!mount_ops_decode(hb, sizeof hb, &d), "a count past any plan is refused");
+	huge = 11;
+	memcpy(hb, &huge, sizeof huge);
+	ok(!mount_ops_decode(hb, sizeof hb, &d), "a count more than the bytes can hold is refused");
+	char *extra = xmalloc(blen + 1);
+	memcpy(extra, b3, blen);
+	extra[blen] = 'x';
+	ok(!mount_ops_decode(extra, blen + 1, &d), "bytes after the last op are refused");
+	free(extra);
+	free(b3);
+	free(bytes);
+	ok(strcmp(mount_op_name(MOP_HIDE), "hide") == 0 && strcmp(mount_op_name(MOP_KINDS), "?") == 0 &&
+	   strcmp(mount_op_name(0), "?") == 0 && strcmp(mount_op_name(MOP_PRIVATE), "private") == 0,
+	   "names");
+	mount_ops_free(&b);
+	mount_ops_free(&l);
+}
+
 static void wset(void)
 {
 	struct session s;
@@ -612,6 +826,7 @@ int main(void)
 	shared();
 	user_dirs();
 	table();
+	ops();
 	wset();
 	char *rm = xasprintf("rm -rf '%s'", D);
 	if (system(rm) != 0)
