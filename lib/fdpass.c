@@ -13,9 +13,24 @@
 /* Room for the most any caller asks for, aligned for cmsghdr. */
 union fdpass_cbuf {
 	char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int)) +
-	       CMSG_SPACE(FDPASS_MAX * sizeof(int))];
+	       CMSG_SPACE(FDPASS_KERNEL_MAX * sizeof(int))];
 	struct cmsghdr align;
 };
+
+static void (*closer)(int fd);
+
+void fdpass_set_closer(void (*fn)(int fd))
+{
+	closer = fn;
+}
+
+static void drop(int fd)
+{
+	if (closer)
+		closer(fd);
+	else
+		close(fd);
+}
 
 ssize_t fdpass_send(int sock, const void *buf, size_t len, const int *fds, size_t nfds,
 		    int flags)
@@ -54,7 +69,7 @@ static void take_rights(const struct cmsghdr *c, size_t maxfds, struct fdpass_in
 		} else {
 			in->extra++;
 			if (fd >= 0)
-				close(fd);
+				drop(fd);
 		}
 	}
 }
@@ -65,7 +80,8 @@ ssize_t fdpass_recv(int sock, void *buf, size_t len, size_t maxfds, unsigned wan
 	*in = (struct fdpass_in){.pidfd = -1};
 	if (maxfds > FDPASS_MAX)
 		maxfds = FDPASS_MAX;
-	size_t room = maxfds ? CMSG_SPACE(maxfds * sizeof(int)) : 0;
+	size_t room = want & FDPASS_ALL ? CMSG_SPACE(FDPASS_KERNEL_MAX * sizeof(int))
+		      : maxfds ? CMSG_SPACE(maxfds * sizeof(int)) : 0;
 	if (want & FDPASS_CREDS)
 		room += CMSG_SPACE(sizeof(struct ucred));
 	if (want & FDPASS_PIDFD)
@@ -107,7 +123,7 @@ ssize_t fdpass_recv(int sock, void *buf, size_t len, size_t maxfds, unsigned wan
 void fdpass_close(struct fdpass_in *in)
 {
 	for (size_t i = 0; i < in->nfds; i++)
-		close(in->fds[i]);
+		drop(in->fds[i]);
 	in->nfds = 0;
 	if (in->pidfd >= 0)
 		close(in->pidfd);

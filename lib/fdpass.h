@@ -35,6 +35,17 @@ struct fdpass_in {
  * adds these to every packet on a socket with SO_PASSCRED, SO_PASSPIDFD. */
 #define FDPASS_CREDS 1u
 #define FDPASS_PIDFD 2u
+/* Room for every descriptor one packet can carry (the kernel's
+ * SCM_MAX_FD), so that the kernel never drops (and so closes, in the
+ * receiver's thread) any: those beyond MAXFDS go to the closer. For a
+ * socket an untrusted sender writes to. */
+#define FDPASS_ALL 4u
+#define FDPASS_KERNEL_MAX 253
+
+/* What closes a descriptor fdpass_recv does not keep, and what
+ * fdpass_close closes with: close(2) until a program sets another (the
+ * supervisor's closes what the sandbox sent off its relay loop). */
+void fdpass_set_closer(void (*closer)(int fd));
 
 /* One packet (up to LEN bytes into BUF) from SOCK, with room for MAXFDS
  * descriptors (0 to FDPASS_MAX) and for what WANT names. The room is

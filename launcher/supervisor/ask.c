@@ -52,6 +52,7 @@
 #include "base/state.h"
 #include "plan/plan.h"
 #include "supervisor/ask.h"
+#include "supervisor/closer.h"
 #include "supervisor/pty.h"
 #include "supervisor/watch.h"
 
@@ -214,10 +215,12 @@ static void init_once(void)
 	init_done = true;
 }
 
+/* Every descriptor of a request: the sandbox's objects, closed off the
+ * relay loop (closer.h). */
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
-		close(*fd);
+		closer_close(*fd);
 	*fd = -1;
 }
 
@@ -782,7 +785,7 @@ static void run_command(struct session *s, struct ask *a)
 			deny(s, a, "error", "cannot open /dev/null for its standard input");
 			return;
 		}
-		close(a->io[0]);
+		closer_close(a->io[0]);
 		a->io[0] = null;
 		a->input_nulled = true;
 	}
@@ -802,7 +805,7 @@ static void run_command(struct session *s, struct ask *a)
 			deny(s, a, "error", "cannot give the command a terminal of its own");
 			return;
 		}
-		close(a->io[i]);
+		closer_close(a->io[i]);
 		a->io[i] = d;
 		if (a->ctty < 0)
 			a->ctty = i;
@@ -1468,7 +1471,7 @@ static bool take_fds(const struct session *s, pid_t sender, int pidfd, const int
 		out[i] = (int)syscall(SYS_pidfd_getfd, pidfd, nums[i], 0);
 		if (out[i] < 0) {
 			while (i-- > 0)
-				close(out[i]);
+				closer_close(out[i]);
 			return false;
 		}
 	}
@@ -1510,7 +1513,7 @@ static const char *stdio_guard(int io[3])
 			       "socket): what the sandbox writes there could be read by the command "
 			       "outside as typed keys; give it a file or a pipe";
 		fcntl(w, F_SETFL, fcntl(w, F_GETFL) & ~O_NONBLOCK);
-		close(io[i]);
+		closer_close(io[i]);
 		io[i] = w;
 	}
 	return NULL;
@@ -1619,7 +1622,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		 * ways at once. Nowhere to answer when they cannot be taken. */
 		if (nfds || !take_fds(s, sender, sender_pidfd, req.fds, taken)) {
 			for (int i = 0; i < nfds; i++)
-				close(fds[i]);
+				closer_close(fds[i]);
 			ask_req_free(&req);
 			return;
 		}
@@ -1635,7 +1638,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		if (nfds == 4 && (type == SOCK_STREAM))
 			send_error(fds[3], "an ask request carries a SOCK_SEQPACKET reply socket");
 		for (int i = 0; i < nfds; i++)
-			close(fds[i]);
+			closer_close(fds[i]);
 		if (parsed)
 			ask_req_free(&req);
 		return;
@@ -1643,7 +1646,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	if (!parsed) {
 		send_error(fds[3], err);
 		for (int i = 0; i < 4; i++)
-			close(fds[i]);
+			closer_close(fds[i]);
 		return;
 	}
 	struct ask *a = slot_take();
@@ -1652,14 +1655,14 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 			   "too many requests at once (16 in flight); try again later");
 		ask_req_free(&req);
 		for (int i = 0; i < 4; i++)
-			close(fds[i]);
+			closer_close(fds[i]);
 		return;
 	}
 	if (!timer_open(s)) {
 		send_error(fds[3], "the supervisor has no room for a request now");
 		ask_req_free(&req);
 		for (int i = 0; i < 4; i++)
-			close(fds[i]);
+			closer_close(fds[i]);
 		return;
 	}
 	int io[3] = {fds[0], fds[1], fds[2]};
@@ -1668,8 +1671,8 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		send_error(fds[3], unsafe);
 		ask_req_free(&req);
 		for (int i = 0; i < 3; i++)
-			close(io[i]);
-		close(fds[3]);
+			closer_close(io[i]);
+		closer_close(fds[3]);
 		return;
 	}
 	a->st = A_QUEUED;

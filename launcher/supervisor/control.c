@@ -28,6 +28,7 @@
 #include "plan/autorun.h"
 #include "plan/plan.h"
 #include "supervisor/ask.h"
+#include "supervisor/closer.h"
 #include "supervisor/control.h"
 #include "supervisor/notifyutil.h"
 #include "supervisor/pty.h"
@@ -1018,7 +1019,7 @@ static void pending_close(struct session *s, struct pending *p)
 	(void)s;
 	if (p->w)
 		session_unwatch(p->w);
-	close(p->fd);
+	closer_close(p->fd);
 	free(p->buf);
 	*p = (struct pending){.fd = -1};
 }
@@ -1060,7 +1061,7 @@ static void reply(struct session *s, int fd, json_t *doc)
 		}
 	if (!text || !p) {
 		free(text);
-		close(fd);
+		closer_close(fd);
 		return;
 	}
 	*p = (struct pending){.fd = fd, .buf = text, .len = strlen(text)};
@@ -1101,7 +1102,7 @@ static int answer_fd(const int *fds, int nfds)
 	int fd = keep >= 0 && reply_socket_ok(fds[keep]) ? fds[keep] : -1;
 	for (int i = 0; i < nfds; i++)
 		if (fds[i] != fd)
-			close(fds[i]);
+			closer_close(fds[i]);
 	return fd;
 }
 
@@ -1142,7 +1143,7 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 					      p.show == WK_DENIAL_SHOWN ? DENIAL_SHOWN : DENIAL_PRINT);
 		}
 		if (fd >= 0)
-			close(fd);
+			closer_close(fd);
 	} else if (strcmp(type, "why") == 0) {
 		json_t *n = json_object_get(o, "n");
 		json_int_t want = n && json_is_integer(n) ? json_integer_value(n) : 20;
@@ -1180,8 +1181,8 @@ static bool control_drain(struct session *s)
 	static char buf[PACKET_MAX + 1];
 	for (int reads = 0; ctl_sup >= 0 && reads < READS_PER_WAKE; reads++) {
 		struct fdpass_in in;
-		ssize_t n = fdpass_recv(ctl_sup, buf, PACKET_MAX, FDPASS_MAX, FDPASS_CREDS | FDPASS_PIDFD,
-					MSG_DONTWAIT, &in);
+		ssize_t n = fdpass_recv(ctl_sup, buf, PACKET_MAX, FDPASS_MAX,
+					FDPASS_CREDS | FDPASS_PIDFD | FDPASS_ALL, MSG_DONTWAIT, &in);
 		if (n < 0)
 			return true;
 		pid_t sender = in.pid;
@@ -1195,7 +1196,7 @@ static bool control_drain(struct session *s)
 			control_too_large(s, fds, nfds);
 		} else if (n == 0) {
 			for (int i = 0; i < nfds; i++)
-				close(fds[i]);
+				closer_close(fds[i]);
 			end = true;
 		} else {
 			control_handle(s, buf, (size_t)n, sender, pidfd, fds, nfds);
@@ -1243,6 +1244,8 @@ static int high_fd(int fd)
  * grace period (milliseconds). */
 void control_plan(struct session *s)
 {
+	/* What the sandbox sends is closed off the relay loop (closer.h). */
+	fdpass_set_closer(closer_close);
 	s->ctl_child = -1;
 	s->status_fd = -1;
 	for (size_t i = 0; i < PENDING_MAX; i++)

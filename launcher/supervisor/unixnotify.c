@@ -64,6 +64,7 @@
 #include "config.h"
 #include "base/session.h"
 #include "plan/plan.h"
+#include "supervisor/closer.h"
 #include "supervisor/control.h"
 #include "supervisor/notifyutil.h"
 #include "supervisor/unixnotify.h"
@@ -667,7 +668,7 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 		}
 	}
 	for (size_t i = 0; i < nfds; i++)
-		close(fds[i]);
+		closer_close(fds[i]); /* the sandbox's: closer.h */
 	free(data);
 	free(ctl);
 	*ret = r;
@@ -679,7 +680,7 @@ static void packet_free(struct packet *p)
 	if (!p)
 		return;
 	for (int i = 0; i < p->nfds; i++)
-		close(p->fds[i]);
+		closer_close(p->fds[i]);
 	if (p->pidfd >= 0)
 		close(p->pidfd);
 	free(p->buf);
@@ -729,7 +730,7 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 		if (r == 0 && i < 4)
 			p->fds[p->nfds++] = fds[i];
 		else
-			close(fds[i]);
+			closer_close(fds[i]);
 	}
 	/* As the supervisor receives it: truncated, four descriptors. */
 	p->too_large = total > p->len || nfds > 4;
@@ -933,7 +934,7 @@ done:
 	if (a.held >= 0)
 		close(a.held);
 	if (sock >= 0)
-		close(sock);
+		closer_close(sock);
 	close(pidfd);
 	if (answered)
 		answer(j, ret);

@@ -161,6 +161,72 @@ print(repr(got))'
 	assert_regex "$stderr" 'sandbox: write blocked: /etc/hostname \(open for writing by python3\[[0-9]+\]\)'
 }
 
+@test "attack: a socket whose last close blocks (SO_LINGER, unsent data), handed over inside a unix socket, never stalls the supervisor" {
+	# red team 12, F2: the sandbox parks a TCP socket with unsent data and
+	# SO_LINGER of a day in a unix socket's queue, hands that to the
+	# supervisor as a reply socket that cannot be written, and closes the
+	# other end; the supervisor's close of the reply socket was the last
+	# close of the TCP socket and waited for the linger time, and with it
+	# every line, ^C and question of the session. Judged outside: the
+	# denial made after the hand-over reaches wicket's stderr while the
+	# command still runs.
+	local ws out
+	ws=$(mk_workspace)
+	out=$(mk_outside)
+	track "$ws" "$out"
+	cat >"$ws/probe.py" <<'EOF_PY'
+import array, json, os, socket, struct, time
+ctl = socket.socket(fileno=int(os.environ["WICKET_FD"].split(":")[0]))
+u1, u2 = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+u2.setblocking(False)
+try:
+    while True:
+        u2.send(b"y" * 65536)  # u1's queue full: the supervisor's reply cannot go
+except BlockingIOError:
+    pass
+ctl.sendmsg([json.dumps({"v": 1, "type": "sync"}).encode()],
+            [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [u2.fileno()]))])
+u2.close()
+lst = socket.socket()
+lst.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+lst.bind(("127.0.0.1", 0))
+lst.listen(1)
+c = socket.socket()
+c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+c.connect(lst.getsockname())
+peer, _ = lst.accept()  # held, never read
+c.setblocking(False)
+try:
+    while True:
+        c.send(b"x" * 65536)
+except BlockingIOError:
+    pass
+c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 86400))
+u1.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [c.fileno()]))])
+c.close()
+u1.close()  # the reply fails; the supervisor closes u2, and c with it
+time.sleep(0.5)
+try:
+    open("/usr/wk-after-close", "w")
+except OSError:
+    pass
+time.sleep(12)
+EOF_PY
+	(cd "$ws" && exec timeout 60 "$WICKET" run -n full -- "$PY" probe.py) </dev/null \
+		>"$out/stdout" 2>"$out/stderr" &
+	local pid=$! i
+	for ((i = 0; i < 80; i++)); do
+		grep -q '^sandbox: write blocked: /usr/wk-after-close ' "$out/stderr" && break
+		sleep 0.1
+	done
+	wait "$pid" || true
+	if [ "$i" -ge 80 ]; then
+		echo "the denial line did not come while the command ran: the supervisor was stuck"
+		cat "$out/stderr"
+		false
+	fi
+}
+
 @test "the supervisor does not spin when every process has closed the control socket (no pid namespace)" {
 	local ws
 	ws=$(mk_workspace)

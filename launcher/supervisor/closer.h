@@ -1,0 +1,20 @@
+/* Descriptors the sandbox handed over (or that were made from them),
+ * closed off the calling thread. The last close of such an object can
+ * block: a TCP socket with SO_LINGER and unsent data to a peer that does
+ * not read waits for the linger time, and one in flight inside a unix
+ * socket's queue is closed with it, by whoever closes that socket. The
+ * relay loop, which keeps the terminal, Ctrl-C and the questions alive,
+ * must never wait for that (red team 12, F2/F3). */
+#ifndef WICKET_SUPERVISOR_CLOSER_H
+#define WICKET_SUPERVISOR_CLOSER_H
+
+#include <stddef.h>
+
+/* FD (>= 0) is closed by the closer's thread, soon. When that thread is
+ * stuck on an earlier one and its queue is full, FD stays open until the
+ * supervisor exits (an exiting process does not linger). */
+void closer_close(int fd);
+/* How many were kept open so (for the tests). */
+size_t closer_kept(void);
+
+#endif
