@@ -253,7 +253,15 @@ static bool versioned(const char *name, const char *const *list)
 static const char *const interpreters[] = {
 	"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh", "python", "pypy", "perl", "node", "nodejs", "deno", "bun", "ruby", "php",
 	"lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "pwsh",
-	"osascript", "m4", "sqlite3", NULL};
+	"osascript", "m4", "sqlite3",
+	/* The JVM runs classes from its working directory (the default
+	 * classpath is "."), and a source file whole; javac runs annotation
+	 * processors found on that classpath (red team 12, F5). */
+	"java", "javaw", "jshell", "javac", "jrunscript", "kotlin", "kotlinc", "scala", "scalac",
+	"groovy", "groovysh", "clojure", "clj", "jruby", "jython", "ipython", "irb", "pry", "R",
+	"julia", "erl", "escript", "elixir", "iex", "runghc", "runhaskell", "ghci", "ghc",
+	"racket", "guile", "sbcl", "clisp", "ocaml", "swipl", "gnuplot", "octave", "expect",
+	"dart", "swift", "crystal", NULL};
 /* Build tools and task runners: they run code their working directory
  * names (a Makefile, package.json's scripts, build.rs, setup.py...). */
 static const char *const builders[] = {
@@ -261,7 +269,13 @@ static const char *const builders[] = {
 	"mvn", "ant", "pip", "pytest", "tox", "nox", "rake", "bundle", "composer", "cmake",
 	"meson", "ninja", "just", "scons", "bazel", "tsc", "terraform", "tofu", "dotnet", "task",
 	"uv", "uvx", "poetry", "pre-commit", "ansible-playbook", "hg", "jest", "eslint", "vite",
-	"vitest", "docker-compose", "docker", "podman-compose", NULL};
+	"vitest", "docker-compose", "docker", "podman-compose",
+	/* CTestTestfile.cmake, configure.ac's m4_esyscmd, a Makefile.am's
+	 * rules, .pro files, build.sbt, project.clj, mix.exs ... */
+	"ctest", "cpack", "autoconf", "autoreconf", "autoheader", "automake", "aclocal",
+	"autom4te", "autoscan", "autoupdate", "libtoolize", "qmake", "premake5", "waf", "sbt",
+	"lein", "mix", "rebar3", "cabal", "stack", "dune", "zig", "xmake", "buck", "buck2",
+	"pants", "nx", "turbo", "lerna", "bundler", "hatch", "pdm", "pipenv", "conan", NULL};
 /* Wrappers: they run the command in their arguments. */
 static const char *const wrappers[] = {
 	"env", "nice", "nohup", "timeout", "stdbuf", "setsid", "ionice", "taskset", "chrt",

@@ -82,6 +82,22 @@ mkrepos() {
 	grep -q 'CAREFUL: the git option --receive-pack' "$AUDIT"
 }
 
+@test "ask careful: autoconf in the workspace (configure.ac's m4_esyscmd) is not run on an approver's yes" {
+	# red team 12, F5: build tools that read code from the working
+	# directory were not all known; an approver's yes ran it outside.
+	command -v autoconf >/dev/null || skip "autoconf is not installed"
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+		printf "m4_esyscmd([touch %s/made])AC_INIT([x],[1])\nAC_OUTPUT\n" "$2" >configure.ac
+		"$1" ask -- autoconf </dev/null
+		echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: autoconf ran the sandbox's m4_esyscmd outside on an approver's yes"
+		false
+	fi
+	assert_line "rc=123"
+	grep -q '"by":"no-terminal"' "$AUDIT"
+}
+
 @test "ask careful: an allowed git fetch with --upl=<command> (an abbreviation git accepts) is not run without a question" {
 	mkrepos
 	policy fetch workspace-write-strict '[{"argv": ["git", "fetch", "*", "*"], "cwd": "${cwd}"}]'

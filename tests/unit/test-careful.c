@@ -265,6 +265,18 @@ static void decisions(void)
 	CAREFUL(true, "xargs takes its arguments from its input", "ro", P, "/usr/bin/xargs", "xargs",
 		"echo");
 	CAREFUL(true, "make in the workspace (its Makefile)", "ws", P, "/usr/bin/make", "make");
+	/* red team 12, F5: what runs code from the working directory or a
+	 * file named, besides the usual interpreters. */
+	CAREFUL(true, "java's source-file mode", "ro", P, "/usr/bin/java", "java", "../ws/Evil.java");
+	CAREFUL(true, "java in the workspace (classpath .)", "ws", P, "/usr/bin/java", "java", "Evil");
+	CAREFUL(true, "jshell with a script", "ro", P, "/usr/bin/jshell", "jshell", "../ws/e.jsh");
+	CAREFUL(true, "javac in the workspace (annotation processors)", "ws", P, "/usr/bin/javac",
+		"javac", "A.java");
+	CAREFUL(true, "ctest in the workspace (CTestTestfile.cmake)", "ws", P, "/usr/bin/ctest", "ctest");
+	CAREFUL(true, "autoconf in the workspace (m4_esyscmd)", "ws", P, "/usr/bin/autoconf", "autoconf");
+	CAREFUL(true, "autoreconf in the workspace", "ws", P, "/usr/bin/autoreconf", "autoreconf", "-fi");
+	CAREFUL(true, "ipython with a script", "ro", P, "/usr/bin/ipython3", "ipython3", "../ws/x.py");
+	CAREFUL(true, "R in the workspace (.Rprofile)", "ws", P, "/usr/bin/R", "R");
 	CAREFUL(true, "terraform in the workspace (.terraform providers)", "ws", P,
 		"/usr/bin/terraform", "terraform", "plan");
 	CAREFUL(true, "tofu in the workspace", "ws", P, "/usr/bin/tofu", "tofu", "init");
