@@ -38,10 +38,14 @@ static void vmsg(const char *fmt, va_list ap, int err)
 		if (((unsigned char)buf[i] < 0x20 && buf[i] != '\n' && buf[i] != '\t') || buf[i] == 0x7f)
 			buf[i] = '?';
 	buf[n++] = '\n';
+	if (wk_before_message)
+		wk_before_message();
 	/* One write so concurrent messages never interleave mid-line. */
 	ssize_t r = write(STDERR_FILENO, buf, (size_t)n);
 	(void)r;
 }
+
+void (*wk_before_message)(void);
 
 void die(const char *fmt, ...)
 {

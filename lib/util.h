@@ -33,6 +33,9 @@ noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 noreturn void die_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 noreturn void die_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Called before each message goes out (NULL: none): the supervisor's
+ * line break when stderr stands in the middle of the command's line. */
+extern void (*wk_before_message)(void);
 
 /* All N bytes of P to FD, through short writes and EINTR; false when a
  * write failed first. Async-signal-safe. */

@@ -36,6 +36,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <poll.h>
@@ -771,12 +772,24 @@ static bool timer_armed, print_now;
 static bool relay_midline;   /* the copied stderr's last byte was not a newline */
 static long long held_since; /* when a flush first waited for it, or 0 */
 
-/* Our next byte starts a line, in the copied stderr too. */
+/* Our next byte starts a line, in the copied stderr too, and on the
+ * terminal once the session's pty has given it back. */
 static void line_break(void)
 {
-	if (relay_midline)
+	bool pty = pty_midline();
+	if (relay_midline || pty)
 		(void)write_all(control_out_fd, "\n", 1);
 	relay_midline = false;
+	if (pty)
+		pty_line_ended();
+}
+
+/* Before any message of ours (warnmsg), from the relay loop's thread. */
+static pthread_t relay_thread;
+static void message_break(void)
+{
+	if (pthread_equal(pthread_self(), relay_thread))
+		line_break();
 }
 
 static void flush_lines(void)
@@ -1246,6 +1259,8 @@ void control_plan(struct session *s)
 {
 	/* What the sandbox sends is closed off the relay loop (closer.h). */
 	fdpass_set_closer(closer_close);
+	relay_thread = pthread_self();
+	wk_before_message = message_break;
 	s->ctl_child = -1;
 	s->status_fd = -1;
 	for (size_t i = 0; i < PENDING_MAX; i++)

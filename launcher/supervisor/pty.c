@@ -98,6 +98,37 @@ size_t pty_crlf(char *out, const char *in, size_t n)
 
 enum { ALT_GROUND, ALT_ESC, ALT_CSI, ALT_PRIV, ALT_OTHER };
 
+void pty_col_feed(struct pty_col *c, const char *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char b = (unsigned char)in[i];
+		switch (c->esc) {
+		case 1: /* after ESC */
+			c->esc = b == '[' ? 2 : b == ']' || b == 'P' || b == '_' || b == '^' ? 3 : 0;
+			continue;
+		case 2: /* CSI: parameters, then a final byte */
+			if (b >= 0x40 && b <= 0x7e)
+				c->esc = 0;
+			continue;
+		case 3: /* a string: up to BEL or ESC \ */
+			if (b == 0x07)
+				c->esc = 0;
+			else if (b == 0x1b)
+				c->esc = 4;
+			continue;
+		case 4:
+			c->esc = b == '\\' ? 0 : 3;
+			continue;
+		}
+		if (b == 0x1b)
+			c->esc = 1;
+		else if (b == '\n' || b == '\r')
+			c->mid = false;
+		else if (b >= 0x20 && b != 0x7f)
+			c->mid = true;
+	}
+}
+
 size_t pty_alt_feed(struct pty_alt *a, const char *in, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -525,6 +556,8 @@ static struct {
 	bool drew;               /* the command wrote to the real terminal what can change
 				  * its state (pty_can_change: finish_reset) */
 	struct pty_alt alt;      /* the command's output is on the alternate screen */
+	struct pty_col col, col_alt; /* where its output leaves the cursor; as it was
+				  * when the alternate screen began */
 	struct pty_filter filter; /* what it may not send the terminal (pty_filter_feed) */
 	struct timespec last;    /* the last byte moved after the command ended */
 } P = {.master = -1, .tty_fd = STDIN_FILENO, .tty_own = -1, .err_rd = -1, .saved_err = -1};
@@ -819,20 +852,27 @@ static void out_ready(struct session *s, struct watch *w, short revents)
  * still counted for `wicket why`) until it leaves (scan_output). */
 static size_t err_pull(size_t reserve)
 {
-	if (P.err_rd < 0 || P.alt.on || buf_room(&P.out) < reserve + 2)
+	if (P.err_rd < 0 || P.alt.on || buf_room(&P.out) < reserve + 4)
 		return 0;
 	char b[PTY_BUF / 2];
-	size_t want = (buf_room(&P.out) - reserve) / 2;
+	size_t want = (buf_room(&P.out) - reserve - 2) / 2;
 	ssize_t n = read(P.err_rd, b, want < sizeof b ? want : sizeof b);
 	if (n <= 0)
 		return 0;
-	size_t added;
+	size_t added = 0;
+	/* Our lines start a line of their own, even where the command's
+	 * output stopped in the middle of one. */
+	if (P.col.mid) {
+		memcpy(buf_tail(&P.out), "\r\n", 2);
+		added = 2;
+		P.col.mid = false;
+	}
 	/* A raw terminal needs CR LF; one that is not adds the CR. */
 	if (P.input) {
-		added = pty_crlf(buf_tail(&P.out), b, (size_t)n);
+		added += pty_crlf(buf_tail(&P.out) + added, b, (size_t)n);
 	} else {
-		memcpy(buf_tail(&P.out), b, (size_t)n);
-		added = (size_t)n;
+		memcpy(buf_tail(&P.out) + added, b, (size_t)n);
+		added += (size_t)n;
 	}
 	P.out.len += added;
 	if (P.tty_gone)
@@ -850,8 +890,13 @@ static void scan_output(size_t from)
 	while (i < P.out.len) {
 		bool was = P.alt.on;
 		i += pty_alt_feed(&P.alt, P.out.b + i, P.out.len - i);
+		if (!was && P.alt.on)
+			P.col_alt = P.col; /* (roughly: as the whole read left it) */
 		if (!was || P.alt.on)
 			continue;
+		/* Leaving it puts the cursor back where it was. */
+		P.col = P.col_alt;
+		pty_col_feed(&P.col, P.out.b + i, P.out.len - i);
 		size_t t = P.out.len - i;
 		memcpy(tail, P.out.b + i, t);
 		P.out.len = i;
@@ -877,6 +922,7 @@ static ssize_t relay_from(int fd, struct pty_filter *f)
 	if (n > 0) {
 		size_t k = pty_filter_feed(f, raw, (size_t)n, tail);
 		P.drew = P.drew || pty_can_change(tail, k);
+		pty_col_feed(&P.col, tail, k);
 		P.out.len += k;
 	}
 	return n;
@@ -895,6 +941,17 @@ static void master_read(void)
 		/* EIO: every descriptor of the slave is closed. */
 		P.master_done = true;
 	}
+}
+
+bool pty_midline(void)
+{
+	/* While our lines go through the relay, err_pull breaks the line. */
+	return P.err_rd < 0 && P.saved_err < 0 && P.col.mid;
+}
+
+void pty_line_ended(void)
+{
+	P.col.mid = false;
 }
 
 void pty_catch_up(void)

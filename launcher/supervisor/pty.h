@@ -75,6 +75,19 @@ struct pty_alt {
 	bool set;           /* the sequence so far names the alternate screen */
 };
 size_t pty_alt_feed(struct pty_alt *a, const char *in, size_t n);
+/* Pure: follows a terminal's output for where it leaves the cursor: MID
+ * when printable text came after the last CR or LF (escape sequences and
+ * strings are no text; ESC may be split across calls). */
+struct pty_col {
+	bool mid;
+	unsigned char esc;
+};
+void pty_col_feed(struct pty_col *c, const char *in, size_t n);
+/* After the session's terminal is given back: the command's output on it
+ * stopped in the middle of a line (so a line of ours starts with one);
+ * pty_line_ended: one was written. */
+bool pty_midline(void);
+void pty_line_ended(void);
 /* The prompt of `wicket ask` on the real terminal: possible when the
  * session has its own pty and wicket is in the terminal's foreground.
  * pty_prompt pauses the relay, resets the terminal's state, flushes

@@ -39,6 +39,25 @@ wicket: the sandbox blocked 2 writes; run `wicket why` for details$'
 	assert_equal "${#stderr_lines[@]}" 4
 }
 
+@test "wicket's own messages during the session start a line of their own on a copied stderr too" {
+	# red team 12, F1: after 500 lines the "more denials" message went
+	# straight into the command's unfinished line.
+	local ws
+	ws=$(mk_workspace)
+	track "$ws"
+	run --separate-stderr wsrun "$ws" -- bash -c '
+		for i in $(seq 1 500); do : 2>/dev/null >/usr/wk-$i; done
+		sleep 0.3
+		printf "building module foo" >&2
+		: 2>/dev/null >/usr/wk-501
+		sleep 1.5
+		echo " ... done" >&2'
+	assert_equal "$status" 0
+	printf '%s\n' "$stderr" | grep -qx "wicket: more denials than shown; they are counted (run \`wicket why\`)"
+	printf '%s\n' "$stderr" | grep -qx "building module foo"
+	! printf '%s\n' "$stderr" | grep -q "foowicket"
+}
+
 @test "--no-diagnostics: the same output and status, and no line at all" {
 	local ws a b
 	ws=$(mk_workspace)

@@ -60,6 +60,39 @@ run(main)
 EOF
 }
 
+@test "terminal: a denial line and the summary start lines of their own where the command's output stopped mid-line" {
+	# red team 12, F4: "Downloading... sandbox: write blocked: ..." and
+	# "result: 42wicket: the sandbox blocked ...", on the real terminal.
+	drive <<'EOF'
+import os, re
+from ptydrive import Term, check, run
+
+def main():
+    t = Term([os.environ["WICKET"], "run", "--", "sh", "-c",
+              'printf "\033[1mDownloading foo...\033[0m "; touch /usr/wk-mid 2>/dev/null; '
+              'sleep 0.5; echo ok; touch /usr/wk-end 2>/dev/null; printf "result: 42"'],
+             cwd=os.environ["WS"], env=os.environ)
+    check(t.wait() == 0, "wicket ends with the command's status")
+    out = t.out.decode(errors="replace")
+    check(re.search(r"Downloading foo\.\.\.\x1b\[0m \r\nsandbox: write blocked: /usr/wk-mid \(", out),
+          "the denial line starts a line of its own: %r" % out)
+    check(re.search(r"\r\nok\r\n", out), "the command's line goes on after it: %r" % out)
+    check(re.search(r"result: 42\r\nsandbox: write blocked: /usr/wk-end \(", out),
+          "so does one after output that did not end its line: %r" % out)
+    # The summary, after the terminal is given back, where the command's
+    # last output ended mid-line.
+    t = Term([os.environ["WICKET"], "run", "--", "sh", "-c",
+              'touch /usr/wk-end 2>/dev/null; sleep 0.3; printf "result: 42"'],
+             cwd=os.environ["WS"], env=os.environ)
+    check(t.wait() == 0, "wicket ends with the command's status")
+    out = t.out.decode(errors="replace")
+    check("42wicket" not in out and re.search(r"result: 42.*\nwicket: the sandbox blocked 1 write;", out, re.S),
+          "the summary starts a line of its own: %r" % out)
+
+run(main)
+EOF
+}
+
 @test "terminal: Ctrl-C interrupts the job, not the shell; Ctrl-Z stops it (not wicket), jobs lists it, fg resumes it" {
 	drive <<'EOF'
 import os, time

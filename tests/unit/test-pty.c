@@ -143,5 +143,33 @@ int main(void)
 		const char *s = "ab\033[?1049hcd";
 		ok(pty_alt_feed(&a, s, strlen(s)) == 10 && a.on, "stops right after the sequence that changed it");
 	}
+	/* Where the output leaves the cursor (pty_col_feed). */
+	{
+		struct pty_col c = {0};
+		pty_col_feed(&c, "abc", 3);
+		ok(c.mid, "text: mid-line");
+		pty_col_feed(&c, "\r\n", 2);
+		ok(!c.mid, "CR LF: at a line's start");
+		pty_col_feed(&c, "\x1b[1m\x1b[0m", 8);
+		ok(!c.mid, "a CSI sequence is no text");
+		pty_col_feed(&c, "\x1b]0;title\x07", 10);
+		ok(!c.mid, "an OSC string (BEL) is no text");
+		pty_col_feed(&c, "\x1b]0;t\x1b", 6);
+		pty_col_feed(&c, "\\", 1);
+		ok(!c.mid && c.esc == 0, "one ended by ESC \\, split across calls");
+		pty_col_feed(&c, "\x1b", 1);
+		pty_col_feed(&c, "[", 1);
+		pty_col_feed(&c, "2", 1);
+		ok(!c.mid && c.esc == 2, "a CSI split across calls is still one");
+		pty_col_feed(&c, "Kx", 2);
+		ok(c.mid && c.esc == 0, "text after it counts");
+		pty_col_feed(&c, "y\r", 2);
+		ok(!c.mid, "CR alone: at a line's start");
+		struct pty_col d = {0};
+		pty_col_feed(&d, "\x7f\x07", 2);
+		ok(!d.mid, "DEL and BEL are no text");
+		pty_col_feed(&d, "\x1b" "c", 2);
+		ok(!d.mid && d.esc == 0, "a two-byte escape is no text");
+	}
 	return done_testing();
 }
