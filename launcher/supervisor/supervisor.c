@@ -734,6 +734,11 @@ static int run_unsandboxed(struct session *s)
 	return exit_code_of(st);
 }
 
+static void on_sigpipe(int sig)
+{
+	(void)sig; /* the write that raised it fails with EPIPE */
+}
+
 int session_run(struct session *s)
 {
 	/* Running without any layer takes two agreeing signals: the policy
@@ -746,6 +751,20 @@ int session_run(struct session *s)
 		    s->pol.sandbox ? "asks for a sandbox" : "asks for none");
 	if (s->layers.unsandboxed)
 		return run_unsandboxed(s);
+	/* A reader that went away (wicket run ... 2>&1 | head) ends nothing
+	 * of the supervisor's: its writes fail with EPIPE and the session
+	 * ends as any other (approved commands ended, its record kept). A
+	 * handler, not SIG_IGN: exec resets it, so the command and all the
+	 * supervisor starts get SIGPIPE as usual. */
+	struct sigaction pipe_old;
+	if (sigaction(SIGPIPE, NULL, &pipe_old) == 0 && pipe_old.sa_handler == SIG_DFL) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_sigpipe;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGPIPE, &sa, NULL);
+	}
 	/* Read roots the session's own /tmp and /run would cover. */
 	if (s->layers.mntns) {
 		plan_read_keep(s);

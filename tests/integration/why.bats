@@ -143,6 +143,21 @@ except OSError:
 	assert_line --index 0 'Usage: wicket why [--json] [-n N] [--session N|ID]'
 }
 
+@test "a reader that goes away (wicket run ... 2>&1 | head) does not end the session early: its status and record are kept" {
+	# The supervisor died of SIGPIPE writing the denial line: the
+	# command's status was lost (141), the session's record never
+	# written, and approved commands not ended.
+	(set +e
+	 cd "$WS" && bounded 60 "$WICKET" run -- sh -c 'echo first; sleep 0.5; touch /usr/wk-late 2>/dev/null; sleep 0.3; exit 7' 2>&1
+	 echo "rc=$?" >"$BATS_TEST_TMPDIR/rc") | head -n 1 >/dev/null
+	local i
+	for ((i = 0; i < 100; i++)); do [ -s "$BATS_TEST_TMPDIR/rc" ] && break; sleep 0.1; done
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/rc")" "rc=7"
+	run --separate-stderr bounded 60 "$WICKET" why
+	assert_equal "$status" 0
+	assert_line "write blocked: /usr/wk-late"
+}
+
 @test "inside a session whose control socket is gone: a clear error, not the last session's list" {
 	run --separate-stderr wsrun "$WS" -- sh -c 'WICKET_FD=999 "$1" why' _ "$WICKET"
 	assert_equal "$status" 125
