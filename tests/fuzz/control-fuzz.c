@@ -54,8 +54,18 @@ void ask_finish(struct session *ss)
 	(void)ss;
 }
 
-/* No terminal is relayed here: nothing the program wrote waits in a pty. */
+/* No terminal is relayed here: nothing the program wrote waits in a pty,
+ * and no line of it is left unfinished. */
 void pty_catch_up(void)
+{
+}
+
+bool pty_midline(void)
+{
+	return false;
+}
+
+void pty_line_ended(void)
 {
 }
 
