@@ -81,6 +81,7 @@
 #include <unistd.h>
 
 #include "askproto.h"
+#include "fdpass.h"
 #include "careful.h"
 #include "askrender.h"
 #include "path.h"
@@ -1272,7 +1273,15 @@ static void reply_ready(struct session *s, struct watch *w, short revents)
 	struct ask *a = w->data;
 	for (int k = 0; k < SIGNALS_PER_WAKE; k++) {
 		char buf[256];
-		ssize_t n = recv(a->reply, buf, sizeof buf, MSG_DONTWAIT);
+		/* With room for every descriptor a message can carry, each
+		 * handed to the closer: one the kernel dropped here would be
+		 * closed in this thread, and its last close can block
+		 * (closer.h; red team 13, G1). */
+		struct fdpass_in in;
+		ssize_t n = fdpass_recv(a->reply, buf, sizeof buf, 0, FDPASS_ALL, MSG_DONTWAIT, &in);
+		int e = errno;
+		fdpass_close(&in);
+		errno = e;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !(revents & (POLLHUP | POLLERR)))

@@ -102,22 +102,27 @@ void pty_col_feed(struct pty_col *c, const char *in, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char b = (unsigned char)in[i];
+		/* CAN and SUB end any sequence or string, as a terminal has it;
+		 * an ESC inside a string ends the string and starts a sequence. */
+		if (c->esc && (b == 0x18 || b == 0x1a)) {
+			c->esc = 0;
+			continue;
+		}
 		switch (c->esc) {
 		case 1: /* after ESC */
-			c->esc = b == '[' ? 2 : b == ']' || b == 'P' || b == '_' || b == '^' ? 3 : 0;
+		case 4: /* after ESC in a string (ESC \ is its end) */
+			c->esc = b == '[' ? 2 : b == ']' || b == 'P' || b == '_' || b == '^' ? 3 :
+				 b == 0x1b ? 1 : 0;
 			continue;
 		case 2: /* CSI: parameters, then a final byte */
 			if (b >= 0x40 && b <= 0x7e)
 				c->esc = 0;
 			continue;
-		case 3: /* a string: up to BEL or ESC \ */
+		case 3: /* a string: up to BEL or ESC */
 			if (b == 0x07)
 				c->esc = 0;
 			else if (b == 0x1b)
 				c->esc = 4;
-			continue;
-		case 4:
-			c->esc = b == '\\' ? 0 : 3;
 			continue;
 		}
 		if (b == 0x1b)

@@ -246,6 +246,65 @@ EOF_PY
 	fi
 }
 
+@test "attack: a lingering socket in flight on an ask's reply socket never stalls the supervisor" {
+	# red team 13, G1: the supervisor read the reply socket with recv()
+	# and no room for descriptors; the kernel dropped the ones a message
+	# carried in the relay loop's thread, whose close of a TCP socket
+	# with SO_LINGER then waited for the linger time. Judged outside: a
+	# denial made after the request reaches wicket's stderr while the
+	# command runs.
+	local ws out
+	ws=$(mk_workspace)
+	out=$(mk_outside)
+	track "$ws" "$out"
+	cat >"$ws/probe.py" <<'EOF_PY'
+import json, os, socket, struct, time
+lst = socket.socket()
+lst.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+lst.bind(("127.0.0.1", 0))
+lst.listen(1)
+c = socket.socket()
+c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+c.connect(lst.getsockname())
+peer, _ = lst.accept()
+c.setblocking(False)
+for _ in range(3):
+    try:
+        while True:
+            c.send(b"x" * 65536)
+    except BlockingIOError:
+        pass
+    time.sleep(0.2)
+c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 86400))
+sv = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+sv[0].sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("ii", c.fileno(), peer.fileno()))])
+c.close(); peer.close(); lst.close()  # the message in flight holds the last references
+ctl = socket.socket(fileno=int(os.environ["WICKET_FD"].split(":")[0]))
+ctl.sendmsg([json.dumps({"v": 1, "type": "ask", "argv": ["true"]}).encode()],
+            [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("iiii", 0, 1, 2, sv[1].fileno()))])
+sv[1].close()
+time.sleep(0.5)
+try:
+    open("/usr/wk-after-ask", "w")
+except OSError:
+    pass
+time.sleep(12)
+EOF_PY
+	(cd "$ws" && exec timeout 60 "$WICKET" run -n full --approver /bin/false -- "$PY" probe.py) </dev/null \
+		>"$out/stdout" 2>"$out/stderr" &
+	local pid=$! i
+	for ((i = 0; i < 80; i++)); do
+		grep -q '^sandbox: write blocked: /usr/wk-after-ask ' "$out/stderr" && break
+		sleep 0.1
+	done
+	wait "$pid" || true
+	if [ "$i" -ge 80 ]; then
+		echo "the denial line did not come while the command ran: the supervisor was stuck"
+		cat "$out/stderr"
+		false
+	fi
+}
+
 @test "the supervisor does not spin when every process has closed the control socket (no pid namespace)" {
 	local ws
 	ws=$(mk_workspace)

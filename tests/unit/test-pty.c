@@ -170,6 +170,16 @@ int main(void)
 		ok(!d.mid, "DEL and BEL are no text");
 		pty_col_feed(&d, "\x1b" "c", 2);
 		ok(!d.mid && d.esc == 0, "a two-byte escape is no text");
+		/* red team 13, G3: CAN ends a string, as the terminal has it;
+		 * the text after it counts. */
+		pty_col_feed(&d, "\x1b]8;;\x18" "Type:", 10);
+		ok(d.mid && d.esc == 0, "CAN ends an OSC string; the text after it is text");
+		struct pty_col e = {0};
+		pty_col_feed(&e, "\x1b]0;t\x1b[1mX", 11);
+		ok(e.mid && e.esc == 0, "an ESC in a string ends it and starts a CSI");
+		struct pty_col f = {0};
+		pty_col_feed(&f, "\x1b[1\x1a" "Y", 6);
+		ok(f.mid && f.esc == 0, "SUB ends a CSI");
 	}
 	return done_testing();
 }
