@@ -53,6 +53,33 @@ policy() {
 	assert_equal "$status" 125
 }
 
+# chain_ended_with_session WHAT ASK...: wicket ask -- ASK... (which starts
+# a fork chain writing $OUT/alive) in a session that then ends; the chain
+# must have started, the session ended within 15 s, and the chain no
+# longer move, judged outside; else fail saying WHAT.
+chain_ended_with_session() {
+	local what=$1 t0=$SECONDS a b
+	shift
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+		w=$1 out=$2
+		shift 2
+		"$w" ask -- "$@"
+		i=0
+		while [ ! -s "$out/alive" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		sleep 0.5; echo started' _ "$WICKET" "$OUT" "$@"
+	assert_success
+	assert_output started
+	[ -s "$OUT/alive" ]
+	[ $((SECONDS - t0)) -lt 15 ]
+	a=$(cat "$OUT/alive")
+	sleep 1
+	b=$(cat "$OUT/alive")
+	if [ "$a" != "$b" ]; then
+		echo "$what outlived the session ($a, then $b)"
+		return 1
+	fi
+}
+
 @test "ask: the approver says yes: the command runs outside with the requester's cwd and stdio, its status comes back" {
 	mkdir "$WS/sub"
 	# A program outside the workspace: a shell in a directory the sandbox
@@ -262,24 +289,8 @@ echo $$ >"$1/alive.$$" && mv "$1/alive.$$" "$1/alive"
 exit 0
 EOF_SH
 	chmod 755 "$OUT/chain"
-	local t0=$SECONDS
-	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
-		"$1" ask -- setsid -f "$2/chain" "$2" "$(($(date +%s) + 20))"
-		i=0
-		while [ ! -s "$2/alive" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-		sleep 0.5; echo started' _ "$WICKET" "$OUT"
-	assert_success
-	assert_output started
-	[ $((SECONDS - t0)) -lt 15 ]
-	# Judged outside: the chain no longer moves.
-	local a b
-	a=$(cat "$OUT/alive")
-	sleep 1
-	b=$(cat "$OUT/alive")
-	if [ "$a" != "$b" ]; then
-		echo "a fork chain of an approved command outlived the session ($a, then $b)"
-		false
-	fi
+	chain_ended_with_session "a fork chain of an approved command" \
+		setsid -f "$OUT/chain" "$OUT" "$(($(date +%s) + 20))"
 }
 
 @test "ask: a C fork chain as fast as fork goes, left by an approved command, ends with the session" {
@@ -288,25 +299,8 @@ EOF_SH
 	# SIGHUP and SIGTERM. It stops by itself after 20 s.
 	local chain=$WICKET_TEST_BINDIR/escape/probes/forkchain
 	[ -x "$chain" ]
-	local t0=$SECONDS
-	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
-		"$1" ask -- "$2" "$3" 20
-		i=0
-		while [ ! -s "$3/alive" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-		sleep 0.5; echo started' _ "$WICKET" "$chain" "$OUT"
-	assert_success
-	assert_output started
-	[ -s "$OUT/alive" ]
-	[ $((SECONDS - t0)) -lt 15 ]
-	# Judged outside: the chain no longer moves, and no process of it is left.
-	local a b
-	a=$(cat "$OUT/alive")
-	sleep 1
-	b=$(cat "$OUT/alive")
-	if [ "$a" != "$b" ]; then
-		echo "a C fork chain of an approved command outlived the session ($a, then $b)"
-		false
-	fi
+	chain_ended_with_session "a C fork chain of an approved command" "$chain" "$OUT" 20
+	# And no process of it is left.
 	! pgrep -f "^$chain $OUT 20\$" >/dev/null
 }
 

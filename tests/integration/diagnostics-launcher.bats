@@ -11,6 +11,29 @@ bats_require_minimum_version 1.5.0
 
 teardown() { it_teardown; }
 
+# not_stalled WS OUT [ARGS...]: WS/probe.py (given tests/lib) in a session
+# with network mode full (and ARGS), its stderr in OUT; the denial of
+# /usr/wk-after it makes once it has attacked must reach wicket's stderr
+# while the command still runs (8 s at most): the supervisor's relay loop
+# was not stalled. Judged outside, by the bytes that reached the file.
+not_stalled() {
+	local ws=$1 out=$2 pid i
+	shift 2
+	(cd "$ws" && exec timeout 60 "$WICKET" run -n full "$@" -- "$PY" probe.py \
+		"$WICKET_SRCDIR/tests/lib") </dev/null >"$out/stdout" 2>"$out/stderr" &
+	pid=$!
+	for ((i = 0; i < 80; i++)); do
+		grep -q '^sandbox: write blocked: /usr/wk-after ' "$out/stderr" && break
+		sleep 0.1
+	done
+	wait "$pid" || true
+	if [ "$i" -ge 80 ]; then
+		echo "the denial line did not come while the command ran: the supervisor was stuck"
+		cat "$out/stderr"
+		return 1
+	fi
+}
+
 @test "a denial is explained once on wicket's stderr, not the command's, with a summary at the end" {
 	local ws
 	ws=$(mk_workspace)
@@ -194,7 +217,9 @@ print(repr(got))'
 	out=$(mk_outside)
 	track "$ws" "$out"
 	cat >"$ws/probe.py" <<'EOF_PY'
-import array, json, os, socket, struct, time
+import array, json, os, socket, sys, time
+sys.path.insert(0, sys.argv[1])
+from linger import lingering_socket
 ctl = socket.socket(fileno=int(os.environ["WICKET_FD"].split(":")[0]))
 u1, u2 = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
 u2.setblocking(False)
@@ -206,44 +231,18 @@ except BlockingIOError:
 ctl.sendmsg([json.dumps({"v": 1, "type": "sync"}).encode()],
             [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [u2.fileno()]))])
 u2.close()
-lst = socket.socket()
-lst.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-lst.bind(("127.0.0.1", 0))
-lst.listen(1)
-c = socket.socket()
-c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
-c.connect(lst.getsockname())
-peer, _ = lst.accept()  # held, never read
-c.setblocking(False)
-try:
-    while True:
-        c.send(b"x" * 65536)
-except BlockingIOError:
-    pass
-c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 86400))
+c, peer, lst = lingering_socket()  # peer held, never read
 u1.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [c.fileno()]))])
 c.close()
 u1.close()  # the reply fails; the supervisor closes u2, and c with it
 time.sleep(0.5)
 try:
-    open("/usr/wk-after-close", "w")
+    open("/usr/wk-after", "w")
 except OSError:
     pass
 time.sleep(12)
 EOF_PY
-	(cd "$ws" && exec timeout 60 "$WICKET" run -n full -- "$PY" probe.py) </dev/null \
-		>"$out/stdout" 2>"$out/stderr" &
-	local pid=$! i
-	for ((i = 0; i < 80; i++)); do
-		grep -q '^sandbox: write blocked: /usr/wk-after-close ' "$out/stderr" && break
-		sleep 0.1
-	done
-	wait "$pid" || true
-	if [ "$i" -ge 80 ]; then
-		echo "the denial line did not come while the command ran: the supervisor was stuck"
-		cat "$out/stderr"
-		false
-	fi
+	not_stalled "$ws" "$out"
 }
 
 @test "attack: a lingering socket in flight on an ask's reply socket never stalls the supervisor" {
@@ -258,24 +257,10 @@ EOF_PY
 	out=$(mk_outside)
 	track "$ws" "$out"
 	cat >"$ws/probe.py" <<'EOF_PY'
-import json, os, socket, struct, time
-lst = socket.socket()
-lst.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-lst.bind(("127.0.0.1", 0))
-lst.listen(1)
-c = socket.socket()
-c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
-c.connect(lst.getsockname())
-peer, _ = lst.accept()
-c.setblocking(False)
-for _ in range(3):
-    try:
-        while True:
-            c.send(b"x" * 65536)
-    except BlockingIOError:
-        pass
-    time.sleep(0.2)
-c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 86400))
+import json, os, socket, struct, sys, time
+sys.path.insert(0, sys.argv[1])
+from linger import lingering_socket
+c, peer, lst = lingering_socket()
 sv = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 sv[0].sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("ii", c.fileno(), peer.fileno()))])
 c.close(); peer.close(); lst.close()  # the message in flight holds the last references
@@ -285,24 +270,12 @@ ctl.sendmsg([json.dumps({"v": 1, "type": "ask", "argv": ["true"]}).encode()],
 sv[1].close()
 time.sleep(0.5)
 try:
-    open("/usr/wk-after-ask", "w")
+    open("/usr/wk-after", "w")
 except OSError:
     pass
 time.sleep(12)
 EOF_PY
-	(cd "$ws" && exec timeout 60 "$WICKET" run -n full --approver /bin/false -- "$PY" probe.py) </dev/null \
-		>"$out/stdout" 2>"$out/stderr" &
-	local pid=$! i
-	for ((i = 0; i < 80; i++)); do
-		grep -q '^sandbox: write blocked: /usr/wk-after-ask ' "$out/stderr" && break
-		sleep 0.1
-	done
-	wait "$pid" || true
-	if [ "$i" -ge 80 ]; then
-		echo "the denial line did not come while the command ran: the supervisor was stuck"
-		cat "$out/stderr"
-		false
-	fi
+	not_stalled "$ws" "$out" --approver /bin/false
 }
 
 @test "the supervisor does not spin when every process has closed the control socket (no pid namespace)" {

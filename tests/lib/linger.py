@@ -1,0 +1,29 @@
+"""A TCP socket whose last close blocks for a day: unsent data, a peer
+that never reads (its own, held by the caller), SO_LINGER on. For the
+attack tests that hand one to the supervisor (red teams 12 and 13):
+its close must never run on the supervisor's relay loop."""
+import socket
+import struct
+import time
+
+
+def lingering_socket(seconds=86400):
+    """(the lingering socket, its peer, the listener): all the caller's."""
+    lst = socket.socket()
+    lst.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(1)
+    c = socket.socket()
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    c.connect(lst.getsockname())
+    peer, _ = lst.accept()
+    c.setblocking(False)
+    for _ in range(3):  # until the peer's window is shut and data waits
+        try:
+            while True:
+                c.send(b"x" * 65536)
+        except BlockingIOError:
+            pass
+        time.sleep(0.2)
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, seconds))
+    return c, peer, lst
