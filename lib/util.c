@@ -115,6 +115,16 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+void bytes_add(char **b, size_t *len, size_t *cap, const void *p, size_t n)
+{
+	if (*len + n > *cap) {
+		*cap = (*len + n) * 2;
+		*b = xrealloc(*b, *cap);
+	}
+	memcpy(*b + *len, p, n);
+	*len += n;
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);

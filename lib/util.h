@@ -51,6 +51,8 @@ DIR *opendir_dup(int dfd);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
+/* N bytes of P appended to the growing buffer *B (*LEN used of *CAP). */
+void bytes_add(char **b, size_t *len, size_t *cap, const void *p, size_t n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -29,19 +29,9 @@ void mount_ops_free(struct mount_ops *ops)
 	memset(ops, 0, sizeof *ops);
 }
 
-static void put(char **b, size_t *len, size_t *cap, const void *p, size_t n)
-{
-	if (*len + n > *cap) {
-		*cap = (*len + n) * 2;
-		*b = xrealloc(*b, *cap);
-	}
-	memcpy(*b + *len, p, n);
-	*len += n;
-}
-
 static void put_str(char **b, size_t *len, size_t *cap, const char *s)
 {
-	put(b, len, cap, s ? s : "", (s ? strlen(s) : 0) + 1);
+	bytes_add(b, len, cap, s, strlen(s) + 1);
 }
 
 /* Each op: kind, flags (1: optional, 2: from_run, 4: a path, 8: an
@@ -53,14 +43,14 @@ char *mount_ops_encode(const struct mount_ops *ops, size_t *len)
 	size_t cap = 0;
 	*len = 0;
 	uint32_t n = (uint32_t)ops->n;
-	put(&b, len, &cap, &n, sizeof n);
+	bytes_add(&b, len, &cap, &n, sizeof n);
 	for (size_t i = 0; i < ops->n; i++) {
 		const struct mount_op *o = &ops->v[i];
 		uint8_t h[2] = {(uint8_t)o->kind, (uint8_t)((o->optional ? 1 : 0) | (o->from_run ? 2 : 0) |
 							     (o->path ? 4 : 0) | (o->arg ? 8 : 0))};
 		uint32_t slot = o->slot < 0 ? 0 : (uint32_t)o->slot + 1;
-		put(&b, len, &cap, h, sizeof h);
-		put(&b, len, &cap, &slot, sizeof slot);
+		bytes_add(&b, len, &cap, h, sizeof h);
+		bytes_add(&b, len, &cap, &slot, sizeof slot);
 		if (o->path)
 			put_str(&b, len, &cap, o->path);
 		if (o->arg)
@@ -78,13 +68,13 @@ static bool take(const char **p, const char *end, void *out, size_t n)
 	return true;
 }
 
-/* A NUL-terminated string at *P, as an offset into the copy. */
-static bool take_str(const char **p, const char *end, const char *base, size_t *off)
+/* The NUL-terminated string at *P, which moves past it. */
+static bool take_str(const char **p, const char *end, const char **s)
 {
 	const char *z = memchr(*p, '\0', (size_t)(end - *p));
 	if (!z)
 		return false;
-	*off = (size_t)(*p - base);
+	*s = *p;
 	*p = z + 1;
 	return true;
 }
@@ -92,45 +82,32 @@ static bool take_str(const char **p, const char *end, const char *base, size_t *
 bool mount_ops_decode(const char *buf, size_t len, struct mount_ops *ops)
 {
 	memset(ops, 0, sizeof *ops);
-	const char *p = buf, *end = buf + len;
+	/* Parsed in a copy of its own, which the strings point into. */
+	ops->store = xmalloc(len ? len : 1);
+	memcpy(ops->store, buf, len);
+	const char *p = ops->store, *end = ops->store + len;
 	uint32_t n;
 	/* An op is 6 bytes at least: a count the bytes cannot hold is refused
 	 * before anything is allocated for it. */
-	if (!take(&p, end, &n, sizeof n) || n > MOUNT_OPS_MAX || n > (size_t)(end - p) / 6)
-		return false;
-	/* Offsets first: the strings point into STORE, a copy of BUF. */
-	size_t (*offs)[2] = n ? xcalloc(n, sizeof *offs) : NULL;
-	ops->store = xmalloc(len ? len : 1);
-	memcpy(ops->store, buf, len);
-	bool ok = true;
-	for (uint32_t i = 0; i < n && ok; i++) {
+	bool ok = take(&p, end, &n, sizeof n) && n <= MOUNT_OPS_MAX && n <= (size_t)(end - p) / 6;
+	for (uint32_t i = 0; ok && i < n; i++) {
 		uint8_t h[2];
 		uint32_t slot;
+		const char *path = NULL, *arg = NULL;
 		ok = take(&p, end, h, sizeof h) && take(&p, end, &slot, sizeof slot) && h[0] >= 1 &&
-		     h[0] < MOP_KINDS && !(h[1] & ~15u) && slot <= MOUNT_SLOTS_MAX;
-		size_t po = SIZE_MAX, ao = SIZE_MAX;
-		if (ok && (h[1] & 4))
-			ok = take_str(&p, end, buf, &po);
-		if (ok && (h[1] & 8))
-			ok = take_str(&p, end, buf, &ao);
-		if (!ok)
-			break;
-		offs[i][0] = po;
-		offs[i][1] = ao;
-		mount_ops_add(ops, (struct mount_op){.kind = (enum mount_op_kind)h[0],
-						     .optional = h[1] & 1, .from_run = h[1] & 2,
-						     .slot = (int)slot - 1});
+		     h[0] < MOP_KINDS && !(h[1] & ~15u) && slot <= MOUNT_SLOTS_MAX &&
+		     (!(h[1] & 4) || take_str(&p, end, &path)) && (!(h[1] & 8) || take_str(&p, end, &arg));
+		if (ok)
+			mount_ops_add(ops, (struct mount_op){.kind = (enum mount_op_kind)h[0],
+							     .path = path, .arg = arg,
+							     .optional = h[1] & 1, .from_run = h[1] & 2,
+							     .slot = (int)slot - 1});
 	}
-	if (ok && p != end)
-		ok = false;
-	for (size_t i = 0; ok && i < ops->n; i++) {
-		ops->v[i].path = offs[i][0] == SIZE_MAX ? NULL : ops->store + offs[i][0];
-		ops->v[i].arg = offs[i][1] == SIZE_MAX ? NULL : ops->store + offs[i][1];
-	}
-	free(offs);
-	if (!ok)
+	if (!ok || p != end) {
 		mount_ops_free(ops);
-	return ok;
+		return false;
+	}
+	return true;
 }
 
 const char *mount_op_name(enum mount_op_kind kind)

@@ -522,16 +522,6 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
  * operations (base/mountops.h, one codec), then the command's
  * environment: a length and the encoded ops, a count and NUL-terminated
  * strings. */
-static void buf_add(char **buf, size_t *len, size_t *cap, const void *p, size_t n)
-{
-	if (*len + n > *cap) {
-		*cap = (*len + n) * 2;
-		*buf = xrealloc(*buf, *cap);
-	}
-	memcpy(*buf + *len, p, n);
-	*len += n;
-}
-
 static void send_late_plan(struct session *s)
 {
 	struct mount_ops late;
@@ -542,15 +532,15 @@ static void send_late_plan(struct session *s)
 	char *buf = NULL;
 	size_t len = 0, cap = 0, envn = 0;
 	uint32_t c = (uint32_t)olen;
-	buf_add(&buf, &len, &cap, &c, sizeof c);
-	buf_add(&buf, &len, &cap, ops, olen);
+	bytes_add(&buf, &len, &cap, &c, sizeof c);
+	bytes_add(&buf, &len, &cap, ops, olen);
 	free(ops);
 	while (s->envp[envn])
 		envn++;
 	c = (uint32_t)envn;
-	buf_add(&buf, &len, &cap, &c, sizeof c);
+	bytes_add(&buf, &len, &cap, &c, sizeof c);
 	for (size_t i = 0; i < envn; i++)
-		buf_add(&buf, &len, &cap, s->envp[i], strlen(s->envp[i]) + 1);
+		bytes_add(&buf, &len, &cap, s->envp[i], strlen(s->envp[i]) + 1);
 	for (size_t off = 0; off < len;) {
 		ssize_t w = write(s->late_pipe[1], buf + off, len - off);
 		if (w < 0 && errno == EINTR)
