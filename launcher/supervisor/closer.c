@@ -12,7 +12,7 @@
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int queue[CLOSER_QUEUE];
-static size_t head, count, kept;
+static size_t head, count;
 static bool started, failed;
 
 static void *closer_main(void *arg)
@@ -58,7 +58,6 @@ void closer_close(int fd)
 	pthread_mutex_lock(&mu);
 	if (!start() || count == CLOSER_QUEUE) {
 		/* Kept open: closing it here could block the caller. */
-		kept++;
 		pthread_mutex_unlock(&mu);
 		return;
 	}
@@ -66,12 +65,4 @@ void closer_close(int fd)
 	count++;
 	pthread_cond_signal(&cv);
 	pthread_mutex_unlock(&mu);
-}
-
-size_t closer_kept(void)
-{
-	pthread_mutex_lock(&mu);
-	size_t k = kept;
-	pthread_mutex_unlock(&mu);
-	return k;
 }

@@ -8,13 +8,9 @@
 #ifndef WICKET_SUPERVISOR_CLOSER_H
 #define WICKET_SUPERVISOR_CLOSER_H
 
-#include <stddef.h>
-
 /* FD (>= 0) is closed by the closer's thread, soon. When that thread is
  * stuck on an earlier one and its queue is full, FD stays open until the
  * supervisor exits (an exiting process does not linger). */
 void closer_close(int fd);
-/* How many were kept open so (for the tests). */
-size_t closer_kept(void);
 
 #endif

@@ -483,7 +483,6 @@ static void socks_error(int i, int code)
 	answer_close(i, r, code ? sizeof r : 0);
 }
 
-/* The sandbox is refused: reported (line, `wicket why`, audit), then told. */
 /* A report about connection I: what it asked for, and who asked. */
 static void report_of(int i, int kind, struct report *r)
 {
@@ -495,6 +494,7 @@ static void report_of(int i, int kind, struct report *r)
 	who(c->peer_port, c->socks ? PROXY_SOCKS_PORT : PROXY_HTTP_PORT, r);
 }
 
+/* The sandbox is refused: reported (line, `wicket why`, audit), then told. */
 static void refuse(int i, int kind, const char *reason, const char *addr, int status, int socks)
 {
 	struct conn *c = &conns[i];
