@@ -11,14 +11,18 @@ bats_require_minimum_version 1.5.0
 
 teardown() { it_teardown; }
 
-# not_stalled WS OUT [ARGS...]: WS/probe.py (given tests/lib) in a session
-# with network mode full (and ARGS), its stderr in OUT; the denial of
-# /usr/wk-after it makes once it has attacked must reach wicket's stderr
-# while the command still runs (8 s at most): the supervisor's relay loop
-# was not stalled. Judged outside, by the bytes that reached the file.
+# not_stalled [ARGS...] <PROBE: the python PROBE (which may import
+# tests/lib/linger.py) in a session with network mode full (and ARGS),
+# its stderr in a file outside; the denial of /usr/wk-after it makes once
+# it has attacked (deny_and_hold) must reach wicket's stderr while the
+# command still runs (8 s at most): the supervisor's relay loop was not
+# stalled. Judged outside, by the bytes that reached the file.
 not_stalled() {
-	local ws=$1 out=$2 pid i
-	shift 2
+	local ws out pid i
+	ws=$(mk_workspace)
+	out=$(mk_outside)
+	track "$ws" "$out"
+	cat >"$ws/probe.py"
 	(cd "$ws" && exec timeout 60 "$WICKET" run -n full "$@" -- "$PY" probe.py \
 		"$WICKET_SRCDIR/tests/lib") </dev/null >"$out/stdout" 2>"$out/stderr" &
 	pid=$!
@@ -212,14 +216,10 @@ print(repr(got))'
 	# every line, ^C and question of the session. Judged outside: the
 	# denial made after the hand-over reaches wicket's stderr while the
 	# command still runs.
-	local ws out
-	ws=$(mk_workspace)
-	out=$(mk_outside)
-	track "$ws" "$out"
-	cat >"$ws/probe.py" <<'EOF_PY'
-import array, json, os, socket, sys, time
+	not_stalled <<'EOF_PY'
+import array, json, os, socket, sys
 sys.path.insert(0, sys.argv[1])
-from linger import lingering_socket
+from linger import deny_and_hold, lingering_socket
 ctl = socket.socket(fileno=int(os.environ["WICKET_FD"].split(":")[0]))
 u1, u2 = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
 u2.setblocking(False)
@@ -235,14 +235,8 @@ c, peer, lst = lingering_socket()  # peer held, never read
 u1.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [c.fileno()]))])
 c.close()
 u1.close()  # the reply fails; the supervisor closes u2, and c with it
-time.sleep(0.5)
-try:
-    open("/usr/wk-after", "w")
-except OSError:
-    pass
-time.sleep(12)
+deny_and_hold()
 EOF_PY
-	not_stalled "$ws" "$out"
 }
 
 @test "attack: a lingering socket in flight on an ask's reply socket never stalls the supervisor" {
@@ -252,14 +246,10 @@ EOF_PY
 	# with SO_LINGER then waited for the linger time. Judged outside: a
 	# denial made after the request reaches wicket's stderr while the
 	# command runs.
-	local ws out
-	ws=$(mk_workspace)
-	out=$(mk_outside)
-	track "$ws" "$out"
-	cat >"$ws/probe.py" <<'EOF_PY'
-import json, os, socket, struct, sys, time
+	not_stalled --approver /bin/false <<'EOF_PY'
+import json, os, socket, struct, sys
 sys.path.insert(0, sys.argv[1])
-from linger import lingering_socket
+from linger import deny_and_hold, lingering_socket
 c, peer, lst = lingering_socket()
 sv = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 sv[0].sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("ii", c.fileno(), peer.fileno()))])
@@ -268,14 +258,8 @@ ctl = socket.socket(fileno=int(os.environ["WICKET_FD"].split(":")[0]))
 ctl.sendmsg([json.dumps({"v": 1, "type": "ask", "argv": ["true"]}).encode()],
             [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("iiii", 0, 1, 2, sv[1].fileno()))])
 sv[1].close()
-time.sleep(0.5)
-try:
-    open("/usr/wk-after", "w")
-except OSError:
-    pass
-time.sleep(12)
+deny_and_hold()
 EOF_PY
-	not_stalled "$ws" "$out" --approver /bin/false
 }
 
 @test "the supervisor does not spin when every process has closed the control socket (no pid namespace)" {

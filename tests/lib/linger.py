@@ -27,3 +27,14 @@ def lingering_socket(seconds=86400):
         time.sleep(0.2)
     c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, seconds))
     return c, peer, lst
+
+
+def deny_and_hold(seconds=12):
+    """After the attack: a write the sandbox refuses (its line must reach
+    wicket's stderr while this still runs), then the command holds on."""
+    time.sleep(0.5)
+    try:
+        open("/usr/wk-after", "w")
+    except OSError:
+        pass
+    time.sleep(seconds)
