@@ -32,7 +32,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "child/landlock_compat.h"
+#include "base/landlock_compat.h"
 #include "child/seccomp-bpf.h"
 
 static void die(const char *what)

@@ -8,6 +8,11 @@
 
 #include "util.h"
 
+const struct dev_node wk_dev_nodes[WK_N_DEV_NODES] = {
+	{"/dev/null", 1, 3}, {"/dev/zero", 1, 5}, {"/dev/full", 1, 7}, {"/dev/random", 1, 8},
+	{"/dev/urandom", 1, 9}, {"/dev/tty", 5, 0},
+};
+
 #define MOUNT_OPS_MAX 65536 /* more is no plan of ours */
 #define MOUNT_SLOTS_MAX 65536
 

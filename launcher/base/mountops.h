@@ -58,4 +58,14 @@ char *mount_ops_encode(const struct mount_ops *ops, size_t *len);
 bool mount_ops_decode(const char *buf, size_t len, struct mount_ops *ops);
 const char *mount_op_name(enum mount_op_kind kind);
 
+/* The character devices the sandbox offers from the host's /dev (bound
+ * into its own /dev; reopened for stdio; named in Landlock rules when
+ * there is no mount namespace). One list, so the three agree. */
+struct dev_node {
+	const char *path;
+	unsigned maj, min;
+};
+extern const struct dev_node wk_dev_nodes[];
+#define WK_N_DEV_NODES 6
+
 #endif

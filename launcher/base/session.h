@@ -13,6 +13,7 @@
 
 #include "policy.h"
 #include "util.h"
+#include "base/landlockops.h"
 #include "base/mountops.h"
 
 /* The policy a session gets when none is named. */
@@ -155,6 +156,7 @@ struct session {
 	struct policy pol;        /* resolved for this session */
 	struct mount_plan plan;
 	struct mount_ops mount_base; /* the plan's base, as the child executes it (plan.c) */
+	struct landlock_ops landlock; /* the Landlock ruleset, as the child adds it (llplan.c) */
 	struct layers layers;
 	struct kernel_info kinfo;
 	char *workspace;          /* canonical working directory */
@@ -205,15 +207,5 @@ struct session {
 	int proxy_sock[2];        /* init -> supervisor: the proxy's listeners (proxy.c) */
 	pid_t child;              /* init, as the supervisor sees it (0: not yet) */
 };
-
-/* The character devices the sandbox offers from the host's /dev (bound
- * into its own /dev; reopened for stdio; named in Landlock rules when
- * there is no mount namespace). One list, so the three agree. */
-struct dev_node {
-	const char *name;
-	unsigned maj, min;
-};
-extern const struct dev_node wk_dev_nodes[];
-#define WK_N_DEV_NODES 6
 
 #endif

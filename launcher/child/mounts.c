@@ -129,11 +129,6 @@ static bool clone_is_dir(int fd)
 	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-const struct dev_node wk_dev_nodes[WK_N_DEV_NODES] = {
-	{"null", 1, 3}, {"zero", 1, 5}, {"full", 1, 7}, {"random", 1, 8}, {"urandom", 1, 9},
-	{"tty", 5, 0},
-};
-
 int ns_write_id_maps(uid_t uid, gid_t gid)
 {
 	char buf[64];
@@ -182,8 +177,8 @@ static int build_dev(const int *node_fd, const char *shm_opts)
 	for (int i = 0; i < WK_N_DEV_NODES; i++) {
 		if (node_fd[i] < 0)
 			continue;
-		char path[64], src[64];
-		snprintf(path, sizeof path, "/dev/%s", wk_dev_nodes[i].name);
+		const char *path = wk_dev_nodes[i].path;
+		char src[64];
 		snprintf(src, sizeof src, "/proc/self/fd/%d", node_fd[i]);
 		/* An empty regular file as the mount point, in one call. */
 		if (mknod(path, S_IFREG | 0644, 0) < 0)
@@ -454,8 +449,7 @@ static int run_op(const struct mount_op *o, int *slots, int *node_fd, int *empty
 		return 0;
 	case MOP_HOLD_DEV:
 		for (size_t i = 0; i < WK_N_DEV_NODES; i++) {
-			char path[64];
-			snprintf(path, sizeof path, "/dev/%s", wk_dev_nodes[i].name);
+			const char *path = wk_dev_nodes[i].path;
 			/* Held by an O_PATH descriptor across the tmpfs that
 			 * covers /dev, then bound from /proc/self/fd/N: a plain
 			 * bind is several times cheaper than cloning a detached

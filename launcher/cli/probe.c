@@ -10,7 +10,7 @@
 #include "cli/userconfig.h"
 #include "plan/layers.h"
 #include "supervisor/netnotify.h"
-#include "child/landlock_compat.h"
+#include "base/landlock_compat.h"
 
 #include <errno.h>
 #include <fcntl.h>

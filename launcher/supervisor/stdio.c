@@ -20,6 +20,7 @@
  * Descriptors above 2 are closed at exec (exec_command). */
 #include "config.h"
 #include "base/session.h"
+#include "base/mountops.h"
 #include "base/setupfail.h"
 #include "plan/plan.h"
 #include "supervisor/ask.h"
@@ -70,7 +71,7 @@ void stdio_plan(struct session *s)
 				if (major(st.st_rdev) == wk_dev_nodes[i].maj &&
 				    minor(st.st_rdev) == wk_dev_nodes[i].min) {
 					f->kind = STDIO_REOPEN_DEV;
-					snprintf(f->path, sizeof f->path, "/dev/%s", wk_dev_nodes[i].name);
+					snprintf(f->path, sizeof f->path, "%s", wk_dev_nodes[i].path);
 					f->flags = fl & O_ACCMODE;
 				}
 			if (f->kind == STDIO_PASS)

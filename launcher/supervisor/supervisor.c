@@ -22,6 +22,7 @@
 #include "child/caps.h"
 #include "child/landlock.h"
 #include "child/mounts.h"
+#include "plan/llplan.h"
 #include "plan/plan.h"
 #include "supervisor/control.h"
 #include "supervisor/netnotify.h"
@@ -458,7 +459,7 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	if (stdio_apply(s, &keep_stdin) < 0)
 		child_fail(errfd);
 	int ruleset = -1;
-	if (s->layers.landlock_abi && (ruleset = landlock_build(s)) < 0)
+	if (s->landlock.abi && (ruleset = landlock_build(&s->landlock)) < 0)
 		child_fail(errfd);
 	/* init needs no bounding set; emptying it here (while the network
 	 * namespace may still be in the making) spares the command's critical
@@ -760,6 +761,9 @@ int session_run(struct session *s)
 		plan_read_keep(s);
 		plan_mount_ops_base(&s->plan, &s->mount_base);
 	}
+	/* Landlock's rules, from the same table (plan_fstable, with the
+	 * kept read roots): decided here, added as they are in the child. */
+	plan_landlock(s, &s->landlock);
 
 	int errp[2], alive[2];
 	if (pipe2(errp, O_CLOEXEC) < 0 || pipe2(alive, O_CLOEXEC) < 0)

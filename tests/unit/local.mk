@@ -17,6 +17,11 @@ check_PROGRAMS += tests/unit/test-planner
 tests_unit_test_planner_SOURCES = tests/unit/test-planner.c
 tests_unit_test_planner_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_planner_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
+# The Landlock plan (launcher/plan/llplan.c): every right and rule.
+check_PROGRAMS += tests/unit/test-llplan
+tests_unit_test_llplan_SOURCES = tests/unit/test-llplan.c
+tests_unit_test_llplan_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_llplan_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 tests_unit_test_layers_SOURCES = tests/unit/test-layers.c
 tests_unit_test_layers_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_layers_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
