@@ -567,9 +567,9 @@ void netnotify_take(struct session *s)
 	while (r < 0 && errno == EINTR);
 }
 
-void netnotify_start(struct session *s)
+void netnotify_start(struct session *s, bool started)
 {
-	if (pair[0] < 0)
+	if (!started || pair[0] < 0)
 		return;
 	close(pair[0]);
 	netnotify_init_close();

@@ -19,7 +19,9 @@ void netnotify_init_close(void);                 /* init, once the command runs 
  * listener. */
 int netnotify_setup_fd(void);
 void netnotify_take(struct session *s);
-void netnotify_start(struct session *s);         /* supervisor, once the command runs */
+/* Supervisor, once the command runs (STARTED false: its setup failed,
+ * and nothing is served). */
+void netnotify_start(struct session *s, bool started);
 void netnotify_finish(struct session *s);
 /* The object of a refused call NR with ARGS (ADDR: a Fast Open send's
  * destination, ADDRLEN bytes, or NULL): "socket ipv4/tcp",

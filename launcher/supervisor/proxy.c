@@ -1481,9 +1481,9 @@ static void host_addrs(void)
 	freeifaddrs(ifs);
 }
 
-void proxy_start(struct session *s)
+void proxy_start(struct session *s, bool started)
 {
-	if (s->proxy_sock[0] < 0)
+	if (!started || s->proxy_sock[0] < 0)
 		return;
 	char b;
 	struct fdpass_in in;

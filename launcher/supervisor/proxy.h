@@ -13,7 +13,7 @@
 void proxy_plan(struct session *s);
 int proxy_child_listen(struct session *s);
 void proxy_parent_close(struct session *s);
-void proxy_start(struct session *s);
+void proxy_start(struct session *s, bool started); /* STARTED false: nothing served */
 void proxy_finish(struct session *s);
 const char *const *proxy_env_vars(void);
 

@@ -3,12 +3,14 @@
 
 #include "base/session.h"
 
-/* pty.c: the session's own terminal. pty_plan runs in stdio_plan (it
- * marks the fds that become the pty STDIO_PTY); pty_child_open in init
- * (stdio_apply), returning the slave; pty_child_ctty in the command;
- * pty_start in the supervisor once the command runs (raw mode, relay
- * watches); pty_drain in the relay loop after the command ended (ms to
- * wait for more output, -1: done); pty_finish restores the terminal. */
+/* pty.c: the session's own terminal. Its life is stdio's (stdio.h), and
+ * only stdio.c calls these: pty_plan in stdio_plan (it marks the fds that
+ * become the pty STDIO_PTY); pty_child_open in init (stdio_apply),
+ * returning the slave; pty_child_ctty in the command (stdio_command);
+ * pty_parent_close in stdio_parent_close; pty_start once the command runs
+ * (raw mode, relay watches: stdio_start); pty_drain in the relay loop
+ * after the command ended (ms to wait for more output, -1: done);
+ * pty_finish restores the terminal (stdio_finish). */
 void pty_plan(struct session *s);
 int pty_child_open(struct session *s);
 int pty_child_ctty(const struct session *s);

@@ -186,6 +186,12 @@ int stdio_apply(struct session *s, int *keep_stdin)
 	return 0;
 }
 
+/* In the command, right before its exec. */
+int stdio_command(const struct session *s)
+{
+	return pty_child_ctty(s);
+}
+
 /* In the supervisor after the fork: the relay ends it does not use. */
 void stdio_parent_close(struct session *s)
 {
@@ -353,10 +359,18 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 	return 0;
 }
 
-/* After the session: the caller's stdin offset moves on as far as the
- * command read, as it would have through a shared descriptor. */
+/* The command runs (or its setup failed): its terminal's master is here. */
+void stdio_start(struct session *s, bool started)
+{
+	pty_start(s, started);
+}
+
+/* After the session: the terminal given back as it was, and the caller's
+ * stdin offset moves on as far as the command read, as it would have
+ * through a shared descriptor. */
 void stdio_finish(struct session *s)
 {
+	pty_finish(s);
 	if (s->stdio[0].kind != STDIO_REOPEN_FILE || s->offset_pipe[0] < 0)
 		return;
 	off_t off;

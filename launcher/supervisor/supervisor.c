@@ -135,6 +135,40 @@ static void hangup_finish(void)
 	hup_stage = 0;
 }
 
+static void hangup_part_close(struct session *s)
+{
+	(void)s;
+	hangup_prepare();
+}
+
+static void hangup_part_finish(struct session *s)
+{
+	(void)s;
+	hangup_finish();
+}
+
+/* The supervisor's parts in a session's life. At each step they are
+ * called in the order of this table; at the end, in the reverse order,
+ * as a stack unwinds: what was set up later ends first. So the hang-up
+ * timer stops first; the terminal is given back (stdio, its pty) before
+ * the proxy and the notifications report their last words; control ends
+ * last, writing the session's record with every denial they reported. */
+struct part {
+	void (*prepare)(struct session *s);      /* before the clone */
+	void (*parent_close)(struct session *s); /* after it: the sandbox's ends closed here */
+	void (*start)(struct session *s, bool started); /* the command runs (false: its setup failed) */
+	void (*finish)(struct session *s);       /* the command ended */
+};
+
+static const struct part parts[] = {
+	{NULL, NULL, NULL, control_finish},
+	{netnotify_prepare, NULL, netnotify_start, netnotify_finish},
+	{proxy_plan, proxy_parent_close, proxy_start, proxy_finish},
+	{NULL, stdio_parent_close, stdio_start, stdio_finish},
+	{NULL, hangup_part_close, NULL, hangup_part_finish},
+};
+#define N_PARTS (sizeof parts / sizeof parts[0])
+
 static void forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
@@ -201,7 +235,7 @@ static noreturn void exec_command(struct session *s, int ruleset, int errfd, con
 		for (size_t i = 0; i < N_FWD; i++)
 			sigaction(fwd_signals[i], &orig_action[i], NULL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	if (pty_child_ctty(s) < 0)
+	if (stdio_command(s) < 0)
 		child_fail(errfd);
 	if (caps_drop_all() < 0)
 		child_fail(errfd);
@@ -780,8 +814,9 @@ int session_run(struct session *s)
 	if (s->layers.ipcns)
 		flags |= CLONE_NEWIPC;
 
-	netnotify_prepare(s);
-	proxy_plan(s);
+	for (size_t i = 0; i < N_PARTS; i++)
+		if (parts[i].prepare)
+			parts[i].prepare(s);
 
 	/* Stop the terminal-owning dance from racing with our handlers. */
 	sigset_t orig_mask;
@@ -803,7 +838,6 @@ int session_run(struct session *s)
 	 * (setsid -f, a daemon) becomes ours, not init's, and ends with the
 	 * session (ask.c). */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	proxy_parent_close(s);
 	if (s->layers.pidns) {
 		/* Every process of the sandbox is in it (no call makes another). */
 		char p[64];
@@ -814,8 +848,9 @@ int session_run(struct session *s)
 			s->pidns_ino = st.st_ino;
 		}
 	}
-	stdio_parent_close(s);
-	hangup_prepare();
+	for (size_t i = 0; i < N_PARTS; i++)
+		if (parts[i].parent_close)
+			parts[i].parent_close(s);
 	fwd_target = pid;
 	fwd_from_tty = 1;
 	install_forwarders();
@@ -859,10 +894,9 @@ int session_run(struct session *s)
 		n = read(errp[0], &e, sizeof e);
 	while (n < 0 && errno == EINTR);
 	close(errp[0]);
-	if (n == 0 && !abandoned) {
+	bool started = n == 0 && !abandoned;
+	if (started) {
 		setup_done = 1;
-		netnotify_start(s);
-		proxy_start(s);
 		/* Sent while the command was starting: now it is the command's. */
 		int late = setup_abort_sig;
 		setup_abort_sig = 0;
@@ -874,8 +908,9 @@ int session_run(struct session *s)
 		setup_late_sigs = 0;
 	}
 	net_early_release();
-	/* The command runs: its terminal's master is here (pty.c). */
-	pty_start(s, n == 0);
+	for (size_t i = 0; i < N_PARTS; i++)
+		if (parts[i].start)
+			parts[i].start(s, started);
 
 	if (s->ctl_child >= 0) {
 		close(s->ctl_child);
@@ -894,12 +929,9 @@ int session_run(struct session *s)
 				die_errno("waitpid");
 	}
 	fwd_target = 0;
-	hangup_finish();
-	pty_finish(s);
-	stdio_finish(s);
-	proxy_finish(s);
-	netnotify_finish(s);
-	control_finish(s);
+	for (size_t i = N_PARTS; i-- > 0;)
+		if (parts[i].finish)
+			parts[i].finish(s);
 	close(alive[1]);
 
 	reclaim_terminal(tty_fg);
