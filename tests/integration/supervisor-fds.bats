@@ -1,0 +1,135 @@
+#!/usr/bin/env bats
+# The supervisor's descriptors do not grow with what the sandbox asks of
+# it. Every request from inside (a denial the shim reports, a refused
+# `wicket ask`, a unix socket connect the supervisor decides, a network
+# call it explains, a connection to the proxy) takes descriptors for a
+# while: each must be given back, or the sandbox could fill the
+# supervisor's table and with it stop every explanation and question.
+# Judged outside: the supervisor's /proc/PID/fd after a few rounds and
+# after many more.
+
+load ../lib/common
+load integration_helpers
+load ../lib/domains
+
+teardown() {
+	[ -z "${DOM_PID:-}" ] || dom_teardown
+	it_teardown
+}
+
+# fds_steady ARGS... <PROBE: the python PROBE in a session (wicket run
+# ARGS -- python3 probe.py ROUNDS); the probe does a round of requests
+# ROUNDS times, creates the file `phase` and waits for `go` twice: after
+# 3 rounds and after 60 more. The supervisor's open descriptors then must
+# be as many as after the first three (2 more at most: a closer may still
+# hold one).
+fds_steady() {
+	local pid i n1 n2
+	cat >"$WS/probe.py"
+	(cd "$WS" && exec "$WICKET" run "$@" -- "$PY" probe.py) \
+		</dev/null >"$OUT/stdout" 2>"$OUT/stderr" &
+	pid=$!
+	_WK_STARTED+=("$pid")
+	wait_file() {
+		for ((i = 0; i < 300; i++)); do
+			[ -e "$WS/$1" ] && return 0
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		echo "the probe did not reach $1"
+		cat "$OUT/stderr"
+		return 1
+	}
+	wait_file phase1 || return 1
+	n1=$(ls "/proc/$pid/fd" | wc -l)
+	: >"$WS/go1"
+	wait_file phase2 || return 1
+	for ((i = 0; i < 30; i++)); do
+		n2=$(ls "/proc/$pid/fd" | wc -l)
+		[ "$n2" -le $((n1 + 2)) ] && break
+		sleep 0.1
+	done
+	: >"$WS/go2"
+	wait "$pid" || true
+	echo "descriptors after 3 rounds: $n1, after 63: $n2"
+	[ "$n1" -gt 3 ] || { echo "no descriptors counted"; return 1; }
+	[ "$n2" -le $((n1 + 2)) ] || { ls -l "/proc/$pid/fd" 2>/dev/null; return 1; }
+	grep -q '^done$' "$OUT/stdout" || { echo "the probe did not finish"; cat "$OUT/stderr"; return 1; }
+}
+
+PROBE_HEAD='import os, socket, subprocess, sys, time
+def wait(name):
+    for _ in range(300):
+        if os.path.exists(name):
+            return
+        time.sleep(0.1)
+    sys.exit("no " + name)
+def rounds(n, one):
+    for _ in range(n):
+        one()
+def phases(one):
+    rounds(3, one)
+    open("phase1", "w").close(); wait("go1")
+    rounds(60, one)
+    open("phase2", "w").close(); wait("go2")
+    print("done")
+'
+
+@test "the supervisor's descriptors stay as many after many denials, asks and socket calls" {
+	it_setup_ws
+	local sock=$OUT/host.sock
+	timeout 100 "$PY" -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(64)
+s.settimeout(0.2); end = time.time() + 90
+while time.time() < end:
+    try: s.accept()[0].close()
+    except OSError: pass' "$sock" &
+	_WK_STARTED+=("$!")
+	for ((i = 0; i < 50; i++)); do [ -S "$sock" ] && break; sleep 0.1; done
+	fds_steady <<EOF
+$PROBE_HEAD
+def one():
+    try: open("/usr/wk-fds-denied", "w")
+    except OSError: pass
+    subprocess.run(["wicket", "ask", "--", "true"], stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20)
+    u = socket.socket(socket.AF_UNIX)
+    try: u.connect("$sock")
+    except OSError: pass
+    u.close()
+    try: socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).close()
+    except OSError: pass
+phases(one)
+EOF
+	# Each kind was refused, and said so, at least once.
+	grep -q 'write blocked: /usr/wk-fds-denied' "$OUT/stderr"
+	grep -q "$sock" "$OUT/stderr"
+}
+
+@test "the supervisor's descriptors stay as many after many connections to the proxy" {
+	dom_setup
+	OUT=$DOM
+	fds_steady -P "$DOM/allow.json" <<EOF
+$PROBE_HEAD
+def ask(req):
+    c = socket.create_connection(("127.0.0.1", 3128), timeout=20)
+    c.sendall(req)
+    got = b""
+    while True:
+        b = c.recv(65536)
+        if not b:
+            break
+        got += b
+    c.close()
+    return got
+def one():
+    ok = ask(b"GET http://pkg.wk.test:$HTTP_PORT/hello.txt HTTP/1.1\\r\\nHost: pkg.wk.test\\r\\nConnection: close\\r\\n\\r\\n")
+    if b"hello" not in ok:
+        sys.exit("the allowed name was not reached: %r" % ok[:200])
+    no = ask(b"CONNECT evil.wk.test:443 HTTP/1.1\\r\\nHost: evil.wk.test:443\\r\\n\\r\\n")
+    if b" 403 " not in no.split(b"\\r\\n")[0] + b" ":
+        sys.exit("the refused name was not refused: %r" % no[:200])
+phases(one)
+EOF
+	grep -q 'evil.wk.test' "$OUT/stderr"
+}
