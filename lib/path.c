@@ -1,4 +1,5 @@
 #include "config.h"
+#define WK_PATH_C /* defines what path.h declares */
 #include "path.h"
 #include "pathlex.h"
 #include "util.h"

@@ -459,7 +459,7 @@ enum wk_parse wk_tls_sni(const unsigned char *buf, size_t len, bool *tls, char *
 	}
 	if (len < 5 + rl)
 		return WK_PARSE_MORE;
-	const unsigned char *p = buf + 5, *end = buf + 5 + rl;
+	const unsigned char *p = buf + 5, *end;
 	if (p[0] != 1) {
 		*why = "a TLS handshake that does not start with a ClientHello";
 		return WK_PARSE_BAD;

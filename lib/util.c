@@ -1,4 +1,5 @@
 #include "config.h"
+#define WK_UTIL_C /* defines the allocators util.h declares */
 #include "util.h"
 
 #include <errno.h>

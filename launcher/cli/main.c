@@ -480,7 +480,9 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	cli_paths(&cli->write, "--write", cwd, home, true, &s.pol.write, NULL);
 	cli_paths(&cli->read, "--read", cwd, home, true, &s.pol.read, NULL);
 	for (size_t i = 0; i < cli->read.n; i++) {
-		char *r = realpath(absolute(cli->read.v[i], cwd, home), NULL);
+		char *a = absolute(cli->read.v[i], cwd, home);
+		char *r = realpath(a, NULL);
+		free(a);
 		for (size_t j = 0; r && j < s.pol.hide.n; j++) {
 			char *h = realpath(s.pol.hide.v[j], NULL);
 			if (path_is_under(r, s.pol.hide.v[j]) || (h && path_is_under(r, h)))
@@ -699,9 +701,11 @@ static int cmd_run(int argc, char **argv, bool shell)
 			break;
 		case 'h':
 			usage_main(stdout);
+			free(cli.net_ports.v);
 			return 0;
 		case 'V':
 			printf("wicket %s\n", PACKAGE_VERSION);
+			free(cli.net_ports.v);
 			return 0;
 		case '?':
 			if (optopt)

@@ -153,7 +153,8 @@ static void list_records(const char *dir, struct strv *names)
 		if (session_record_name(de->d_name))
 			strv_add(names, de->d_name);
 	closedir(d);
-	qsort(names->v, names->n, sizeof *names->v, cmp_desc);
+	if (names->n > 1)
+		qsort(names->v, names->n, sizeof *names->v, cmp_desc);
 }
 
 /* A session's record: WHICH is NULL (the last one), N (the Nth newest)

@@ -1328,8 +1328,9 @@ static char *fd_var(const char *name, int fd)
 size_t control_env(const struct session *s, char **env, size_t w)
 {
 	env[w] = NULL;
-	w = env_unset(env, "WICKET_FD");
-	w = env_unset(env, "WICKET_STATUS_FD");
+	/* Each returns how many are left. */
+	env_unset(env, "WICKET_FD");
+	env_unset(env, "WICKET_STATUS_FD");
 	w = env_unset(env, "WICKET_ASK_TAKE");
 	char *v = s->status_fd >= 0 ? fd_var("WICKET_STATUS_FD", s->status_fd) : NULL;
 	if (v)

@@ -1128,8 +1128,7 @@ static void proceed(int i)
 static void lookup_done(void)
 {
 	struct lookup *lk;
-	ssize_t n;
-	while ((n = recv(lk_sock[0], &lk, sizeof lk, MSG_DONTWAIT)) == (ssize_t)sizeof lk) {
+	while (recv(lk_sock[0], &lk, sizeof lk, MSG_DONTWAIT) == (ssize_t)sizeof lk) {
 		lookups_running--;
 		int i = lk->conn;
 		if (i >= 0 && conns[i].st == C_RESOLVING && conns[i].lk == lk && conns[i].gen == lk->gen) {
@@ -1239,7 +1238,7 @@ static void read_socks(int i)
 static void accept_all(int which)
 {
 	for (;;) {
-		struct sockaddr_in peer;
+		struct sockaddr_in peer = {0};
 		socklen_t pl = sizeof peer;
 		int fd = accept4(listeners[which], (struct sockaddr *)&peer, &pl,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);

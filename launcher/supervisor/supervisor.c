@@ -270,8 +270,8 @@ static noreturn void exec_command(struct session *s, int ruleset, int errfd, con
 	 * (e.g. a program under the host's /tmp). */
 	char msg[512];
 	int n = snprintf(msg, sizeof msg, "wicket: %s: %s\n", s->argv[0], strerror(e));
-	if (n > 0 && write(STDERR_FILENO, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0)
-		n = 0;
+	if (n > 0)
+		(void)!write(STDERR_FILENO, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
 	_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
 }
 
@@ -463,7 +463,7 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 			sigaction(fwd_signals[i], NULL, &orig_action[i]);
 		install_forwarders();
 	}
-	struct net_helper nh;
+	struct net_helper nh = {.pid = -1};
 	bool early = s->layers.netns && early_net.pid > 0 && early_net_pidfd >= 0;
 	if (s->layers.netns && !early && net_helper_start(&nh) < 0)
 		child_fail(errfd);
