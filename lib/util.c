@@ -231,6 +231,27 @@ bool write_all(int fd, const void *p, size_t n)
 	return true;
 }
 
+bool self_exe(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size);
+	if (n <= 0 || (size_t)n >= size)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+char *self_relative(const char *rel)
+{
+	char exe[PATH_MAX];
+	if (!self_exe(exe, sizeof exe))
+		return NULL;
+	char *slash = strrchr(exe, '/');
+	if (!slash || (size_t)(slash - exe) + 1 + strlen(rel) + 1 > sizeof exe)
+		return NULL;
+	strcpy(slash + 1, rel);
+	return realpath(exe, NULL);
+}
+
 DIR *opendir_dup(int dfd)
 {
 	int fd = dup(dfd);

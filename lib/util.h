@@ -47,6 +47,13 @@ void rm_tree(const char *path);
 /* A directory stream from the start of DFD, on a duplicate (DFD stays the
  * caller's); NULL on failure. */
 DIR *opendir_dup(int dfd);
+/* This program's executable (/proc/self/exe) as a path in BUF (SIZE
+ * bytes); false when it cannot be read whole. */
+bool self_exe(char *buf, size_t size);
+/* The canonical path of REL taken from the directory of this program's
+ * executable (a build tree keeps the shim and the hooks there), when it
+ * exists; else NULL. */
+char *self_relative(const char *rel);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

@@ -352,10 +352,8 @@ static int clone_readonly(const char *path)
 static int clone_self_exe(void)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
+	if (!self_exe(exe, sizeof exe))
 		return -1;
-	exe[n] = '\0';
 	struct stat want, got;
 	if (stat("/proc/self/exe", &want) < 0)
 		return -1;

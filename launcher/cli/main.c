@@ -342,10 +342,8 @@ static void session_bin(struct session *s)
 		return;
 	}
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
+	if (!self_exe(exe, sizeof exe))
 		die("cannot find wicket's own executable (/proc/self/exe): %s", strerror(errno));
-	exe[n] = '\0';
 	char tmpl[] = "/tmp/wicket-bin-XXXXXX";
 	if (!mkdtemp(tmpl))
 		die_errno("mkdtemp");

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +18,6 @@
 
 #include "classify.h"
 #include "envscrub.h"
-#include "path.h"
 #include "rules.h"
 
 #define SHIM_NAME "libwicket-preload.so"
@@ -28,24 +26,13 @@
  * libtool leaves it), else the installed one. */
 static char *find_shim(void)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *dir = path_dirname(exe);
-		static const char *const rel[] = {"../preload/.libs/" SHIM_NAME,
-						  "../preload/" SHIM_NAME, NULL};
-		for (size_t i = 0; rel[i]; i++) {
-			char *j = path_join(dir, rel[i]);
-			char *c = realpath(j, NULL);
-			free(j);
-			if (c && access(c, R_OK) == 0) {
-				free(dir);
-				return c;
-			}
-			free(c);
-		}
-		free(dir);
+	static const char *const rel[] = {"../preload/.libs/" SHIM_NAME, "../preload/" SHIM_NAME,
+					  NULL};
+	for (size_t i = 0; rel[i]; i++) {
+		char *c = self_relative(rel[i]);
+		if (c && access(c, R_OK) == 0)
+			return c;
+		free(c);
 	}
 	char *inst = realpath(PKGLIBDIR "/" SHIM_NAME, NULL);
 	if (inst && access(inst, R_OK) == 0)

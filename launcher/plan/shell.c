@@ -23,23 +23,14 @@
 /* shellhooks/ next to this wicket (a build tree), else the installed one. */
 static char *find_hooks(void)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *dir = path_dirname(exe);
-		char *j = path_join(dir, "../shellhooks");
-		free(dir);
-		char *c = realpath(j, NULL);
-		free(j);
-		if (c) {
-			char *f = path_join(c, "wicket.bash");
-			bool ok = access(f, R_OK) == 0;
-			free(f);
-			if (ok)
-				return c;
-			free(c);
-		}
+	char *c = self_relative("../shellhooks");
+	if (c) {
+		char *f = path_join(c, "wicket.bash");
+		bool ok = access(f, R_OK) == 0;
+		free(f);
+		if (ok)
+			return c;
+		free(c);
 	}
 	char *inst = realpath(PKGDATADIR "/shellhooks", NULL);
 	if (inst) {

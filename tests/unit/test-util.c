@@ -1,11 +1,14 @@
 /* lib/util.c: what wicket exits with for a process's wait status (its
- * own status, or 128 + the signal), checked on real processes. */
+ * own status, or 128 + the signal), checked on real processes; where
+ * this program's executable is, and what lies next to it. */
 #include "config.h"
 #include "tap.h"
 #include "util.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,5 +39,21 @@ int main(void)
 	ok(exit_code_of_signal(SIGINT) == 130, "SIGINT itself: 130");
 	/* A stopped child's status (WIFSTOPPED) is neither. */
 	ok(exit_code_of(0x137f) == EXIT_WICKET, "stopped: %d", EXIT_WICKET);
+
+	char exe[PATH_MAX], small[4];
+	char *real = realpath("/proc/self/exe", NULL);
+	ok(self_exe(exe, sizeof exe) && real && strcmp(exe, real) == 0, "self_exe: this test (%s)", exe);
+	ok(!self_exe(small, sizeof small), "self_exe: a buffer too small is no path");
+	char *dir = self_relative(".");
+	char *slash = strrchr(exe, '/');
+	ok(dir && slash && strlen(dir) == (size_t)(slash - exe) && strncmp(dir, exe, strlen(dir)) == 0,
+	   "self_relative(\".\"): the executable's directory (%s)", dir ? dir : "NULL");
+	char *up = self_relative("../unit/..");
+	ok(up && strrchr(dir, '/') && strlen(up) == (size_t)(strrchr(dir, '/') - dir),
+	   "self_relative: canonical (%s)", up ? up : "NULL");
+	ok(self_relative("no-such-file-here") == NULL, "self_relative: nothing there, NULL");
+	free(real);
+	free(dir);
+	free(up);
 	return done_testing();
 }
