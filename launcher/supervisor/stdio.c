@@ -9,11 +9,14 @@
  *  - a terminal, on any of the three, becomes the session's own pty
  *    (pty.c); a second, different terminal on stdout or stderr becomes a
  *    pipe that the supervisor copies into it; pipes and sockets pass;
- *  - files and directories inside a writable root pass (the sandbox may
- *    change them anyway);
- *  - a read-only file elsewhere, and the standard device nodes, are
- *    reopened through the sandbox's read-only view (its offset is handed
- *    back to the caller's descriptor at the end, as if shared);
+ *  - a file opened for writing inside a writable root passes (the caller
+ *    gave it to be written, and the sandbox may change it anyway);
+ *  - a read-only file, anywhere, and the standard device nodes, are
+ *    reopened through the sandbox's view (its offset is handed back to
+ *    the caller's descriptor at the end, as if shared): inside a writable
+ *    root too, where the view may protect the file (.git/config) or
+ *    hide it, which the host's mount behind the caller's descriptor
+ *    does not (red team 14, F1);
  *  - a file opened for writing elsewhere becomes a pipe that the
  *    supervisor copies into the real file;
  *  - anything else (a directory, a disk, another device) is refused.
@@ -85,9 +88,10 @@ void stdio_plan(struct session *s)
 		if (n <= 0)
 			die("%s: cannot tell which file it is", fd_names[fd]);
 		path[n] = '\0';
-		if (path[0] == '/' && !strstr(path, " (deleted)") && writable_root_of(&s->pol, path))
-			continue;
 		int mode = fl & O_ACCMODE;
+		if (S_ISREG(st.st_mode) && mode != O_RDONLY && path[0] == '/' &&
+		    !strstr(path, " (deleted)") && writable_root_of(&s->pol, path))
+			continue;
 		if (S_ISREG(st.st_mode) && mode == O_RDONLY && path[0] == '/' &&
 		    (size_t)n < sizeof f->path) {
 			f->kind = STDIO_REOPEN_FILE;
@@ -101,9 +105,10 @@ void stdio_plan(struct session *s)
 			f->kind = STDIO_RELAY;
 			continue;
 		}
-		die("%s is %s %s outside the writable roots, which the sandbox cannot hand over "
-		    "safely; use a pipe (e.g. '| cat' or '< file' for a readable file)",
-		    fd_names[fd], S_ISDIR(st.st_mode) ? "the directory" : "the file", path);
+		die("%s is %s %s%s, which the sandbox cannot hand over safely; use a pipe (e.g. "
+		    "'| cat' or '< file' for a readable file)", fd_names[fd],
+		    S_ISDIR(st.st_mode) ? "the directory" : "the file", path,
+		    writable_root_of(&s->pol, path) ? "" : " outside the writable roots");
 	}
 	/* Every terminal among the three becomes the session's pty (pty.c),
 	 * whichever stream it is; a second, different terminal on stdout or

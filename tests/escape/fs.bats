@@ -414,3 +414,30 @@ for step in (lambda: os.chmod("f", 0o777, dir_fd=7),
 	# The cleanup ran before wicket exited.
 	assert_equal "$(find "$OUT/canary" -type f | wc -l)" 2000
 }
+
+@test "fs: a protected file or a directory of the workspace given as stdin reaches nothing past the view" {
+	# Red team 14, F1: a descriptor inherited from inside a writable root
+	# points at the host's writable mount, not the session's view, where
+	# .git/config is read-only and ~/.ssh hidden; through /proc/self/fd/0
+	# (reopened, or walked with .. for a directory) the sandbox wrote the
+	# protected file and read past the covers.
+	git -C "$WS" init -q
+	cfg_before=$(cat "$WS/.git/config")
+	(cd "$WS" && bounded 30 "$WICKET" run -- sh -c \
+		'echo "[core] fsmonitor = touch /tmp/x" >>/proc/self/fd/0; cat /proc/self/fd/0 >seen' \
+		<"$WS/.git/config" 2>/dev/null) || true
+	[ "$(cat "$WS/.git/config")" = "$cfg_before" ]
+	# The file is still readable as stdin (through the view).
+	cmp -s "$WS/seen" "$WS/.git/config"
+
+	echo secret >"$OUT/secret"
+	rm -f "$WS/got"
+	run bash -c 'cd "$1" && exec timeout 30 "$2" run -- sh -c '\''cat /proc/self/fd/0/../'"${OUT##*/}"'/secret >got; touch /proc/self/fd/0/.git/hooks/planted; chmod 600 /proc/self/fd/0/../'"${OUT##*/}"'/secret'\'' <.' _ "$WS" "$WICKET"
+	echo "$output"
+	[ ! -e "$WS/.git/hooks/planted" ]
+	! grep -q secret "$WS/got" 2>/dev/null
+	[ "$(stat -c %a "$OUT/secret")" != 600 ]
+	# A directory is refused as stdin, as it is outside the workspace.
+	[ "$status" = 125 ]
+	[[ "$output" == *"stdin is the directory"* ]]
+}
