@@ -1514,6 +1514,13 @@ static const char *stdio_guard(int io[3])
 			return "its standard output or error cannot be looked at";
 		if ((fl & O_ACCMODE) == O_WRONLY)
 			continue;
+		/* Only ever narrowed: a descriptor the sandbox holds read-only
+		 * or O_PATH, reopened for writing here (outside, unsandboxed),
+		 * would let the approved command write where the sandbox may
+		 * not (a host FIFO, a file outside; red team 14, F2). */
+		if ((fl & O_ACCMODE) != O_RDWR || (fl & O_PATH))
+			return "its standard output or error is not open for writing: the "
+			       "command outside would write where the sandbox may not";
 		char p[32];
 		snprintf(p, sizeof p, "/proc/self/fd/%d", io[i]);
 		int w = open(p, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | (fl & O_APPEND));

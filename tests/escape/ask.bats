@@ -274,3 +274,36 @@ print("after", answer(ask(req(["true"]))))
 	assert_line "supervisor visible False"
 	assert_line --regexp '^after .*"by":"rule"'
 }
+
+@test "ask: an approved command's output goes nowhere the sandbox could not write itself" {
+	# Red team 14, F2: the supervisor reopened every standard output that
+	# was not write-only for writing, to take away reading: a read-only
+	# or O_PATH descriptor of a file the sandbox could not write became
+	# one the approved command wrote into (a host FIFO a host process
+	# reads, a file outside). Judged by what reached them.
+	printf '#!/bin/sh\ncat >/dev/null\nexit 0\n' >"$OUT/yes"
+	chmod 755 "$OUT/yes"
+	mkfifo -m 666 "$OUT/ctl.fifo"
+	echo original >"$OUT/file"
+	chmod 666 "$OUT/file"
+	bounded 20 sh -c 'while :; do cat "$1"; done >"$2"' _ "$OUT/ctl.fifo" "$OUT/fifo.log" &
+	track_pid $!
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- "$PY" -c '
+import os, subprocess, sys
+out = os.environ["OUT"]
+for name, flags in (("ctl.fifo", os.O_PATH), ("file", os.O_PATH), ("file", os.O_RDONLY)):
+    fd = os.open(out + "/" + name, flags)
+    r = subprocess.run(["wicket", "ask", "--", "echo", "MARK-" + name], stdout=fd, stderr=subprocess.PIPE)
+    print(name, flags, r.returncode, r.stderr.decode().strip()[:200])
+    os.close(fd)
+'
+	echo "$output"
+	echo "$stderr"
+	# The host reader still listens: what reached it ends with this.
+	bounded 10 sh -c 'echo end >"$1"' _ "$OUT/ctl.fifo"
+	wait_for grep -q end "$OUT/fifo.log"
+	run cat "$OUT/fifo.log" "$OUT/file"
+	echo "$output"
+	refute_output --partial MARK
+	[ "$(cat "$OUT/file")" = original ]
+}
