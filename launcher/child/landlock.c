@@ -52,7 +52,10 @@ static int add_path(int ruleset, const struct ll_op *o)
 }
 
 /* The rights of O->access that fd O->fd already has: reading, writing
- * (and truncating) as it was opened, ioctl on a device. */
+ * (and truncating) as it was opened, ioctl on a device. A descriptor
+ * opened to append gets no writing by path: a file reopened through
+ * /proc/self/fd/N writes from its start, and truncates (red team 14, F3);
+ * the descriptor itself still appends. */
 static int add_stdio(int ruleset, const struct ll_op *o)
 {
 	struct stat st;
@@ -65,7 +68,7 @@ static int add_stdio(int ruleset, const struct ll_op *o)
 	int mode = fl & O_ACCMODE;
 	if (mode == O_RDONLY || mode == O_RDWR)
 		has |= WK_LL_FS_READ_FILE;
-	if (mode == O_WRONLY || mode == O_RDWR)
+	if ((mode == O_WRONLY || mode == O_RDWR) && !(fl & O_APPEND))
 		has |= WK_LL_FS_WRITE_FILE | WK_LL_FS_TRUNCATE;
 	if (S_ISCHR(st.st_mode))
 		has |= WK_LL_FS_IOCTL_DEV;

@@ -42,8 +42,9 @@ void layers_gaps_policy(const struct kernel_info *k, bool ns_ok, const struct po
 						  : "run as root or allow user namespaces";
 		strv_push(out, xasprintf("no mount namespace: %s; chmod, chown, utimes and xattrs "
 					 "outside the workspace are not blocked, protected and hidden "
-					 "paths are not enforced, /tmp is shared and sockets under /run "
-					 "are reachable (fix: %s)", why, fix));
+					 "paths are not enforced, /tmp is shared, sockets under /run "
+					 "are reachable and your other terminals (/dev/pts) readable "
+					 "(fix: %s)", why, fix));
 		strv_push(out, xasprintf("no pid namespace: host processes are visible and background "
 					 "processes can outlive the session (fix: %s)", fix));
 		if (net == NET_NONE)

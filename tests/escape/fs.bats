@@ -441,3 +441,17 @@ for step in (lambda: os.chmod("f", 0o777, dir_fd=7),
 	[ "$status" = 125 ]
 	[[ "$output" == *"stdin is the directory"* ]]
 }
+
+@test "fs: without a mount namespace, a log given to append to is only appended to" {
+	# Red team 14, F3: with no view to reopen through, stdio passes as it
+	# is, and the Landlock rule that lets /dev/stdout be reopened gave a
+	# '>>' log writing by path: reopened, it was truncated or written
+	# from its start. Judged by the log outside.
+	printf 'line one\nline two\n' >"$OUT/app.log"
+	(cd "$WS" && WICKET_PRETEND_MISSING=namespaces bounded 30 "$WICKET" run --best-effort -- \
+		sh -c '(: >/proc/self/fd/1); (printf XX 1<>/proc/self/fd/1); echo appended' \
+		>>"$OUT/app.log" 2>/dev/null) || true
+	cat "$OUT/app.log"
+	[ "$(head -n 2 "$OUT/app.log")" = "$(printf 'line one\nline two')" ]
+	[ "$(tail -n 1 "$OUT/app.log")" = appended ]
+}
