@@ -1225,8 +1225,9 @@ static void tabs_reset(int fd)
 		cols = 1024;
 	char b[16 + 1024 / 8 * 6];
 	size_t n = 0;
-	memcpy(b, "\0337\r\033[3g", 8);
-	n = 8;
+	static const char start[] = "\0337\r\033[3g"; /* save the cursor, clear every stop */
+	memcpy(b, start, sizeof start - 1);
+	n = sizeof start - 1;
 	for (unsigned c = 8; c < cols; c += 8) {
 		memcpy(b + n, "\033[8C\033H", 6);
 		n += 6;

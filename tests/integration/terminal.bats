@@ -508,3 +508,23 @@ def main():
 run(main)
 EOF
 }
+
+@test "terminal: the reset after a session that drew sends no NUL byte to the terminal" {
+	# Red team 14: the tab stops' reset copied the string's terminating
+	# NUL onto the real terminal, at every session end that drew and
+	# every question.
+	drive <<'EOF'
+import os
+from ptydrive import Term, check, run
+
+def main():
+    t = Term([os.environ["WICKET"], "run", "--", "printf", "\033[3gdrawn\n"],
+             cwd=os.environ["WS"], env=os.environ)
+    check(t.wait() == 0, "wicket ends with the command's status")
+    t.expect(r"drawn")
+    check(b"\0337\r\033[3g" in t.out, "the reset was sent: %r" % t.out[-200:])
+    check(b"\0" not in t.out, "no NUL byte reached the terminal: %r" % t.out[-200:])
+
+run(main)
+EOF
+}
