@@ -4,13 +4,15 @@
  * not read waits for the linger time, and one in flight inside a unix
  * socket's queue is closed with it, by whoever closes that socket. The
  * relay loop, which keeps the terminal, Ctrl-C and the questions alive,
- * must never wait for that (red team 12, F2/F3). */
+ * must never wait for that (red team 12, F2/F3), nor may the closer
+ * (red team 14, F4): a batch with a socket in it is closed while a child
+ * holds copies, which it drops by exiting (an exiting process does not
+ * linger). */
 #ifndef WICKET_SUPERVISOR_CLOSER_H
 #define WICKET_SUPERVISOR_CLOSER_H
 
-/* FD (>= 0) is closed by the closer's thread, soon. When that thread is
- * stuck on an earlier one and its queue is full, FD stays open until the
- * supervisor exits (an exiting process does not linger). */
+/* FD (>= 0) is closed by the closer's thread, soon. Should its queue be
+ * full, FD stays open until the supervisor exits. */
 void closer_close(int fd);
 
 #endif

@@ -133,3 +133,47 @@ phases(one)
 EOF
 	grep -q 'evil.wk.test' "$OUT/stderr"
 }
+
+@test "the supervisor's descriptors stay as many when the sandbox hands over a socket whose close would block" {
+	# Red team 14, F4: a TCP socket with unsent data and SO_LINGER of a
+	# day, parked in a unix socket's queue and that handed to the
+	# supervisor, stopped its closer in close(); every descriptor after
+	# it stayed open, up to the limit, and then no request could be read.
+	# Judged on /proc/PID/fd.
+	it_setup_ws
+	fds_steady -n full <<EOF
+$PROBE_HEAD
+import array, json
+sys.path.insert(0, "$WICKET_SRCDIR/tests/lib")
+from linger import lingering_socket
+ctl = socket.socket(fileno=os.dup(int(os.environ["WICKET_FD"].split(":")[0])))
+def send(fds):
+    ctl.sendmsg([json.dumps({"v": 1, "type": "sync"}).encode()],
+                [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+# Whoever closes last waits: the supervisor, or a child of the probe
+# that exits (an exiting process does not linger). Five tries.
+held = []
+for _ in range(5):
+    c, peer, lst = lingering_socket()  # peer held, never read
+    held += [peer, lst]
+    u1, u2 = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    u1.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [c.fileno()]))])
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(w)
+        os.read(r, 1)  # the probe's own copies are closed
+        send([u2.fileno()])
+        os._exit(0)
+    os.close(r)
+    c.close()
+    u1.close()
+    u2.close()
+    os.close(w)
+    os.waitpid(pid, 0)
+nul = os.open("/dev/null", os.O_RDONLY)
+def one():
+    send([nul] * 10)
+phases(one)
+EOF
+}
