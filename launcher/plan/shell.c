@@ -20,28 +20,25 @@
 
 #include "path.h"
 
+/* DIR (malloc'ed, taken) when it holds the hooks, else NULL. */
+static char *hooks_in(char *dir)
+{
+	if (!dir)
+		return NULL;
+	char *f = path_join(dir, "wicket.bash");
+	bool ok = access(f, R_OK) == 0;
+	free(f);
+	if (ok)
+		return dir;
+	free(dir);
+	return NULL;
+}
+
 /* shellhooks/ next to this wicket (a build tree), else the installed one. */
 static char *find_hooks(void)
 {
-	char *c = self_relative("../shellhooks");
-	if (c) {
-		char *f = path_join(c, "wicket.bash");
-		bool ok = access(f, R_OK) == 0;
-		free(f);
-		if (ok)
-			return c;
-		free(c);
-	}
-	char *inst = realpath(PKGDATADIR "/shellhooks", NULL);
-	if (inst) {
-		char *f = path_join(inst, "wicket.bash");
-		bool ok = access(f, R_OK) == 0;
-		free(f);
-		if (ok)
-			return inst;
-		free(inst);
-	}
-	return NULL;
+	char *c = hooks_in(self_relative("../shellhooks"));
+	return c ? c : hooks_in(realpath(PKGDATADIR "/shellhooks", NULL));
 }
 
 static bool executable_file(const char *p)
