@@ -24,6 +24,7 @@
 #include "child/mounts.h"
 #include "plan/llplan.h"
 #include "plan/plan.h"
+#include "supervisor/closer.h"
 #include "supervisor/control.h"
 #include "supervisor/netnotify.h"
 #include "supervisor/proxy.h"
@@ -814,6 +815,11 @@ int session_run(struct session *s)
 	if (s->layers.ipcns)
 		flags |= CLONE_NEWIPC;
 
+	/* Before the sandbox exists: it could use up the processes a thread
+	 * needs later (closer.h). */
+	if (!closer_start())
+		die("cannot start the thread that closes what the sandbox hands over: %s",
+		    strerror(errno));
 	for (size_t i = 0; i < N_PARTS; i++)
 		if (parts[i].prepare)
 			parts[i].prepare(s);

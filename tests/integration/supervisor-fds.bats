@@ -18,7 +18,7 @@ teardown() {
 }
 
 # fds_steady ARGS... <PROBE: the python PROBE in a session (wicket run
-# ARGS -- python3 probe.py ROUNDS); the probe does a round of requests
+# ARGS -- python3 probe.py ROUNDS; under $PRLIMIT when set); the probe does a round of requests
 # ROUNDS times, creates the file `phase` and waits for `go` twice: after
 # 3 rounds and after 60 more. The supervisor's open descriptors then must
 # be as many as after the first three (2 more at most: a closer may still
@@ -26,7 +26,7 @@ teardown() {
 fds_steady() {
 	local pid i n1 n2
 	cat >"$WS/probe.py"
-	(cd "$WS" && exec "$WICKET" run "$@" -- "$PY" probe.py) \
+	(cd "$WS" && exec ${PRLIMIT:-} "$WICKET" run "$@" -- "$PY" probe.py) \
 		</dev/null >"$OUT/stdout" 2>"$OUT/stderr" &
 	pid=$!
 	_WK_STARTED+=("$pid")
@@ -175,5 +175,43 @@ nul = os.open("/dev/null", os.O_RDONLY)
 def one():
     send([nul] * 10)
 phases(one)
+EOF
+}
+
+@test "the supervisor's descriptors stay as many when the sandbox has used up the user's processes" {
+	# Red team 15, A: the closer's thread was made at the first
+	# descriptor to close; a sandbox that had used up RLIMIT_NPROC first
+	# left it unmade, and every descriptor it handed over stayed open, up
+	# to the limit. (Root is not held to RLIMIT_NPROC: there the probe
+	# just forks its 300.)
+	it_setup_ws
+	local tasks
+	tasks=$(ps -L -u "$(id -u)" --no-headers | wc -l)
+	PRLIMIT="prlimit --nproc=$((tasks + 200)) --" fds_steady <<EOF
+$PROBE_HEAD
+import array, json, signal
+ctl = socket.socket(fileno=os.dup(int(os.environ["WICKET_FD"].split(":")[0])))
+def send(fds):
+    ctl.sendmsg([json.dumps({"v": 1, "type": "sync"}).encode()],
+                [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+kids = []
+for _ in range(300):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    kids.append(pid)
+nul = os.open("/dev/null", os.O_RDONLY)
+def one():
+    send([nul] * 10)
+try:
+    phases(one)
+finally:
+    for k in kids:
+        os.kill(k, signal.SIGKILL)
+        os.waitpid(k, 0)
 EOF
 }
