@@ -327,6 +327,7 @@ static void late_prepare(struct session *s)
 		if (!strv_contains(&s->pol.protect, s->autorun_start.v[i]))
 			strv_add(&s->pol.protect, s->autorun_start.v[i]);
 	plan_build_late(s);
+	stdio_check_late(s);
 	s->envp = build_env(s, s->session_id);
 }
 

@@ -10,7 +10,9 @@
  *    (pty.c); a second, different terminal on stdout or stderr becomes a
  *    pipe that the supervisor copies into it; pipes and sockets pass;
  *  - a file opened for writing inside a writable root passes (the caller
- *    gave it to be written, and the sandbox may change it anyway);
+ *    gave it to be written, and the sandbox may change it anyway), unless
+ *    it is a protected or hidden path, which is refused (stdio_check_late:
+ *    a link the sandbox planted can lead the caller's '>' there);
  *  - a read-only file, anywhere, and the standard device nodes, are
  *    reopened through the sandbox's view (its offset is handed back to
  *    the caller's descriptor at the end, as if shared): inside a writable
@@ -44,6 +46,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "classify.h"
 
 #ifndef KCMP_FILE
 #define KCMP_FILE 0
@@ -137,6 +140,39 @@ void stdio_plan(struct session *s)
 	}
 	if (s->stdio[0].kind == STDIO_REOPEN_FILE && pipe2(s->offset_pipe, O_CLOEXEC) < 0)
 		die_errno("pipe");
+}
+
+void stdio_check_late(const struct session *s)
+{
+	struct wk_fstable t;
+	plan_fstable(s, &t);
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st;
+		if (s->stdio[fd].kind != STDIO_PASS || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		char link[32], path[PATH_MAX];
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, path, sizeof path - 1);
+		if (n <= 0)
+			continue;
+		path[n] = '\0';
+		enum wk_fs_verdict v = path[0] == '/' ? wk_classify(&t, path, NULL) : WK_FS_WRITABLE;
+		if (v != WK_FS_PROTECTED && v != WK_FS_HIDDEN)
+			continue;
+		if (fd == 2) {
+			/* Not even wicket's own line goes there: the terminal, or
+			 * nowhere. */
+			int o = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+			if (o < 0)
+				o = open("/dev/null", O_WRONLY | O_CLOEXEC);
+			if (o >= 0)
+				dup2(o, 2);
+		}
+		die("%s is %s, which the session %s (a link planted in the workspace may have "
+		    "led there); the sandbox may not write it: give the command another file, "
+		    "or a pipe", fd_names[fd], path, v == WK_FS_HIDDEN ? "hides" : "protects");
+	}
+	plan_fstable_free(&t);
 }
 
 /* In the child, after the mount view is built. */

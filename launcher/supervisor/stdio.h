@@ -11,6 +11,10 @@
  * the command runs (STARTED false: its setup failed); stdio_relay_wait
  * while it runs; stdio_finish when it ended (the terminal given back). */
 void stdio_plan(struct session *s);
+/* Once the protected and hidden paths are known (late_prepare): a file
+ * passed as it is (opened for writing inside a writable root) that is
+ * one of them is refused (die), as the view would refuse writing it. */
+void stdio_check_late(const struct session *s);
 int stdio_apply(struct session *s, int *keep_stdin);
 int stdio_command(const struct session *s);
 void stdio_parent_close(struct session *s);

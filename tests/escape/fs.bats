@@ -455,3 +455,23 @@ for step in (lambda: os.chmod("f", 0o777, dir_fd=7),
 	[ "$(head -n 2 "$OUT/app.log")" = "$(printf 'line one\nline two')" ]
 	[ "$(tail -n 1 "$OUT/app.log")" = appended ]
 }
+
+@test "fs: an output file of the caller's that is a protected path of the workspace is refused" {
+	# Red team 15, B: a link the sandbox planted (build.log ->
+	# .git/hooks/pre-commit) turned the caller's next '> build.log' into
+	# the hook, which the sandbox then wrote and made executable; '2>>
+	# .git/config' passed as it was, too. Judged by the files outside.
+	git -C "$WS" init -q
+	cfg_before=$(cat "$WS/.git/config")
+	(cd "$WS" && bounded 30 "$WICKET" run -- ln -s .git/hooks/pre-commit build.log) || true
+	[ -L "$WS/build.log" ]
+	run bash -c 'cd "$1" && exec timeout 30 "$2" run -- sh -c '\''printf "#!/bin/sh\ntouch planted\n"; chmod 755 /proc/self/fd/1'\'' >build.log' _ "$WS" "$WICKET"
+	echo "$output"
+	[ "$status" = 125 ]
+	[[ "$output" == *"protects"* ]]
+	[ ! -s "$WS/.git/hooks/pre-commit" ] || ! grep -q planted "$WS/.git/hooks/pre-commit"
+	[ ! -x "$WS/.git/hooks/pre-commit" ] || [ ! -s "$WS/.git/hooks/pre-commit" ]
+	run bash -c 'cd "$1" && exec timeout 30 "$2" run -- sh -c '\''echo "[core] fsmonitor = touch planted" >&2'\'' 2>>.git/config' _ "$WS" "$WICKET"
+	[ "$status" = 125 ]
+	[ "$(cat "$WS/.git/config")" = "$cfg_before" ]
+}
