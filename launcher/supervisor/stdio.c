@@ -62,12 +62,26 @@ void stdio_plan(struct session *s)
 		memset(f, 0, sizeof *f);
 		f->kind = STDIO_PASS;
 		f->relay_rd = f->relay_wr = -1;
-		if (!s->layers.mntns)
-			continue; /* no read-only view to reopen through: see the gaps */
 		int fl = fcntl(fd, F_GETFL);
 		struct stat st;
 		if (fl < 0 || fstat(fd, &st) < 0)
 			continue; /* closed stays closed */
+		if (!s->layers.mntns) {
+			/* No view to reopen through (see the gaps). A file opened
+			 * for writing outside the writable roots still becomes a
+			 * pipe: through the descriptor itself the sandbox could
+			 * truncate it, or take its O_APPEND away (red team 15, C). */
+			char link[32], path[PATH_MAX];
+			snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+			ssize_t n = readlink(link, path, sizeof path - 1);
+			if (n > 0)
+				path[n] = '\0';
+			if (s->pol.sandbox && fd > 0 && S_ISREG(st.st_mode) &&
+			    (fl & O_ACCMODE) != O_RDONLY &&
+			    !(n > 0 && path[0] == '/' && writable_root_of(&s->pol, path)))
+				f->kind = STDIO_RELAY;
+			continue;
+		}
 		if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || (st.st_mode & S_IFMT) == 0)
 			continue;
 		if (S_ISCHR(st.st_mode)) {

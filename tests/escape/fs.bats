@@ -453,7 +453,8 @@ for step in (lambda: os.chmod("f", 0o777, dir_fd=7),
 		>>"$OUT/app.log" 2>/dev/null) || true
 	cat "$OUT/app.log"
 	[ "$(head -n 2 "$OUT/app.log")" = "$(printf 'line one\nline two')" ]
-	[ "$(tail -n 1 "$OUT/app.log")" = appended ]
+	# What it wrote is appended (through the pipe wicket copies from).
+	tail -n 1 "$OUT/app.log" | grep -q 'appended$'
 }
 
 @test "fs: an output file of the caller's that is a protected path of the workspace is refused" {
@@ -474,4 +475,26 @@ for step in (lambda: os.chmod("f", 0o777, dir_fd=7),
 	run bash -c 'cd "$1" && exec timeout 30 "$2" run -- sh -c '\''echo "[core] fsmonitor = touch planted" >&2'\'' 2>>.git/config' _ "$WS" "$WICKET"
 	[ "$status" = 125 ]
 	[ "$(cat "$WS/.git/config")" = "$cfg_before" ]
+}
+
+@test "fs: without a mount namespace, a log given to append to cannot be truncated through its descriptor" {
+	# Red team 15, C: with no view, stdio passed as it was, and through
+	# the descriptor itself (opened before Landlock) the sandbox could
+	# ftruncate the log outside or take its O_APPEND away and write from
+	# its start. Judged by the log outside.
+	printf 'line one\nline two\n' >"$OUT/app.log"
+	(cd "$WS" && WICKET_PRETEND_MISSING=namespaces bounded 30 "$WICKET" run --best-effort -- "$PY" -c '
+import fcntl, os
+for f in (lambda: os.ftruncate(2, 0),
+          lambda: fcntl.fcntl(2, fcntl.F_SETFL, fcntl.fcntl(2, fcntl.F_GETFL) & ~os.O_APPEND),
+          lambda: os.pwrite(2, b"OVERWRITTEN", 0)):
+    try:
+        f()
+    except OSError:
+        pass
+os.write(2, b"appended\n")
+' 2>>"$OUT/app.log") || true
+	cat "$OUT/app.log"
+	[ "$(head -n 2 "$OUT/app.log")" = "$(printf 'line one\nline two')" ]
+	grep -qx appended "$OUT/app.log"
 }
