@@ -57,7 +57,13 @@ fds_steady() {
 	grep -q '^done$' "$OUT/stdout" || { echo "the probe did not finish"; cat "$OUT/stderr"; return 1; }
 }
 
-PROBE_HEAD='import os, socket, subprocess, sys, time
+PROBE_HEAD='import array, json, os, socket, subprocess, sys, time
+def send(fds):
+    """FDS to the supervisor in a packet on the control socket."""
+    ctl = socket.socket(fileno=os.dup(int(os.environ["WICKET_FD"].split(":")[0])))
+    ctl.sendmsg([json.dumps({"v": 1, "type": "sync"}).encode()],
+                [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+    ctl.close()
 def wait(name):
     for _ in range(300):
         if os.path.exists(name):
@@ -143,13 +149,8 @@ EOF
 	it_setup_ws
 	fds_steady -n full <<EOF
 $PROBE_HEAD
-import array, json
 sys.path.insert(0, "$WICKET_SRCDIR/tests/lib")
 from linger import lingering_socket
-ctl = socket.socket(fileno=os.dup(int(os.environ["WICKET_FD"].split(":")[0])))
-def send(fds):
-    ctl.sendmsg([json.dumps({"v": 1, "type": "sync"}).encode()],
-                [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
 # Whoever closes last waits: the supervisor, or a child of the probe
 # that exits (an exiting process does not linger). Five tries.
 held = []
@@ -189,11 +190,7 @@ EOF
 	tasks=$(ps -L -u "$(id -u)" --no-headers | wc -l)
 	PRLIMIT="prlimit --nproc=$((tasks + 200)) --" fds_steady <<EOF
 $PROBE_HEAD
-import array, json, signal
-ctl = socket.socket(fileno=os.dup(int(os.environ["WICKET_FD"].split(":")[0])))
-def send(fds):
-    ctl.sendmsg([json.dumps({"v": 1, "type": "sync"}).encode()],
-                [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+import signal
 kids = []
 for _ in range(300):
     try:
