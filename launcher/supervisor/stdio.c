@@ -76,10 +76,16 @@ void stdio_plan(struct session *s)
 			ssize_t n = readlink(link, path, sizeof path - 1);
 			if (n > 0)
 				path[n] = '\0';
-			if (s->pol.sandbox && fd > 0 && S_ISREG(st.st_mode) &&
-			    (fl & O_ACCMODE) != O_RDONLY &&
-			    !(n > 0 && path[0] == '/' && writable_root_of(&s->pol, path)))
-				f->kind = STDIO_RELAY;
+			if (!s->pol.sandbox || !S_ISREG(st.st_mode) || (fl & O_ACCMODE) == O_RDONLY ||
+			    (n > 0 && path[0] == '/' && writable_root_of(&s->pol, path)))
+				continue;
+			/* A pipe cannot stand in for a stdin opened for writing
+			 * (red team 16, F1). */
+			if (fd == 0)
+				die("stdin is the file %s outside the writable roots, opened for "
+				    "writing, which the sandbox cannot hand over safely; open it "
+				    "read-only ('< file') or use a pipe", n > 0 ? path : "(unknown)");
+			f->kind = STDIO_RELAY;
 			continue;
 		}
 		if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || (st.st_mode & S_IFMT) == 0)

@@ -498,3 +498,14 @@ os.write(2, b"appended\n")
 	[ "$(head -n 2 "$OUT/app.log")" = "$(printf 'line one\nline two')" ]
 	grep -qx appended "$OUT/app.log"
 }
+
+@test "fs: without a mount namespace, a stdin opened for writing outside is refused" {
+	# Red team 16, F1: with no view, a '0<> file' outside every writable
+	# root passed as it was, and the command wrote over the file through
+	# it (a pipe cannot stand in for stdin). Judged by the file outside.
+	echo original >"$OUT/rw.txt"
+	run bash -c 'cd "$1" && WICKET_PRETEND_MISSING=namespaces exec timeout 30 "$2" run --best-effort -- sh -c "echo PWNED >&0" 0<>"$3"' _ "$WS" "$WICKET" "$OUT/rw.txt"
+	echo "$output"
+	[ "$(cat "$OUT/rw.txt")" = original ]
+	[ "$status" = 125 ]
+}
