@@ -231,13 +231,25 @@ bool write_all(int fd, const void *p, size_t n)
 	return true;
 }
 
-bool self_exe(char *buf, size_t size)
+static bool read_link(const char *link, char *buf, size_t size)
 {
-	ssize_t n = readlink("/proc/self/exe", buf, size);
+	ssize_t n = readlink(link, buf, size);
 	if (n <= 0 || (size_t)n >= size)
 		return false;
 	buf[n] = '\0';
 	return true;
+}
+
+bool self_exe(char *buf, size_t size)
+{
+	return read_link("/proc/self/exe", buf, size);
+}
+
+bool path_of_fd(int fd, char *buf, size_t size)
+{
+	char link[32];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	return read_link(link, buf, size);
 }
 
 char *self_relative(const char *rel)

@@ -50,6 +50,9 @@ DIR *opendir_dup(int dfd);
 /* This program's executable (/proc/self/exe) as a path in BUF (SIZE
  * bytes); false when it cannot be read whole. */
 bool self_exe(char *buf, size_t size);
+/* What descriptor FD of this process names (/proc/self/fd/FD) in BUF
+ * (SIZE bytes); false when it cannot be read whole. */
+bool path_of_fd(int fd, char *buf, size_t size);
 /* The canonical path of REL taken from the directory of this program's
  * executable (a build tree keeps the shim and the hooks there), when it
  * exists; else NULL. */

@@ -1126,13 +1126,8 @@ static int open_program(const char *name, int dirfd)
 
 static char *fd_path(int fd)
 {
-	char link[64], buf[PATH_MAX];
-	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(link, buf, sizeof buf - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	return xstrdup(buf);
+	char buf[PATH_MAX];
+	return path_of_fd(fd, buf, sizeof buf) ? xstrdup(buf) : NULL;
 }
 
 /* The approver's child (spawn_clean): the request on its stdin. */

@@ -2,7 +2,6 @@
 #include "config.h"
 #include "supervisor/closer.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>

@@ -71,20 +71,17 @@ void stdio_plan(struct session *s)
 			 * for writing outside the writable roots still becomes a
 			 * pipe: through the descriptor itself the sandbox could
 			 * truncate it, or take its O_APPEND away (red team 15, C). */
-			char link[32], path[PATH_MAX];
-			snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-			ssize_t n = readlink(link, path, sizeof path - 1);
-			if (n > 0)
-				path[n] = '\0';
+			char path[PATH_MAX];
+			bool named = path_of_fd(fd, path, sizeof path);
 			if (!s->pol.sandbox || !S_ISREG(st.st_mode) || (fl & O_ACCMODE) == O_RDONLY ||
-			    (n > 0 && path[0] == '/' && writable_root_of(&s->pol, path)))
+			    (named && path[0] == '/' && writable_root_of(&s->pol, path)))
 				continue;
 			/* A pipe cannot stand in for a stdin opened for writing
 			 * (red team 16, F1). */
 			if (fd == 0)
 				die("stdin is the file %s outside the writable roots, opened for "
 				    "writing, which the sandbox cannot hand over safely; open it "
-				    "read-only ('< file') or use a pipe", n > 0 ? path : "(unknown)");
+				    "read-only ('< file') or use a pipe", named ? path : "(unknown)");
 			f->kind = STDIO_RELAY;
 			continue;
 		}
@@ -105,18 +102,15 @@ void stdio_plan(struct session *s)
 				    fd_names[fd], major(st.st_rdev), minor(st.st_rdev));
 			continue;
 		}
-		char link[32], path[PATH_MAX];
-		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-		ssize_t n = readlink(link, path, sizeof path - 1);
-		if (n <= 0)
+		char path[PATH_MAX];
+		if (!path_of_fd(fd, path, sizeof path))
 			die("%s: cannot tell which file it is", fd_names[fd]);
-		path[n] = '\0';
 		int mode = fl & O_ACCMODE;
 		if (S_ISREG(st.st_mode) && mode != O_RDONLY && path[0] == '/' &&
 		    !strstr(path, " (deleted)") && writable_root_of(&s->pol, path))
 			continue;
 		if (S_ISREG(st.st_mode) && mode == O_RDONLY && path[0] == '/' &&
-		    (size_t)n < sizeof f->path) {
+		    strlen(path) < sizeof f->path) {
 			f->kind = STDIO_REOPEN_FILE;
 			strcpy(f->path, path);
 			f->dev = st.st_dev;
@@ -170,12 +164,9 @@ void stdio_check_late(const struct session *s)
 		struct stat st;
 		if (s->stdio[fd].kind != STDIO_PASS || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
-		char link[32], path[PATH_MAX];
-		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-		ssize_t n = readlink(link, path, sizeof path - 1);
-		if (n <= 0)
-			continue;
-		path[n] = '\0';
+		char path[PATH_MAX];
+		if (!path_of_fd(fd, path, sizeof path))
+			die("%s: cannot tell which file it is", fd_names[fd]);
 		enum wk_fs_verdict v = path[0] == '/' ? wk_classify(&t, path, NULL) : WK_FS_WRITABLE;
 		if (v != WK_FS_PROTECTED && v != WK_FS_HIDDEN)
 			continue;

@@ -818,8 +818,7 @@ int session_run(struct session *s)
 	/* Before the sandbox exists: it could use up the processes a thread
 	 * needs later (closer.h). */
 	if (!closer_start())
-		die("cannot start the thread that closes what the sandbox hands over: %s",
-		    strerror(errno));
+		die("cannot start the thread that closes what the sandbox hands over");
 	for (size_t i = 0; i < N_PARTS; i++)
 		if (parts[i].prepare)
 			parts[i].prepare(s);

@@ -5,6 +5,7 @@
 #include "tap.h"
 #include "util.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -52,6 +53,13 @@ int main(void)
 	ok(up && strrchr(dir, '/') && strlen(up) == (size_t)(strrchr(dir, '/') - dir),
 	   "self_relative: canonical (%s)", up ? up : "NULL");
 	ok(self_relative("no-such-file-here") == NULL, "self_relative: nothing there, NULL");
+	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	char named[PATH_MAX];
+	ok(nul >= 0 && path_of_fd(nul, named, sizeof named) && strcmp(named, "/dev/null") == 0,
+	   "path_of_fd: what a descriptor names");
+	ok(nul >= 0 && !path_of_fd(nul, small, sizeof small), "path_of_fd: a buffer too small is no path");
+	close(nul);
+	ok(!path_of_fd(nul, named, sizeof named), "path_of_fd: a closed descriptor names nothing");
 	free(real);
 	free(dir);
 	free(up);
