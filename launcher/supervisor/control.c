@@ -771,6 +771,21 @@ static int print_timer = -1;
 static bool timer_armed, print_now;
 static bool relay_midline;   /* the copied stderr's last byte was not a newline */
 static long long held_since; /* when a flush first waited for it, or 0 */
+static void (*relay_catch_up)(void);
+
+void control_relay_catch_up(void (*catch_up)(void))
+{
+	relay_catch_up = catch_up;
+}
+
+/* What the command wrote before our next line, copied in first: into
+ * its terminal (pty.c), into the copied stderr (stdio.c). */
+static void catch_up(void)
+{
+	pty_catch_up();
+	if (relay_catch_up)
+		relay_catch_up();
+}
 
 /* Our next byte starts a line, in the copied stderr too, and on the
  * terminal once the session's pty has given it back. */
@@ -788,13 +803,16 @@ static void line_break(void)
 static pthread_t relay_thread;
 static void message_break(void)
 {
-	if (pthread_equal(pthread_self(), relay_thread))
+	if (pthread_equal(pthread_self(), relay_thread)) {
+		if (relay_catch_up)
+			relay_catch_up();
 		line_break();
+	}
 }
 
 static void flush_lines(void)
 {
-	pty_catch_up();
+	catch_up();
 	if (out_len)
 		line_break();
 	(void)write_all(control_out_fd, out_buf, out_len);
@@ -816,6 +834,7 @@ static void arm(long ns)
  * (then at its end, or when they have waited long enough). */
 static void flush_or_hold(void)
 {
+	catch_up();
 	if (relay_midline && out_len && print_timer >= 0) {
 		long long now = now_ms();
 		if (!held_since)

@@ -43,6 +43,9 @@ extern int control_out_fd;
 /* stdio.c, after each copy into the file the lines go to: whether that
  * file now stands at the start of a line (held lines go then). */
 void control_relay_wrote(bool at_line_start);
+/* stdio.c's copy, while it runs (NULL after): CATCH_UP copies what the
+ * command wrote so far before a line of ours goes into the file. */
+void control_relay_catch_up(void (*catch_up)(void));
 /* Queued lines out now (the proxy's, whose client waits), unless held. */
 void control_lines_now(void);
 #define WK_MAX_DENIALS 100   /* distinct denials kept for `wicket why` */

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -145,6 +146,9 @@ void stdio_plan(struct session *s)
 			continue;
 		int p[2];
 		if (pipe2(p, O_CLOEXEC) < 0)
+			die_errno("pipe");
+		/* Read only when poll says so, and by relay_catch_up any time. */
+		if (fcntl(p[0], F_SETFL, O_NONBLOCK) < 0)
 			die_errno("pipe");
 		f->relay_rd = p[0];
 		f->relay_wr = p[1];
@@ -296,22 +300,79 @@ bool stdio_has_relay(const struct session *s)
  * approved command) may write before the session ends it (ask.c). */
 #define STDIO_LATE_MS 200
 
-int stdio_relay_wait(struct session *s, pid_t child, int *status)
-{
-	int pfd = (int)syscall(SYS_pidfd_open, child, 0);
-	bool exited = false, broken[3] = {false, false, false}, drew[3] = {false, false, false};
-	bool ended = false;   /* ask_session_over was called */
-	long long late_at = 0; /* when the command exited, then when that was called */
-	static char buf[65536], filtered[sizeof buf + PTY_FILTER_HOLD + 8];
+/* The copy's state, for the relay loop and for control.c's lines. */
+static struct {
+	struct session *s;
+	bool broken[3], drew[3], tty[3];
 	/* A second terminal gets what the session's own gets: the command's
 	 * bytes less what may not reach a terminal (pty_filter_feed). */
 	struct pty_filter filter[3];
-	bool tty[3] = {false, false, false};
-	memset(filter, 0, sizeof filter);
+	int lines_fd;  /* the copy the supervisor's own lines go into too */
+	bool copying;  /* inside copy_out: control.c is being told */
+} R = {.lines_fd = -1};
+
+/* One read of the relay pipe of FD (not blocking) into its file: how
+ * many bytes were read, 0 if none are there now, -1 once it ended. */
+static ssize_t relay_read(int fd)
+{
+	static char buf[65536], filtered[sizeof buf + PTY_FILTER_HOLD + 8];
+	struct stdio_fix *f = &R.s->stdio[fd];
+	ssize_t n = read(f->relay_rd, buf, sizeof buf);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0) {
+		close(f->relay_rd);
+		f->relay_rd = -1;
+		return -1;
+	}
+	R.copying = true;
+	if (R.tty[fd]) {
+		size_t k = pty_filter_feed(&R.filter[fd], buf, (size_t)n, filtered);
+		copy_out(fd, filtered, k, fd == R.lines_fd, &R.broken[fd]);
+		R.drew[fd] = R.drew[fd] || pty_can_change(filtered, k);
+	} else {
+		copy_out(fd, buf, (size_t)n, fd == R.lines_fd, &R.broken[fd]);
+	}
+	R.copying = false;
+	return n;
+}
+
+/* Before control.c writes a line of its own into the copy: what the
+ * command wrote there before it is copied first. The command wrote it
+ * before the packet that line answers was sent (a program's message,
+ * then its next refused call), but the relay loop may be reading a
+ * backlog of packets while those bytes wait in the pipe: copied after,
+ * the line would land ahead of them, inside the command's line. */
+static void relay_catch_up(void)
+{
+	if (!R.s || R.lines_fd < 0 || R.copying)
+		return;
+	/* What is in the pipe now, and no more: a command that keeps
+	 * writing does not keep the supervisor here. */
+	int left = 0;
+	if (R.s->stdio[R.lines_fd].relay_rd < 0 ||
+	    ioctl(R.s->stdio[R.lines_fd].relay_rd, FIONREAD, &left) < 0)
+		return;
+	while (left > 0) {
+		ssize_t n = relay_read(R.lines_fd);
+		if (n <= 0)
+			break;
+		left -= (int)n;
+	}
+}
+
+int stdio_relay_wait(struct session *s, pid_t child, int *status)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, child, 0);
+	bool exited = false;
+	bool ended = false;   /* ask_session_over was called */
+	long long late_at = 0; /* when the command exited, then when that was called */
+	memset(&R, 0, sizeof R);
+	R.s = s;
 	for (int fd = 1; fd < 3; fd++)
-		tty[fd] = s->stdio[fd].kind == STDIO_RELAY && isatty(fd);
-	/* The copy the supervisor's own lines go into too (control.c). */
-	int lines_fd = s->stdio[2].kind != STDIO_RELAY ? -1 : s->stdio[2].share ? 1 : 2;
+		R.tty[fd] = s->stdio[fd].kind == STDIO_RELAY && isatty(fd);
+	R.lines_fd = s->stdio[2].kind != STDIO_RELAY ? -1 : s->stdio[2].share ? 1 : 2;
+	control_relay_catch_up(relay_catch_up);
 	for (;;) {
 		struct pollfd p[3 + WK_MAX_WATCH];
 		int map[3 + WK_MAX_WATCH], np = 0, nrelay = 0;
@@ -384,29 +445,23 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 					w->ready(s, w, p[i].revents);
 				continue;
 			}
-			if (fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			/* A catch-up (relay_catch_up) may have read or closed it. */
+			if (fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)) ||
+			    s->stdio[fd].relay_rd != p[i].fd)
 				continue;
-			ssize_t n = read(s->stdio[fd].relay_rd, buf, sizeof buf);
-			if (n > 0 && tty[fd]) {
-				size_t k = pty_filter_feed(&filter[fd], buf, (size_t)n, filtered);
-				copy_out(fd, filtered, k, fd == lines_fd, &broken[fd]);
-				drew[fd] = drew[fd] || pty_can_change(filtered, k);
-			} else if (n > 0) {
-				copy_out(fd, buf, (size_t)n, fd == lines_fd, &broken[fd]);
-			} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-				close(s->stdio[fd].relay_rd);
-				s->stdio[fd].relay_rd = -1;
-			}
+			relay_read(fd);
 		}
 	}
+	control_relay_catch_up(NULL);
+	R.s = NULL;
 	if (pfd >= 0)
 		close(pfd);
 	/* A second terminal the command wrote to is left as the terminal
 	 * of the session is (pty_finish): not in a state of its choosing.
 	 * Once if stdout and stderr are the same one. */
 	for (int fd = 1; fd < 3; fd++)
-		if (drew[fd] && !broken[fd] && tty[fd] &&
-		    !(fd == 2 && s->stdio[2].share && drew[1]))
+		if (R.drew[fd] && !R.broken[fd] && R.tty[fd] &&
+		    !(fd == 2 && s->stdio[2].share && R.drew[1]))
 			pty_reset_other(fd);
 	return 0;
 }

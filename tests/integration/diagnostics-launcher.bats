@@ -85,6 +85,68 @@ wicket: the sandbox blocked 2 writes; run `wicket why` for details$'
 	! printf '%s\n' "$stderr" | grep -q "foowicket"
 }
 
+@test "a line of wicket's goes after what the command wrote before it, however far behind the supervisor is" {
+	# CI run of 2026-11-26: a loaded supervisor read the denial packet
+	# before the bytes the command had written ahead of it, and put its
+	# line before them. Here the supervisor is stopped while the command
+	# writes 900 KB and half a line, then makes the denial past the 500th
+	# line; its line must come after all of it, on a line of its own.
+	local ws out pid i
+	ws=$(mk_workspace)
+	out=$(mk_outside)
+	track "$ws" "$out"
+	cat >"$ws/probe.py" <<'EOF'
+import fcntl, os, time
+def deny(i):
+    try:
+        open("/usr/wk-%d" % i, "w")
+    except OSError:
+        pass
+fcntl.fcntl(2, 1031, 1 << 20)   # F_SETPIPE_SZ: stderr is the copy's pipe
+for i in range(500):
+    deny(i)
+for _ in range(400):
+    if os.path.exists("stopped"):
+        break
+    time.sleep(0.05)
+os.write(2, b"filler line\n" * 75000)
+os.write(2, b"building module foo")
+deny(501)
+open("written", "w").close()
+time.sleep(1.5)
+os.write(2, b" ... done\n")
+EOF
+	(cd "$ws" && exec "$WICKET" run -- "$PY" probe.py) </dev/null >"$out/stdout" 2>"$out/stderr" &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q '^sandbox: write blocked: /usr/wk-499 ' "$out/stderr" && break
+		sleep 0.05
+	done
+	kill -STOP "$pid"
+	touch "$ws/stopped"
+	for ((i = 0; i < 200; i++)); do
+		[ -e "$ws/written" ] && break
+		sleep 0.05
+	done
+	kill -CONT "$pid"
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill "$pid"
+		false
+	fi
+	wait "$pid"
+	[ -e "$ws/written" ]
+	grep -vx 'filler line' "$out/stderr" | grep -v '^sandbox: write blocked: /usr/wk-' >"$out/rest"
+	assert_equal "$(grep -cx 'filler line' "$out/stderr")" 75000
+	assert_equal "$(cat "$out/rest")" 'building module foo
+wicket: more denials than shown; they are counted (run `wicket why`)
+ ... done
+wicket: the sandbox blocked 501 writes; run `wicket why` for details'
+}
+
 @test "--no-diagnostics: the same output and status, and no line at all" {
 	local ws a b
 	ws=$(mk_workspace)
