@@ -148,6 +148,7 @@ struct watch {
 	short events;
 	void (*ready)(struct session *s, struct watch *w, short revents);
 	void *data;
+	bool takes_fds; /* reading it takes the sandbox's descriptors (closer.h) */
 };
 #define WK_MAX_WATCH 64
 

@@ -1266,14 +1266,14 @@ static void timer_rearm(void)
 static void reply_ready(struct session *s, struct watch *w, short revents)
 {
 	struct ask *a = w->data;
-	for (int k = 0; k < SIGNALS_PER_WAKE; k++) {
+	for (int k = 0; k < SIGNALS_PER_WAKE && !closer_busy(); k++) {
 		char buf[256];
 		/* With room for every descriptor a message can carry, each
 		 * handed to the closer: one the kernel dropped here would be
 		 * closed in this thread, and its last close can block
 		 * (closer.h; red team 13, G1). */
 		struct fdpass_in in;
-		ssize_t n = fdpass_recv(a->reply, buf, sizeof buf, 0, FDPASS_ALL, MSG_DONTWAIT, &in);
+		ssize_t n = closer_recv(a->reply, buf, sizeof buf, 0, FDPASS_ALL, MSG_DONTWAIT, &in);
 		int e = errno;
 		fdpass_close(&in);
 		errno = e;
@@ -1700,6 +1700,8 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		limit = req.timeout; /* the client may only shorten it */
 	a->deadline = a->t0 + (long long)limit * 1000;
 	a->w_reply = session_watch(s, a->reply, POLLIN, reply_ready, a);
+	if (a->w_reply)
+		a->w_reply->takes_fds = true;
 	if (!a->w_reply) {
 		send_error(a->reply, "the supervisor has no room for a request now");
 		slot_free(a);

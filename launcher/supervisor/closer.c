@@ -1,11 +1,16 @@
 /* The closer (supervisor/closer.h): one thread, a bounded queue. */
 #include "config.h"
 #include "supervisor/closer.h"
+#include "fdpass.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,10 +24,21 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t room_cv = PTHREAD_COND_INITIALIZER;
 static int queue[CLOSER_QUEUE];
 static size_t head, count;
+/* Backpressure (closer_busy): at HIGH descriptors waiting, no more are
+ * taken from the sandbox until they are down to LOW. */
+static size_t high = 64, low = 32;
+static bool waiting;     /* closer_busy said so: tell ROOM_FD at LOW */
+static int room_fd = -1; /* an eventfd */
 static enum { C_NONE, C_STARTING, C_RUNNING, C_FAILED } state;
 static timer_t timer;
+/* closer_recv's: a timer aimed at the thread that started the closer
+ * (the relay loop's), and that thread. */
+static timer_t loop_timer;
+static pid_t loop_tid;
+static bool loop_timer_made;
 
 static void on_closer_sig(int sig)
 {
@@ -46,6 +62,17 @@ static void close_one(int fd)
 	timer_settime(timer, 0, &off, NULL);
 }
 
+/* A timer that sends CLOSER_SIG to thread TID. */
+static bool thread_timer(pid_t tid, timer_t *t)
+{
+	struct sigevent ev;
+	memset(&ev, 0, sizeof ev);
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = CLOSER_SIG;
+	ev._sigev_un._tid = tid; /* sigev_notify_thread_id, which glibc 2.36 lacks */
+	return timer_create(CLOCK_MONOTONIC, &ev, t) == 0;
+}
+
 static void *closer_main(void *arg)
 {
 	(void)arg;
@@ -53,12 +80,7 @@ static void *closer_main(void *arg)
 	sigset_t only;
 	sigemptyset(&only);
 	sigaddset(&only, CLOSER_SIG);
-	struct sigevent ev;
-	memset(&ev, 0, sizeof ev);
-	ev.sigev_notify = SIGEV_THREAD_ID;
-	ev.sigev_signo = CLOSER_SIG;
-	ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id, which glibc 2.36 lacks */
-	bool ok = timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0 &&
+	bool ok = thread_timer(gettid(), &timer) &&
 		  pthread_sigmask(SIG_UNBLOCK, &only, NULL) == 0;
 	pthread_mutex_lock(&mu);
 	state = ok ? C_RUNNING : C_FAILED;
@@ -76,6 +98,12 @@ static void *closer_main(void *arg)
 		pthread_mutex_unlock(&mu);
 		close_one(fd);
 		pthread_mutex_lock(&mu);
+		if (count < high)
+			pthread_cond_broadcast(&room_cv);
+		if (waiting && count <= low) {
+			waiting = false;
+			(void)!write(room_fd, &(uint64_t){1}, sizeof(uint64_t));
+		}
 	}
 	return NULL;
 }
@@ -89,9 +117,25 @@ static bool start_locked(void)
 		return state == C_RUNNING;
 	}
 	state = C_STARTING;
+	/* A quarter of the descriptors the supervisor may have, at most half
+	 * the queue: with what a wake takes at once on top, the supervisor
+	 * is never near its limit, where the kernel would drop what a packet
+	 * carries (and close it) in the relay loop's thread. */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rlim_t q = rl.rlim_cur / 4;
+		high = q < 16 ? 16 : q > CLOSER_QUEUE / 2 ? CLOSER_QUEUE / 2 : (size_t)q;
+		low = high / 2;
+	}
+	room_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (room_fd < 0) {
+		state = C_FAILED;
+		return false;
+	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_closer_sig;
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	/* No signal but its own is the closer's to take: the relay loop
 	 * handles them. */
@@ -118,6 +162,10 @@ bool closer_start(void)
 {
 	pthread_mutex_lock(&mu);
 	bool ok = start_locked();
+	if (ok && !loop_timer_made) {
+		loop_tid = gettid();
+		loop_timer_made = ok = thread_timer(loop_tid, &loop_timer);
+	}
 	pthread_mutex_unlock(&mu);
 	return ok;
 }
@@ -136,4 +184,66 @@ void closer_close(int fd)
 	count++;
 	pthread_cond_broadcast(&cv);
 	pthread_mutex_unlock(&mu);
+}
+
+bool closer_busy(void)
+{
+	pthread_mutex_lock(&mu);
+	bool busy = count >= high;
+	if (busy)
+		waiting = true;
+	pthread_mutex_unlock(&mu);
+	return busy;
+}
+
+int closer_room_fd(void)
+{
+	return room_fd;
+}
+
+bool closer_wait_room(int ms)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&mu);
+	int rc = 0;
+	while (state == C_RUNNING && count >= high && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&room_cv, &mu, &until);
+	bool room = count < high;
+	pthread_mutex_unlock(&mu);
+	return room;
+}
+
+ssize_t closer_recv(int sock, void *buf, size_t len, size_t maxfds, unsigned want, int flags,
+		    struct fdpass_in *in)
+{
+	bool guard = loop_timer_made && gettid() == loop_tid;
+	if (guard) {
+		/* The signal must reach this thread, whatever mask wicket
+		 * was started with (the command has its own by now). */
+		static bool unblocked;
+		if (!unblocked) {
+			sigset_t only;
+			sigemptyset(&only);
+			sigaddset(&only, CLOSER_SIG);
+			unblocked = pthread_sigmask(SIG_UNBLOCK, &only, NULL) == 0;
+		}
+		struct itimerspec on = {.it_value = {.tv_nsec = CLOSER_WAIT_NS}};
+		guard = unblocked && timer_settime(loop_timer, 0, &on, NULL) == 0;
+	}
+	ssize_t n = fdpass_recv(sock, buf, len, maxfds, want, flags, in);
+	if (guard) {
+		int e = errno;
+		struct itimerspec off;
+		memset(&off, 0, sizeof off);
+		timer_settime(loop_timer, 0, &off, NULL);
+		errno = e;
+	}
+	return n;
 }

@@ -11,6 +11,10 @@
 #define WICKET_SUPERVISOR_CLOSER_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct fdpass_in;
 
 /* The closer's thread started, before the sandbox exists: later, the
  * sandbox could use up the processes a thread needs (RLIMIT_NPROC).
@@ -19,5 +23,24 @@ bool closer_start(void);
 /* FD (>= 0) is closed by the closer's thread, soon. Should its queue be
  * full, FD stays open until the supervisor exits. */
 void closer_close(int fd);
+
+/* fdpass_recv (fdpass.h) from a socket the sandbox writes to, in the
+ * relay loop's thread (the one that called closer_start). Should the
+ * kernel drop descriptors a packet carries all the same (the
+ * supervisor's table full), it closes them in this thread on the way
+ * out of the call: a close that waits is cut short there too, after
+ * CLOSER_WAIT_NS (red team 16, F2). */
+ssize_t closer_recv(int sock, void *buf, size_t len, size_t maxfds, unsigned want, int flags,
+		    struct fdpass_in *in);
+/* Backpressure: the closer's work must not pile up in the supervisor
+ * (red team 16, F2: the sandbox can hand over lingering sockets faster
+ * than they can be closed). True: as many wait as may; take no more
+ * descriptors from the sandbox until closer_room_fd (an eventfd) is
+ * readable. Watches that take them (watch.h) are then not polled. */
+bool closer_busy(void);
+int closer_room_fd(void);
+/* For the threads that take descriptors (unixnotify.c): wait until the
+ * closer has room, MS milliseconds at most. False: it has none yet. */
+bool closer_wait_room(int ms);
 
 #endif

@@ -1211,9 +1211,10 @@ void control_too_large(struct session *s, const int *fds, int nfds)
 static bool control_drain(struct session *s)
 {
 	static char buf[PACKET_MAX + 1];
-	for (int reads = 0; ctl_sup >= 0 && reads < READS_PER_WAKE; reads++) {
+	/* No more from the sandbox while the closer is behind (closer.h). */
+	for (int reads = 0; ctl_sup >= 0 && reads < READS_PER_WAKE && !closer_busy(); reads++) {
 		struct fdpass_in in;
-		ssize_t n = fdpass_recv(ctl_sup, buf, PACKET_MAX, FDPASS_MAX,
+		ssize_t n = closer_recv(ctl_sup, buf, PACKET_MAX, FDPASS_MAX,
 					FDPASS_CREDS | FDPASS_PIDFD | FDPASS_ALL, MSG_DONTWAIT, &in);
 		if (n < 0)
 			return true;
@@ -1307,8 +1308,10 @@ void control_plan(struct session *s)
 	int room = 1 << 20;
 	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &room, sizeof room);
 	s->ctl_child = high_fd(sv[1]);
-	if (!session_watch(s, ctl_sup, POLLIN, control_ready, NULL))
+	struct watch *w = session_watch(s, ctl_sup, POLLIN, control_ready, NULL);
+	if (!w)
 		die("internal error: no room to watch the control socket");
+	w->takes_fds = true;
 	print_timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (print_timer >= 0 && !session_watch(s, print_timer, POLLIN, timer_ready, NULL)) {
 		close(print_timer);

@@ -29,6 +29,7 @@
 #include "base/setupfail.h"
 #include "plan/plan.h"
 #include "supervisor/ask.h"
+#include "supervisor/closer.h"
 #include "supervisor/control.h"
 #include "supervisor/pty.h"
 #include "supervisor/stdio.h"
@@ -37,6 +38,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,8 +376,8 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 	R.lines_fd = s->stdio[2].kind != STDIO_RELAY ? -1 : s->stdio[2].share ? 1 : 2;
 	control_relay_catch_up(relay_catch_up);
 	for (;;) {
-		struct pollfd p[3 + WK_MAX_WATCH];
-		int map[3 + WK_MAX_WATCH], np = 0, nrelay = 0;
+		struct pollfd p[4 + WK_MAX_WATCH];
+		int map[4 + WK_MAX_WATCH], np = 0, nrelay = 0;
 		for (int fd = 1; fd < 3; fd++)
 			if (s->stdio[fd].relay_rd >= 0) {
 				p[np].fd = s->stdio[fd].relay_rd;
@@ -413,12 +415,20 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 			if (nrelay && (wait_ms < 0 || wait_ms > late))
 				wait_ms = (int)late;
 		}
+		/* While the closer is behind, nothing that takes the
+		 * sandbox's descriptors is read; its room is waited for. */
+		bool busy = closer_busy();
 		for (int i = 0; i < WK_MAX_WATCH; i++)
-			if (s->watch[i].ready) {
+			if (s->watch[i].ready && !(busy && s->watch[i].takes_fds)) {
 				p[np].fd = s->watch[i].fd;
 				p[np].events = s->watch[i].events;
 				map[np++] = -10 - i;
 			}
+		if (busy) {
+			p[np].fd = closer_room_fd();
+			p[np].events = POLLIN;
+			map[np++] = -2;
+		}
 		if (!exited) {
 			p[np].fd = pfd;
 			p[np].events = POLLIN;
@@ -438,6 +448,12 @@ int stdio_relay_wait(struct session *s, pid_t child, int *status)
 		}
 		for (int i = 0; i < np; i++) {
 			int fd = map[i];
+			if (fd == -2) {
+				uint64_t n;
+				if (p[i].revents)
+					(void)!read(p[i].fd, &n, sizeof n);
+				continue;
+			}
 			if (fd <= -10) {
 				/* A handler may have removed or replaced the watch. */
 				struct watch *w = &s->watch[-10 - fd];

@@ -111,6 +111,7 @@
 #define CONTROL_MAX 65536           /* ancillary data read from the caller */
 #define IOV_MAX_K 1024              /* the kernel's UIO_MAXIOV */
 #define WATCH_MS 50                 /* the watchdog's period */
+#define ROOM_WAIT_MS 1000           /* for the closer's room (closer.h), at most */
 #define MAGIC_LINK 100000           /* resolve(): a path through a magic link */
 
 struct job {
@@ -812,7 +813,13 @@ static void process(const struct job *j)
 			close(pidfd);
 		return; /* the caller is gone: no answer */
 	}
-	int sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)j->args[0], 0);
+	/* What this takes from the caller is closed by the closer: nothing
+	 * while the closer is behind (closer.h); the caller may try again. */
+	int sock = -1;
+	if (!closer_wait_room(ROOM_WAIT_MS))
+		errno = ENOBUFS;
+	else
+		sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)j->args[0], 0);
 	int fam = 0, type = 0;
 	socklen_t l = sizeof fam;
 	struct addr a = {.held = -1};

@@ -11,7 +11,7 @@ struct watch *session_watch(struct session *s, int fd, short events,
 {
 	for (size_t i = 0; i < WK_MAX_WATCH; i++)
 		if (!s->watch[i].ready) {
-			s->watch[i] = (struct watch){fd, events, ready, data};
+			s->watch[i] = (struct watch){fd, events, ready, data, false};
 			return &s->watch[i];
 		}
 	return NULL;
@@ -19,5 +19,5 @@ struct watch *session_watch(struct session *s, int fd, short events,
 
 void session_unwatch(struct watch *w)
 {
-	*w = (struct watch){-1, 0, NULL, NULL};
+	*w = (struct watch){-1, 0, NULL, NULL, false};
 }

@@ -324,6 +324,141 @@ deny_and_hold()
 EOF_PY
 }
 
+@test "attack: more lingering sockets than the supervisor has descriptors never stall it, nor pile up in it" {
+	# red team 16, F2: the closer takes 20 ms a lingering socket; sent
+	# faster, they piled up in the supervisor until its descriptor table
+	# was full, and the kernel then dropped what a packet carried in the
+	# relay loop's thread, whose close of a lingering socket waited for a
+	# day. Judged outside: what the command writes after the flood reaches
+	# the file its stderr is copied into while it still runs, and the
+	# supervisor never holds more descriptors than its limit allows for.
+	local ws out pid i n max=0 came=
+	ws=$(mk_workspace)
+	out=$(mk_outside)
+	track "$ws" "$out"
+	cat >"$ws/probe.py" <<'EOF_PY'
+import array, json, os, resource, signal, socket, sys, time
+sys.path.insert(0, sys.argv[1])
+from linger import lingering_sockets
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+cs, keep = lingering_sockets(600)
+# Should the supervisor close its copy first, our close is the last and
+# waits: a signal every 20 ms cuts it short, as the closer does.
+signal.signal(signal.SIGALRM, lambda *a: None)
+signal.setitimer(signal.ITIMER_REAL, 0.02, 0.02)
+ctl = socket.socket(fileno=int(os.environ["WICKET_FD"].split(":")[0]))
+ctl.setblocking(False)
+pkt = json.dumps({"v": 1, "type": "nothing"}).encode()
+sent = 0
+deadline = time.time() + 20
+while cs and time.time() < deadline:
+    four = cs[:4]
+    try:
+        ctl.sendmsg([pkt], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                             array.array("i", [c.fileno() for c in four]))])
+    except OSError:  # full, or too many in flight (ETOOMANYREFS)
+        time.sleep(0.01)
+        continue
+    for c in four:
+        c.close()
+    del cs[:4]
+    sent += len(four)
+signal.setitimer(signal.ITIMER_REAL, 0)
+os.write(2, b"after the flood: %d sent\n" % sent)
+time.sleep(12)
+EOF_PY
+	# The supervisor's soft limit low (the command may raise its own).
+	(ulimit -Sn 256 && cd "$ws" && exec "$WICKET" run -n full -- "$PY" probe.py \
+		"$WICKET_SRCDIR/tests/lib") </dev/null >"$out/stdout" 2>"$out/stderr" &
+	pid=$!
+	for ((i = 0; i < 400; i++)); do
+		grep -q '^after the flood: 600 sent$' "$out/stderr" && came=1 && break
+		n=$(ls /proc/"$pid"/fd 2>/dev/null | wc -l)
+		((n > max)) && max=$n
+		sleep 0.1
+	done
+	# (Ended, the supervisor would copy the line all the same.)
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	cat "$out/stderr"
+	echo "the supervisor held $max descriptors at most"
+	[ -n "$came" ]
+	((max < 256))
+}
+
+@test "attack: lingering sockets the kernel drops in the relay loop's thread (its table full) never stall it" {
+	# red team 16, F2, the rest: where the supervisor's table is full for
+	# whatever reason, the kernel closes what a packet carries in the
+	# thread that reads it, on the way out of recvmsg. The supervisor's
+	# limit here is the lowest it starts with, the control socket is read
+	# without seccomp's notifications in between, and the packets (64
+	# lingering sockets) are all in flight, holding the last references,
+	# when the stopped supervisor goes on. Judged outside: what the
+	# command writes next reaches the file its stderr is copied into.
+	local ws out pid i n started=
+	ws=$(mk_workspace)
+	out=$(mk_outside)
+	track "$ws" "$out"
+	cat >"$ws/probe.py" <<'EOF_PY'
+import array, json, os, resource, socket, sys, time
+sys.path.insert(0, sys.argv[1])
+from linger import lingering_sockets
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(4096, resource.getrlimit(resource.RLIMIT_NOFILE)[1]),) * 2)
+cs, keep = lingering_sockets(64)
+ctl = socket.socket(fileno=int(os.environ["WICKET_FD"].split(":")[0]))
+pkt = json.dumps({"v": 1, "type": "nothing"}).encode()
+open("ready", "w").close()
+for _ in range(200):
+    if os.path.exists("stopped"):
+        break
+    time.sleep(0.05)
+for k in range(16):
+    four = cs[4 * k:4 * k + 4]
+    ctl.sendmsg([pkt], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                         array.array("i", [c.fileno() for c in four]))])
+    for c in four:
+        c.close()  # the packet in flight holds the last reference
+open("sent", "w").close()
+time.sleep(0.5)
+os.write(2, b"after the flood\n")
+time.sleep(30)  # the peers held: the lingering closes wait all along
+EOF_PY
+	for ((n = 16; n < 64 && !started; n++)); do
+		rm -f "$ws/ready"
+		(ulimit -Sn "$n" && cd "$ws" && WICKET_PRETEND_MISSING=seccomp-notify exec "$WICKET" run \
+			--best-effort -n full -- "$PY" probe.py "$WICKET_SRCDIR/tests/lib") \
+			</dev/null >"$out/stdout" 2>"$out/stderr" &
+		pid=$!
+		for ((i = 0; i < 100; i++)); do
+			[ -e "$ws/ready" ] && started=$n && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.05
+		done
+		[ -n "$started" ] || { kill "$pid" 2>/dev/null || true; wait "$pid" || true; }
+	done
+	[ -n "$started" ]
+	echo "the supervisor's limit: $started descriptors"
+	kill -STOP "$pid"
+	touch "$ws/stopped"
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$ws/sent" ] && break
+		sleep 0.05
+	done
+	kill -CONT "$pid"
+	local came=
+	for ((i = 0; i < 50; i++)); do
+		grep -q '^after the flood$' "$out/stderr" && came=1 && break
+		sleep 0.1
+	done
+	# (Ended, the supervisor would copy the line all the same.)
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	cat "$out/stderr"
+	[ -e "$ws/sent" ]
+	[ -n "$came" ]
+}
+
 @test "the supervisor does not spin when every process has closed the control socket (no pid namespace)" {
 	local ws
 	ws=$(mk_workspace)
