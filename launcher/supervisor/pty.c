@@ -243,6 +243,8 @@ bool pty_can_change(const char *b, size_t n)
 
 size_t pty_filter_flush(struct pty_filter *f, char *out)
 {
+	/* A lead byte alone at the end (pty_filter_feed) is not passed on. */
+	f->lead = false;
 	size_t n = f->nheld;
 	memcpy(out, f->held, n);
 	if (f->st == FS_OSC_NUM && f->ndig)
@@ -259,126 +261,155 @@ static bool c0_ignored(unsigned char c)
 	return (c < 0x20 || c == 0x7f) && c != 0x07 && c != 0x18 && c != 0x1a && c != 0x1b;
 }
 
+static size_t filter_byte(struct pty_filter *f, unsigned char c, char *out);
+
 size_t pty_filter_feed(struct pty_filter *f, const char *in, size_t n, char *out)
 {
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)in[i];
-	again:
-		switch (f->st) {
-		case FS_GROUND:
-			if (c == 0x1b) {
-				f->held[0] = c;
-				f->nheld = 1;
-				f->st = FS_ESC;
-			} else {
-				out[w++] = (char)c;
+		/* U+0080 to U+009F, C2 80 to C2 9F: dropped whole, in every
+		 * state, so that what the filter decides on is what the
+		 * terminal reads (no string ended or begun by one). A C2 goes
+		 * on only with the byte that makes it U+00A0 to U+00BF, so it
+		 * never meets a later 80 to 9F across what is dropped. */
+		if (f->lead) {
+			f->lead = false;
+			if (c >= 0xa0 && c <= 0xbf) {
+				w += filter_byte(f, 0xc2, out + w);
+				w += filter_byte(f, c, out + w);
+				continue;
 			}
+			if (c >= 0x80 && c <= 0x9f)
+				continue;
+		}
+		if (c == 0xc2) {
+			f->lead = true;
+			continue;
+		}
+		w += filter_byte(f, c, out + w);
+	}
+	return w;
+}
+
+/* One byte C through the filter's states into OUT; the bytes written. */
+static size_t filter_byte(struct pty_filter *f, unsigned char c, char *out)
+{
+	size_t w = 0;
+again:
+	switch (f->st) {
+	case FS_GROUND:
+		if (c == 0x1b) {
+			f->held[0] = c;
+			f->nheld = 1;
+			f->st = FS_ESC;
+		} else {
+			out[w++] = (char)c;
+		}
+		break;
+	case FS_ESC:
+		/* A C0 control (not CAN, SUB, ESC) or DEL right after ESC is
+		 * carried out by the terminal, and the sequence goes on. */
+		if (c0_ignored(c)) {
+			out[w++] = (char)c;
 			break;
-		case FS_ESC:
-			/* A C0 control (not CAN, SUB, ESC) or DEL right after ESC is
-			 * carried out by the terminal, and the sequence goes on. */
-			if (c0_ignored(c)) {
-				out[w++] = (char)c;
-				break;
-			}
-			if (c == ']' || c == 'P') {
-				f->held[f->nheld++] = c;
-				f->num = f->ndig = 0;
-				f->st = c == ']' ? FS_OSC_NUM : FS_DCS_HEAD;
-			} else {
-				w += pty_filter_flush(f, out + w);
-				goto again;
-			}
-			break;
-		case FS_OSC_NUM:
-			/* The number is passed on as a plain decimal, never as
-			 * the digits it came in (leading zeros, an overflow). */
-			if (c >= '0' && c <= '9') {
-				f->ndig++;
-				f->num = f->num > 1000000 ? f->num : f->num * 10 + (c - '0');
-			} else if (c0_ignored(c)) {
-				/* dropped, as the terminal ignores it */
-			} else if (f->ndig && (osc_dropped(f->num) || f->ndig > 6)) {
-				f->nheld = 0;
-				f->st = c == 0x07 || c == 0x18 || c == 0x1a ? FS_GROUND
-				      : c == 0x1b ? FS_DROP_ESC : FS_DROP;
-			} else {
-				w += pty_filter_flush(f, out + w);
-				goto again;
-			}
-			break;
-		case FS_DCS_HEAD: {
-			if (c0_ignored(c))
-				break;
-			if (c == 0x18 || c == 0x1a || c == 0x1b) {
-				w += pty_filter_flush(f, out + w);
-				goto again;
-			}
-			/* Too long a head to tell what it is: not passed on. */
-			if (f->nheld == PTY_FILTER_HOLD) {
-				f->nheld = 0;
-				f->st = FS_DROP;
-				break;
-			}
-			/* Parameters and intermediates come before the string:
-			 * tmux reads ESC P 1 tmux; as it reads ESC P tmux;. */
-			bool param = f->nheld == 2 + f->ndig && c >= 0x20 && c <= 0x3f;
+		}
+		if (c == ']' || c == 'P') {
 			f->held[f->nheld++] = c;
-			if (param) {
-				f->ndig++;
-				break;
-			}
-			int m = dcs_match(f->held + 2 + f->ndig, f->nheld - 2 - f->ndig);
-			if (m > 0) {
-				f->nheld = 0;
-				f->st = FS_DROP;
-			} else if (m < 0) {
-				w += pty_filter_flush(f, out + w);
-			}
+			f->num = f->ndig = 0;
+			f->st = c == ']' ? FS_OSC_NUM : FS_DCS_HEAD;
+		} else {
+			w += pty_filter_flush(f, out + w);
+			goto again;
+		}
+		break;
+	case FS_OSC_NUM:
+		/* The number is passed on as a plain decimal, never as
+		 * the digits it came in (leading zeros, an overflow). */
+		if (c >= '0' && c <= '9') {
+			f->ndig++;
+			f->num = f->num > 1000000 ? f->num : f->num * 10 + (c - '0');
+		} else if (c0_ignored(c)) {
+			/* dropped, as the terminal ignores it */
+		} else if (f->ndig && (osc_dropped(f->num) || f->ndig > 6)) {
+			f->nheld = 0;
+			f->st = c == 0x07 || c == 0x18 || c == 0x1a ? FS_GROUND
+			      : c == 0x1b ? FS_DROP_ESC : FS_DROP;
+		} else {
+			w += pty_filter_flush(f, out + w);
+			goto again;
+		}
+		break;
+	case FS_DCS_HEAD: {
+		if (c0_ignored(c))
+			break;
+		if (c == 0x18 || c == 0x1a || c == 0x1b) {
+			w += pty_filter_flush(f, out + w);
+			goto again;
+		}
+		/* Too long a head to tell what it is: not passed on. */
+		if (f->nheld == PTY_FILTER_HOLD) {
+			f->nheld = 0;
+			f->st = FS_DROP;
 			break;
 		}
-		case FS_PASS:
-			/* A string passed on, to its end (BEL, ST) or until CAN or
-			 * SUB cancels it. An ESC that is not ST starts a sequence. */
-			if (c == 0x1b) {
-				f->held[0] = c;
-				f->nheld = 1;
-				f->st = FS_PASS_ESC;
-			} else {
-				out[w++] = (char)c;
-				if (c == 0x07 || c == 0x18 || c == 0x1a)
-					f->st = FS_GROUND;
-			}
-			break;
-		case FS_PASS_ESC:
-			if (c == '\\') {
-				out[w++] = 0x1b;
-				out[w++] = (char)c;
-				f->nheld = 0;
-				f->st = FS_GROUND;
-			} else {
-				f->st = FS_ESC;
-				goto again;
-			}
-			break;
-		case FS_DROP:
-			if (c == 0x1b)
-				f->st = FS_DROP_ESC;
-			else if (c == 0x07 || c == 0x18 || c == 0x1a)
-				f->st = FS_GROUND;
-			break;
-		case FS_DROP_ESC:
-			if (c == '\\') {
-				f->st = FS_GROUND;
-			} else {
-				f->held[0] = 0x1b;
-				f->nheld = 1;
-				f->st = FS_ESC;
-				goto again;
-			}
+		/* Parameters and intermediates come before the string:
+		 * tmux reads ESC P 1 tmux; as it reads ESC P tmux;. */
+		bool param = f->nheld == 2 + f->ndig && c >= 0x20 && c <= 0x3f;
+		f->held[f->nheld++] = c;
+		if (param) {
+			f->ndig++;
 			break;
 		}
+		int m = dcs_match(f->held + 2 + f->ndig, f->nheld - 2 - f->ndig);
+		if (m > 0) {
+			f->nheld = 0;
+			f->st = FS_DROP;
+		} else if (m < 0) {
+			w += pty_filter_flush(f, out + w);
+		}
+		break;
+	}
+	case FS_PASS:
+		/* A string passed on, to its end (BEL, ST) or until CAN or
+		 * SUB cancels it. An ESC that is not ST starts a sequence. */
+		if (c == 0x1b) {
+			f->held[0] = c;
+			f->nheld = 1;
+			f->st = FS_PASS_ESC;
+		} else {
+			out[w++] = (char)c;
+			if (c == 0x07 || c == 0x18 || c == 0x1a)
+				f->st = FS_GROUND;
+		}
+		break;
+	case FS_PASS_ESC:
+		if (c == '\\') {
+			out[w++] = 0x1b;
+			out[w++] = (char)c;
+			f->nheld = 0;
+			f->st = FS_GROUND;
+		} else {
+			f->st = FS_ESC;
+			goto again;
+		}
+		break;
+	case FS_DROP:
+		if (c == 0x1b)
+			f->st = FS_DROP_ESC;
+		else if (c == 0x07 || c == 0x18 || c == 0x1a)
+			f->st = FS_GROUND;
+		break;
+	case FS_DROP_ESC:
+		if (c == '\\') {
+			f->st = FS_GROUND;
+		} else {
+			f->held[0] = 0x1b;
+			f->nheld = 1;
+			f->st = FS_ESC;
+			goto again;
+		}
+		break;
 	}
 	return w;
 }

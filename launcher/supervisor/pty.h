@@ -60,9 +60,13 @@ struct pty_filter {
 	unsigned num, ndig;  /* an OSC's number so far, and its digits */
 	unsigned char held[PTY_FILTER_HOLD];
 	size_t nheld;
+	bool lead;           /* a UTF-8 0xC2 held, for the byte after it */
 };
-/* IN (N bytes) filtered into OUT, which has room for N + PTY_FILTER_HOLD;
- * returns the bytes written. */
+/* IN (N bytes) filtered into OUT, which has room for N + PTY_FILTER_HOLD
+ * + 1; returns the bytes written. C1 controls written in UTF-8 (U+0080
+ * to U+009F: OSC, DCS, ST ... to a terminal that decodes first) are
+ * dropped, and a C2 that does not start U+00A0 to U+00BF; as 8-bit
+ * bytes alone C1 controls are not controls to a UTF-8 terminal. */
 size_t pty_filter_feed(struct pty_filter *f, const char *in, size_t n, char *out);
 /* B (N bytes of output) can change a terminal's state: an escape
  * sequence or a character set switch in it. */

@@ -74,6 +74,43 @@ static void filt(const char *in, size_t len, const char *want, size_t wlen, cons
 }
 #define FILT(in, want, what) filt(in, sizeof in - 1, want, sizeof want - 1, what)
 
+/* Random streams of the bytes that matter, in random pieces: no call
+ * writes more than its room, and no U+0080 to U+009F (C2 80 to C2 9F)
+ * ever reaches the terminal, whatever is dropped around it. */
+static void filt_random(void)
+{
+	static const unsigned char alpha[] = {0x1b, ']', 'P', '\\', '5', '2', ';', 'x',
+					      0x07, 0x18, 0xc2, 0x9d, 0x9c, 0x90, 0xa0, 0x80};
+	unsigned long long r = 42;
+	bool room = true, c1 = false;
+	for (int round = 0; round < 20000; round++) {
+		unsigned char in[64];
+		char out[64 * 2 + PTY_FILTER_HOLD + 1];
+		struct pty_filter f = {0};
+		size_t w = 0;
+		for (size_t i = 0; i < sizeof in; i++) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			in[i] = alpha[(r >> 33) % sizeof alpha];
+		}
+		for (size_t i = 0; i < sizeof in;) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			size_t k = 1 + (r >> 33) % 9;
+			if (k > sizeof in - i)
+				k = sizeof in - i;
+			size_t got = pty_filter_feed(&f, (const char *)in + i, k, out + w);
+			room = room && got <= k + PTY_FILTER_HOLD + 1;
+			w += got;
+			i += k;
+		}
+		w += pty_filter_flush(&f, out + w);
+		for (size_t i = 0; i + 1 < w; i++)
+			c1 = c1 || ((unsigned char)out[i] == 0xc2 && (unsigned char)out[i + 1] >= 0x80 &&
+				    (unsigned char)out[i + 1] <= 0x9f);
+	}
+	ok(room, "filter: no call writes more than its room (random streams)");
+	ok(!c1, "filter: no UTF-8 C1 control gets through (random streams)");
+}
+
 int main(void)
 {
 	const unsigned I = PTY_INPUT;
@@ -138,6 +175,19 @@ int main(void)
 	FILT("\033P1;2;3;4;5;6;7;8;9q#0\033\\", "", "a head too long to tell is not passed on");
 	FILT("\033[31mred\033[0m \033[?1049h\033(0q", "\033[31mred\033[0m \033[?1049h\033(0q", "CSI and ESC sequences pass");
 	FILT("a\033]52;c;eA==\030b\033]52", "ab\033]52", "CAN ends a dropped string (and is dropped with it); a start left at the end is flushed");
+	/* C1 controls written in UTF-8 (U+0080 to U+009F): terminals that
+	 * decode first (xterm, VTE) read U+009D as OSC, U+009C as ST. */
+	FILT("a\302\23552;c;eA==\302\234b", "a52;c;eA==b", "UTF-8 C1 controls are dropped: no OSC 52 through U+009D");
+	FILT("\302\220tmux;\033\033]52;c;eA==\007\302\234", "tmux;\033",
+	     "no DCS through U+0090 either");
+	FILT("\033]8;;http://x/\302\234link\033]8;;\033\\", "\033]8;;http://x/link\033]8;;\033\\",
+	     "an ST as U+009C never ends a string the filter let pass");
+	FILT("caf\303\251 \302\240 \302\251 \302", "caf\303\251 \302\240 \302\251 ",
+	     "other UTF-8, U+00A0 and up, passes; a lead byte left alone at the end does not");
+	FILT("\302\302\235x", "x", "a lead byte followed by another is not passed on");
+	FILT("\302\033]52;c;eA==\007\235", "\235",
+	     "a lead byte never meets a continuation byte across what is dropped");
+	FILT("\302\033P\235", "\033P\235", "nor across a sequence passed on");
 	{
 		struct pty_alt a = {0};
 		const char *s = "ab\033[?1049hcd";
@@ -181,5 +231,6 @@ int main(void)
 		pty_col_feed(&f, "\x1b[1\x1a" "Y", 6);
 		ok(f.mid && f.esc == 0, "SUB ends a CSI");
 	}
+	filt_random();
 	return done_testing();
 }
