@@ -118,16 +118,10 @@ os.write(2, b" ... done\n")
 EOF
 	(cd "$ws" && exec "$WICKET" run -- "$PY" probe.py) </dev/null >"$out/stdout" 2>"$out/stderr" &
 	pid=$!
-	for ((i = 0; i < 200; i++)); do
-		grep -q '^sandbox: write blocked: /usr/wk-499 ' "$out/stderr" && break
-		sleep 0.05
-	done
+	wait_for_grep 'sandbox: write blocked: /usr/wk-499 ' "$out/stderr" || true
 	kill -STOP "$pid"
 	touch "$ws/stopped"
-	for ((i = 0; i < 200; i++)); do
-		[ -e "$ws/written" ] && break
-		sleep 0.05
-	done
+	wait_for_file "$ws/written" || true
 	kill -CONT "$pid"
 	for ((i = 0; i < 200; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
@@ -441,16 +435,12 @@ EOF_PY
 	echo "the supervisor's limit: $started descriptors"
 	kill -STOP "$pid"
 	touch "$ws/stopped"
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$ws/sent" ] && break
-		sleep 0.05
-	done
+	wait_for_file "$ws/sent" || true
 	kill -CONT "$pid"
 	local came=
-	for ((i = 0; i < 50; i++)); do
-		grep -q '^after the flood$' "$out/stderr" && came=1 && break
-		sleep 0.1
-	done
+	if wait_for_grep 'after the flood' "$out/stderr" 50; then
+		came=1
+	fi
 	# (Ended, the supervisor would copy the line all the same.)
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" || true

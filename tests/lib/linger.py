@@ -9,24 +9,8 @@ import time
 
 def lingering_socket(seconds=86400):
     """(the lingering socket, its peer, the listener): all the caller's."""
-    lst = socket.socket()
-    lst.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    lst.bind(("127.0.0.1", 0))
-    lst.listen(1)
-    c = socket.socket()
-    c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
-    c.connect(lst.getsockname())
-    peer, _ = lst.accept()
-    c.setblocking(False)
-    for _ in range(3):  # until the peer's window is shut and data waits
-        try:
-            while True:
-                c.send(b"x" * 65536)
-        except BlockingIOError:
-            pass
-        time.sleep(0.2)
-    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, seconds))
-    return c, peer, lst
+    cs, (peers, lst) = lingering_sockets(1, seconds)
+    return cs[0], peers[0], lst
 
 
 def lingering_sockets(n, seconds=86400):
