@@ -345,7 +345,7 @@ ctl = socket.socket(fileno=int(os.environ["WICKET_FD"].split(":")[0]))
 ctl.setblocking(False)
 pkt = json.dumps({"v": 1, "type": "nothing"}).encode()
 sent = 0
-deadline = time.time() + 20
+deadline = time.time() + 50
 while cs and time.time() < deadline:
     four = cs[:4]
     try:
@@ -366,7 +366,7 @@ EOF_PY
 	(ulimit -Sn 256 && cd "$ws" && exec "$WICKET" run -n full -- "$PY" probe.py \
 		"$WICKET_SRCDIR/tests/lib") </dev/null >"$out/stdout" 2>"$out/stderr" &
 	pid=$!
-	for ((i = 0; i < 400; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		grep -q '^after the flood: 600 sent$' "$out/stderr" && came=1 && break
 		n=$(ls /proc/"$pid"/fd 2>/dev/null | wc -l)
 		((n > max)) && max=$n
@@ -378,7 +378,7 @@ EOF_PY
 	cat "$out/stderr"
 	echo "the supervisor held $max descriptors at most"
 	[ -n "$came" ]
-	((max < 256))
+	((max < 192)) # three quarters of its limit
 }
 
 @test "attack: lingering sockets the kernel drops in the relay loop's thread (its table full) never stall it" {
@@ -424,7 +424,7 @@ EOF_PY
 			--best-effort -n full -- "$PY" probe.py "$WICKET_SRCDIR/tests/lib") \
 			</dev/null >"$out/stdout" 2>"$out/stderr" &
 		pid=$!
-		for ((i = 0; i < 100; i++)); do
+		for ((i = 0; i < 200; i++)); do
 			[ -e "$ws/ready" ] && started=$n && break
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.05
@@ -438,7 +438,7 @@ EOF_PY
 	wait_for_file "$ws/sent" || true
 	kill -CONT "$pid"
 	local came=
-	if wait_for_grep 'after the flood' "$out/stderr" 50; then
+	if wait_for_grep 'after the flood' "$out/stderr" 100; then
 		came=1
 	fi
 	# (Ended, the supervisor would copy the line all the same.)
