@@ -1474,8 +1474,23 @@ static bool take_fds(const struct session *s, pid_t sender, int pidfd, const int
 	for (int i = 0; i < 4; i++) {
 		out[i] = (int)syscall(SYS_pidfd_getfd, pidfd, nums[i], 0);
 		if (out[i] < 0) {
+			int e = errno;
 			while (i-- > 0)
 				closer_close(out[i]);
+			/* Where the reply socket can be taken, the requester is
+			 * told (it would wait for an answer forever). */
+			int reply = (int)syscall(SYS_pidfd_getfd, pidfd, nums[3], 0);
+			int type = 0;
+			socklen_t tl = sizeof type;
+			if (reply >= 0 && getsockopt(reply, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 &&
+			    type == SOCK_SEQPACKET) {
+				char msg[160];
+				snprintf(msg, sizeof msg,
+					 "the supervisor could not take the request's descriptors: %s",
+					 strerror(e));
+				send_error(reply, msg);
+			}
+			closer_close(reply);
 			return false;
 		}
 	}

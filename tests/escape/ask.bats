@@ -253,6 +253,21 @@ print("own", take(lambda f: req(["sh", "-c", "echo taken-output"], fds=f), lambd
 	[ ! -e "$OUT/made" ]
 }
 
+@test "ask: a request whose descriptors cannot be taken is answered on its reply socket, not left waiting" {
+	# The supervisor takes a request's descriptors by number (WICKET_ASK_TAKE);
+	# one it could not take left the requester waiting for good, its ^C
+	# only passed on to a supervisor that had nothing to pass it to.
+	run --separate-stderr wsrun "$WS" --policy "$OUT/pol.json" -- "$PY" -c "$RAW"'
+M = os.environ["OUT"] + "/made"
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+ctl.send(req(["touch", M], fds=[0, 1, 987, b.fileno()]))
+print("bad", answer(a, 5))
+'
+	assert_equal "$status" 0
+	assert_line --regexp '^bad \{.*"type": ?"error".*could not take the request.s descriptors: Bad file descriptor'
+	[ ! -e "$OUT/made" ]
+}
+
 @test "ask: the sandbox can neither see, signal nor trace the supervisor" {
 	run --separate-stderr wsrun "$WS" --policy "$OUT/pol.json" -- "$PY" -c "$RAW"'
 import ctypes, signal
