@@ -27,9 +27,10 @@ static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t room_cv = PTHREAD_COND_INITIALIZER;
 static int queue[CLOSER_QUEUE];
 static size_t head, count;
-/* Backpressure (closer_busy): at HIGH descriptors waiting, no more are
- * taken from the sandbox until they are down to LOW. */
-static size_t high = 64, low = 32;
+/* Backpressure (closer_busy): at HIGH descriptors waiting or about to be
+ * taken (RESERVED, closer_reserve), no more are taken from the sandbox
+ * until they are down to LOW. */
+static size_t high = 64, low = 32, reserved;
 static bool waiting;     /* closer_busy said so: tell ROOM_FD at LOW */
 static int room_fd = -1; /* an eventfd */
 static enum { C_NONE, C_STARTING, C_RUNNING, C_FAILED } state;
@@ -60,6 +61,18 @@ static void close_one(int fd)
 	timer_settime(timer, 0, &on, NULL);
 	close(fd);
 	timer_settime(timer, 0, &off, NULL);
+}
+
+/* With MU held, after COUNT or RESERVED went down: those waiting for
+ * room are told. */
+static void room_changed(void)
+{
+	if (count + reserved < high)
+		pthread_cond_broadcast(&room_cv);
+	if (waiting && count + reserved <= low) {
+		waiting = false;
+		(void)!write(room_fd, &(uint64_t){1}, sizeof(uint64_t));
+	}
 }
 
 /* A timer that sends CLOSER_SIG to thread TID. */
@@ -98,12 +111,7 @@ static void *closer_main(void *arg)
 		pthread_mutex_unlock(&mu);
 		close_one(fd);
 		pthread_mutex_lock(&mu);
-		if (count < high)
-			pthread_cond_broadcast(&room_cv);
-		if (waiting && count <= low) {
-			waiting = false;
-			(void)!write(room_fd, &(uint64_t){1}, sizeof(uint64_t));
-		}
+		room_changed();
 	}
 	return NULL;
 }
@@ -189,7 +197,7 @@ void closer_close(int fd)
 bool closer_busy(void)
 {
 	pthread_mutex_lock(&mu);
-	bool busy = count >= high;
+	bool busy = count + reserved >= high;
 	if (busy)
 		waiting = true;
 	pthread_mutex_unlock(&mu);
@@ -201,7 +209,7 @@ int closer_room_fd(void)
 	return room_fd;
 }
 
-bool closer_wait_room(int ms)
+bool closer_reserve(size_t n, int ms)
 {
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
@@ -212,12 +220,25 @@ bool closer_wait_room(int ms)
 		until.tv_nsec -= 1000000000L;
 	}
 	pthread_mutex_lock(&mu);
+	/* More than HIGH at once fits only alone. */
+#define ROOM_FOR(n) (count + reserved + (n) <= high || count + reserved == 0)
 	int rc = 0;
-	while (state == C_RUNNING && count >= high && rc != ETIMEDOUT)
+	while (state == C_RUNNING && !ROOM_FOR(n) && rc != ETIMEDOUT)
 		rc = pthread_cond_timedwait(&room_cv, &mu, &until);
-	bool room = count < high;
+	bool room = ROOM_FOR(n);
+#undef ROOM_FOR
+	if (room)
+		reserved += n;
 	pthread_mutex_unlock(&mu);
 	return room;
+}
+
+void closer_unreserve(size_t n)
+{
+	pthread_mutex_lock(&mu);
+	reserved -= n < reserved ? n : reserved;
+	room_changed();
+	pthread_mutex_unlock(&mu);
 }
 
 ssize_t closer_recv(int sock, void *buf, size_t len, size_t maxfds, unsigned want, int flags,

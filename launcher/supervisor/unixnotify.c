@@ -593,9 +593,11 @@ static int read_iov(pid_t tid, uint64_t iov_addr, size_t n, size_t max, bool who
 
 /* The caller's ancillary data (CTL, LEN bytes, read) for a send of ours:
  * SCM_RIGHTS with the caller's descriptors taken over (kept in FDS for
- * closing), SCM_CREDENTIALS refused. */
+ * closing), SCM_CREDENTIALS refused. Room for them is reserved with the
+ * closer first (adding to *RESERVED, which the caller gives back once
+ * they are the closer's). */
 static int take_control(int pidfd, int fam, char *ctl, size_t len, int *fds, size_t *nfds,
-			size_t maxfds)
+			size_t maxfds, size_t *reserved)
 {
 	struct msghdr m = {.msg_control = ctl, .msg_controllen = len};
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
@@ -610,6 +612,11 @@ static int take_control(int pidfd, int fam, char *ctl, size_t len, int *fds, siz
 		if (fam != AF_UNIX)
 			return -EINVAL;
 		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		if (*nfds + k > maxfds)
+			return -ETOOMANYREFS;
+		if (!closer_reserve(k, ROOM_WAIT_MS))
+			return -ENOBUFS;
+		*reserved += k;
 		for (size_t i = 0; i < k; i++) {
 			int theirs, ours;
 			memcpy(&theirs, CMSG_DATA(c) + i * sizeof(int), sizeof theirs);
@@ -633,7 +640,7 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 	char *data = NULL, *ctl = NULL;
 	size_t dlen = 0, total = 0;
 	int fds[253];
-	size_t nfds = 0;
+	size_t nfds = 0, reserved = 0;
 	long r;
 	bool stream = type == SOCK_STREAM;
 	r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen,
@@ -646,7 +653,7 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 			r = ctl ? -EFAULT : -ENOMEM;
 		} else {
 			r = take_control(pidfd, fam, ctl, h->msg_controllen, fds, &nfds,
-					 sizeof fds / sizeof fds[0]);
+					 sizeof fds / sizeof fds[0], &reserved);
 		}
 	}
 	bool answered = true;
@@ -670,6 +677,7 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 	}
 	for (size_t i = 0; i < nfds; i++)
 		closer_close(fds[i]); /* the sandbox's: closer.h */
+	closer_unreserve(reserved);
 	free(data);
 	free(ctl);
 	*ret = r;
@@ -709,7 +717,7 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 	p->pidfd = -1;
 	char *ctl = NULL;
 	int fds[253];
-	size_t nfds = 0, total = 0;
+	size_t nfds = 0, total = 0, reserved = 0;
 	/* What the kernel would take (a datagram of up to DGRAM_MAX), and
 	 * of it what the supervisor reads (control.c's PACKET_MAX). */
 	long r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen, 65536, false, &p->buf,
@@ -724,7 +732,7 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 			r = ctl ? -EFAULT : -ENOMEM;
 		else
 			r = take_control(pidfd, AF_UNIX, ctl, h->msg_controllen, fds, &nfds,
-					 sizeof fds / sizeof fds[0]);
+					 sizeof fds / sizeof fds[0], &reserved);
 	}
 	free(ctl);
 	for (size_t i = 0; i < nfds; i++) {
@@ -733,6 +741,8 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 		else
 			closer_close(fds[i]);
 	}
+	/* The four kept go to the relay loop, which hands them on at once. */
+	closer_unreserve(reserved);
 	/* As the supervisor receives it: truncated, four descriptors. */
 	p->too_large = total > p->len || nfds > 4;
 	if (r == 0) {
@@ -816,7 +826,8 @@ static void process(const struct job *j)
 	/* What this takes from the caller is closed by the closer: nothing
 	 * while the closer is behind (closer.h); the caller may try again. */
 	int sock = -1;
-	if (!closer_wait_room(ROOM_WAIT_MS))
+	bool room = closer_reserve(1, ROOM_WAIT_MS);
+	if (!room)
 		errno = ENOBUFS;
 	else
 		sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)j->args[0], 0);
@@ -942,6 +953,8 @@ done:
 		close(a.held);
 	if (sock >= 0)
 		closer_close(sock);
+	if (room)
+		closer_unreserve(1);
 	close(pidfd);
 	if (answered)
 		answer(j, ret);

@@ -212,3 +212,60 @@ finally:
         os.waitpid(k, 0)
 EOF
 }
+
+@test "the sandbox cannot fill the supervisor's descriptor table with sends that wait, holding what they pass" {
+	# red team 17, F3: each of unixnotify's eight workers checked for the
+	# closer's room once, then took a send's 253 descriptors and waited
+	# in it (the socket full): 1023 of a limit of 1024 were the sandbox's
+	# for as long as it liked. Judged outside, on /proc/PID/fd.
+	it_setup_ws
+	local pid i n max=0
+	cat >"$WS/probe.py" <<'EOF'
+import array, os, socket, threading, time
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+a.setblocking(False)
+try:
+    while True:
+        a.send(b"x" * 65536)
+except BlockingIOError:
+    pass
+a.setblocking(True)
+x = os.open("/dev/null", os.O_RDONLY)
+def send(n):
+    try:
+        a.sendmsg([b"y"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [x] * n))])
+    except OSError:
+        pass
+held, n, k = 0, 253, 0
+while held < 8 and n >= 1 and k < 40:
+    t = threading.Thread(target=send, args=(n,), daemon=True)
+    t.start()
+    t.join(1.5)
+    if t.is_alive():
+        held += 1  # waits in the supervisor's worker, with what it passed
+    else:
+        n //= 2
+    k += 1
+open("filled", "w").close()
+time.sleep(30)
+EOF
+	(ulimit -Sn 1024 && cd "$WS" && exec "$WICKET" run -- "$PY" probe.py) \
+		</dev/null >"$OUT/stdout" 2>"$OUT/stderr" &
+	pid=$!
+	_WK_STARTED+=("$pid")
+	for ((i = 0; i < 900; i++)); do
+		n=$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)
+		((n > max)) && max=$n
+		[ -e "$WS/filled" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	n=$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)
+	((n > max)) && max=$n
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	echo "the supervisor held $max descriptors at most"
+	[ -e "$WS/filled" ]
+	((max > 20)) # the attack took some: it was counted
+	((max < 768)) # three quarters of its limit
+}
