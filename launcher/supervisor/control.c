@@ -875,10 +875,11 @@ static void queue_line(char *line);
 static void print_line(const struct denial_entry *e)
 {
 	if (printed >= MAX_PRINTED) {
-		if (!said_more) {
-			flush_lines();
-			warnmsg("more denials than shown; they are counted (run `wicket why`)");
-		}
+		/* Queued as the lines are: it waits, as they do, for the end
+		 * of the command's line (red team 17, F4). */
+		if (!said_more)
+			queue_line(xasprintf("%s: more denials than shown; they are counted (run "
+					     "`wicket why`)\n", wicket_progname));
 		said_more = true;
 		return;
 	}
@@ -1481,7 +1482,10 @@ void control_finish(struct session *s)
 	for (size_t i = 0; i < PENDING_MAX; i++)
 		if (pending[i].fd >= 0)
 			pending_close(s, &pending[i]);
-	close(ctl_sup);
+	/* What the sandbox left unread in it goes with it, closed by the
+	 * closer: a lingering socket among it would wait here (red team
+	 * 17, F1). */
+	closer_close(ctl_sup);
 	ctl_sup = -1;
 	flush_lines();
 	if (print_timer >= 0)

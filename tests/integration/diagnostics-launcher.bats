@@ -85,6 +85,23 @@ wicket: the sandbox blocked 2 writes; run `wicket why` for details$'
 	! printf '%s\n' "$stderr" | grep -q "foowicket"
 }
 
+@test "the more-denials message waits for the end of the command's line, as the denial lines do" {
+	# red team 17, F4: it went out at once, into the middle of the line.
+	local ws
+	ws=$(mk_workspace)
+	track "$ws"
+	run --separate-stderr wsrun "$ws" -- bash -c '
+		for i in $(seq 1 500); do : 2>/dev/null >/usr/wk-$i; done
+		sleep 0.3
+		printf "building module foo" >&2
+		: 2>/dev/null >/usr/wk-501
+		sleep 0.2
+		echo " ... done" >&2'
+	assert_equal "$status" 0
+	printf '%s\n' "$stderr" | grep -qx "building module foo ... done"
+	printf '%s\n' "$stderr" | grep -qx "wicket: more denials than shown; they are counted (run \`wicket why\`)"
+}
+
 @test "a line of wicket's goes after what the command wrote before it, however far behind the supervisor is" {
 	# CI run of 2026-11-26: a loaded supervisor read the denial packet
 	# before the bytes the command had written ahead of it, and put its
@@ -447,6 +464,48 @@ EOF_PY
 	cat "$out/stderr"
 	[ -e "$ws/sent" ]
 	[ -n "$came" ]
+}
+
+@test "attack: a lingering socket left unread on the control socket does not hold the session's end" {
+	# red team 17, F1: the command queues more packets than the supervisor
+	# reads at its end, the last with a lingering socket and its peer, and
+	# exits. The supervisor's close of the control socket freed what was
+	# unread on its own thread and waited for the linger time. Read
+	# without seccomp's notifications in between (Landlock ABI 9 does the
+	# same). Judged outside: wicket ends soon after its command.
+	local ws out pid i ended=
+	ws=$(mk_workspace)
+	out=$(mk_outside)
+	track "$ws" "$out"
+	cat >"$ws/probe.py" <<'EOF_PY'
+import array, json, os, socket, sys
+sys.path.insert(0, sys.argv[1])
+from linger import lingering_socket
+c, peer, lst = lingering_socket()
+ctl = socket.socket(fileno=int(os.environ["WICKET_FD"].split(":")[0]))
+pkt = json.dumps({"v": 1, "type": "nothing"}).encode()
+for i in range(5000):
+    ctl.send(pkt)
+ctl.sendmsg([pkt], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                     array.array("i", [c.fileno(), peer.fileno()]))])
+c.close()
+peer.close()
+os.write(2, b"command done\n")
+os._exit(0)
+EOF_PY
+	(cd "$ws" && WICKET_PRETEND_MISSING=seccomp-notify exec "$WICKET" run --best-effort -n full \
+		-- "$PY" probe.py "$WICKET_SRCDIR/tests/lib") </dev/null >"$out/stdout" 2>"$out/stderr" &
+	pid=$!
+	wait_for_grep 'command done' "$out/stderr" 200 || true
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || { ended=1; break; }
+		sleep 0.1
+	done
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	cat "$out/stderr"
+	grep -q 'command done' "$out/stderr"
+	[ -n "$ended" ]
 }
 
 @test "the supervisor does not spin when every process has closed the control socket (no pid namespace)" {
