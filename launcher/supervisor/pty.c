@@ -193,7 +193,10 @@ size_t pty_alt_feed(struct pty_alt *a, const char *in, size_t n)
 	return n;
 }
 
-enum { FS_GROUND, FS_ESC, FS_OSC_NUM, FS_DCS_HEAD, FS_PASS, FS_PASS_ESC, FS_DROP, FS_DROP_ESC };
+/* FS_DROP: a string dropped to BEL or ST (an OSC); FS_DROP_ST: one that
+ * only ST ends (APC, PM, SOS, ESC k: tmux reads APC past a BEL). */
+enum { FS_GROUND, FS_ESC, FS_OSC_NUM, FS_DCS_HEAD, FS_PASS, FS_PASS_ESC, FS_DROP, FS_DROP_ESC,
+       FS_DROP_ST };
 
 /* The clipboard (52, 5522), file transfers (5113, 1337), the icon and
  * window titles (0, 1, 2): a title the sandbox chose would outlive the
@@ -318,6 +321,11 @@ again:
 			f->held[f->nheld++] = c;
 			f->num = f->ndig = 0;
 			f->st = c == ']' ? FS_OSC_NUM : FS_DCS_HEAD;
+		} else if (c == '_' || c == '^' || c == 'X' || c == 'k') {
+			/* APC (tmux: the pane's title), PM, SOS, and screen's
+			 * and tmux's window name: none is the sandbox's to set. */
+			f->nheld = 0;
+			f->st = FS_DROP_ST;
 		} else {
 			w += pty_filter_flush(f, out + w);
 			goto again;
@@ -331,7 +339,10 @@ again:
 			f->num = f->num > 1000000 ? f->num : f->num * 10 + (c - '0');
 		} else if (c0_ignored(c)) {
 			/* dropped, as the terminal ignores it */
-		} else if (f->ndig && (osc_dropped(f->num) || f->ndig > 6)) {
+		} else if ((f->ndig && (osc_dropped(f->num) || f->ndig > 6)) ||
+			   (!f->ndig && c != 0x07 && c != 0x18 && c != 0x1a && c != 0x1b)) {
+			/* A number dropped, or none: xterm's OSC l and L set
+			 * the title and the icon's name (red team 17, F2). */
 			f->nheld = 0;
 			f->st = c == 0x07 || c == 0x18 || c == 0x1a ? FS_GROUND
 			      : c == 0x1b ? FS_DROP_ESC : FS_DROP;
@@ -398,6 +409,12 @@ again:
 		if (c == 0x1b)
 			f->st = FS_DROP_ESC;
 		else if (c == 0x07 || c == 0x18 || c == 0x1a)
+			f->st = FS_GROUND;
+		break;
+	case FS_DROP_ST:
+		if (c == 0x1b)
+			f->st = FS_DROP_ESC;
+		else if (c == 0x18 || c == 0x1a)
 			f->st = FS_GROUND;
 		break;
 	case FS_DROP_ESC:
@@ -1228,6 +1245,7 @@ static const char finish_reset[] =
 	"\033[0m\033[?5l\033(B\033)B\017"
 	"\0337\033[r\033[?69l\0338"
 	"\033[?7h\033[4l"
+	"\033[2l\033[12h\033[20l" /* the keyboard unlocked, no local echo, no newline mode */
 	"\033]110\033\\\033]111\033\\\033]112\033\\\033]104\033\\"
 	"\033[?25h\033[0 q"
 	"\033[?9l\033[?1000l\033[?1002l\033[?1003l\033[?1006l\033[?1005l\033[?1015l"

@@ -50,7 +50,8 @@ size_t pty_crlf(char *out, const char *in, size_t n);
 /* What the command's output may not do to the real terminal, dropped
  * from the stream whole (pty_filter_feed): OSC 52 and 5522 (the
  * clipboard: what the person pastes next would be the sandbox's), OSC
- * 5113 and 1337 (kitty's file transfer, iTerm2's), and DCS strings that
+ * 5113 and 1337 (kitty's file transfer, iTerm2's), titles (OSC 0-2, an
+ * OSC without a number, APC, PM, SOS, ESC k), and DCS strings that
  * pass bytes on past a multiplexer (tmux;) or command the terminal
  * (kitty's @kitty-cmd). The start of a sequence is held until it is
  * known (at most PTY_FILTER_HOLD bytes, across calls). */

@@ -167,6 +167,37 @@ wait_screen() { tmux_wait "$1" -e; }
 	tmux -L "$TMUX_SOCK" capture-pane -p -t B | grep -q 'after$'
 }
 
+@test "terminal attack: APC, ESC k and OSC l from the sandbox do not name the host's tmux pane or window" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	# red team 17, F2: tmux takes APC as the pane's title (shown in its
+	# status line, left after the session) and ESC k as the window's name.
+	printf 'set -g allow-rename on\n' >"$OUT/tmux.conf"
+	printf '%s\n' '#!/bin/sh' \
+		'printf "\033_SANDBOX-PANE\033\\"' \
+		'printf "\033kSANDBOX-WIN\033\\"' \
+		'printf "\033]lSANDBOX-L\033\\"' \
+		'printf "done\r\n"' >"$WS/attack"
+	chmod 755 "$WS/attack"
+	tmux -L "$TMUX_SOCK" -f "$OUT/tmux.conf" new-session -d -x 80 -y 24 -s B -n host-win \
+		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$OUT" TERM=xterm LANG=C.UTF-8 \
+		XDG_STATE_HOME="$XDG_STATE_HOME" WICKET_DIAG=off \
+		bash --norc --noprofile -c 'cd "$1" && shift && "$@"; echo "wicket-exit=$?"; sleep 60' \
+		_ "$WS" "$WICKET" run -- ./attack
+	wait_screen '^wicket-exit=0$'
+	screen | grep -qx done
+	run tmux -L "$TMUX_SOCK" display-message -p -t B '#{pane_title}|#{window_name}'
+	refute_output --partial SANDBOX
+	# The same bytes outside do name them: the test can fail.
+	tmux -L "$TMUX_SOCK" respawn-pane -k sh -c "cd '$WS' && ./attack; sleep 60"
+	local i
+	for ((i = 0; i < 50; i++)); do
+		tmux -L "$TMUX_SOCK" display-message -p -t B '#{pane_title}|#{window_name}' | grep -q 'SANDBOX-PANE|SANDBOX-WIN' && break
+		sleep 0.1
+	done
+	run tmux -L "$TMUX_SOCK" display-message -p -t B '#{pane_title}|#{window_name}'
+	assert_output 'SANDBOX-PANE|SANDBOX-WIN'
+}
+
 @test "terminal attack: OSC 52 from the sandbox does not set the host's clipboard (tmux with set-clipboard on)" {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	# kitty, alacritty, wezterm and foot obey OSC 52 by default, tmux

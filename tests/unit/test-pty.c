@@ -175,6 +175,16 @@ int main(void)
 	FILT("\033P1;2;3;4;5;6;7;8;9q#0\033\\", "", "a head too long to tell is not passed on");
 	FILT("\033[31mred\033[0m \033[?1049h\033(0q", "\033[31mred\033[0m \033[?1049h\033(0q", "CSI and ESC sequences pass");
 	FILT("a\033]52;c;eA==\030b\033]52", "ab\033]52", "CAN ends a dropped string (and is dropped with it); a start left at the end is flushed");
+	/* red team 17, F2: OSC l and L (xterm's title and icon name), APC
+	 * (tmux's pane title), PM, SOS and ESC k (screen's and tmux's window
+	 * name). The strings but OSC end only at ST (or CAN, SUB). */
+	FILT("a\033]lTITLE\033\\b\033]LICON\007c", "abc", "an OSC that does not start with a number is dropped");
+	FILT("a\033_TITLE\033\\b", "ab", "APC is dropped");
+	FILT("a\033_x\007TITLE\033\\b", "ab", "BEL does not end an APC, which tmux reads to ST");
+	FILT("a\033^pm\033\\b\033Xsos\033\\c\033kname\033\\d", "abcd", "PM, SOS and ESC k are dropped");
+	FILT("a\033_x\030b", "ab", "CAN ends a dropped APC");
+	FILT("a\033_x\033[1mb", "a\033[1mb", "an ESC that is not ST ends it and starts a sequence");
+	FILT("a\033]\007b", "a\033]\007b", "an empty OSC still passes");
 	/* C1 controls written in UTF-8 (U+0080 to U+009F): terminals that
 	 * decode first (xterm, VTE) read U+009D as OSC, U+009C as ST. */
 	FILT("a\302\23552;c;eA==\302\234b", "a52;c;eA==b", "UTF-8 C1 controls are dropped: no OSC 52 through U+009D");
