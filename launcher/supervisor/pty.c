@@ -295,6 +295,21 @@ size_t pty_filter_feed(struct pty_filter *f, const char *in, size_t n, char *out
 	return w;
 }
 
+/* A sequence dropped from here on (ST the state to drop it in): what
+ * it holds goes, and a CAN goes out in its place. The terminal takes the
+ * ESC that started it as the end of whatever it was in (an escape, a
+ * CSI, a string the filter passed); without it, the bytes after the
+ * dropped ones would go on that instead (ESC ] 5, dropped APC, 2;c;...
+ * read as OSC 52: red team 18). CAN ends it the same, and does nothing
+ * on its own. OUT has room for it: what was held is not written. */
+static size_t drop_as(struct pty_filter *f, int st, char *out)
+{
+	f->nheld = 0;
+	f->st = (unsigned char)st;
+	out[0] = 0x18;
+	return 1;
+}
+
 /* One byte C through the filter's states into OUT; the bytes written. */
 static size_t filter_byte(struct pty_filter *f, unsigned char c, char *out)
 {
@@ -311,6 +326,11 @@ again:
 		}
 		break;
 	case FS_ESC:
+		/* A byte from 0x80 up does not end the escape for tmux, which
+		 * ignores it there: it is not passed on (red team 18, F1), and
+		 * what follows is decided on as the terminal reads it. */
+		if (c >= 0x80)
+			break;
 		/* A C0 control (not CAN, SUB, ESC) or DEL right after ESC is
 		 * carried out by the terminal, and the sequence goes on. */
 		if (c0_ignored(c)) {
@@ -324,8 +344,7 @@ again:
 		} else if (c == '_' || c == '^' || c == 'X' || c == 'k') {
 			/* APC (tmux: the pane's title), PM, SOS, and screen's
 			 * and tmux's window name: none is the sandbox's to set. */
-			f->nheld = 0;
-			f->st = FS_DROP_ST;
+			w += drop_as(f, FS_DROP_ST, out + w);
 		} else {
 			w += pty_filter_flush(f, out + w);
 			goto again;
@@ -337,22 +356,22 @@ again:
 		if (c >= '0' && c <= '9') {
 			f->ndig++;
 			f->num = f->num > 1000000 ? f->num : f->num * 10 + (c - '0');
-		} else if (c0_ignored(c)) {
-			/* dropped, as the terminal ignores it */
+		} else if (c0_ignored(c) || c >= 0x80) {
+			/* dropped, as the terminal ignores it (or, from 0x80
+			 * up, may: the number read without it is the safe side) */
 		} else if ((f->ndig && (osc_dropped(f->num) || f->ndig > 6)) ||
 			   (!f->ndig && c != 0x07 && c != 0x18 && c != 0x1a && c != 0x1b)) {
 			/* A number dropped, or none: xterm's OSC l and L set
 			 * the title and the icon's name (red team 17, F2). */
-			f->nheld = 0;
-			f->st = c == 0x07 || c == 0x18 || c == 0x1a ? FS_GROUND
-			      : c == 0x1b ? FS_DROP_ESC : FS_DROP;
+			w += drop_as(f, c == 0x07 || c == 0x18 || c == 0x1a ? FS_GROUND
+				     : c == 0x1b ? FS_DROP_ESC : FS_DROP, out + w);
 		} else {
 			w += pty_filter_flush(f, out + w);
 			goto again;
 		}
 		break;
 	case FS_DCS_HEAD: {
-		if (c0_ignored(c))
+		if (c0_ignored(c) || c >= 0x80)
 			break;
 		if (c == 0x18 || c == 0x1a || c == 0x1b) {
 			w += pty_filter_flush(f, out + w);
@@ -360,8 +379,7 @@ again:
 		}
 		/* Too long a head to tell what it is: not passed on. */
 		if (f->nheld == PTY_FILTER_HOLD) {
-			f->nheld = 0;
-			f->st = FS_DROP;
+			w += drop_as(f, FS_DROP, out + w);
 			break;
 		}
 		/* Parameters and intermediates come before the string:
@@ -374,8 +392,7 @@ again:
 		}
 		int m = dcs_match(f->held + 2 + f->ndig, f->nheld - 2 - f->ndig);
 		if (m > 0) {
-			f->nheld = 0;
-			f->st = FS_DROP;
+			w += drop_as(f, FS_DROP, out + w);
 		} else if (m < 0) {
 			w += pty_filter_flush(f, out + w);
 		}

@@ -80,9 +80,10 @@ static void filt(const char *in, size_t len, const char *want, size_t wlen, cons
 static void filt_random(void)
 {
 	static const unsigned char alpha[] = {0x1b, ']', 'P', '\\', '5', '2', ';', 'x',
-					      0x07, 0x18, 0xc2, 0x9d, 0x9c, 0x90, 0xa0, 0x80};
+					      0x07, 0x18, 0xc2, 0x9d, 0x9c, 0x90, 0xa0, 0x80,
+					      0xe0, '_', 'k'};
 	unsigned long long r = 42;
-	bool room = true, c1 = false;
+	bool room = true, c1 = false, esc_high = false;
 	for (int round = 0; round < 20000; round++) {
 		unsigned char in[64];
 		char out[64 * 2 + PTY_FILTER_HOLD + 1];
@@ -103,12 +104,15 @@ static void filt_random(void)
 			i += k;
 		}
 		w += pty_filter_flush(&f, out + w);
-		for (size_t i = 0; i + 1 < w; i++)
+		for (size_t i = 0; i + 1 < w; i++) {
 			c1 = c1 || ((unsigned char)out[i] == 0xc2 && (unsigned char)out[i + 1] >= 0x80 &&
 				    (unsigned char)out[i + 1] <= 0x9f);
+			esc_high = esc_high || (out[i] == 0x1b && (unsigned char)out[i + 1] >= 0x80);
+		}
 	}
 	ok(room, "filter: no call writes more than its room (random streams)");
 	ok(!c1, "filter: no UTF-8 C1 control gets through (random streams)");
+	ok(!esc_high, "filter: no byte from 0x80 up right after an ESC (random streams)");
 }
 
 int main(void)
@@ -147,57 +151,71 @@ int main(void)
 	alt("\033[?1\b0\17749h", true, 1, "BS and DEL inside");
 	alt("\033[?10\03049h", false, 0, "CAN cancels the sequence");
 	alt("\033[?10\03249h", false, 0, "SUB cancels the sequence");
-	FILT("ab\033]52;c;ZGF0YQ==\007cd", "abcd", "OSC 52 ended by BEL is dropped");
-	FILT("ab\033]52;c;ZGF0YQ==\033\\cd", "abcd", "OSC 52 ended by ST is dropped");
-	FILT("\033]52;p;?\007", "", "a clipboard query is dropped");
-	FILT("\033]0052;c;eA==\007", "", "leading zeros do not hide 52");
-	FILT("\033]5\n2;c;eA==\007", "", "a C0 control inside the number does not hide 52");
-	FILT("\033]4294967348;c;eA==\007", "", "nor an overflowing number");
-	FILT("\033]5522;type=write\007", "", "kitty's clipboard (5522)");
-	FILT("\033]1337;File=name=eA==:eA==\007", "", "iTerm2's file transfer (1337)");
-	FILT("\033]5113;ac=send\033\\", "", "kitty's file transfer (5113)");
-	FILT("\033Ptmux;\033\033]3;t\007\033\\x", "\033\033]3;t\007\033\\x", "tmux passthrough: its header is dropped, the rest parsed as the terminal would");
-	FILT("\033Ptmux;\033\033]52;c;eA==\007\033\\", "\033\033\\", "a clipboard write passed through tmux is dropped");
-	FILT("\033P@kitty-cmd{\"cmd\":\"launch\"}\033\\ok", "ok", "kitty remote control is dropped");
-	FILT("\033]0;title\007\033]2;t\033\\\033]1;i\007x", "x", "the titles are dropped (0, 1, 2)");
-	FILT("\033]002;t\007\033]3;k=v\007", "\033]3;k=v\007", "however the number is written; 3 is not a title");
+	FILT("ab\033]52;c;ZGF0YQ==\007cd", "ab\030cd", "OSC 52 ended by BEL is dropped");
+	FILT("ab\033]52;c;ZGF0YQ==\033\\cd", "ab\030cd", "OSC 52 ended by ST is dropped");
+	FILT("\033]52;p;?\007", "\030", "a clipboard query is dropped");
+	FILT("\033]0052;c;eA==\007", "\030", "leading zeros do not hide 52");
+	FILT("\033]5\n2;c;eA==\007", "\030", "a C0 control inside the number does not hide 52");
+	FILT("\033]4294967348;c;eA==\007", "\030", "nor an overflowing number");
+	FILT("\033]5522;type=write\007", "\030", "kitty's clipboard (5522)");
+	FILT("\033]1337;File=name=eA==:eA==\007", "\030", "iTerm2's file transfer (1337)");
+	FILT("\033]5113;ac=send\033\\", "\030", "kitty's file transfer (5113)");
+	FILT("\033Ptmux;\033\033]3;t\007\033\\x", "\030\033\033]3;t\007\033\\x", "tmux passthrough: its header is dropped, the rest parsed as the terminal would");
+	FILT("\033Ptmux;\033\033]52;c;eA==\007\033\\", "\030\033\030\033\\", "a clipboard write passed through tmux is dropped");
+	FILT("\033P@kitty-cmd{\"cmd\":\"launch\"}\033\\ok", "\030ok", "kitty remote control is dropped");
+	FILT("\033]0;title\007\033]2;t\033\\\033]1;i\007x", "\030\030\030x", "the titles are dropped (0, 1, 2)");
+	FILT("\033]002;t\007\033]3;k=v\007", "\030\033]3;k=v\007", "however the number is written; 3 is not a title");
 	FILT("\033]008;;http://e.x/\007", "\033]8;;http://e.x/\007", "other OSCs pass, their number written plainly");
-	FILT("\033]07;file://h/etc\007x", "x", "the current directory for the next tab (7) is dropped");
-	FILT("\033]9;approved\007\033]777;notify;a;b\033\\\033]99;;hi\007x", "x", "desktop notifications (9, 777, 99) are dropped");
-	FILT("\033P1;1|17/6375726c0d\033\\x", "x", "user-defined keys (DECUDK) are dropped");
-	FILT("\033P0;1;0;10;1;1{ @???\033\\x", "x", "a soft font (DECDLD) is dropped");
-	FILT("\033P1$p0;0;0\033\\x", "x", "a terminal state restored (DECRSTS) is dropped");
+	FILT("\033]07;file://h/etc\007x", "\030x", "the current directory for the next tab (7) is dropped");
+	FILT("\033]9;approved\007\033]777;notify;a;b\033\\\033]99;;hi\007x", "\030\030\030x", "desktop notifications (9, 777, 99) are dropped");
+	FILT("\033P1;1|17/6375726c0d\033\\x", "\030x", "user-defined keys (DECUDK) are dropped");
+	FILT("\033P0;1;0;10;1;1{ @???\033\\x", "\030x", "a soft font (DECDLD) is dropped");
+	FILT("\033P1$p0;0;0\033\\x", "\030x", "a terminal state restored (DECRSTS) is dropped");
 	FILT("\033P$qm\033\\", "\033P$qm\033\\", "other DCS strings pass");
-	FILT("\033\001]52;c;eA==\007x", "\001x", "a C0 control right after ESC does not hide 52 (it is carried out)");
-	FILT("\033\177]52;c;eA==\007x", "\177x", "nor DEL");
-	FILT("\033P1tmux;\033\033]3;t\007\033\\", "\033\033]3;t\007\033\\", "tmux passthrough with a parameter is dropped");
-	FILT("\033P0;1$tmux;x\033\\", "", "with parameters and an intermediate too");
-	FILT("\033P1;2;3;4;5;6;7;8;9q#0\033\\", "", "a head too long to tell is not passed on");
+	FILT("\033\001]52;c;eA==\007x", "\001\030x", "a C0 control right after ESC does not hide 52 (it is carried out)");
+	FILT("\033\177]52;c;eA==\007x", "\177\030x", "nor DEL");
+	FILT("\033P1tmux;\033\033]3;t\007\033\\", "\030\033\033]3;t\007\033\\", "tmux passthrough with a parameter is dropped");
+	FILT("\033P0;1$tmux;x\033\\", "\030", "with parameters and an intermediate too");
+	FILT("\033P1;2;3;4;5;6;7;8;9q#0\033\\", "\030", "a head too long to tell is not passed on");
 	FILT("\033[31mred\033[0m \033[?1049h\033(0q", "\033[31mred\033[0m \033[?1049h\033(0q", "CSI and ESC sequences pass");
-	FILT("a\033]52;c;eA==\030b\033]52", "ab\033]52", "CAN ends a dropped string (and is dropped with it); a start left at the end is flushed");
+	FILT("a\033]52;c;eA==\030b\033]52", "a\030b\033]52", "CAN ends a dropped string (and is dropped with it); a start left at the end is flushed");
 	/* red team 17, F2: OSC l and L (xterm's title and icon name), APC
 	 * (tmux's pane title), PM, SOS and ESC k (screen's and tmux's window
 	 * name). The strings but OSC end only at ST (or CAN, SUB). */
-	FILT("a\033]lTITLE\033\\b\033]LICON\007c", "abc", "an OSC that does not start with a number is dropped");
-	FILT("a\033_TITLE\033\\b", "ab", "APC is dropped");
-	FILT("a\033_x\007TITLE\033\\b", "ab", "BEL does not end an APC, which tmux reads to ST");
-	FILT("a\033^pm\033\\b\033Xsos\033\\c\033kname\033\\d", "abcd", "PM, SOS and ESC k are dropped");
-	FILT("a\033_x\030b", "ab", "CAN ends a dropped APC");
-	FILT("a\033_x\033[1mb", "a\033[1mb", "an ESC that is not ST ends it and starts a sequence");
+	FILT("a\033]lTITLE\033\\b\033]LICON\007c", "a\030b\030c", "an OSC that does not start with a number is dropped");
+	FILT("a\033_TITLE\033\\b", "a\030b", "APC is dropped");
+	FILT("a\033_x\007TITLE\033\\b", "a\030b", "BEL does not end an APC, which tmux reads to ST");
+	FILT("a\033^pm\033\\b\033Xsos\033\\c\033kname\033\\d", "a\030b\030c\030d", "PM, SOS and ESC k are dropped");
+	FILT("a\033_x\030b", "a\030b", "CAN ends a dropped APC");
+	FILT("a\033_x\033[1mb", "a\030\033[1mb", "an ESC that is not ST ends it and starts a sequence");
 	FILT("a\033]\007b", "a\033]\007b", "an empty OSC still passes");
+	/* Red team 18, F1: tmux ignores 0x80 to 0xFF inside an escape and a
+	 * DCS head; so must the filter, or it read the rest as text. */
+	FILT("a\033\340]2;T\007b", "a\030b", "a byte >= 0x80 after ESC does not end it (OSC 2 dropped)");
+	FILT("a\033\340kW\033\\b\033\302\240_P\033\\c", "a\030b\030c", "nor before ESC k or APC, U+00A0 neither");
+	FILT("a\033\340]52;c;eA==\007b", "a\030b", "nor before OSC 52");
+	FILT("a\033P\340tmux;\033\033]52;c;eA==\007\033\\b", "a\030\033\030\033\\b", "nor in a DCS head");
+	FILT("a\033]2;x\033\340]2;T\007b", "a\030\030b", "nor after the ESC that ends a dropped string");
+	/* A dropped sequence leaves a CAN in its place: the terminal ends
+	 * there what the bytes before it began, as the ESC would have. */
+	FILT("\033]5\033_x\033\\2;c;eA==\007", "\033]5\0302;c;eA==\007",
+	     "an OSC head cut by a dropped APC never goes on with what follows (no OSC 52)");
+	FILT("\033P\033_x\033\\tmux;\033\033]52;c;eA==\007\033\\", "\033P\030tmux;\033\030\033\\",
+	     "nor a DCS head (no tmux passthrough)");
+	FILT("a\033\033_x\030\340]2;T\007", "a\033\030\340]2;T\007", "nor a lone ESC (no OSC 2)");
 	/* C1 controls written in UTF-8 (U+0080 to U+009F): terminals that
 	 * decode first (xterm, VTE) read U+009D as OSC, U+009C as ST. */
 	FILT("a\302\23552;c;eA==\302\234b", "a52;c;eA==b", "UTF-8 C1 controls are dropped: no OSC 52 through U+009D");
-	FILT("\302\220tmux;\033\033]52;c;eA==\007\302\234", "tmux;\033",
+	FILT("\302\220tmux;\033\033]52;c;eA==\007\302\234", "tmux;\033\030",
 	     "no DCS through U+0090 either");
 	FILT("\033]8;;http://x/\302\234link\033]8;;\033\\", "\033]8;;http://x/link\033]8;;\033\\",
 	     "an ST as U+009C never ends a string the filter let pass");
 	FILT("caf\303\251 \302\240 \302\251 \302", "caf\303\251 \302\240 \302\251 ",
 	     "other UTF-8, U+00A0 and up, passes; a lead byte left alone at the end does not");
 	FILT("\302\302\235x", "x", "a lead byte followed by another is not passed on");
-	FILT("\302\033]52;c;eA==\007\235", "\235",
+	FILT("\302\033]52;c;eA==\007\235", "\030\235",
 	     "a lead byte never meets a continuation byte across what is dropped");
-	FILT("\302\033P\235", "\033P\235", "nor across a sequence passed on");
+	FILT("\302\033P\235", "\033P", "nor across a sequence passed on");
 	{
 		struct pty_alt a = {0};
 		const char *s = "ab\033[?1049hcd";
