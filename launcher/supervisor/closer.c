@@ -125,13 +125,19 @@ static bool start_locked(void)
 		return state == C_RUNNING;
 	}
 	state = C_STARTING;
-	/* A quarter of the descriptors the supervisor may have, at most half
-	 * the queue: with what a wake takes at once on top, the supervisor
-	 * is never near its limit, where the kernel would drop what a packet
-	 * carries (and close it) in the relay loop's thread. */
+	/* A quarter of the descriptors the supervisor may have, and less
+	 * where one packet's 253 (SCM_MAX_FD) and the supervisor's own would
+	 * not fit beside it; at most half the queue, at least 16. From a
+	 * limit of about 600 up, the supervisor then never reaches its limit,
+	 * where the kernel would drop what a packet carries (and close it) in
+	 * the relay loop's thread; below, it can, and closer_recv's timer
+	 * bounds what that costs (red team 18, F2). */
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		rlim_t q = rl.rlim_cur / 4;
+		rlim_t fit = rl.rlim_cur > 253 + 64 ? (rl.rlim_cur - 253 - 64) / 2 : 0;
+		if (fit < q)
+			q = fit;
 		high = q < 16 ? 16 : q > CLOSER_QUEUE / 2 ? CLOSER_QUEUE / 2 : (size_t)q;
 		low = high / 2;
 	}
