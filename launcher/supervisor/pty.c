@@ -211,28 +211,18 @@ static bool osc_dropped(unsigned num)
 	       num == 5522 || num == 5113 || num == 1337;
 }
 
-/* The DCS strings dropped, as they start after ESC P and its parameters:
- * tmux's passthrough, kitty's remote control, and what outlives the
+/* The DCS strings dropped, by their final byte (the first after ESC P,
+ * its parameters and intermediates): tmux's passthrough ("t" of tmux;),
+ * kitty's remote control ("@" of @kitty-cmd), and what outlives the
  * session: user-defined keys (DECUDK, "|": a function key that types the
  * sandbox's text into the next shell), a soft font (DECDLD, "{": letters
- * drawn as others), a terminal state restored (DECRSTS, "$p": the "$"
- * is read with the parameters) or ReGIS drawing ("p"). */
-static const char *const dcs_dropped[] = {"tmux;", "@kitty-cmd", "|", "{", "p"};
-
-/* HELD could still start a dropped DCS (after its ESC P), or does. */
-static int dcs_match(const unsigned char *held, size_t n)
+ * drawn as others), a terminal state restored (DECRSTS, "$p"; DECRSPS,
+ * "$t") or ReGIS drawing ("p"). By that byte alone: tmux reads the rest
+ * of the head past an ESC (ESC P t ESC m ux; is its tmux;, red team 19),
+ * so what follows it cannot be matched as the terminal reads it. */
+static bool dcs_dropped(unsigned char final)
 {
-	bool maybe = false;
-	for (size_t i = 0; i < sizeof dcs_dropped / sizeof dcs_dropped[0]; i++) {
-		size_t l = strlen(dcs_dropped[i]);
-		size_t k = n < l ? n : l;
-		if (memcmp(held, dcs_dropped[i], k) != 0)
-			continue;
-		if (n >= l)
-			return 1;
-		maybe = true;
-	}
-	return maybe ? 0 : -1;
+	return final == 't' || final == '@' || final == '|' || final == '{' || final == 'p';
 }
 
 bool pty_can_change(const char *b, size_t n)
@@ -332,8 +322,9 @@ again:
 		if (c >= 0x80)
 			break;
 		/* A C0 control (not CAN, SUB, ESC) or DEL right after ESC is
-		 * carried out by the terminal, and the sequence goes on. */
-		if (c0_ignored(c)) {
+		 * carried out by the terminal, and the sequence goes on: BEL
+		 * too (red team 19: ESC BEL ]2;... set the title). */
+		if (c0_ignored(c) || c == 0x07) {
 			out[w++] = (char)c;
 			break;
 		}
@@ -371,7 +362,9 @@ again:
 		}
 		break;
 	case FS_DCS_HEAD: {
-		if (c0_ignored(c) || c >= 0x80)
+		/* The terminal ignores C0 controls here, BEL too (red team
+		 * 19: ESC P BEL tmux; was tmux's passthrough). */
+		if (c0_ignored(c) || c == 0x07 || c >= 0x80)
 			break;
 		if (c == 0x18 || c == 0x1a || c == 0x1b) {
 			w += pty_filter_flush(f, out + w);
@@ -382,20 +375,14 @@ again:
 			w += drop_as(f, FS_DROP, out + w);
 			break;
 		}
-		/* Parameters and intermediates come before the string:
-		 * tmux reads ESC P 1 tmux; as it reads ESC P tmux;. */
-		bool param = f->nheld == 2 + f->ndig && c >= 0x20 && c <= 0x3f;
+		/* Parameters and intermediates come before the final byte. */
 		f->held[f->nheld++] = c;
-		if (param) {
-			f->ndig++;
+		if (c >= 0x20 && c <= 0x3f)
 			break;
-		}
-		int m = dcs_match(f->held + 2 + f->ndig, f->nheld - 2 - f->ndig);
-		if (m > 0) {
+		if (dcs_dropped(c))
 			w += drop_as(f, FS_DROP, out + w);
-		} else if (m < 0) {
+		else
 			w += pty_filter_flush(f, out + w);
-		}
 		break;
 	}
 	case FS_PASS:

