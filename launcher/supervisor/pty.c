@@ -198,17 +198,21 @@ size_t pty_alt_feed(struct pty_alt *a, const char *in, size_t n)
 enum { FS_GROUND, FS_ESC, FS_OSC_NUM, FS_DCS_HEAD, FS_PASS, FS_PASS_ESC, FS_DROP, FS_DROP_ESC,
        FS_DROP_ST };
 
-/* The clipboard (52, 5522), file transfers (5113, 1337), the icon and
- * window titles (0, 1, 2): a title the sandbox chose would outlive the
- * session (or tell the person what to answer), and what the terminal's
- * title was cannot be read back to restore it; the current directory
- * (7), where the terminal opens its next tab, whose shell prompt would
- * run git in a repository of the sandbox's; desktop notifications (9,
- * 99, 777) in the sandbox's words. */
+/* The clipboard (52, 5522), file transfers (5113, 1337, and iTerm2's
+ * older 50, which is xterm's font), the icon and window titles (0, 1, 2,
+ * Konsole's tab title 30, xterm's window property 3): a title the
+ * sandbox chose would outlive the session (or tell the person what to
+ * answer), and what the terminal's title was cannot be read back to
+ * restore it; the current directory or document (7, 6), where the
+ * terminal opens its next tab, whose shell prompt would run git in a
+ * repository of the sandbox's; emacs-libvterm's commands (51: Emacs Lisp
+ * it runs, a directory); desktop notifications (9, 99, 777) in the
+ * sandbox's words. */
 static bool osc_dropped(unsigned num)
 {
-	return num <= 2 || num == 7 || num == 9 || num == 99 || num == 777 || num == 52 ||
-	       num == 5522 || num == 5113 || num == 1337;
+	return num <= 3 || num == 6 || num == 7 || num == 9 || num == 30 || num == 50 ||
+	       num == 51 || num == 52 || num == 99 || num == 777 || num == 5522 || num == 5113 ||
+	       num == 1337;
 }
 
 /* The DCS strings dropped, by their final byte (the first after ESC P,

@@ -160,11 +160,11 @@ int main(void)
 	FILT("\033]5522;type=write\007", "\030", "kitty's clipboard (5522)");
 	FILT("\033]1337;File=name=eA==:eA==\007", "\030", "iTerm2's file transfer (1337)");
 	FILT("\033]5113;ac=send\033\\", "\030", "kitty's file transfer (5113)");
-	FILT("\033Ptmux;\033\033]3;t\007\033\\x", "\030\033\033]3;t\007\033\\x", "tmux passthrough: its header is dropped, the rest parsed as the terminal would");
+	FILT("\033Ptmux;\033\033]4;1;red\007\033\\x", "\030\033\033]4;1;red\007\033\\x", "tmux passthrough: its header is dropped, the rest parsed as the terminal would");
 	FILT("\033Ptmux;\033\033]52;c;eA==\007\033\\", "\030\033\030\033\\", "a clipboard write passed through tmux is dropped");
 	FILT("\033P@kitty-cmd{\"cmd\":\"launch\"}\033\\ok", "\030ok", "kitty remote control is dropped");
 	FILT("\033]0;title\007\033]2;t\033\\\033]1;i\007x", "\030\030\030x", "the titles are dropped (0, 1, 2)");
-	FILT("\033]002;t\007\033]3;k=v\007", "\030\033]3;k=v\007", "however the number is written; 3 is not a title");
+	FILT("\033]002;t\007\033]4;1;red\007", "\030\033]4;1;red\007", "however the number is written; 4 (a colour) passes");
 	FILT("\033]008;;http://e.x/\007", "\033]8;;http://e.x/\007", "other OSCs pass, their number written plainly");
 	FILT("\033]07;file://h/etc\007x", "\030x", "the current directory for the next tab (7) is dropped");
 	FILT("\033]9;approved\007\033]777;notify;a;b\033\\\033]99;;hi\007x", "\030\030\030x", "desktop notifications (9, 777, 99) are dropped");
@@ -174,7 +174,7 @@ int main(void)
 	FILT("\033P$qm\033\\", "\033P$qm\033\\", "other DCS strings pass");
 	FILT("\033\001]52;c;eA==\007x", "\001\030x", "a C0 control right after ESC does not hide 52 (it is carried out)");
 	FILT("\033\177]52;c;eA==\007x", "\177\030x", "nor DEL");
-	FILT("\033P1tmux;\033\033]3;t\007\033\\", "\030\033\033]3;t\007\033\\", "tmux passthrough with a parameter is dropped");
+	FILT("\033P1tmux;\033\033]4;1;red\007\033\\", "\030\033\033]4;1;red\007\033\\", "tmux passthrough with a parameter is dropped");
 	FILT("\033P0;1$tmux;x\033\\", "\030", "with parameters and an intermediate too");
 	FILT("\033P1;2;3;4;5;6;7;8;9q#0\033\\", "\030", "a head too long to tell is not passed on");
 	FILT("\033[31mred\033[0m \033[?1049h\033(0q", "\033[31mred\033[0m \033[?1049h\033(0q", "CSI and ESC sequences pass");
@@ -196,6 +196,9 @@ int main(void)
 	FILT("a\033\340]52;c;eA==\007b", "a\030b", "nor before OSC 52");
 	FILT("a\033P\340tmux;\033\033]52;c;eA==\007\033\\b", "a\030\033\030\033\\b", "nor in a DCS head");
 	FILT("a\033]2;x\033\340]2;T\007b", "a\030\030b", "nor after the ESC that ends a dropped string");
+	FILT("a\033]6;file:///x\007b\033]30;tab\007c\033]50;f\007d\033]51;Eeval\007e",
+	     "a\030b\030c\030d\030e", "OSC 6, 30, 50 and 51 are dropped (red team 19's list)");
+	FILT("\033]3;WM_NAME=x\007", "\030", "and OSC 3");
 	/* Red team 19: BEL right after ESC, or in a DCS head, is carried
 	 * out (or ignored) and the sequence goes on; and tmux reads a DCS
 	 * head past an ESC (ESC P t ESC m ux;): a DCS is decided by its
