@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 #include <stdnoreturn.h>
 
 /* Exit codes of DESIGN §8. */
@@ -110,5 +111,8 @@ ssize_t read_text_at(int dir, const char *path, char *buf, size_t size);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 long long now_ms(void);
+/* CLOCK_MONOTONIC MS milliseconds from now: a deadline for
+ * pthread_cond_timedwait on a condition variable of that clock. */
+struct timespec monotonic_after_ms(long ms);
 
 #endif

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "supervisor/closer.h"
 #include "fdpass.h"
+#include "util.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -24,6 +25,7 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+/* Made again by start_locked, of CLOCK_MONOTONIC (closer_reserve). */
 static pthread_cond_t room_cv = PTHREAD_COND_INITIALIZER;
 static int queue[CLOSER_QUEUE];
 static size_t head, count;
@@ -46,6 +48,17 @@ static void on_closer_sig(int sig)
 	(void)sig; /* only to be pending: the waiting close returns */
 }
 
+/* Timer T (thread_timer) set to go off in CLOSER_WAIT_NS, or (ON false)
+ * disarmed; false if it could not be set. */
+static bool timer_arm(timer_t t, bool on)
+{
+	struct itimerspec its;
+	memset(&its, 0, sizeof its);
+	if (on)
+		its.it_value.tv_nsec = CLOSER_WAIT_NS;
+	return timer_settime(t, 0, &its, NULL) == 0;
+}
+
 /* FD closed; a socket's close, which can wait (a TCP socket with SO_LINGER
  * and unsent data, also one in flight in a unix socket closed here), for
  * CLOSER_WAIT_NS at most (red team 14, F4). */
@@ -56,11 +69,16 @@ static void close_one(int fd)
 		close(fd);
 		return;
 	}
-	struct itimerspec on = {.it_value = {.tv_nsec = CLOSER_WAIT_NS}}, off;
-	memset(&off, 0, sizeof off);
-	timer_settime(timer, 0, &on, NULL);
+	timer_arm(timer, true);
 	close(fd);
-	timer_settime(timer, 0, &off, NULL);
+	timer_arm(timer, false);
+}
+
+/* With MU held: room for N more beside those queued and reserved (more
+ * than HIGH at once fits only alone). */
+static bool room_for(size_t n)
+{
+	return count + reserved + n <= high || count + reserved == 0;
 }
 
 /* With MU held, after COUNT or RESERVED went down: those waiting for
@@ -141,7 +159,12 @@ static bool start_locked(void)
 		high = q < 16 ? 16 : q > CLOSER_QUEUE / 2 ? CLOSER_QUEUE / 2 : (size_t)q;
 		low = high / 2;
 	}
-	room_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	pthread_condattr_t ca;
+	bool cv_made = pthread_condattr_init(&ca) == 0 &&
+		       pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
+		       pthread_cond_init(&room_cv, &ca) == 0;
+	pthread_condattr_destroy(&ca);
+	room_fd = cv_made ? eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) : -1;
 	if (room_fd < 0) {
 		state = C_FAILED;
 		return false;
@@ -217,22 +240,12 @@ int closer_room_fd(void)
 
 bool closer_reserve(size_t n, int ms)
 {
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	struct timespec until = monotonic_after_ms(ms);
 	pthread_mutex_lock(&mu);
-	/* More than HIGH at once fits only alone. */
-#define ROOM_FOR(n) (count + reserved + (n) <= high || count + reserved == 0)
 	int rc = 0;
-	while (state == C_RUNNING && !ROOM_FOR(n) && rc != ETIMEDOUT)
+	while (state == C_RUNNING && !room_for(n) && rc != ETIMEDOUT)
 		rc = pthread_cond_timedwait(&room_cv, &mu, &until);
-	bool room = ROOM_FOR(n);
-#undef ROOM_FOR
+	bool room = room_for(n);
 	if (room)
 		reserved += n;
 	pthread_mutex_unlock(&mu);
@@ -261,15 +274,12 @@ ssize_t closer_recv(int sock, void *buf, size_t len, size_t maxfds, unsigned wan
 			sigaddset(&only, CLOSER_SIG);
 			unblocked = pthread_sigmask(SIG_UNBLOCK, &only, NULL) == 0;
 		}
-		struct itimerspec on = {.it_value = {.tv_nsec = CLOSER_WAIT_NS}};
-		guard = unblocked && timer_settime(loop_timer, 0, &on, NULL) == 0;
+		guard = unblocked && timer_arm(loop_timer, true);
 	}
 	ssize_t n = fdpass_recv(sock, buf, len, maxfds, want, flags, in);
 	if (guard) {
 		int e = errno;
-		struct itimerspec off;
-		memset(&off, 0, sizeof off);
-		timer_settime(loop_timer, 0, &off, NULL);
+		timer_arm(loop_timer, false);
 		errno = e;
 	}
 	return n;

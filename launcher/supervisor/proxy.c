@@ -406,11 +406,7 @@ static void report_wait(unsigned long seq)
 {
 	if (!seq)
 		return;
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_nsec += PROXY_SHOW_MS * 1000000L;
-	until.tv_sec += until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
+	struct timespec until = monotonic_after_ms(PROXY_SHOW_MS);
 	pthread_mutex_lock(&report_mu);
 	while (reports_shown < seq && !reports_closed)
 		if (pthread_cond_timedwait(&report_cv, &report_mu, &until) == ETIMEDOUT)

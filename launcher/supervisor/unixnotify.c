@@ -620,8 +620,6 @@ static int take_control(int pidfd, int fam, char *ctl, size_t len, int *fds, siz
 		for (size_t i = 0; i < k; i++) {
 			int theirs, ours;
 			memcpy(&theirs, CMSG_DATA(c) + i * sizeof(int), sizeof theirs);
-			if (*nfds >= maxfds)
-				return -ETOOMANYREFS;
 			ours = (int)syscall(SYS_pidfd_getfd, pidfd, theirs, 0);
 			if (ours < 0)
 				return errno == EBADF ? -EBADF : -errno;
@@ -999,13 +997,7 @@ static void *watchdog_main(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		struct timespec until;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_nsec += WATCH_MS * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		struct timespec until = monotonic_after_ms(WATCH_MS);
 		pthread_mutex_lock(&mu);
 		int rc = 0;
 		while (!atomic_load(&stopping) && rc != ETIMEDOUT)

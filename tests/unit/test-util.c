@@ -63,5 +63,16 @@ int main(void)
 	free(real);
 	free(dir);
 	free(up);
+	for (long ms = 0; ms <= 2500; ms += 833) {
+		struct timespec before, t, after;
+		clock_gettime(CLOCK_MONOTONIC, &before);
+		t = monotonic_after_ms(ms);
+		clock_gettime(CLOCK_MONOTONIC, &after);
+		long long tn = t.tv_sec * 1000000000LL + t.tv_nsec;
+		long long lo = before.tv_sec * 1000000000LL + before.tv_nsec + ms * 1000000LL;
+		long long hi = after.tv_sec * 1000000000LL + after.tv_nsec + ms * 1000000LL;
+		ok(t.tv_nsec >= 0 && t.tv_nsec < 1000000000L && tn >= lo && tn <= hi,
+		   "monotonic_after_ms(%ld): that far from now, nanoseconds below a second", ms);
+	}
 	return done_testing();
 }
