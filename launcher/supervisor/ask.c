@@ -1447,6 +1447,14 @@ static const char *find_cwd(struct ask *a, int dir)
 	return NULL;
 }
 
+/* FD's socket type (SOCK_SEQPACKET, ...), or 0 if it is not a socket. */
+static int sock_type(int fd)
+{
+	int type = 0;
+	socklen_t tl = sizeof type;
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 ? type : 0;
+}
+
 /* The four descriptors a request names, taken from the sender with
  * pidfd_getfd (close-on-exec, as SCM_RIGHTS with MSG_CMSG_CLOEXEC gives
  * them): where the sandbox's sendmsg() goes through the supervisor
@@ -1480,10 +1488,7 @@ static bool take_fds(const struct session *s, pid_t sender, int pidfd, const int
 			/* Where the reply socket can be taken, the requester is
 			 * told (it would wait for an answer forever). */
 			int reply = (int)syscall(SYS_pidfd_getfd, pidfd, nums[3], 0);
-			int type = 0;
-			socklen_t tl = sizeof type;
-			if (reply >= 0 && getsockopt(reply, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 &&
-			    type == SOCK_SEQPACKET) {
+			if (reply >= 0 && sock_type(reply) == SOCK_SEQPACKET) {
 				char msg[160];
 				snprintf(msg, sizeof msg,
 					 "the supervisor could not take the request's descriptors: %s",
@@ -1655,11 +1660,8 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		fds = taken;
 		nfds = 4;
 	}
-	int type = 0;
-	socklen_t tl = sizeof type;
-	bool sock_ok = nfds == 4 && getsockopt(fds[3], SOL_SOCKET, SO_TYPE, &type, &tl) == 0 &&
-		       type == SOCK_SEQPACKET;
-	if (!sock_ok) {
+	int type = nfds == 4 ? sock_type(fds[3]) : 0;
+	if (type != SOCK_SEQPACKET) {
 		/* Nowhere to answer, or not the four descriptors of a request. */
 		if (nfds == 4 && (type == SOCK_STREAM))
 			send_error(fds[3], "an ask request carries a SOCK_SEQPACKET reply socket");
@@ -1715,13 +1717,12 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		limit = req.timeout; /* the client may only shorten it */
 	a->deadline = a->t0 + (long long)limit * 1000;
 	a->w_reply = session_watch(s, a->reply, POLLIN, reply_ready, a);
-	if (a->w_reply)
-		a->w_reply->takes_fds = true;
 	if (!a->w_reply) {
 		send_error(a->reply, "the supervisor has no room for a request now");
 		slot_free(a);
 		return;
 	}
+	a->w_reply->takes_fds = true;
 	if (budget_spent(s, a))
 		return;
 	int dir = ask_requester_dir(sender, sender_pidfd);

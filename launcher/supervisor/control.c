@@ -810,15 +810,22 @@ static void message_break(void)
 	}
 }
 
-static void flush_lines(void)
+/* The queued lines out, what the command wrote before them caught up
+ * with already. */
+static void write_lines(void)
 {
-	catch_up();
 	if (out_len)
 		line_break();
 	(void)write_all(control_out_fd, out_buf, out_len);
 	out_len = 0;
 	timer_armed = false;
 	held_since = 0;
+}
+
+static void flush_lines(void)
+{
+	catch_up();
+	write_lines();
 }
 
 static void arm(long ns)
@@ -844,7 +851,7 @@ static void flush_or_hold(void)
 			return;
 		}
 	}
-	flush_lines();
+	write_lines();
 }
 
 void control_relay_wrote(bool at_line_start)
