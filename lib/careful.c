@@ -17,6 +17,7 @@
 #include "classify.h"
 #include "path.h"
 #include "rules.h"
+#include "view.h"
 
 #define MAX_LINKS 40 /* like the kernel's */
 #define MAX_DEPTH 4  /* wrappers inside wrappers */
@@ -106,7 +107,7 @@ char *wk_path_place(const struct wk_wset *w, const char *cwd, const char *path, 
 			goto fail;
 		}
 		struct stat st;
-		if (missing || lstat(next, &st) < 0) {
+		if (missing || !view_lstat(w->root, next, &st)) {
 			missing = true;
 			free(cur);
 			cur = next;
@@ -115,7 +116,7 @@ char *wk_path_place(const struct wk_wset *w, const char *cwd, const char *path, 
 		}
 		if (S_ISLNK(st.st_mode)) {
 			char target[PATH_MAX];
-			ssize_t n = readlink(next, target, sizeof target - 1);
+			ssize_t n = view_readlink(w->root, next, target, sizeof target - 1);
 			if (n <= 0 || ++links > MAX_LINKS) {
 				*reason = xstrdup("cannot be followed (a loop of links?)");
 				free(next);
@@ -664,7 +665,7 @@ static char *which(const struct wk_careful_in *in, const char *name, char **reas
 		char *cand = path_join(dir, name);
 		char *why = NULL, *canon = wk_path_place(in->wset, in->cwd, cand, &why);
 		struct stat st;
-		bool found = canon && stat(canon, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+		bool found = canon && view_stat(in->wset->root, canon, &st) && S_ISREG(st.st_mode) && (st.st_mode & 0111);
 		if (why) {
 			*reason = xasprintf("is looked up in PATH, and %s %s", dir, why);
 			free(why);
@@ -1170,10 +1171,10 @@ static char *sed_check(const struct wk_careful_in *in, char *const *argv, size_t
 /* --- git ----------------------------------------------------------------- */
 
 /* "gitdir: X" of a .git file, relative to its directory DIR. */
-static char *gitfile_target(const char *file, const char *dir)
+static char *gitfile_target(const struct wk_careful_in *in, const char *file, const char *dir)
 {
 	char buf[PATH_MAX + 16];
-	if (read_text_at(AT_FDCWD, file, buf, sizeof buf) < 0 || !starts(buf, "gitdir: "))
+	if (view_read_text(in->wset->root, file, buf, sizeof buf) < 0 || !starts(buf, "gitdir: "))
 		return NULL;
 	char *t = buf + 8;
 	t[strcspn(t, "\r\n")] = '\0';
@@ -1195,7 +1196,7 @@ static char *repo_check(const struct wk_careful_in *in, const char *gitdir)
 	}
 	char *cd = path_join(gitdir, "commondir"), buf[PATH_MAX];
 	char *r = NULL;
-	if (read_text_at(AT_FDCWD, cd, buf, sizeof buf) >= 0) {
+	if (view_read_text(in->wset->root, cd, buf, sizeof buf) >= 0) {
 		buf[strcspn(buf, "\r\n")] = '\0';
 		char *common = buf[0] == '/' ? xstrdup(buf) : path_join(gitdir, buf);
 		for (size_t i = 0; parts[i] && !r; i++) {
@@ -1221,13 +1222,13 @@ static char *repo_find(const struct wk_careful_in *in, const char *dir, char **g
 		char *canon = wk_path_place(in->wset, in->cwd, dotgit, &why);
 		struct stat st;
 		char *head = path_join(a, "HEAD");
-		if (canon && lstat(dotgit, &st) == 0) {
+		if (canon && view_lstat(in->wset->root, dotgit, &st)) {
 			if (replaceable(in->wset, dotgit) || (why && !wk_wset_writable(in->wset, canon)))
 				r = xasprintf("git's repository %s can be replaced by the sandbox", dotgit);
 			else if (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode))
 				*gitdir = xstrdup(canon);
 			else
-				*gitdir = gitfile_target(dotgit, a);
+				*gitdir = gitfile_target(in, dotgit, a);
 			if (!r && *gitdir)
 				r = repo_check(in, *gitdir);
 			*top = xstrdup(a);
@@ -1243,7 +1244,7 @@ static char *repo_find(const struct wk_careful_in *in, const char *dir, char **g
 		if (wk_wset_writable(in->wset, a))
 			r = xasprintf("git looks for its repository in %s, where the sandbox can make "
 				      "one (with hooks and config of its own)", a);
-		else if (lstat(head, &st) == 0) {
+		else if (view_lstat(in->wset->root, head, &st)) {
 			*gitdir = xstrdup(a);
 			r = repo_check(in, a);
 			free(head);
@@ -1306,7 +1307,7 @@ static char *config_check(const struct wk_careful_in *in, const char *dir, const
 			  bool remote)
 {
 	char *cfg = path_join(gitdir, "config"), *r = NULL;
-	FILE *f = fopen(cfg, "re");
+	FILE *f = view_fopen(in->wset->root, cfg);
 	free(cfg);
 	if (!f)
 		return NULL;
@@ -1397,10 +1398,10 @@ static bool git_enters_submodules(const char *sub, char *const *argv, size_t fro
  * not the sandbox's, or the command is CAREFUL already): git takes it as
  * that remote, never as a path, and config_check looks at its url. A
  * section without a url is a path to git, so it does not count. */
-static bool remote_with_url(const char *gitdir, const char *name)
+static bool remote_with_url(const struct wk_wset *w, const char *gitdir, const char *name)
 {
 	char *cfg = path_join(gitdir, "config");
-	FILE *f = fopen(cfg, "re");
+	FILE *f = view_fopen(w->root, cfg);
 	free(cfg);
 	if (!f)
 		return false;
@@ -1507,20 +1508,20 @@ static char *git_check(const struct wk_careful_in *in, char *const *argv, size_t
 		else if (git_long_opt(a, "output") || short_opt(a, 'o') || git_long_opt(a, "output-directory"))
 			r = xasprintf("the git option %s writes a file outside the sandbox with what "
 				      "the sandbox can choose", a);
-		else if (remote && a[0] != '-' && !(found && remote_with_url(found, a)))
+		else if (remote && a[0] != '-' && !(found && remote_with_url(in->wset, found, a)))
 			r = target_check(in, dir, a);
 		else if (remote && git_long_opt(a, "repo")) {
 			/* --repo=X (or an abbreviation) is the repository too;
 			 * --repo X comes as its own argument, checked above. */
 			const char *v = strchr(a, '=');
-			if (v && !(found && remote_with_url(found, v + 1)))
+			if (v && !(found && remote_with_url(in->wset, found, v + 1)))
 				r = target_check(in, dir, v + 1);
 		}
 	}
 	if (!r && top && sub[0] && git_enters_submodules(sub, argv, k + 1, argc)) {
 		char *mods = path_join(top, ".gitmodules");
 		struct stat st;
-		if (lstat(mods, &st) == 0)
+		if (view_lstat(in->wset->root, mods, &st))
 			r = xasprintf("the repository in %s has submodules, whose git directories "
 				      "and .git files are not checked (--ignore-submodules keeps "
 				      "git out of them)", top);
@@ -1607,19 +1608,21 @@ static char *check(const struct wk_careful_in *in, const char *program, char *co
  * a script ("#!") in a place the sandbox can write makes any command
  * CAREFUL; and an interpreter or shell named among the arguments is
  * checked with what follows it, as a command of its own. */
-static bool runnable(const char *path)
+static bool runnable(const struct wk_wset *w, const char *path)
 {
+	/* Looked at once, then read through what was looked at. */
+	int at = view_path(w->root, path, true);
 	struct stat st;
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return false;
-	if (st.st_mode & 0111)
-		return true;
+	bool reg = at >= 0 && fstat(at, &st) == 0 && S_ISREG(st.st_mode);
+	bool exec = reg && (st.st_mode & 0111);
+	int fd = reg && !exec ? view_reopen_regular(at) : -1;
 	char b[2] = {0};
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	bool script = fd >= 0 && read(fd, b, 2) == 2 && b[0] == '#' && b[1] == '!';
 	if (fd >= 0)
 		close(fd);
-	return script;
+	if (at >= 0)
+		close(at);
+	return exec || script;
 }
 
 static char *arg_program_check(const struct wk_careful_in *in, char *const *argv, size_t argc,
@@ -1650,7 +1653,7 @@ static char *arg_program_check(const struct wk_careful_in *in, char *const *argv
 				char *t = xasprintf("%.*s", (int)len, tok);
 				char *why = NULL;
 				char *where = wk_path_place(in->wset, in->cwd, t, &why);
-				bool prog = why && where && runnable(where);
+				bool prog = why && where && runnable(in->wset, where);
 				free(where);
 				if (prog) {
 					char *r = xasprintf("its argument %s names a program, which %s", t, why);

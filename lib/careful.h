@@ -9,8 +9,9 @@
  * the reason (ask.c).
  *
  * The decision is here, apart from the supervisor, so that it can be
- * tested: it reads the file system (lstat, readlink) but keeps no state
- * and takes everything else as input. */
+ * tested: it reads the file system, only through the sandbox's view
+ * (view.h, beneath wset->root), but keeps no state and takes everything
+ * else as input. */
 #ifndef WICKET_CAREFUL_H
 #define WICKET_CAREFUL_H
 
@@ -27,6 +28,9 @@ struct wk_wset {
 			    * (a writable root may lie inside one) */
 	struct strv fixed; /* directories inside them that cannot be renamed or
 			    * replaced (ancestors of protected paths, pinned) */
+	int root;          /* the sandbox's root (view.h): every path a command
+			    * names is looked at in the sandbox's view, never
+			    * the supervisor's own */
 };
 
 /* PATH (canonical) lies in a writable tree and not under a read-only one:
@@ -34,8 +38,8 @@ struct wk_wset {
 bool wk_wset_writable(const struct wk_wset *w, const char *path);
 void wk_wset_free(struct wk_wset *w);
 
-/* Where a path leads, resolved component by component like the kernel
- * would (lstat, readlink), relative ones against CWD. Returns the
+/* Where a path leads in the sandbox's view (W->root), resolved component
+ * by component like the kernel would, relative ones against CWD. Returns the
  * canonical path (components that do not exist appended as written) and
  * sets *REASON (malloc'd) when the sandbox could change what the path
  * names: the object or a symbolic link on the way is in a writable place.

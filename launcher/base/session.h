@@ -207,6 +207,13 @@ struct session {
 	bool hist_zsh; /* the session file is zsh's (its format) */
 	int proxy_sock[2];        /* init -> supervisor: the proxy's listeners (proxy.c) */
 	pid_t child;              /* init, as the supervisor sees it (0: not yet) */
+	/* The sandbox's view of the file system (lib/view.h), once the
+	 * command runs: its root, through which every path the sandbox
+	 * names is looked at, and its mount namespace, held so that the
+	 * view stays whole until the supervisor is done (-1: none yet). */
+	int view_root;
+	int view_ns;
+	int view_sock[2];         /* init -> supervisor: those two (supervisor.c) */
 };
 
 #endif

@@ -40,7 +40,7 @@ static void usage_ask(FILE *f)
 		"\n"
 		"Exit status: the command's own (128+N for signal N); %d denied; %d no one\n"
 		"to ask or no answer in time; 125 wicket failed or not in a session;\n"
-		"127 command not found outside the sandbox. See wicket(1).\n",
+		"127 command not found. See wicket(1).\n",
 		ASK_EXIT_DENIED, ASK_EXIT_UNANSWERED);
 }
 

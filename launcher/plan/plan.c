@@ -652,10 +652,12 @@ const char *plan_shared_in(const struct strv *shared, const char *root)
  * did not exist at the start can be created, so it is not counted) and
  * the host's directories kept in the private /tmp. Hidden paths are not
  * counted: what a cover stands in for is not what the sandbox sees, and
- * CAREFUL stays on the safe side. No sandbox: everything. */
+ * CAREFUL stays on the safe side. No sandbox: everything. Paths are
+ * looked at through the sandbox's root (view.h). */
 void plan_wset(const struct session *s, struct wk_wset *w)
 {
 	memset(w, 0, sizeof *w);
+	w->root = s->view_root;
 	if (!s->pol.sandbox) {
 		strv_add(&w->roots, "/");
 		return;

@@ -85,6 +85,7 @@
 #include "careful.h"
 #include "askrender.h"
 #include "path.h"
+#include "view.h"
 
 extern char **environ;
 
@@ -1093,13 +1094,35 @@ static int open_nomagic(int dirfd, const char *name)
 	return (int)syscall(SYS_openat2, dirfd, name, &how, sizeof how);
 }
 
+/* One candidate of open_program: in the sandbox's view beneath ROOT
+ * (view.h; relative to CWD there), or with ROOT -1 the supervisor's own
+ * (a name of the policy's: a rule's program, the approver). */
+static int open_in(int root, const char *cwd, const char *name)
+{
+	if (root < 0)
+		return open_nomagic(AT_FDCWD, name);
+	if (name[0] == '/')
+		return view_path(root, name, true);
+	if (!cwd) {
+		errno = ENOENT;
+		return -1;
+	}
+	char *abs = path_join(cwd, name);
+	int fd = view_path(root, abs, true);
+	free(abs);
+	return fd;
+}
+
 /* NAME (a path, or a name found in the supervisor's PATH, absolute
- * entries only), opened O_PATH; -1 when there is no such program (errno
- * ELOOP: refused, through /proc). */
-static int open_program(const char *name, int dirfd)
+ * entries only), opened O_PATH, as open_in looks; -1 when there is no
+ * such program (errno ELOOP: refused, through /proc). A request's
+ * program is looked for in the sandbox's view only: one the sandbox
+ * cannot see (a hidden store's) is not found, exactly as one that does
+ * not exist anywhere, so the answer tells the sandbox nothing new. */
+static int open_program(const char *name, int root, const char *cwd)
 {
 	if (strchr(name, '/'))
-		return open_nomagic(dirfd, name);
+		return open_in(root, cwd, name);
 	const char *p = getenv("PATH");
 	if (!p)
 		p = "/usr/local/bin:/usr/bin:/bin";
@@ -1107,7 +1130,7 @@ static int open_program(const char *name, int dirfd)
 		size_t len = strcspn(p, ":");
 		if (len && p[0] == '/') {
 			char *cand = xasprintf("%.*s/%s", (int)len, p, name);
-			int fd = open_nomagic(AT_FDCWD, cand);
+			int fd = open_in(root, NULL, cand);
 			free(cand);
 			struct stat st;
 			if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
@@ -1151,7 +1174,7 @@ static int approver_child(void *arg)
 
 static void ask_approver(struct session *s, struct ask *a, const char *approver)
 {
-	int fd = open_program(approver, AT_FDCWD);
+	int fd = open_program(approver, -1, NULL);
 	char *path = fd >= 0 ? fd_path(fd) : NULL;
 	if (fd < 0 || !path) {
 		free(path);
@@ -1384,7 +1407,7 @@ static bool same_file(int fd, const char *name, const char *arg0)
 {
 	if (strcmp(name, arg0) == 0 && (!strchr(name, '/') || name[0] == '/'))
 		return true;
-	int f = open_program(name, AT_FDCWD);
+	int f = open_program(name, -1, NULL);
 	struct stat a, b;
 	bool same = f >= 0 && fstat(f, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
 		    a.st_ino == b.st_ino;
@@ -1426,7 +1449,7 @@ static bool rule_cwd_ok(const struct wk_cmdrule *r, int cwd_fd)
 
 /* The cwd of the requester, the same directory outside: opened by the
  * path its /proc entry gives and checked against the directory itself. */
-static const char *find_cwd(struct ask *a, int dir)
+static const char *find_cwd(const struct session *s, struct ask *a, int dir)
 {
 	int inside = openat(dir, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	a->cwd = proc_link(dir, "cwd");
@@ -1439,11 +1462,17 @@ static const char *find_cwd(struct ask *a, int dir)
 	close(inside);
 	if (a->cwd[0] != '/')
 		return "the requester's working directory is not reachable outside the sandbox";
-	a->cwd_fd = open(a->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	a->cwd_fd = open(a->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC); /* host: the kernel's name */
 	if (a->cwd_fd < 0 || fstat(a->cwd_fd, &so) < 0 || so.st_dev != si.st_dev ||
 	    so.st_ino != si.st_ino)
 		return "the requester's working directory is not the same directory outside the "
 		       "sandbox (the sandbox's private /tmp?); cd to a directory of the workspace";
+	/* Relative paths of the request are looked at in the sandbox's view
+	 * from this name (view.h): it must name the directory there too. */
+	struct stat sv;
+	if (!view_stat(s->view_root, a->cwd, &sv) || sv.st_dev != si.st_dev || sv.st_ino != si.st_ino)
+		return "the requester's working directory is not reachable by its name in the "
+		       "sandbox; cd to a directory of the workspace";
 	return NULL;
 }
 
@@ -1737,13 +1766,13 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	a->comm = comm;
 	a->exe = proc_link(dir, "exe");
 
-	const char *why = find_cwd(a, dir);
+	const char *why = find_cwd(s, a, dir);
 	close(dir);
 	if (why) {
 		deny(s, a, "error", why);
 		return;
 	}
-	a->exe_fd = open_program(a->req.argv.v[0], a->cwd_fd);
+	a->exe_fd = open_program(a->req.argv.v[0], s->view_root, a->cwd);
 	if (a->exe_fd < 0 && errno == ELOOP) {
 		char *clean = text_clean(a->req.argv.v[0], 256);
 		char *m = xasprintf("%s: refused: the path goes through /proc (a link into another "
@@ -1757,7 +1786,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	if (a->exe_fd < 0 || fstat(a->exe_fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    !(a->path = fd_path(a->exe_fd))) {
 		char *clean = text_clean(a->req.argv.v[0], 256);
-		char *m = xasprintf("%s: command not found outside the sandbox", clean);
+		char *m = xasprintf("%s: command not found", clean);
 		free(clean);
 		a->status = EXIT_NOTFOUND;
 		deny(s, a, "error", m);

@@ -61,6 +61,7 @@
 #include "fdspec.h"
 #include "path.h"
 #include "rules.h"
+#include "view.h"
 
 /* Linux 6.5; not in the headers of older systems. */
 #ifndef SO_PASSPIDFD
@@ -145,12 +146,13 @@ static char *joined(const struct strv *v, const char *extra)
 }
 
 /* The directory to allow: PATH when it is one, else its nearest existing
- * ancestor, as the supervisor sees it. */
-static char *dir_to_allow(const char *path)
+ * ancestor, as the sandbox sees it (view.h): what the advice says must
+ * never depend on what exists where the sandbox cannot see. */
+static char *dir_to_allow(const struct session *s, const char *path)
 {
 	char *d = xstrdup(path);
 	struct stat st;
-	while (strcmp(d, "/") != 0 && (stat(d, &st) < 0 || !S_ISDIR(st.st_mode))) {
+	while (strcmp(d, "/") != 0 && (!view_stat(s->view_root, d, &st) || !S_ISDIR(st.st_mode))) {
 		char *up = path_dirname(d);
 		free(d);
 		d = up;
@@ -413,7 +415,7 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 		e->rule = xasprintf("%s is not under a readable root (policy %s reads: %s)", obj,
 				    pname, roots);
 		free(roots);
-		char *dir = dir_to_allow(obj);
+		char *dir = dir_to_allow(s, obj);
 		fix_option(e, "--read", dir, NULL);
 		/* A child's read list replaces its parent's: all of it. */
 		json_t *read = json_array();
@@ -435,8 +437,8 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 		 * exists (it is written in place), else the nearest existing
 		 * directory, where it would be created. */
 		struct stat st;
-		bool file = stat(obj, &st) == 0 && S_ISREG(st.st_mode);
-		char *dir = file ? xstrdup(obj) : dir_to_allow(obj);
+		bool file = view_stat(s->view_root, obj, &st) && S_ISREG(st.st_mode);
+		char *dir = file ? xstrdup(obj) : dir_to_allow(s, obj);
 		char *not = write_would_not_help(s, dir, obj);
 		if (not) {
 			fix_ask(e);

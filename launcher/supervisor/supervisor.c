@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -49,6 +50,8 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "fdpass.h"
 
 /* Signals passed on to the command. The sandboxed command leads a
  * session of its own (pty.c), outside the real terminal's foreground
@@ -161,7 +164,73 @@ struct part {
 	void (*finish)(struct session *s);       /* the command ended */
 };
 
+/* The sandbox's view (session.h, lib/view.h): init opens its root and
+ * its mount namespace once its mounts are final (the sandbox can change
+ * them no more: no mount calls, no namespaces, seccomp-rules.c) and hands
+ * both over as descriptors, before the command exists; the supervisor
+ * takes them once the command runs. A descriptor, not /proc/PID/root:
+ * init is not dumpable, so that name is closed to an unprivileged
+ * supervisor, and a name could be another process's by then. The mount
+ * namespace is held so that the view stays whole until the supervisor is
+ * done: were it to end first, the root would be a detached mount with the
+ * host's files under what were the stand-ins of hidden paths. */
+static void view_prepare(struct session *s)
+{
+	s->view_sock[0] = s->view_sock[1] = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->view_sock) < 0)
+		die_errno("socketpair");
+}
+
+static int view_send(struct session *s)
+{
+	close(s->view_sock[0]);
+	int fds[2] = {open("/", O_PATH | O_DIRECTORY | O_CLOEXEC),
+		      open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)};
+	ssize_t n = fds[0] >= 0 && fds[1] >= 0 ? fdpass_send(s->view_sock[1], "V", 1, fds, 2, 0) : -1;
+	int e = errno;
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	close(s->view_sock[1]);
+	s->view_sock[1] = -1;
+	if (n != 1)
+		return setup_fail(STAGE_MOUNT, e, "hand the sandbox's view to the supervisor");
+	return 0;
+}
+
+static void view_parent_close(struct session *s)
+{
+	close(s->view_sock[1]);
+	s->view_sock[1] = -1;
+}
+
+static void view_start(struct session *s, bool started)
+{
+	char b;
+	struct fdpass_in in;
+	ssize_t n = started ? fdpass_recv(s->view_sock[0], &b, 1, 2, 0, MSG_DONTWAIT, &in) : -1;
+	close(s->view_sock[0]);
+	s->view_sock[0] = -1;
+	if (n != 1 || b != 'V' || in.nfds != 2 || (in.flags & MSG_CTRUNC)) {
+		if (n >= 0)
+			fdpass_close(&in);
+		return; /* no view: every look at a path of the sandbox's fails */
+	}
+	s->view_root = in.fds[0];
+	s->view_ns = in.fds[1];
+}
+
+static void view_finish(struct session *s)
+{
+	if (s->view_root >= 0)
+		close(s->view_root);
+	if (s->view_ns >= 0)
+		close(s->view_ns);
+	s->view_root = s->view_ns = -1;
+}
+
 static const struct part parts[] = {
+	{view_prepare, view_parent_close, view_start, view_finish},
 	{NULL, NULL, NULL, control_finish},
 	{netnotify_prepare, NULL, netnotify_start, netnotify_finish},
 	{proxy_plan, proxy_parent_close, proxy_start, proxy_finish},
@@ -490,6 +559,8 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 		setup_fail(STAGE_CHDIR, errno, "chdir %s", s->workspace);
 		child_fail(errfd);
 	}
+	if (view_send(s) < 0)
+		child_fail(errfd);
 	int keep_stdin = -1;
 	if (stdio_apply(s, &keep_stdin) < 0)
 		child_fail(errfd);

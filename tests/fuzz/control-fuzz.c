@@ -89,6 +89,8 @@ static void setup(void)
 	s.pol.net = NET_PORTS;
 	s.workspace = "/work";
 	s.session_id = "0123456789abcdef";
+	s.view_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	s.view_ns = -1;
 	for (size_t i = 0; i < WK_MAX_WATCH; i++)
 		session_unwatch(&s.watch[i]);
 	control_out_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);

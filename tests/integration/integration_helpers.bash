@@ -88,30 +88,6 @@ mk_tmp_workspace() {
 	realpath "$d"
 }
 
-# wait_for_file FILE [TENTHS]: until FILE exists (at most TENTHS/10 s,
-# default 10 s). Fails when it never appears.
-wait_for_file() {
-	local f=$1 n=${2:-100} i
-	for ((i = 0; i < n; i++)); do
-		[ -e "$f" ] && return 0
-		sleep 0.1
-	done
-	echo "timed out waiting for $f" >&2
-	return 1
-}
-
-# wait_for_grep PATTERN FILE [TENTHS]: until FILE has a line matching the
-# fixed string PATTERN.
-wait_for_grep() {
-	local pat=$1 f=$2 n=${3:-100} i
-	for ((i = 0; i < n; i++)); do
-		grep -qF -- "$pat" "$f" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "timed out waiting for '$pat' in $f" >&2
-	return 1
-}
-
 # one_wicket_line: assert that $stderr (run --separate-stderr) is exactly
 # one line and that it starts with "wicket:".
 one_wicket_line() {

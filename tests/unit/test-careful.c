@@ -4,6 +4,7 @@
 #include "config.h"
 #include "tap.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -832,6 +833,11 @@ static void decisions(void)
 
 int main(void)
 {
+	/* The view the paths are looked at through (view.h): here the
+	 * host's own, as a session's is for the places it shares. */
+	ws.root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ws.root < 0)
+		return 1;
 	rules();
 	snprintf(top, sizeof top, "/tmp/wk-careful-XXXXXX");
 	if (!mkdtemp(top))
