@@ -861,6 +861,7 @@ static char *find_from(const struct wk_policy_ctx *ctx, const char *name, int fr
 	for (int i = from; ctx->search && ctx->search[i]; i++) {
 		char *f = xasprintf("%s/%s.json", ctx->search[i], name);
 		struct stat st;
+		/* host: a policy file of the user's, never the sandbox's */
 		if (stat(f, &st) == 0) {
 			*pos = i;
 			return f;
@@ -1039,6 +1040,7 @@ static int load_file(struct loader *l, const char *path, const char *as_name, in
 	(void)via;
 	if (l->ctx->opened && !strv_contains(l->ctx->opened, path))
 		strv_add(l->ctx->opened, path);
+	/* host: a policy file named by the user or the config */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		err(l, path, NULL, "cannot open: %s", strerror(errno));
@@ -1099,6 +1101,7 @@ static int load_file(struct loader *l, const char *path, const char *as_name, in
 		}
 	}
 	close(fd);
+	/* host: a policy file's own path */
 	char *real = realpath(path, NULL);
 	char *ident = real ? real : xstrdup(path);
 	char *norm = real ? xstrdup(real) : NULL;
@@ -1110,6 +1113,7 @@ static int load_file(struct loader *l, const char *path, const char *as_name, in
 		const char *base = norm + strlen(dir) + (strcmp(dir, "/") ? 1 : 0);
 		size_t bl = strlen(base);
 		for (int i = 0; l->ctx->search[i] && !found_name; i++) {
+			/* host: the policy search path */
 			char *sd = realpath(l->ctx->search[i], NULL);
 			if (sd && strcmp(sd, dir) == 0 && bl > 5 && strcmp(base + bl - 5, ".json") == 0) {
 				found_name = xasprintf("%.*s", (int)(bl - 5), base);

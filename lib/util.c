@@ -205,6 +205,7 @@ ssize_t read_text_at(int dir, const char *path, char *buf, size_t size)
 	if (size == 0)
 		return -1;
 	buf[0] = '\0';
+	/* host: read_text_at's callers each say whose path it is */
 	int fd = openat(dir, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -233,6 +234,7 @@ bool write_all(int fd, const void *p, size_t n)
 
 static bool read_link(const char *link, char *buf, size_t size)
 {
+	/* host: /proc/self's own links */
 	ssize_t n = readlink(link, buf, size);
 	if (n <= 0 || (size_t)n >= size)
 		return false;
@@ -261,6 +263,7 @@ char *self_relative(const char *rel)
 	if (!slash || (size_t)(slash - exe) + 1 + strlen(rel) + 1 > sizeof exe)
 		return NULL;
 	strcpy(slash + 1, rel);
+	/* host: our own executable */
 	return realpath(exe, NULL);
 }
 
@@ -293,6 +296,7 @@ static void rm_below(int dfd, int depth)
 				continue;
 			if (unlinkat(dfd, n, 0) == 0 || errno == ENOENT)
 				continue;
+			/* host: rm_tree walks the supervisor's own directories, links not followed */
 			int sub = openat(dfd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0) {
 				if (depth < 64)
@@ -310,6 +314,7 @@ static void rm_below(int dfd, int depth)
 
 void rm_tree(const char *path)
 {
+	/* host: a directory the supervisor made (rm_tree) */
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;

@@ -271,6 +271,7 @@ static bool audit_rotate(const char *file)
 static int audit_open(const char *file, size_t len)
 {
 	for (int tries = 0; tries < 4; tries++) {
+		/* host: the audit log, in the user's state directory */
 		int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		struct stat st, named;
 		if (fd < 0 || flock(fd, LOCK_EX) < 0 || fstat(fd, &st) < 0) {
@@ -278,6 +279,7 @@ static int audit_open(const char *file, size_t len)
 				close(fd);
 			return -1;
 		}
+		/* host: the audit log */
 		if (lstat(file, &named) < 0 || named.st_ino != st.st_ino || named.st_dev != st.st_dev) {
 			close(fd); /* rotated meanwhile by another session */
 			continue;
@@ -602,6 +604,7 @@ static unsigned long long sig_not_default(void)
 {
 	char buf[4096];
 	unsigned long long set = 0;
+	/* host: our own status */
 	read_text_at(AT_FDCWD, "/proc/self/status", buf, sizeof buf);
 	static const char *const keys[] = {"\nSigIgn:\t", "\nSigCgt:\t"};
 	for (size_t i = 0; i < 2; i++) {
@@ -782,6 +785,7 @@ static void run_command(struct session *s, struct ask *a)
 	bool fg = pty_is_session_tty(a->io[0]) && pty_foreground(a->host_pid) &&
 		  !pty_cmd_held(); /* the keys being dropped are no one's */
 	if (nulled || (pty_is_session_tty(a->io[0]) && !fg)) {
+		/* host: /dev/null */
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
 		if (null < 0) {
 			deny(s, a, "error", "cannot open /dev/null for its standard input");
@@ -1162,6 +1166,7 @@ struct approver_child {
 static int approver_child(void *arg)
 {
 	const struct approver_child *c = arg;
+	/* host: /dev/null */
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (dup2(c->in, 0) < 0 || null < 0 || dup2(null, 1) < 0)
 		_exit(EXIT_WICKET);
@@ -1345,11 +1350,13 @@ int ask_requester_dir(pid_t pid, int pidfd)
 		return -1;
 	char p[64];
 	snprintf(p, sizeof p, "/proc/%ld", (long)pid);
+	/* host: /proc of a pid the kernel gave */
 	int dir = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0 || pidfd < 0)
 		return dir;
 	snprintf(p, sizeof p, "/proc/self/fdinfo/%d", pidfd);
 	char buf[1024];
+	/* host: our own pidfd's fdinfo */
 	read_text_at(AT_FDCWD, p, buf, sizeof buf);
 	const char *l = strstr(buf, "\nPid:\t");
 	if (!l || strtol(l + 6, NULL, 10) != (long)pid) { /* -1 once it is reaped */
@@ -1362,6 +1369,7 @@ int ask_requester_dir(pid_t pid, int pidfd)
 static char *proc_read(int dir, const char *what, size_t max)
 {
 	char *buf = xmalloc(max + 1);
+	/* host: a file of the requester's /proc directory */
 	if (read_text_at(dir, what, buf, max + 1) < 0) {
 		free(buf);
 		return NULL;
@@ -1372,6 +1380,7 @@ static char *proc_read(int dir, const char *what, size_t max)
 static char *proc_link(int dir, const char *what)
 {
 	char buf[PATH_MAX];
+	/* host: a link of the requester's /proc directory */
 	ssize_t n = readlinkat(dir, what, buf, sizeof buf - 1);
 	if (n <= 0)
 		return NULL;
@@ -1439,6 +1448,7 @@ static bool rule_cwd_ok(const struct wk_cmdrule *r, int cwd_fd)
 	if (!r->cwd)
 		return true;
 	struct stat a, b;
+	/* host: a rule's directory, the policy's */
 	int fd = open(r->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	bool same = fd >= 0 && fstat(fd, &a) == 0 && fstat(cwd_fd, &b) == 0 &&
 		    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
@@ -1451,6 +1461,7 @@ static bool rule_cwd_ok(const struct wk_cmdrule *r, int cwd_fd)
  * path its /proc entry gives and checked against the directory itself. */
 static const char *find_cwd(const struct session *s, struct ask *a, int dir)
 {
+	/* host: the requester's /proc directory */
 	int inside = openat(dir, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	a->cwd = proc_link(dir, "cwd");
 	struct stat si, so;
@@ -1502,6 +1513,7 @@ static bool take_fds(const struct session *s, pid_t sender, int pidfd, const int
 		return false;
 	int dir = ask_requester_dir(sender, pidfd);
 	struct stat st;
+	/* host: the sender's /proc directory */
 	bool inside = dir >= 0 && fstatat(dir, "ns/pid", &st, 0) == 0 &&
 		      st.st_dev == s->pidns_dev && st.st_ino == s->pidns_ino;
 	if (dir >= 0)
@@ -1567,6 +1579,7 @@ static const char *stdio_guard(int io[3])
 			       "command outside would write where the sandbox may not";
 		char p[32];
 		snprintf(p, sizeof p, "/proc/self/fd/%d", io[i]);
+		/* host: a descriptor we hold, reopened (only narrowed, above) */
 		int w = open(p, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | (fl & O_APPEND));
 		if (w < 0)
 			return "its standard output or error can be read as well as written (a "
@@ -1869,6 +1882,7 @@ static bool known_child(pid_t sandbox, pid_t pid)
  * and exits, whose live member is seldom caught alive. */
 static size_t adopted(pid_t sandbox, pid_t *out, bool *zombie, size_t max)
 {
+	/* host: /proc */
 	DIR *d = opendir("/proc");
 	if (!d)
 		return 0;
@@ -1882,6 +1896,7 @@ static size_t adopted(pid_t sandbox, pid_t *out, bool *zombie, size_t max)
 			continue;
 		char path[64], buf[512];
 		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		/* host: /proc/PID/stat */
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;

@@ -277,6 +277,7 @@ static char *fix_text(json_t *fix)
 static bool is_state_dir(const char *path)
 {
 	char *state = wicket_state_dir();
+	/* host: the user's state directory */
 	char *rstate = state ? realpath(state, NULL) : NULL;
 	bool is_state = rstate && strcmp(rstate, path) == 0;
 	free(state);
@@ -484,6 +485,7 @@ static size_t url_ports(long pid, unsigned *ports, size_t max)
 		return 0;
 	char path[64], buf[8192];
 	snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+	/* host: /proc/PID/cmdline of a pid the kernel gave */
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -1422,6 +1424,7 @@ static void save_state(const struct session *s)
 		free(dir);
 		return;
 	}
+	/* host: the user's state directory */
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	free(dir);
 	if (dfd < 0)
@@ -1430,6 +1433,7 @@ static void save_state(const struct session *s)
 		close(dfd);
 		return;
 	}
+	/* host: the state directory's sessions */
 	int sfd = openat(dfd, "sessions", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0) {
 		close(dfd);
@@ -1444,6 +1448,7 @@ static void save_state(const struct session *s)
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(name, sizeof name, "%010lld.%09ld-%.16s.json", (long long)now.tv_sec, now.tv_nsec,
 		 s->session_id ? s->session_id : "0");
+	/* host: a record of our own, made anew */
 	int fd = text ? openat(sfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			       0600) : -1;
 	if (fd >= 0) {

@@ -525,6 +525,7 @@ static bool is_listener(int fd)
 {
 	char path[64], target[64];
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	/* host: our own descriptor's link */
 	ssize_t n = readlink(path, target, sizeof target - 1);
 	if (n <= 0)
 		return false;

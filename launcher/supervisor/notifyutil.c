@@ -23,6 +23,7 @@ bool netnotify_who(pid_t tid, struct netnotify_who *w)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	/* host: /proc of the thread the kernel named */
 	if (read_text_at(AT_FDCWD, path, buf, sizeof buf) <= 0)
 		return false;
 	w->pid = w->host_pid = 0;
@@ -43,6 +44,7 @@ bool netnotify_who(pid_t tid, struct netnotify_who *w)
 	if (w->pid <= 0)
 		w->pid = w->host_pid;
 	snprintf(path, sizeof path, "/proc/%d/comm", (int)tid);
+	/* host: /proc of the thread the kernel named */
 	read_text_at(AT_FDCWD, path, w->comm, sizeof w->comm);
 	w->comm[strcspn(w->comm, "\n")] = '\0';
 	if (!w->comm[0])

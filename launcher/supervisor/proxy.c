@@ -307,6 +307,7 @@ static void who(uint16_t peer_port, unsigned port, struct report *r)
 	who_budget--;
 	char p[64];
 	snprintf(p, sizeof p, "/proc/%d/net/tcp", (int)sess->child);
+	/* host: /proc of init, our child */
 	FILE *f = fopen(p, "re");
 	if (!f)
 		return;
@@ -325,6 +326,7 @@ static void who(uint16_t peer_port, unsigned port, struct report *r)
 		return;
 	char want[64];
 	snprintf(want, sizeof want, "socket:[%lu]", inode);
+	/* host: /proc */
 	DIR *d = opendir("/proc");
 	if (!d)
 		return;
@@ -338,9 +340,11 @@ static void who(uint16_t peer_port, unsigned port, struct report *r)
 			continue;
 		struct stat st;
 		snprintf(p, sizeof p, "/proc/%ld/ns/pid", pid);
+		/* host: /proc/PID/ns/pid */
 		if (stat(p, &st) < 0 || st.st_ino != sess->pidns_ino || st.st_dev != sess->pidns_dev)
 			continue;
 		snprintf(p, sizeof p, "/proc/%ld/fd", pid);
+		/* host: /proc/PID/fd of a process of the sandbox's pid namespace */
 		DIR *fd = opendir(p);
 		struct dirent *fe;
 		while (fd && !found && budget && (fe = readdir(fd))) {
@@ -350,6 +354,7 @@ static void who(uint16_t peer_port, unsigned port, struct report *r)
 			budget--;
 			char lp[96], link[64];
 			snprintf(lp, sizeof lp, "/proc/%ld/fd/%ld", pid, fdn);
+			/* host: a /proc/PID/fd link, read, never followed */
 			ssize_t n = readlink(lp, link, sizeof link - 1);
 			if (n > 0 && (link[n] = '\0', strcmp(link, want) == 0))
 				found = pid;
@@ -363,6 +368,7 @@ static void who(uint16_t peer_port, unsigned port, struct report *r)
 	r->host_pid = found;
 	r->pid = found;
 	snprintf(p, sizeof p, "/proc/%ld/comm", found);
+	/* host: /proc/PID/{comm,status} */
 	f = fopen(p, "re");
 	if (f) {
 		if (fgets(r->comm, sizeof r->comm, f))
@@ -370,6 +376,7 @@ static void who(uint16_t peer_port, unsigned port, struct report *r)
 		fclose(f);
 	}
 	snprintf(p, sizeof p, "/proc/%ld/status", found);
+	/* host: /proc/PID/{comm,status} */
 	f = fopen(p, "re");
 	while (f && fgets(line, sizeof line, f))
 		if (strncmp(line, "NSpid:", 6) == 0) {

@@ -514,6 +514,7 @@ int pty_child_open(struct session *s)
 		sl = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
 		char name[64];
 		if (sl < 0 && ptsname_r(m, name, sizeof name) == 0)
+			/* host: in init, the pty's own slave, named by ptsname */
 			sl = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	}
 	sl = above_stdio(sl);
@@ -1139,6 +1140,7 @@ void pty_start(struct session *s, bool started)
 	 * poll() says so, where the terminal cannot be opened again. */
 	char own[32];
 	snprintf(own, sizeof own, "/proc/self/fd/%d", P.tty_fd);
+	/* host: our own terminal's descriptor */
 	P.tty_own = open(own, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	P.tty_rd = P.tty_own >= 0 ? P.tty_own : P.tty_fd;
 	P.tty_wr = P.tty_own >= 0 ? P.tty_own

@@ -179,8 +179,10 @@ void stdio_check_late(const struct session *s)
 		if (fd == 2) {
 			/* Not even wicket's own line goes there: the terminal, or
 			 * nowhere. */
+			/* host: our terminal */
 			int o = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC);
 			if (o < 0)
+				/* host: /dev/null */
 				o = open("/dev/null", O_WRONLY | O_CLOEXEC);
 			if (o >= 0)
 				dup2(o, 2);
@@ -204,12 +206,14 @@ int stdio_apply(struct session *s, int *keep_stdin)
 		int nfd;
 		switch (f->kind) {
 		case STDIO_REOPEN_DEV:
+			/* host: in init, a device the user's own redirection named */
 			nfd = open(f->path, f->flags | O_CLOEXEC | O_NOCTTY);
 			if (nfd < 0)
 				return setup_fail(STAGE_STDIO, errno, "reopen %s as %s", f->path,
 						  fd_names[fd]);
 			break;
 		case STDIO_REOPEN_FILE: {
+			/* host: in init, the user's own redirection, checked by inode below */
 			nfd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 			struct stat st;
 			if (nfd < 0 || fstat(nfd, &st) < 0 || st.st_dev != f->dev || st.st_ino != f->ino) {

@@ -184,8 +184,10 @@ static void view_prepare(struct session *s)
 static int view_send(struct session *s)
 {
 	close(s->view_sock[0]);
-	int fds[2] = {open("/", O_PATH | O_DIRECTORY | O_CLOEXEC),
-		      open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)};
+	/* host: init's own root and mount namespace */
+	int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* host: ditto */
+	int fds[2] = {root, open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)};
 	ssize_t n = fds[0] >= 0 && fds[1] >= 0 ? fdpass_send(s->view_sock[1], "V", 1, fds, 2, 0) : -1;
 	int e = errno;
 	for (int i = 0; i < 2; i++)
@@ -355,6 +357,7 @@ static noreturn void init_loop(int keep_stdin, int offset_wr)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* init holds no terminal or pipe open: readers see EOF when the
 	 * command and its children are done with them. */
+	/* host: /dev/null */
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (int fd = 0; fd < 3 && devnull >= 0; fd++)
 		if (fcntl(fd, F_GETFD) >= 0)
@@ -919,6 +922,7 @@ int session_run(struct session *s)
 		char p[64];
 		struct stat st;
 		snprintf(p, sizeof p, "/proc/%d/ns/pid", (int)pid);
+		/* host: /proc of init, our child */
 		if (stat(p, &st) == 0) {
 			s->pidns_dev = st.st_dev;
 			s->pidns_ino = st.st_ino;

@@ -208,6 +208,7 @@ static bool creds_of(pid_t tid, struct creds *c)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	/* host: /proc of the thread the kernel named */
 	if (read_text_at(AT_FDCWD, path, buf, sizeof buf) <= 0)
 		return false;
 	bool u = false, g = false;
@@ -302,6 +303,7 @@ static int resolve(int root, const char *path, const struct creds *c, char *cano
 			close(dir);
 			return -EACCES;
 		}
+		/* host: connect's emulation walks beneath the caller's own root, O_PATH, with the caller's permissions */
 		int f = openat(dir, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		struct stat st;
 		if (f < 0 || fstat(f, &st) < 0) {
@@ -323,6 +325,7 @@ static int resolve(int root, const char *path, const struct creds *c, char *cano
 				return -MAGIC_LINK;
 			}
 			if (++links <= MAX_LINKS)
+				/* host: a link of that walk, read through its descriptor */
 				n = readlinkat(f, "", link, sizeof link - 1);
 			close(f);
 			if (n <= 0) {
@@ -367,6 +370,7 @@ static bool absolute_of(pid_t tid, const char *path, char *out, size_t osz)
 		return snprintf(out, osz, "%s", path) < (int)osz;
 	char link[64], cwd[PATH_MAX];
 	snprintf(link, sizeof link, "/proc/%d/cwd", (int)tid);
+	/* host: /proc/TID/cwd's name, looked at beneath the caller's root */
 	ssize_t n = readlink(link, cwd, sizeof cwd - 1);
 	if (n <= 0)
 		return false;
@@ -469,6 +473,7 @@ static enum verdict decide(pid_t tid, int sock, int fam, bool connecting, bool c
 	snprintf(a->shown, sizeof a->shown, "unix:%s", abs);
 	char rootp[64], canon[PATH_MAX];
 	snprintf(rootp, sizeof rootp, "/proc/%d/root", (int)tid);
+	/* host: /proc/TID/root of the thread the kernel named */
 	int root = open(rootp, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0) {
 		*err = ENOENT;
