@@ -678,7 +678,16 @@ static int cmd_run(int argc, char **argv, bool shell)
 		case OPT_ALLOW_DOMAIN: {
 			const char *why = wk_pattern_check(optarg);
 			if (why)
-				die("--allow-domain %s: not a name or \"*.\" and a name: %s", optarg, why);
+				die("--allow-domain %s: not a name or \"*.\" and a name: %s (an address "
+				    "is reached with \"allow_addresses\" in a policy's network section, "
+				    "see wicket-policy(5))", optarg, why);
+			/* The proxy never reaches the host's loopback by a name,
+			 * and NO_PROXY keeps local names off it: allowing one would
+			 * allow nothing, then blame the program. */
+			if (strcasecmp(optarg, "localhost") == 0 || wk_pattern_match("*.localhost", optarg))
+				die("--allow-domain %s: localhost is the sandbox's own loopback, and the "
+				    "host's loopback services are out of reach in network mode domains "
+				    "(--net full reaches them)", optarg);
 			strv_add(&cli.domains, optarg);
 			break;
 		}

@@ -329,6 +329,8 @@ static void print_human(json_t *doc, long n, bool last)
 		       (long long)json_integer_value(json_object_get(e, "pid")));
 		if (str(e, "what")[0])
 			printf(" (%s)", str(e, "what"));
+		if (str(e, "probe")[0])
+			printf(" [a probe: %s; not shown, not counted]", str(e, "probe"));
 		if (count > 1)
 			printf(", %ld times (one report per process)", count);
 		printf("\n  rule: %s\n", str(e, "rule"));

@@ -57,6 +57,7 @@
 #include "classify.h"
 #include "denialpkt.h"
 #include "envscrub.h"
+#include "netdomain.h"
 #include "fdpass.h"
 #include "fdspec.h"
 #include "path.h"
@@ -90,6 +91,7 @@ struct denial_entry {
 	char *rule;         /* which rule blocked it */
 	json_t *fixes;      /* ways to allow it, as data (fix_text: as prose) */
 	char *reason;       /* the proxy's refusals: why, on the line */
+	const char *probe;  /* a known probe (probe_of): kept, neither shown nor counted */
 };
 
 static struct denial_entry entries[WK_MAX_DENIALS];
@@ -475,12 +477,16 @@ static unsigned port_of(const char *obj)
 	return v <= 65535 ? v : 0;
 }
 
-/* The TCP ports the URLs among the arguments of process PID (as the
- * supervisor sees it) would connect to: an explicit :PORT, else the
- * scheme's. Advice only (the process could change its arguments): what a
- * program that was refused its name lookup would connect to next. */
-static size_t url_ports(long pid, unsigned *ports, size_t max)
+/* What the URLs among the arguments of process PID (as the supervisor
+ * sees it) would connect to: the TCP ports (an explicit :PORT, else the
+ * scheme's), up to MAX, and the host names (not addresses), up to
+ * MAXHOSTS into HOSTS (malloc'd; *NHOSTS of them). Advice only (the
+ * process could change its arguments): what a program that was refused
+ * its name lookup would connect to next. */
+static size_t url_targets(long pid, unsigned *ports, size_t max, char **hosts, size_t maxhosts,
+			  size_t *nhosts)
 {
+	*nhosts = 0;
 	if (pid <= 0)
 		return 0;
 	char path[64], buf[8192];
@@ -511,6 +517,16 @@ static size_t url_ports(long pid, unsigned *ports, size_t max)
 			host = at + 1;
 		char *colon = host[0] == '[' ? memchr(host, ']', (size_t)(end - host)) : host;
 		colon = colon ? memchr(colon, ':', (size_t)(end - colon)) : NULL;
+		/* A name, as --allow-domain takes it (an address is none). */
+		char *name = host[0] != '[' ? xasprintf("%.*s", (int)((colon ? colon : end) - host),
+							 host) : NULL;
+		bool seen = !name || wk_name_check(name, strlen(name)) != NULL;
+		for (size_t i = 0; i < *nhosts && !seen; i++)
+			seen = strcasecmp(hosts[i], name) == 0;
+		if (!seen && *nhosts < maxhosts)
+			hosts[(*nhosts)++] = name;
+		else
+			free(name);
 		if (colon && colon + 1 < end) {
 			for (char *c = colon + 1; c < end && port <= 65535; c++)
 				port = *c >= '0' && *c <= '9' ? port * 10 + (unsigned)(*c - '0') : 70000;
@@ -577,13 +593,24 @@ static void explain_proxy(const struct session *s, struct denial_entry *e, const
 		fix_option(e, "--allow-domain", name, "only if that name is meant to be reachable");
 		break;
 	case PROXY_UNRESOLVED:
-		e->rule = xasprintf("%s has no address (%s)", name, d->reason ? d->reason : "lookup failed");
+		e->rule = xasprintf("%s has no address (%s): the name does not resolve, which is the "
+				    "network's answer, not a refusal of the sandbox's", name,
+				    d->reason ? d->reason : "lookup failed");
 		break;
 	default:
 		e->rule = xasprintf("the proxy refused a malformed request: %s",
 				    d->reason ? d->reason : "?");
 		break;
 	}
+}
+
+/* "connect 127.0.0.1:8080/tcp", "sendto [::1]:53/udp": to a loopback
+ * address. */
+static bool to_loopback(const char *obj)
+{
+	const char *a = strchr(obj, ' ');
+	return a && strncmp(obj, "bind ", 5) != 0 &&
+	       (strncmp(a + 1, "127.", 4) == 0 || strncmp(a + 1, "[::1]:", 6) == 0);
 }
 
 static void explain_net(const struct session *s, struct denial_entry *e)
@@ -646,6 +673,18 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 		else
 			e->rule = xasprintf("network mode ports allows TCP (and UDP when \"udp\" is true) "
 					    "only (policy %s)", pname);
+	} else if (s->pol.net == NET_DOMAINS && to_loopback(e->object)) {
+		/* Not the program's fault: wicket's own NO_PROXY keeps local
+		 * names off the proxy, and the host's loopback is out of reach
+		 * through it anyway (an address of the host's). */
+		e->rule = xasprintf("%s: the sandbox's own loopback, where only wicket's proxy listens "
+				    "in network mode domains; the host's loopback services are out of "
+				    "reach (policy %s), and NO_PROXY (localhost, 127.0.0.1, ::1) keeps "
+				    "local names off the proxy", e->object, pname);
+		fix_option(e, "--net", "full", "all of the host's network, its loopback services "
+			   "included");
+		fix_ask(e);
+		return;
 	} else if (s->pol.net == NET_DOMAINS) {
 		/* A connection around the proxy: the program did not use the
 		 * variables, or is told to go straight to an address. */
@@ -664,11 +703,21 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 	/* The TCP ports it needs: the one refused, else those of the URLs
 	 * it was given (a name lookup over UDP fails before any connect). */
 	unsigned tcp[8];
-	size_t nt = 0;
+	size_t nt = 0, nh = 0;
+	char *hosts[4];
 	if (port && !udp)
 		tcp[nt++] = port;
 	else if (!fastopen)
-		nt = url_ports(e->host_pid, tcp, sizeof tcp / sizeof tcp[0]);
+		nt = url_targets(e->host_pid, tcp, sizeof tcp / sizeof tcp[0], hosts,
+				 sizeof hosts / sizeof hosts[0], &nh);
+	/* A name it was given, refused its lookup: the narrowest way is
+	 * that name alone, through the proxy (network mode domains). */
+	for (size_t i = 0; i < nh; i++) {
+		fix_option(e, "--allow-domain", hosts[i], i ? NULL :
+			   "the name from its arguments, through wicket's proxy (network mode "
+			   "domains): nothing else becomes reachable");
+		free(hosts[i]);
+	}
 	json_t *ports = json_array();
 	for (size_t i = 0; i < nt; i++)
 		json_array_append_new(ports, json_integer(tcp[i]));
@@ -913,6 +962,27 @@ static void queue_line(char *line)
 		arm(PRINT_DELAY_NS);
 }
 
+/* A refusal that a program makes on purpose, to learn what it may do,
+ * and then goes on without: one line for it after every `pip install`
+ * teaches people to skip the lines. What a known probe looks like, and
+ * its name in `wicket why`; NULL for anything else. The list is in
+ * wicket(1), DIAGNOSTICS. */
+static const char *probe_of(const char *obj)
+{
+	/* An IPv6 socket made only to learn whether the system has IPv6
+	 * (Python's socket.has_ipv6 users, urllib3, Node.js): refused with
+	 * the rest in network modes none and ports. */
+	if (strncmp(obj, "socket ipv6/", 12) == 0)
+		return "IPv6 availability";
+	/* A bind to port 0 of a loopback address: the same question, or a
+	 * free port looked for; the connection that matters comes after. */
+	static const char *const zero[] = {"bind [::1]:0/", "bind 127.0.0.1:0/"};
+	for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++)
+		if (strncmp(obj, zero[i], strlen(zero[i])) == 0)
+			return "a loopback bind to port 0";
+	return NULL;
+}
+
 void control_denial(struct session *s, const struct denial *d, enum denial_show show)
 {
 	int k = kind_of(d->kind);
@@ -922,6 +992,11 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 	 * still refused, still in `wicket why`, but no line and no block
 	 * after every command that touched it. */
 	if (k == K_WRITE && show != DENIAL_QUIET && path_is_home_state(d->object, s->homes))
+		show = DENIAL_QUIET;
+	/* Known probes, and names that do not resolve (the network's
+	 * answer, not a refusal): in `wicket why` only. */
+	const char *probe = k == K_NET && !d->proxy ? probe_of(d->object) : NULL;
+	if (probe || (k == K_NET && d->proxy == PROXY_UNRESOLVED))
 		show = DENIAL_QUIET;
 	recorded[k]++;
 	if (show != DENIAL_QUIET)
@@ -958,6 +1033,7 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 	e->comm = text_clean(d->comm && d->comm[0] ? d->comm : "?", 64);
 	e->pid = d->pid;
 	e->host_pid = d->host_pid;
+	e->probe = probe;
 	e->count++;
 	e->last = now;
 	e->seq = ++seq;
@@ -1025,6 +1101,8 @@ static json_t *entry_json(const struct denial_entry *e)
 			      e->rule ? e->rule : "", "allow", allow, "fixes", e->fixes);
 	if (o && e->what)
 		json_object_set_new(o, "what", json_string(e->what));
+	if (o && e->probe)
+		json_object_set_new(o, "probe", json_string(e->probe));
 	return o;
 }
 

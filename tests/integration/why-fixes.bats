@@ -160,3 +160,82 @@ EOF
 	assert_equal "$output" "list=125"
 	[ "$(sha256sum <"$rec")" = "$before" ]
 }
+
+@test "a name refused its lookup: first --allow-domain with the name from the arguments, as data" {
+	run --separate-stderr wsrun "$WS" -- "$PY" -c '
+import socket
+try:
+    socket.getaddrinfo("pkg.wk.test", 443)
+except OSError:
+    pass' https://pkg.wk.test/simple/
+	assert_equal "$status" 0
+	run fixes_of "socket ipv4/udp"
+	assert_equal "$status" 0
+	"$PY" -c 'import json, sys; f = json.loads(sys.argv[1]); assert f[0]["kind"] == "option" and f[0]["option"] == "--allow-domain" and f[0]["value"] == "pkg.wk.test", f; assert not [x for x in f if x.get("value") == "https"], f' "$output"
+}
+
+@test "known probes (an IPv6 socket, a loopback bind to port 0) are neither printed nor counted, and why marks them" {
+	run --separate-stderr wsrun "$WS" --allow-domain pkg.wk.test -- "$PY" -c '
+import socket
+for fam, host in ((socket.AF_INET6, "::1"), (socket.AF_INET, "127.0.0.1")):
+    try:
+        s = socket.socket(fam)
+        s.bind((host, 0))
+    except OSError:
+        pass'
+	assert_equal "$status" 0
+	# Nothing at all on wicket's stderr: no line, no summary.
+	assert_equal "$stderr" ""
+	run --separate-stderr bounded 60 "$WICKET" why --json
+	"$PY" -c '
+import json, sys
+d = json.loads(sys.argv[1])
+p = {e["object"]: e.get("probe") for e in d["denials"]}
+assert len(p) == 2 and all(p.values()), p' "$output"
+	run --separate-stderr bounded 60 "$WICKET" why
+	assert_output --partial "[a probe: "
+}
+
+@test "in network mode domains a connection to loopback is explained as the sandbox's own, not blamed on the program" {
+	run --separate-stderr wsrun "$WS" --allow-domain pkg.wk.test -- "$PY" -c '
+import socket
+try:
+    socket.create_connection(("127.0.0.1", 8080), timeout=5)
+except OSError:
+    pass'
+	run --separate-stderr bounded 60 "$WICKET" why --json
+	"$PY" -c '
+import json, sys
+d = json.loads(sys.argv[1])
+e = [e for e in d["denials"] if e["object"] == "connect 127.0.0.1:8080/tcp"]
+assert e, d
+assert "own loopback" in e[0]["rule"] and "proxy" not in e[0]["fixes"][0].get("note", ""), e
+assert e[0]["fixes"][0]["option"] == "--net" and e[0]["fixes"][0]["value"] == "full", e' "$output"
+}
+
+@test "--allow-domain refuses an address (pointing to allow_addresses) and localhost (the sandbox's own)" {
+	run --separate-stderr wsrun "$WS" --allow-domain 127.0.0.1 -- true
+	assert_equal "$status" 125
+	[[ $stderr == *allow_addresses* ]]
+	run --separate-stderr wsrun "$WS" --allow-domain localhost -- true
+	assert_equal "$status" 125
+	[[ $stderr == *"sandbox's own loopback"* ]]
+}
+
+@test "a name that does not resolve through the proxy is the network's answer: no line, not counted" {
+	run --separate-stderr wsrun "$WS" --allow-domain wk-none.invalid -- "$PY" -c '
+import urllib.request
+try:
+    urllib.request.urlopen("http://wk-none.invalid/", timeout=30)
+except Exception:
+    pass'
+	assert_equal "$status" 0
+	# No line and no summary: nothing of wicket's on its stderr.
+	assert_equal "$stderr" ""
+	run --separate-stderr bounded 60 "$WICKET" why --json
+	"$PY" -c '
+import json, sys
+d = json.loads(sys.argv[1])
+e = [e for e in d["denials"] if "wk-none.invalid" in e["object"]]
+assert e and "not a refusal" in e[0]["rule"], d' "$output"
+}
