@@ -87,16 +87,19 @@ if [ -z "${__wicket_hooked-}" ]; then
 	# sees them are bash's own (it restores them around PROMPT_COMMAND);
 	# the status is kept for anything after us all the same.
 	__wicket_precmd() {
-		local __wk_st=$? __wk_n=0 __wk_l __wk_new __wk_cmd __wk_i=0
-		local -a __wk_lines=()
+		local __wk_st=$? __wk_n=0 __wk_l __wk_new __wk_cmd __wk_i=0 __wk_k
+		local -a __wk_lines=() __wk_said=()
 		if [ "${WICKET_PROMPT-1}" != 0 ] && [ "${PS1#"$__wicket_mark"}" = "${PS1-}" ]; then
 			PS1=$__wicket_mark${PS1-}
 		fi
 		# The supervisor's count of denials and its latest lines (a
-		# memory file it rewrites; see WICKET_STATUS_FD in wicket(1)).
+		# memory file it rewrites; see WICKET_STATUS_FD in wicket(1)); a
+		# line it already said on this terminal starts with "+".
 		if [ -n "${WICKET_STATUS_FD-}" ] &&
-			{ IFS= read -r __wk_n && while IFS= read -r __wk_l; do __wk_lines+=("$__wk_l"); done; } \
-				<"/dev/fd/${WICKET_STATUS_FD%%:*}" 2>/dev/null; then
+			{ IFS= read -r __wk_n && while IFS= read -r __wk_l; do
+				if [ "${__wk_l#+}" != "$__wk_l" ]; then __wk_said+=(1); else __wk_said+=(""); fi
+				__wk_lines+=("${__wk_l#+}")
+			done; } <"/dev/fd/${WICKET_STATUS_FD%%:*}" 2>/dev/null; then
 			case $__wk_n in '' | *[!0-9]*) __wk_n=$__wicket_seen ;; esac
 			if [ "$__wk_n" -gt "$__wicket_seen" ]; then
 				__wk_new=$((__wk_n - __wicket_seen))
@@ -109,11 +112,13 @@ if [ -z "${__wicket_hooked-}" ]; then
 				else
 					builtin printf '\nwicket: the sandbox blocked %d things in that command:\n' "$__wk_new" >&2
 				fi
-				# The newest lines, at most three, oldest first.
+				# The newest lines, at most three, oldest first; once is
+				# enough: not those already said on this terminal.
 				__wk_i=$((${#__wk_lines[@]} - __wk_new))
 				[ "$__wk_i" -ge 0 ] || __wk_i=0
-				for __wk_l in "${__wk_lines[@]:$__wk_i:3}"; do
-					builtin printf '  %s\n' "$__wk_l" >&2
+				for ((__wk_k = __wk_i; __wk_k < __wk_i + 3 && __wk_k < ${#__wk_lines[@]}; __wk_k++)); do
+					[ -n "${__wk_said[__wk_k]}" ] ||
+						builtin printf '  %s\n' "${__wk_lines[__wk_k]}" >&2
 				done
 				if [ "$__wk_new" -gt 3 ]; then
 					builtin printf '  ... and %d more\n' "$((__wk_new - 3))" >&2

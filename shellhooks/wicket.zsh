@@ -53,14 +53,17 @@ if (( ! ${+__wicket_hooked} )); then
 	}
 
 	__wicket_precmd() {
-		local __wk_st=$? __wk_n=0 __wk_l __wk_new __wk_cmd __wk_i
-		local -a __wk_lines
+		local __wk_st=$? __wk_n=0 __wk_l __wk_new __wk_cmd __wk_i __wk_k
+		local -a __wk_lines __wk_said
 		if [[ ${WICKET_PROMPT-1} != 0 && ${PROMPT-} != "$__wicket_mark"* ]]; then
 			PROMPT="$__wicket_mark${PROMPT-}"
 		fi
 		if [[ -n ${WICKET_STATUS_FD-} ]] &&
-			{ IFS= read -r __wk_n && while IFS= read -r __wk_l; do __wk_lines+=("$__wk_l"); done } \
-				<"/dev/fd/${WICKET_STATUS_FD%%:*}" 2>/dev/null; then
+			{ IFS= read -r __wk_n && while IFS= read -r __wk_l; do
+				# a line already said on this terminal starts with "+"
+				if [[ $__wk_l == +* ]]; then __wk_said+=(1); else __wk_said+=(0); fi
+				__wk_lines+=("${__wk_l#+}")
+			done } <"/dev/fd/${WICKET_STATUS_FD%%:*}" 2>/dev/null; then
 			[[ $__wk_n == <-> ]] || __wk_n=$__wicket_seen
 			if (( __wk_n > __wicket_seen )); then
 				__wk_new=$(( __wk_n - __wicket_seen ))
@@ -72,8 +75,9 @@ if (( ! ${+__wicket_hooked} )); then
 				fi
 				__wk_i=$(( ${#__wk_lines} - __wk_new + 1 ))
 				(( __wk_i >= 1 )) || __wk_i=1
-				for __wk_l in "${(@)__wk_lines[__wk_i,__wk_i+2]}"; do
-					print -u2 -r -- "  $__wk_l"
+				# once is enough: not the lines already said on this terminal
+				for (( __wk_k = __wk_i; __wk_k <= __wk_i + 2 && __wk_k <= ${#__wk_lines}; __wk_k++ )); do
+					[[ ${__wk_said[__wk_k]} == 1 ]] || print -u2 -r -- "  ${__wk_lines[__wk_k]}"
 				done
 				(( __wk_new > 3 )) && print -u2 -r -- "  ... and $(( __wk_new - 3 )) more"
 				print -u2 -r -- "  why, and how to allow it: wicket why"

@@ -780,7 +780,9 @@ static char *line_of(const struct denial_entry *e)
 /* The shell's hooks read, before each prompt, how many denials there
  * have been and the newest lines, from a memory file the supervisor
  * rewrites: "COUNT\nLINE\n..." (WICKET_STATUS_FD). */
-static void status_update(const struct denial_entry *e)
+/* SAID: its line is on the terminal already, where the hooks' block goes
+ * too; the block says it again only if not ("+" before such a line). */
+static void status_update(const struct denial_entry *e, bool said)
 {
 	if (status_fd < 0)
 		return;
@@ -789,7 +791,10 @@ static void status_update(const struct denial_entry *e)
 		memmove(recent, recent + 1, (STATUS_LINES - 1) * sizeof recent[0]);
 		n_recent--;
 	}
-	recent[n_recent++] = line_of(e);
+	char *line = line_of(e);
+	recent[n_recent++] = said ? xasprintf("+%s", line) : line;
+	if (said)
+		free(line);
 	char head[32];
 	int hl = snprintf(head, sizeof head, "%u\n", counts[0] + counts[1] + counts[2]);
 	struct iovec iov[1 + STATUS_LINES];
@@ -932,7 +937,8 @@ static void timer_ready(struct session *s, struct watch *w, short revents)
 
 static void queue_line(char *line);
 
-static void print_line(const struct denial_entry *e)
+/* False when the line was not printed (past MAX_PRINTED). */
+static bool print_line(const struct denial_entry *e)
 {
 	if (printed >= MAX_PRINTED) {
 		/* Queued as the lines are: it waits, as they do, for the end
@@ -941,10 +947,11 @@ static void print_line(const struct denial_entry *e)
 			queue_line(xasprintf("%s: more denials than shown; they are counted (run "
 					     "`wicket why`)\n", wicket_progname));
 		said_more = true;
-		return;
+		return false;
 	}
 	printed++;
 	queue_line(line_of(e));
+	return true;
 }
 
 /* LINE (taken) to the diagnostics stream, after the lines before it. */
@@ -1049,11 +1056,15 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 		if (!e->fixes)
 			e->fixes = json_array();
 	}
+	/* Said where the user looks: by the shim on the command's stderr,
+	 * or here on wicket's when that is the terminal (a pipe to it, when
+	 * the command's stderr is the session's pty: pty.c). */
+	bool said = show == DENIAL_SHOWN;
 	if (show == DENIAL_PRINT) {
 		print_now = false;
 		for (int fd = 0; fd < 3; fd++)
 			print_now |= s->stdio[fd].kind == STDIO_PTY;
-		print_line(e);
+		said = print_line(e) && (s->stdio[2].kind == STDIO_PTY || isatty(control_out_fd));
 	}
 	/* A way around the proxy of mode "domains": once a session, what
 	 * the program should have used. */
@@ -1067,7 +1078,7 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 				     PROXY_HTTP_PORT, PROXY_SOCKS_PORT));
 	}
 	if (show != DENIAL_QUIET)
-		status_update(e);
+		status_update(e, said);
 }
 
 /* --- the socket ---------------------------------------------------------- */

@@ -69,7 +69,9 @@ RC
 	keys 'touch /usr/wk-hook; sleep 0.3'
 	wait_pane '^  why, and how to allow it: wicket why$'
 	pane | grep -qxF 'wicket: the sandbox blocked 1 thing in that command:'
-	pane | grep -qE '^  sandbox: write blocked: /usr/wk-hook \(create by touch\[[0-9]+\]\)$'
+	# Said once: inline as it happened; the block does not repeat it.
+	[ "$(pane | grep -cE '^sandbox: write blocked: /usr/wk-hook \(create by touch\[[0-9]+\]\)$')" = 1 ]
+	! pane | grep -qE '^  sandbox: write blocked: /usr/wk-hook '
 	# Two commands on the line: `ask` offers no replay, the line is to copy.
 	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- bash -c 'touch /usr/wk-hook; sleep 0.3'"
 	# $? as the user's prompt sees it is the command's own.
@@ -151,7 +153,9 @@ RC
 	wait_pane '^zd=unset env=yes$'
 	keys 'touch /usr/wk-zhook; sleep 0.3'
 	wait_pane '^  why, and how to allow it: wicket why$'
-	pane | grep -qE '^  sandbox: write blocked: /usr/wk-zhook \(create by touch\[[0-9]+\]\)$'
+	# Said once: inline as it happened; the block does not repeat it.
+	[ "$(pane | grep -cE '^sandbox: write blocked: /usr/wk-zhook \(create by touch\[[0-9]+\]\)$')" = 1 ]
+	! pane | grep -qE '^  sandbox: write blocked: /usr/wk-zhook '
 	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- zsh -c 'touch /usr/wk-zhook; sleep 0.3'"
 	keys 'clear; echo quiet'
 	wait_pane '^quiet$'
