@@ -77,7 +77,8 @@ void plan_fstable(const struct session *s, struct wk_fstable *t)
 				n = fs_add(tab, n, RULE_PROTECT, &pol->protect.v[i], 1);
 		n = fs_add(tab, n, RULE_HIDE, plan->hide.v, plan->hide.n);
 		for (size_t i = 0; i < pol->hide.n; i++)
-			if (!strv_contains(&plan->hide, pol->hide.v[i]))
+			if (!strv_contains(&plan->hide, pol->hide.v[i]) &&
+			    !strv_contains(&plan->dac_closed, pol->hide.v[i]))
 				n = fs_add(tab, n, RULE_HIDE, &pol->hide.v[i], 1);
 	} else if (s->fallback_tmp) {
 		/* No mount namespace: the directory that stands in for /tmp;
@@ -294,6 +295,24 @@ void plan_build_base(struct session *s)
 	}
 }
 
+/* PATH (canonical, ST its lstat) is closed to the user by the file
+ * permissions alone: no reading, no writing (a directory: no search
+ * either), ACLs counted (faccessat with the effective ids, as the kernel
+ * checks). Hiding it then protects nothing the user could reach outside,
+ * and its refusals in the sandbox would be the sandbox's only in name
+ * (/etc/shadow for anyone but root). Root is never refused: it is hidden
+ * from root as before. */
+static bool dac_closed(const char *path, const struct stat *st)
+{
+	if (geteuid() == 0 || S_ISLNK(st->st_mode))
+		return false;
+	int modes[3] = {R_OK, W_OK, X_OK};
+	for (int i = 0; i < (S_ISDIR(st->st_mode) ? 3 : 2); i++)
+		if (faccessat(AT_FDCWD, path, modes[i], AT_EACCESS) == 0 || errno != EACCES)
+			return false;
+	return true;
+}
+
 /* The rest (hidden and protected paths), which the supervisor works out
  * while init builds the base of the view. */
 void plan_build_late(struct session *s)
@@ -317,6 +336,11 @@ void plan_build_late(struct session *s)
 			if (path_is_under(plan->write.v[j], real))
 				die("the writable path %s lies inside the hidden path %s", plan->write.v[j],
 				    real);
+		if (dac_closed(real, &st)) {
+			strv_add(&plan->dac_closed, pol->hide.v[i]);
+			strv_push(&plan->dac_closed, real);
+			continue;
+		}
 		if (!strv_contains(&plan->hide, real))
 			strv_push(&plan->hide, real);
 		else

@@ -162,12 +162,16 @@ EOF
 }
 
 @test "a name refused its lookup: first --allow-domain with the name from the arguments, as data" {
+	# The advice reads the refused process's arguments: it stays alive
+	# until the supervisor has taken its denial (a `why` request is
+	# answered after every packet sent before it).
 	run --separate-stderr wsrun "$WS" -- "$PY" -c '
-import socket
+import socket, subprocess, sys
 try:
     socket.getaddrinfo("pkg.wk.test", 443)
 except OSError:
-    pass' https://pkg.wk.test/simple/
+    pass
+subprocess.run([sys.argv[1], "why", "--json"], stdout=subprocess.DEVNULL)' "$WICKET" https://pkg.wk.test/simple/
 	assert_equal "$status" 0
 	run fixes_of "socket ipv4/udp"
 	assert_equal "$status" 0
@@ -238,4 +242,19 @@ import json, sys
 d = json.loads(sys.argv[1])
 e = [e for e in d["denials"] if "wk-none.invalid" in e["object"]]
 assert e and "not a refusal" in e[0]["rule"], d' "$output"
+}
+
+@test "a hidden file the user cannot read outside either is not hidden: reading it is an ordinary error, no line" {
+	[ -e /etc/shadow ] || skip "no /etc/shadow on this host"
+	run --separate-stderr wsrun "$WS" -- sh -c 'cat /etc/shadow >/dev/null 2>&1; true'
+	assert_equal "$status" 0
+	if is_root; then
+		# Root reads it outside: hidden, and the refusal is the sandbox's.
+		[[ $stderr == *"read blocked: /etc/shadow "* ]]
+	elif [ -r /etc/shadow ]; then
+		skip "$(id -un) can read /etc/shadow here"
+	else
+		# 0640 root:shadow: refused outside too, so nothing is said.
+		assert_equal "$stderr" ""
+	fi
 }
