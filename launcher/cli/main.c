@@ -243,6 +243,17 @@ static char **build_env(const struct session *s, const char *session_id)
 		env[w++] = (char *)*v;
 		env[w] = NULL;
 	}
+	if (s->pol.net == NET_DOMAINS) {
+		char *np = proxy_no_proxy(&s->pol);
+		for (size_t i = 0; i < 2; i++) {
+			const char *name = i ? "no_proxy" : "NO_PROXY";
+			w = env_unset(env, name);
+			if (np)
+				env[w++] = xasprintf("%s=%s", name, np);
+			env[w] = NULL;
+		}
+		free(np);
+	}
 	bool tmpdir_set = false;
 	for (size_t i = 0; i < s->pol.env_set.n; i++)
 		tmpdir_set |= strncmp(s->pol.env_set.v[i], "TMPDIR=", 7) == 0;
@@ -681,13 +692,6 @@ static int cmd_run(int argc, char **argv, bool shell)
 				die("--allow-domain %s: not a name or \"*.\" and a name: %s (an address "
 				    "is reached with \"allow_addresses\" in a policy's network section, "
 				    "see wicket-policy(5))", optarg, why);
-			/* The proxy never reaches the host's loopback by a name,
-			 * and NO_PROXY keeps local names off it: allowing one would
-			 * allow nothing, then blame the program. */
-			if (strcasecmp(optarg, "localhost") == 0 || wk_pattern_match("*.localhost", optarg))
-				die("--allow-domain %s: localhost is the sandbox's own loopback, and the "
-				    "host's loopback services are out of reach in network mode domains "
-				    "(--net full reaches them)", optarg);
 			strv_add(&cli.domains, optarg);
 			break;
 		}

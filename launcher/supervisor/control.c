@@ -674,13 +674,18 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 			e->rule = xasprintf("network mode ports allows TCP (and UDP when \"udp\" is true) "
 					    "only (policy %s)", pname);
 	} else if (s->pol.net == NET_DOMAINS && to_loopback(e->object)) {
-		/* Not the program's fault: wicket's own NO_PROXY keeps local
-		 * names off the proxy, and the host's loopback is out of reach
-		 * through it anyway (an address of the host's). */
-		e->rule = xasprintf("%s: the sandbox's own loopback, where only wicket's proxy listens "
-				    "in network mode domains; the host's loopback services are out of "
-				    "reach (policy %s), and NO_PROXY (localhost, 127.0.0.1, ::1) keeps "
-				    "local names off the proxy", e->object, pname);
+		/* Not a program that ignored the variables: wicket's own
+		 * NO_PROXY sends the loopback names it does not allow straight
+		 * to the sandbox's loopback. */
+		e->rule = xasprintf("network mode domains: connections go through wicket's proxy, "
+				    "named by HTTP_PROXY, HTTPS_PROXY and ALL_PROXY "
+				    "(http://127.0.0.1:%d, socks5h://127.0.0.1:%d); this one went to the "
+				    "sandbox's own loopback, where only the proxy listens: NO_PROXY, which "
+				    "wicket sets for the loopback names the policy does not allow, keeps "
+				    "them off the proxy (policy %s)", PROXY_HTTP_PORT, PROXY_SOCKS_PORT, pname);
+		fix_note(e, "a service on the host's loopback: allow the name the program uses "
+			    "(localhost, or one the policy's \"hosts\" maps to 127.0.0.1) with the "
+			    "address in the policy's \"allow_addresses\"; the proxy then reaches it");
 		fix_option(e, "--net", "full", "all of the host's network, its loopback services "
 			   "included");
 		fix_ask(e);

@@ -93,14 +93,35 @@
 
 static const char *const env_vars[] = {
 	"HTTP_PROXY=" HTTP_URL,	 "HTTPS_PROXY=" HTTP_URL,  "ALL_PROXY=" SOCKS_URL,
-	"http_proxy=" HTTP_URL,	 "https_proxy=" HTTP_URL,  "all_proxy=" SOCKS_URL,
-	/* The sandbox's own loopback is not the host's: nothing to proxy. */
-	"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1", NULL,
+	"http_proxy=" HTTP_URL,	 "https_proxy=" HTTP_URL,  "all_proxy=" SOCKS_URL, NULL,
 };
 
 const char *const *proxy_env_vars(void)
 {
 	return env_vars;
+}
+
+char *proxy_no_proxy(const struct policy *pol)
+{
+	/* The sandbox's own loopback is not the host's: nothing to proxy,
+	 * unless the policy allows the name, which then means the host's
+	 * (reached by the proxy's rules: allow_addresses). Left in NO_PROXY,
+	 * an allowed "localhost" would go to the sandbox's own loopback and
+	 * the program be blamed for not using the proxy. */
+	static const char *const local[] = {"localhost", "127.0.0.1", "::1"};
+	char *list = xstrdup("");
+	for (size_t i = 0; i < sizeof local / sizeof local[0]; i++) {
+		if (strv_contains(&pol->domains_allow, local[i]))
+			continue;
+		char *l = xasprintf("%s%s%s", list, list[0] ? "," : "", local[i]);
+		free(list);
+		list = l;
+	}
+	if (!list[0]) {
+		free(list);
+		return NULL;
+	}
+	return list;
 }
 
 /* --- in init ---------------------------------------------------------------- */

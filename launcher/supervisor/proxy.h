@@ -16,5 +16,8 @@ void proxy_parent_close(struct session *s);
 void proxy_start(struct session *s, bool started); /* STARTED false: nothing served */
 void proxy_finish(struct session *s);
 const char *const *proxy_env_vars(void);
+/* The value of NO_PROXY (and no_proxy) in the sandbox: the sandbox's
+ * own loopback names the policy does not allow (malloc'd); NULL: none. */
+char *proxy_no_proxy(const struct policy *pol);
 
 #endif

@@ -232,10 +232,34 @@ wait' sh "$PY" "http://pkg.wk.test:$HTTP_PORT/hello.txt"
 	assert_success
 	assert_output hello
 	server_got http GET /hello.txt
+	# An allowed localhost is the host's: NO_PROXY no longer sends it to
+	# the sandbox's own loopback, so a program needs no --noproxy.
+	dom_run "$DOM/local.json" curl -fsS "http://localhost:$HTTP_PORT/hello.txt"
+	assert_success
+	assert_output hello
+	# A name with no address is the network's answer: no line, no count.
 	dom_run "$DOM/local.json" curl -fsS --noproxy '' -x http://127.0.0.1:3128 "http://nothing.invalid/"
 	assert_failure
-	blocked_lines | grep -qE '^sandbox: network blocked: GET nothing.invalid:80 \(curl\[[0-9]+\]\): '
-	[ "$(blocked_lines | wc -l)" = 1 ]
+	[ "$(blocked_lines | wc -l)" = 0 ]
+	run wk why
+	assert_output --partial "nothing.invalid has no address"
+	assert_output --partial "not a refusal of the sandbox's"
+}
+
+@test "domains: a direct connection to loopback is explained as the sandbox's own, where NO_PROXY sent it" {
+	dom_run "$DOM/allow.json" "$PY" -c '
+import socket
+try:
+    socket.create_connection(("127.0.0.1", 8080), timeout=5)
+except OSError:
+    pass'
+	run wk why --json
+	"$PY" -c '
+import json, sys
+d = json.loads(sys.argv[1])
+e = [e for e in d["denials"] if e["object"] == "connect 127.0.0.1:8080/tcp"]
+assert e and "sandbox\x27s own loopback" in e[0]["rule"] and "NO_PROXY" in e[0]["rule"], d
+assert e[0]["fixes"][0]["kind"] == "note" and "allow_addresses" in e[0]["fixes"][0]["note"], e' "$output"
 }
 
 # approver NAME STATUS: a program outside that says STATUS to any
@@ -335,4 +359,42 @@ def main():
 
 run(main)
 PYEOF
+}
+
+@test "domains: pip installs from an allowed index, and says nothing (its IPv6 probe is no denial worth a line)" {
+	"$PY" -m pip --version >/dev/null 2>&1 || skip "pip is not installed for $PY"
+	# A package index of one wheel, made here: a wheel is a zip with its
+	# metadata.
+	mkdir -p "$DOM/root/simple/wkdemo"
+	"$PY" - "$DOM/root/simple/wkdemo" <<'EOF'
+import base64, hashlib, sys, zipfile
+d = sys.argv[1]
+name = "wkdemo-1.0-py3-none-any.whl"
+files = {"wkdemo.py": "VALUE = 42\n",
+         "wkdemo-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: wkdemo\nVersion: 1.0\n",
+         "wkdemo-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: wk\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+record = []
+for f, body in files.items():
+    h = base64.urlsafe_b64encode(hashlib.sha256(body.encode()).digest()).rstrip(b"=").decode()
+    record.append("%s,sha256=%s,%d" % (f, h, len(body)))
+record.append("wkdemo-1.0.dist-info/RECORD,,")
+files["wkdemo-1.0.dist-info/RECORD"] = "\n".join(record) + "\n"
+with zipfile.ZipFile(d + "/" + name, "w") as z:
+    for f, body in files.items():
+        z.writestr(f, body)
+open(d + "/index.html", "w").write('<a href="%s">%s</a>\n' % (name, name))
+EOF
+	# The system's PATH: pip asks rustc for its version, and a rustup
+	# under $HOME would try to write there.
+	run --separate-stderr bounded 120 env -C "$WS" PATH=/usr/bin:/bin "$WICKET" run \
+		--policy "$DOM/allow.json" -- "$PY" -m pip install --disable-pip-version-check --no-cache-dir --no-input \
+		--target ./site --index-url "http://pkg.wk.test:$HTTP_PORT/simple/" \
+		--trusted-host pkg.wk.test wkdemo
+	echo "$stderr"
+	assert_equal "$status" 0
+	[ "$(cat "$WS/site/wkdemo.py")" = "VALUE = 42" ]
+	# Not a line of wicket's: no denial line, no summary.
+	[[ $stderr != *"sandbox:"* ]]
+	[[ $stderr != *"wicket:"* ]]
+	grep -q '/simple/wkdemo/' "$DOM/log"
 }

@@ -200,30 +200,10 @@ assert len(p) == 2 and all(p.values()), p' "$output"
 	assert_output --partial "[a probe: "
 }
 
-@test "in network mode domains a connection to loopback is explained as the sandbox's own, not blamed on the program" {
-	run --separate-stderr wsrun "$WS" --allow-domain pkg.wk.test -- "$PY" -c '
-import socket
-try:
-    socket.create_connection(("127.0.0.1", 8080), timeout=5)
-except OSError:
-    pass'
-	run --separate-stderr bounded 60 "$WICKET" why --json
-	"$PY" -c '
-import json, sys
-d = json.loads(sys.argv[1])
-e = [e for e in d["denials"] if e["object"] == "connect 127.0.0.1:8080/tcp"]
-assert e, d
-assert "own loopback" in e[0]["rule"] and "proxy" not in e[0]["fixes"][0].get("note", ""), e
-assert e[0]["fixes"][0]["option"] == "--net" and e[0]["fixes"][0]["value"] == "full", e' "$output"
-}
-
-@test "--allow-domain refuses an address (pointing to allow_addresses) and localhost (the sandbox's own)" {
+@test "--allow-domain refuses an address, pointing to allow_addresses" {
 	run --separate-stderr wsrun "$WS" --allow-domain 127.0.0.1 -- true
 	assert_equal "$status" 125
 	[[ $stderr == *allow_addresses* ]]
-	run --separate-stderr wsrun "$WS" --allow-domain localhost -- true
-	assert_equal "$status" 125
-	[[ $stderr == *"sandbox's own loopback"* ]]
 }
 
 @test "a name that does not resolve through the proxy is the network's answer: no line, not counted" {
