@@ -301,6 +301,15 @@ int main(void)
 	FILT("\033[00000000000000000000000000000000000000000000000000000000000001mY", "\030Y", "one of 65 does not");
 	FILT("\033[99999999999999A\033[99999999999999m", "\033[99999999999999A\033[99999999999999m",
 	     "counts are not checked where any count is fine");
+	FILT("\033[1\200;2H", "\033[1;2H", "0x80 itself is ignored inside");
+	FILT("\0330x", "\030x", "ESC 0 is a final byte, not an intermediate");
+	FILT("\033[$ q\033[  q", "\030\030", "two intermediates, the second allowed, are dropped");
+	FILT("\033[ 2q", "\030", "a parameter after an intermediate is dropped");
+	FILT("\033[4?h", "\030", "a marker after a parameter is dropped");
+	FILT("\033[?1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;25h", "\033[?1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;25h", "the 16th parameter is read");
+	FILT("\033[?1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;5h", "\030", "and decides");
+	FILT("\033[0000000000000000000000000000000000000000000000000000000000000000000000@X", "\030X", "a CSI too long ends at any final byte, @ too");
+	FILT("\302\277\302\237x\302\200y", "\302\277xy", "U+00BF passes, U+009F and U+0080 do not");
 	{
 		struct pty_filter f = {0};
 		char out[8];
@@ -311,6 +320,13 @@ int main(void)
 		n = pty_filter_feed(&f, "\033", 1, out);
 		n += pty_filter_feed(&f, "7", 1, out + n);
 		ok(n == 2 && memcmp(out, "\0337", 2) == 0, "a filter flushed goes on from the ground");
+		n = pty_filter_feed(&f, "\302", 1, out);
+		n += pty_filter_flush(&f, out + n);
+		n += pty_filter_feed(&f, "\240", 1, out + n);
+		ok(n == 1 && out[0] == '\240', "a lead byte is forgotten when flushed");
+		ok(pty_can_change("ab\033", 3) && pty_can_change("a\016", 2) && pty_can_change("\017b", 2),
+		   "ESC, SO and SI can change the terminal's state");
+		ok(!pty_can_change("ab\r\n\007\b", 6), "text and other controls cannot");
 	}
 	{
 		struct pty_alt a = {0};
