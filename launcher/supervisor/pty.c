@@ -64,6 +64,7 @@
 #include <unistd.h>
 
 #include "askrender.h"
+#include "util.h"
 #include "fdpass.h"
 
 /* --- pure ---------------------------------------------------------------- */
@@ -874,6 +875,7 @@ void pty_start(struct session *s, bool started)
 	fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK);
 	P.tty_fd = s->pty.tty_fd;
 	P.input = s->pty.input;
+	P.filter.reports = P.input;
 	if (tcgetattr(P.tty_fd, &saved) < 0) {
 		close(m);
 		return;
@@ -1423,6 +1425,46 @@ void pty_cmd_end(struct session *s, const char *note, bool hold)
 	rearm();
 }
 
+/* The terminal's answers to the reports the sandbox asked for (CSI 5 n,
+ * 6 n, c: ptyfilter.c) come in where the keys do; one still on its way
+ * when the session ends would be read by the calling shell, typed into
+ * its next line. The terminal answers in order: a status report of our
+ * own, and everything read up to its answer is dropped, or whatever
+ * came within ANSWER_WAIT_MS if the terminal never answers. */
+#define ANSWER_WAIT_MS 1000
+
+static void answers_drop(void)
+{
+	static const char status[] = "\033[5n";
+	tty_write_bounded(status, sizeof status - 1);
+	long long end = now_ms() + ANSWER_WAIT_MS;
+	char last[3] = {0}; /* the three bytes before, across reads */
+	for (long long left; (left = end - now_ms()) > 0;) {
+		struct pollfd pf = {P.tty_rd, POLLIN, 0};
+		int r = poll(&pf, 1, (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		char b[256];
+		ssize_t n = read(P.tty_rd, b, sizeof b);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			/* ESC [ digit n: the answer to ours. */
+			if (b[i] == 'n' && last[0] == 0x1b && last[1] == '[' && last[2] >= '0' && last[2] <= '9')
+				goto answered;
+			last[0] = last[1];
+			last[1] = last[2];
+			last[2] = b[i];
+		}
+	}
+answered:
+	tcflush(P.tty_rd, TCIFLUSH);
+}
+
 void pty_finish(struct session *s)
 {
 	(void)s;
@@ -1451,6 +1493,8 @@ void pty_finish(struct session *s)
 			tty_write_bounded(leave_alt_here, sizeof leave_alt_here - 1);
 		tty_write_bounded(finish_reset, sizeof finish_reset - 1);
 		tabs_reset(P.tty_wr);
+		if (P.filter.asked && P.input)
+			answers_drop();
 	}
 	raw_leave();
 	restore_stderr();

@@ -12,8 +12,11 @@
  *
  * The reports allowed (CSI 5 n, CSI 6 n, primary and secondary device
  * attributes) make the terminal type its answer, which goes where the
- * person's keys go: to the sandbox's own pty, or, while a question is
- * up, to the question, which takes an escape sequence as No. The
+ * person's keys go: so they pass only where the supervisor reads the
+ * terminal and relays what it reads to the sandbox's own pty (or, while
+ * a question is up, to the question, which takes an escape sequence as
+ * No); answers still on their way at the end are waited for and
+ * dropped (pty.c: answers_drop), not left to the calling shell. The
  * answers are of a fixed form (a status, a position, the terminal's
  * type), none with bytes of the sandbox's choosing. */
 #include "config.h"
@@ -88,7 +91,7 @@ static bool csi_allowed(const struct pty_filter *f, unsigned char fin)
 		return (fin == 'h' || fin == 'l') && all_params(f, dec_mode);
 	/* The secondary device attributes (vim asks them). */
 	if (f->mark == '>')
-		return fin == 'c' && f->np <= 1 && f->par[0] == 0;
+		return fin == 'c' && f->reports && f->np <= 1 && f->par[0] == 0;
 	if (f->mark)
 		return false;
 	/* Cursor movement, insert and delete, erase characters, scroll,
@@ -107,9 +110,9 @@ static bool csi_allowed(const struct pty_filter *f, unsigned char fin)
 	case 'l':
 		return all_params(f, insert_mode);
 	case 'n':
-		return f->np == 1 && (f->par[0] == 5 || f->par[0] == 6);
+		return f->reports && f->np == 1 && (f->par[0] == 5 || f->par[0] == 6);
 	case 'c':
-		return f->np <= 1 && f->par[0] == 0;
+		return f->reports && f->np <= 1 && f->par[0] == 0;
 	case 's': /* the cursor saved and restored (with parameters: margins) */
 	case 'u':
 		return f->np == 0;
@@ -263,10 +266,12 @@ static size_t filter_byte(struct pty_filter *f, unsigned char c, char *out)
 			return w + filter_byte(f, c, out + w);
 		}
 		if (c >= 0x40) {
-			if (csi_allowed(f, c))
+			if (csi_allowed(f, c)) {
+				f->asked = f->asked || c == 'n' || c == 'c';
 				w += pass_held(f, c, out);
-			else
+			} else {
 				w += drop_as(f, FS_GROUND, out);
+			}
 			break;
 		}
 		f->held[f->nheld++] = c;

@@ -11,7 +11,8 @@
  * sequences a full-screen program draws with (cursor movement, erasing
  * but the scrollback, insert and delete, scrolling, the scroll region,
  * attributes, the G0 and G1 character sets, tab stops, a fixed list of
- * modes, the cursor's shape, the position and attribute reports). Every
+ * modes, the cursor's shape, the position and attribute reports where
+ * their answers go to the sandbox: pty_filter.reports). Every
  * other sequence and every string (OSC, DCS, APC, PM, SOS, ESC k) is
  * dropped whole, with a CAN in its place. A sequence is held until its
  * final byte decides it (at most PTY_FILTER_HOLD bytes, across calls;
@@ -33,6 +34,12 @@ struct pty_filter {
 	unsigned np;          /* parameters so far, the one being read included */
 	unsigned par[PTY_FILTER_PARAMS];
 	bool lead;            /* a UTF-8 0xC2 held, for the byte after it */
+	/* Set by the caller: the terminal's answers go to the sandbox's own
+	 * terminal (the supervisor reads the real one and relays it), so
+	 * the reports (CSI 5 n, 6 n, c, > c) may pass; otherwise they are
+	 * dropped, as the answers would be typed into another program. */
+	bool reports;
+	bool asked;           /* one passed: answers may still be on their way */
 };
 /* IN (N bytes) filtered into OUT, which has room for N + PTY_FILTER_HOLD
  * + 1; returns the bytes written. C1 controls written in UTF-8 (U+0080

@@ -292,6 +292,33 @@ pane_state() {
 	done
 }
 
+@test "terminal attack: the terminal's answers to reports the sandbox asked for are never typed into the calling shell" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	# The sandbox asks for its cursor's position and the terminal's
+	# attributes, and is gone before the answers come: what the shell
+	# after wicket reads first must not be them. Judged by the shell's
+	# own status report: the terminal answers in order, so what comes
+	# before that answer is what was left in the input.
+	printf '%s\n' '#!/bin/sh' 'printf "\033[6n\033[c\033[>c\033[6n"' >"$WS/attack"
+	chmod 755 "$WS/attack"
+	local probe='stty -icanon -echo min 1; printf "\033[5n"; IFS= read -r -d n got; printf "after=%s|\n" "$got" | cat -v; sleep 60'
+	tmux -L "$TMUX_SOCK" -f /dev/null new-session -d -x 80 -y 24 -s B \
+		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$OUT" TERM=xterm LANG=C.UTF-8 \
+		XDG_STATE_HOME="$XDG_STATE_HOME" WICKET_DIAG=off \
+		bash --norc --noprofile -c 'cd "$1" && "$2" run -- ./attack; '"$probe" _ "$WS" "$WICKET"
+	# (The sandbox's own terminal may echo answers it got in time, as
+	# text: that is on the screen before the probe, harmless.)
+	tmux_wait 'after=' -t B
+	run -0 tmux_screen -t B
+	assert_output --partial 'after=^[[0|'
+	# Without wicket the answers are there.
+	# (echoed too, before the probe turns echo off).
+	tmux -L "$TMUX_SOCK" respawn-pane -k -t B bash --norc --noprofile -c 'cd "$1" && ./attack; '"$probe" _ "$WS"
+	tmux_wait 'after=' -t B
+	run -0 tmux_screen -t B
+	assert_output --regexp 'after=\^\[\[[0-9]+;[0-9]+R'
+}
+
 # fs_start SESSION CMD...: CMD in a new 80x24 tmux session in $WS, as a
 # person would start it (the same environment either way).
 fs_start() {

@@ -50,11 +50,15 @@ static void alt(const char *in, bool want, int want_flips, const char *what)
 	}
 }
 
+/* Whether the filters of FILT pass the reports (their answers go to the
+ * sandbox's own terminal). */
+static bool filt_reports;
+
 /* IN through the filter in pieces of STEP, held bytes flushed at the end. */
 static void filt(const char *in, size_t len, const char *want, size_t wlen, const char *what)
 {
 	for (size_t step = 1; step <= 64; step *= 4) {
-		struct pty_filter f = {0};
+		struct pty_filter f = {.reports = filt_reports};
 		char out[512];
 		size_t w = 0;
 		for (size_t i = 0; i < len; i += step) {
@@ -268,9 +272,24 @@ int main(void)
 	     "others are dropped, a sequence with one among listed ones too; leading zeros read as the terminal does");
 	PASSES("\033[4h\033[4l\033[4;4h", "insert mode passes");
 	FILT("\033[2h\033[12l\033[20h\033[4;20h\033[h", "\030\030\030\030\030", "other ANSI modes (keyboard lock, local echo, newline) are dropped");
-	PASSES("\033[5n\033[6n\033[c\033[0c\033[>c\033[>0c", "the status and position reports and the device attributes pass");
+	filt_reports = true;
+	PASSES("\033[5n\033[6n\033[c\033[0c\033[>c\033[>0c",
+	       "where the answers go to the sandbox, the status and position reports and the device attributes pass");
 	FILT("\033[n\033[5;6n\033[?6n\033[=c\033[1c\033[>1c\033[?c", "\030\030\030\030\030\030\030",
 	     "other reports and attributes are dropped");
+	filt_reports = false;
+	FILT("\033[5n\033[6n\033[c\033[0c\033[>c\033[>0c", "\030\030\030\030\030\030",
+	     "elsewhere none passes");
+	{
+		const char *seqs[] = {"\033[5n", "\033[6n", "\033[c", "\033[>c", "\033[1m", "\033[?6n"};
+		const bool want[] = {true, true, true, true, false, false};
+		for (size_t i = 0; i < sizeof seqs / sizeof seqs[0]; i++) {
+			struct pty_filter f = {.reports = true};
+			char out[16];
+			pty_filter_feed(&f, seqs[i], strlen(seqs[i]), out);
+			ok(f.asked == want[i], "a report passed is noted: %s", seqs[i] + 1);
+		}
+	}
 	PASSES("\033[ q\033[0 q\033[6 q\033[!p", "the cursor's shape (0 to 6) and a soft reset pass");
 	FILT("\033[7 q\033[1;2 q\033[?2 q\033[1!p\033[\"p\033[$p\033[1 $q", "\030\030\030\030\030\030\030",
 	     "other shapes, other intermediates, two of them are dropped");
