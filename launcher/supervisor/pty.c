@@ -326,7 +326,7 @@ void pty_parent_close(struct session *s)
 
 #define PTY_BUF 16384
 /* A read from the pty leaves room for what the filter held from before
- * and an OSC number it writes out again (pty_filter_feed). */
+ * and a CAN (pty_filter_feed). */
 #define MASTER_READ_MIN (PTY_FILTER_HOLD + 8)
 /* After the command has gone, output still on its way is waited for until
  * the pty reports that no one holds it any more, or nothing has moved for
@@ -1407,9 +1407,10 @@ void pty_cmd_end(struct session *s, const char *note, bool hold)
 		if (P.out.len == before)
 			break;
 	}
-	/* What the filter held (an unfinished sequence at the very end):
-	 * only where it fits, as the session's own is never flushed at all. */
-	if (buf_room(&P.out) >= PTY_FILTER_HOLD)
+	/* An unfinished sequence at the very end is dropped, a CAN in its
+	 * place (pty_filter_flush), so the session's next output is not
+	 * read as its rest: only where it fits. */
+	if (buf_room(&P.out) >= 1)
 		P.out.len += pty_filter_flush(&D.filter, buf_tail(&P.out));
 	session_unwatch(D.w);
 	D.w = NULL;
