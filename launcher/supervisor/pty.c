@@ -44,6 +44,7 @@
 #include "base/session.h"
 #include "base/setupfail.h"
 #include "supervisor/pty.h"
+#include "supervisor/ptyfilter.h"
 #include "supervisor/watch.h"
 
 #include <errno.h>
@@ -63,6 +64,7 @@
 #include <unistd.h>
 
 #include "askrender.h"
+#include "util.h"
 #include "fdpass.h"
 
 /* --- pure ---------------------------------------------------------------- */
@@ -191,252 +193,6 @@ size_t pty_alt_feed(struct pty_alt *a, const char *in, size_t n)
 		}
 	}
 	return n;
-}
-
-/* FS_DROP: a string dropped to BEL or ST (an OSC); FS_DROP_ST: one that
- * only ST ends (APC, PM, SOS, ESC k: tmux reads APC past a BEL). */
-enum { FS_GROUND, FS_ESC, FS_OSC_NUM, FS_DCS_HEAD, FS_PASS, FS_PASS_ESC, FS_DROP, FS_DROP_ESC,
-       FS_DROP_ST };
-
-/* The clipboard (52, 5522), file transfers (5113, 1337, and iTerm2's
- * older 50, which is xterm's font), the icon and window titles (0, 1, 2,
- * Konsole's tab title 30, xterm's window property 3): a title the
- * sandbox chose would outlive the session (or tell the person what to
- * answer), and what the terminal's title was cannot be read back to
- * restore it; the current directory or document (7, 6), where the
- * terminal opens its next tab, whose shell prompt would run git in a
- * repository of the sandbox's; emacs-libvterm's commands (51: Emacs Lisp
- * it runs, a directory); desktop notifications (9, 99, 777) in the
- * sandbox's words. */
-static bool osc_dropped(unsigned num)
-{
-	return num <= 3 || num == 6 || num == 7 || num == 9 || num == 30 || num == 50 ||
-	       num == 51 || num == 52 || num == 99 || num == 777 || num == 5522 || num == 5113 ||
-	       num == 1337;
-}
-
-/* The DCS strings dropped, by their final byte (the first after ESC P,
- * its parameters and intermediates): tmux's passthrough ("t" of tmux;),
- * kitty's remote control ("@" of @kitty-cmd), and what outlives the
- * session: user-defined keys (DECUDK, "|": a function key that types the
- * sandbox's text into the next shell), a soft font (DECDLD, "{": letters
- * drawn as others), a terminal state restored (DECRSTS, "$p"; DECRSPS,
- * "$t") or ReGIS drawing ("p"). By that byte alone: tmux reads the rest
- * of the head past an ESC (ESC P t ESC m ux; is its tmux;, red team 19),
- * so what follows it cannot be matched as the terminal reads it. */
-static bool dcs_dropped(unsigned char final)
-{
-	return final == 't' || final == '@' || final == '|' || final == '{' || final == 'p';
-}
-
-bool pty_can_change(const char *b, size_t n)
-{
-	/* Text and the other C0 controls move the cursor and ring bells;
-	 * modes, attributes, screens and strings all start with ESC, and
-	 * SO and SI switch the character set. (8-bit C1 controls are not
-	 * controls to a UTF-8 terminal: they are parts of characters.) */
-	return memchr(b, 0x1b, n) || memchr(b, 0x0e, n) || memchr(b, 0x0f, n);
-}
-
-size_t pty_filter_flush(struct pty_filter *f, char *out)
-{
-	/* A lead byte alone at the end (pty_filter_feed) is not passed on. */
-	f->lead = false;
-	size_t n = f->nheld;
-	memcpy(out, f->held, n);
-	if (f->st == FS_OSC_NUM && f->ndig)
-		n += (size_t)sprintf(out + n, "%u", f->num);
-	f->nheld = 0;
-	if (f->st == FS_ESC || f->st == FS_OSC_NUM || f->st == FS_DCS_HEAD || f->st == FS_PASS_ESC)
-		f->st = f->st == FS_ESC || f->st == FS_PASS_ESC ? FS_GROUND : FS_PASS;
-	return n;
-}
-
-/* Inside a sequence a terminal ignores C0 controls but these. */
-static bool c0_ignored(unsigned char c)
-{
-	return (c < 0x20 || c == 0x7f) && c != 0x07 && c != 0x18 && c != 0x1a && c != 0x1b;
-}
-
-static size_t filter_byte(struct pty_filter *f, unsigned char c, char *out);
-
-size_t pty_filter_feed(struct pty_filter *f, const char *in, size_t n, char *out)
-{
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)in[i];
-		/* U+0080 to U+009F, C2 80 to C2 9F: dropped whole, in every
-		 * state, so that what the filter decides on is what the
-		 * terminal reads (no string ended or begun by one). A C2 goes
-		 * on only with the byte that makes it U+00A0 to U+00BF, so it
-		 * never meets a later 80 to 9F across what is dropped. */
-		if (f->lead) {
-			f->lead = false;
-			if (c >= 0xa0 && c <= 0xbf) {
-				w += filter_byte(f, 0xc2, out + w);
-				w += filter_byte(f, c, out + w);
-				continue;
-			}
-			if (c >= 0x80 && c <= 0x9f)
-				continue;
-		}
-		if (c == 0xc2) {
-			f->lead = true;
-			continue;
-		}
-		w += filter_byte(f, c, out + w);
-	}
-	return w;
-}
-
-/* A sequence dropped from here on (ST the state to drop it in): what
- * it holds goes, and a CAN goes out in its place. The terminal takes the
- * ESC that started it as the end of whatever it was in (an escape, a
- * CSI, a string the filter passed); without it, the bytes after the
- * dropped ones would go on that instead (ESC ] 5, dropped APC, 2;c;...
- * read as OSC 52: red team 18). CAN ends it the same, and does nothing
- * on its own. OUT has room for it: what was held is not written. */
-static size_t drop_as(struct pty_filter *f, int st, char *out)
-{
-	f->nheld = 0;
-	f->st = (unsigned char)st;
-	out[0] = 0x18;
-	return 1;
-}
-
-/* One byte C through the filter's states into OUT; the bytes written. */
-static size_t filter_byte(struct pty_filter *f, unsigned char c, char *out)
-{
-	size_t w = 0;
-again:
-	switch (f->st) {
-	case FS_GROUND:
-		if (c == 0x1b) {
-			f->held[0] = c;
-			f->nheld = 1;
-			f->st = FS_ESC;
-		} else {
-			out[w++] = (char)c;
-		}
-		break;
-	case FS_ESC:
-		/* A byte from 0x80 up does not end the escape for tmux, which
-		 * ignores it there: it is not passed on (red team 18, F1), and
-		 * what follows is decided on as the terminal reads it. */
-		if (c >= 0x80)
-			break;
-		/* A C0 control (not CAN, SUB, ESC) or DEL right after ESC is
-		 * carried out by the terminal, and the sequence goes on: BEL
-		 * too (red team 19: ESC BEL ]2;... set the title). */
-		if (c0_ignored(c) || c == 0x07) {
-			out[w++] = (char)c;
-			break;
-		}
-		if (c == ']' || c == 'P') {
-			f->held[f->nheld++] = c;
-			f->num = f->ndig = 0;
-			f->st = c == ']' ? FS_OSC_NUM : FS_DCS_HEAD;
-		} else if (c == '_' || c == '^' || c == 'X' || c == 'k') {
-			/* APC (tmux: the pane's title), PM, SOS, and screen's
-			 * and tmux's window name: none is the sandbox's to set. */
-			w += drop_as(f, FS_DROP_ST, out + w);
-		} else {
-			w += pty_filter_flush(f, out + w);
-			goto again;
-		}
-		break;
-	case FS_OSC_NUM:
-		/* The number is passed on as a plain decimal, never as
-		 * the digits it came in (leading zeros, an overflow). */
-		if (c >= '0' && c <= '9') {
-			f->ndig++;
-			f->num = f->num > 1000000 ? f->num : f->num * 10 + (c - '0');
-		} else if (c0_ignored(c) || c >= 0x80) {
-			/* dropped, as the terminal ignores it (or, from 0x80
-			 * up, may: the number read without it is the safe side) */
-		} else if ((f->ndig && (osc_dropped(f->num) || f->ndig > 6)) ||
-			   (!f->ndig && c != 0x07 && c != 0x18 && c != 0x1a && c != 0x1b)) {
-			/* A number dropped, or none: xterm's OSC l and L set
-			 * the title and the icon's name (red team 17, F2). */
-			w += drop_as(f, c == 0x07 || c == 0x18 || c == 0x1a ? FS_GROUND
-				     : c == 0x1b ? FS_DROP_ESC : FS_DROP, out + w);
-		} else {
-			w += pty_filter_flush(f, out + w);
-			goto again;
-		}
-		break;
-	case FS_DCS_HEAD: {
-		/* The terminal ignores C0 controls here, BEL too (red team
-		 * 19: ESC P BEL tmux; was tmux's passthrough). */
-		if (c0_ignored(c) || c == 0x07 || c >= 0x80)
-			break;
-		if (c == 0x18 || c == 0x1a || c == 0x1b) {
-			w += pty_filter_flush(f, out + w);
-			goto again;
-		}
-		/* Too long a head to tell what it is: not passed on. */
-		if (f->nheld == PTY_FILTER_HOLD) {
-			w += drop_as(f, FS_DROP, out + w);
-			break;
-		}
-		/* Parameters and intermediates come before the final byte. */
-		f->held[f->nheld++] = c;
-		if (c >= 0x20 && c <= 0x3f)
-			break;
-		if (dcs_dropped(c))
-			w += drop_as(f, FS_DROP, out + w);
-		else
-			w += pty_filter_flush(f, out + w);
-		break;
-	}
-	case FS_PASS:
-		/* A string passed on, to its end (BEL, ST) or until CAN or
-		 * SUB cancels it. An ESC that is not ST starts a sequence. */
-		if (c == 0x1b) {
-			f->held[0] = c;
-			f->nheld = 1;
-			f->st = FS_PASS_ESC;
-		} else {
-			out[w++] = (char)c;
-			if (c == 0x07 || c == 0x18 || c == 0x1a)
-				f->st = FS_GROUND;
-		}
-		break;
-	case FS_PASS_ESC:
-		if (c == '\\') {
-			out[w++] = 0x1b;
-			out[w++] = (char)c;
-			f->nheld = 0;
-			f->st = FS_GROUND;
-		} else {
-			f->st = FS_ESC;
-			goto again;
-		}
-		break;
-	case FS_DROP:
-		if (c == 0x1b)
-			f->st = FS_DROP_ESC;
-		else if (c == 0x07 || c == 0x18 || c == 0x1a)
-			f->st = FS_GROUND;
-		break;
-	case FS_DROP_ST:
-		if (c == 0x1b)
-			f->st = FS_DROP_ESC;
-		else if (c == 0x18 || c == 0x1a)
-			f->st = FS_GROUND;
-		break;
-	case FS_DROP_ESC:
-		if (c == '\\') {
-			f->st = FS_GROUND;
-		} else {
-			f->held[0] = 0x1b;
-			f->nheld = 1;
-			f->st = FS_ESC;
-			goto again;
-		}
-		break;
-	}
-	return w;
 }
 
 /* --- the plan, and the child's side --------------------------------------- */
@@ -571,7 +327,7 @@ void pty_parent_close(struct session *s)
 
 #define PTY_BUF 16384
 /* A read from the pty leaves room for what the filter held from before
- * and an OSC number it writes out again (pty_filter_feed). */
+ * and a CAN (pty_filter_feed). */
 #define MASTER_READ_MIN (PTY_FILTER_HOLD + 8)
 /* After the command has gone, output still on its way is waited for until
  * the pty reports that no one holds it any more, or nothing has moved for
@@ -1120,6 +876,7 @@ void pty_start(struct session *s, bool started)
 	fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK);
 	P.tty_fd = s->pty.tty_fd;
 	P.input = s->pty.input;
+	P.filter.reports = P.input;
 	if (tcgetattr(P.tty_fd, &saved) < 0) {
 		close(m);
 		return;
@@ -1257,13 +1014,13 @@ static const char finish_reset[] =
 	"\033[?7h\033[4l"
 	"\033[2l\033[12h\033[20l" /* the keyboard unlocked, no local echo, no newline mode */
 	"\033]110\033\\\033]111\033\\\033]112\033\\\033]104\033\\"
-	"\033[?25h\033[0 q"
+	"\033[?25h\033[?12l\033[0 q" /* a visible cursor, not blinking, of the default shape */
 	"\033[?9l\033[?1000l\033[?1002l\033[?1003l\033[?1006l\033[?1005l\033[?1015l"
 	"\033[?1004l"          /* no focus reports */
 	"\033[>4m"             /* no modifyOtherKeys: Ctrl-C is a byte again */
 	"\033[=0;1u"           /* nor the kitty keyboard protocol's flags */
 	"\033[?8h"             /* keys repeat */
-	"\033[?1l\033>"
+	"\033[?1l\033>\033[?66l" /* cursor keys and keypad send their plain codes */
 	"\033[?2004l";
 
 static void write_bounded(int fd, const char *p, size_t n);
@@ -1652,9 +1409,10 @@ void pty_cmd_end(struct session *s, const char *note, bool hold)
 		if (P.out.len == before)
 			break;
 	}
-	/* What the filter held (an unfinished sequence at the very end):
-	 * only where it fits, as the session's own is never flushed at all. */
-	if (buf_room(&P.out) >= PTY_FILTER_HOLD)
+	/* An unfinished sequence at the very end is dropped, a CAN in its
+	 * place (pty_filter_flush), so the session's next output is not
+	 * read as its rest: only where it fits. */
+	if (buf_room(&P.out) >= 1)
 		P.out.len += pty_filter_flush(&D.filter, buf_tail(&P.out));
 	session_unwatch(D.w);
 	D.w = NULL;
@@ -1668,6 +1426,46 @@ void pty_cmd_end(struct session *s, const char *note, bool hold)
 			pty_note(s, note);
 	}
 	rearm();
+}
+
+/* The terminal's answers to the reports the sandbox asked for (CSI 5 n,
+ * 6 n, c: ptyfilter.c) come in where the keys do; one still on its way
+ * when the session ends would be read by the calling shell, typed into
+ * its next line. The terminal answers in order: a status report of our
+ * own, and everything read up to its answer is dropped, or whatever
+ * came within ANSWER_WAIT_MS if the terminal never answers. */
+#define ANSWER_WAIT_MS 1000
+
+static void answers_drop(void)
+{
+	static const char status[] = "\033[5n";
+	tty_write_bounded(status, sizeof status - 1);
+	long long end = now_ms() + ANSWER_WAIT_MS;
+	char last[3] = {0}; /* the three bytes before, across reads */
+	for (long long left; (left = end - now_ms()) > 0;) {
+		struct pollfd pf = {P.tty_rd, POLLIN, 0};
+		int r = poll(&pf, 1, (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		char b[256];
+		ssize_t n = read(P.tty_rd, b, sizeof b);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			/* ESC [ digit n: the answer to ours. */
+			if (b[i] == 'n' && last[0] == 0x1b && last[1] == '[' && last[2] >= '0' && last[2] <= '9')
+				goto answered;
+			last[0] = last[1];
+			last[1] = last[2];
+			last[2] = b[i];
+		}
+	}
+answered:
+	tcflush(P.tty_rd, TCIFLUSH);
 }
 
 void pty_finish(struct session *s)
@@ -1698,6 +1496,8 @@ void pty_finish(struct session *s)
 			tty_write_bounded(leave_alt_here, sizeof leave_alt_here - 1);
 		tty_write_bounded(finish_reset, sizeof finish_reset - 1);
 		tabs_reset(P.tty_wr);
+		if (P.filter.asked && P.input)
+			answers_drop();
 	}
 	raw_leave();
 	restore_stderr();

@@ -2,6 +2,7 @@
 #define WICKET_SUPERVISOR_PTY_H
 
 #include "base/session.h"
+#include "supervisor/ptyfilter.h"
 
 /* pty.c: the session's own terminal. Its life is stdio's (stdio.h), and
  * only stdio.c calls these: pty_plan in stdio_plan (it marks the fds that
@@ -47,34 +48,6 @@ size_t pty_crlf(char *out, const char *in, size_t n);
  * sequence, which may be split across calls). Reads IN up to and
  * including the first sequence that changes ON, and returns how many
  * bytes that was (N when none did). */
-/* What the command's output may not do to the real terminal, dropped
- * from the stream whole (pty_filter_feed): OSC 52 and 5522 (the
- * clipboard: what the person pastes next would be the sandbox's), OSC
- * 5113 and 1337 (kitty's file transfer, iTerm2's), titles (OSC 0-2, an
- * OSC without a number, APC, PM, SOS, ESC k), and DCS strings that
- * pass bytes on past a multiplexer (tmux;) or command the terminal
- * (kitty's @kitty-cmd). The start of a sequence is held until it is
- * known (at most PTY_FILTER_HOLD bytes, across calls). */
-#define PTY_FILTER_HOLD 16
-struct pty_filter {
-	unsigned char st;
-	unsigned num, ndig;  /* an OSC's number so far, and its digits */
-	unsigned char held[PTY_FILTER_HOLD];
-	size_t nheld;
-	bool lead;           /* a UTF-8 0xC2 held, for the byte after it */
-};
-/* IN (N bytes) filtered into OUT, which has room for N + PTY_FILTER_HOLD
- * + 1; returns the bytes written. C1 controls written in UTF-8 (U+0080
- * to U+009F: OSC, DCS, ST ... to a terminal that decodes first) are
- * dropped, and a C2 that does not start U+00A0 to U+00BF; as 8-bit
- * bytes alone C1 controls are not controls to a UTF-8 terminal. */
-size_t pty_filter_feed(struct pty_filter *f, const char *in, size_t n, char *out);
-/* B (N bytes of output) can change a terminal's state: an escape
- * sequence or a character set switch in it. */
-bool pty_can_change(const char *b, size_t n);
-/* What the filter still holds (a sequence's start at the very end). */
-size_t pty_filter_flush(struct pty_filter *f, char *out);
-
 struct pty_alt {
 	bool on;            /* a full-screen program has the alternate screen */
 	unsigned char st;   /* where in a sequence the last byte left off */
