@@ -65,6 +65,19 @@ in_ws() {
 	(cd "$ws" && "$WICKET" run "$@")
 }
 
+# need_fd N: descriptor N usable in this test: the soft limit on open
+# files (1024 by default for an ordinary user) raised past N, up to the
+# hard limit; the test skipped, saying why, when the hard limit is lower.
+need_fd() {
+	local n=$1 hard soft
+	hard=$(ulimit -Hn) soft=$(ulimit -Sn)
+	[ "$soft" = unlimited ] || [ "$soft" -gt "$n" ] && return 0
+	if [ "$hard" != unlimited ] && [ "$hard" -le "$n" ]; then
+		skip "needs descriptor $n, past the hard limit on open files ($hard)"
+	fi
+	ulimit -Sn $((n + 1))
+}
+
 # bounded: run a command with a hard time limit (seconds) so no test hangs.
 bounded() {
 	local secs=$1
