@@ -85,6 +85,11 @@ bounded() {
 	timeout --kill-after=5 "$secs" "$@"
 }
 
+# own_tmux: tmux servers of this test keep their sockets in its own
+# temporary directory (removed with it), not in a tmux-UID directory in
+# the shared /tmp that outlives the run.
+own_tmux() { export TMUX_TMPDIR=$BATS_TEST_TMPDIR; }
+
 # tmux_screen ARGS...: the screen of the tmux server on socket $TMUX_SOCK
 # (tmux capture-pane -p ARGS): what a person at that terminal sees.
 tmux_screen() { tmux -L "$TMUX_SOCK" capture-pane -p "$@"; }
