@@ -240,7 +240,9 @@ PLANT_BIN='mkdir -p "$2" && printf "#!/bin/sh\ntouch %s\nexec /usr/bin/git \"\$@
 		_ "$OUT/pwned"
 	assert_refused_shared "$H/.config"
 	local sock=wicket-shared-$$ i
-	env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$H" tmux -L "$sock" new-session -d 'sleep 5' || true
+	own_tmux
+	env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$H" TMUX_TMPDIR="$TMUX_TMPDIR" \
+		tmux -L "$sock" new-session -d 'sleep 5' || true
 	for ((i = 0; i < 20; i++)); do
 		[ -e "$OUT/pwned" ] && break
 		sleep 0.1
