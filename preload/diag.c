@@ -383,8 +383,44 @@ static __attribute__((noinline)) void write_line(const char *kind, const char *o
 	emit(l.b, l.n);
 }
 
+/* Milliseconds since T0 (CLOCK_MONOTONIC). */
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Until FD has one of EVENTS, MS milliseconds after T0 at most: whether
+ * it came. A signal does not end the wait. */
+static bool wait_fd(int fd, short events, const struct timespec *t0, long ms)
+{
+	struct pollfd p = {.fd = fd, .events = events};
+	for (long left = ms - ms_since(t0); left > 0; left = ms - ms_since(t0)) {
+		int r = poll(&p, 1, (int)left);
+		if (r > 0)
+			return true;
+		if (r == 0 || errno != EINTR)
+			return false;
+	}
+	return false;
+}
+
+/* How long a report waits for the supervisor at most: for room on the
+ * control socket, and, for a line the supervisor prints, for its word
+ * that the line is out. So the line is on wicket's stderr before the
+ * failing call returns: after what the program wrote before the call,
+ * before what it writes next (its own complaint, the rest of its line),
+ * however busy the machine is; and a storm of denials on a busy machine
+ * is counted whole, not dropped because the socket was full. A process
+ * whose supervisor did not answer in time waits for it no more. */
+#define ACK_WAIT_MS 2000
+static _Atomic bool ack_gave_up;
+
 /* The report to the supervisor over the control socket: one packet
- * (lib/denialpkt.h), never waiting for room. */
+ * (lib/denialpkt.h), with a socket for the acknowledgement when the
+ * supervisor prints its line (it answers, or closes its end, once the
+ * line is written). */
 static __attribute__((noinline)) void send_report(int fd, const char *kind, const char *obj,
 						  const char *what, const char *comm, pid_t pid,
 						  int out)
@@ -402,10 +438,35 @@ static __attribute__((noinline)) void send_report(int fd, const char *kind, cons
 	size_t n = wk_denial_encode(b, sizeof b, &d);
 	if (!n)
 		return;
+	bool wait = !atomic_load(&ack_gave_up);
+	int sv[2] = {-1, -1};
+	if (wait && d.show == WK_DENIAL_PRINT &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		sv[0] = sv[1] = -1;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ssize_t w;
-	do
-		w = send(fd, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-	while (w < 0 && errno == EINTR);
+	bool full = false;
+	for (;;) {
+		w = sv[1] >= 0 ? fdpass_send(fd, b, n, &sv[1], 1, MSG_DONTWAIT)
+			       : send(fd, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (w >= 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		full = errno == EAGAIN || errno == EWOULDBLOCK;
+		if (!full || !wait || !wait_fd(fd, POLLOUT, &t0, ACK_WAIT_MS))
+			break;
+	}
+	/* Full all that time: the supervisor is stuck. */
+	if (w < 0 && full && wait)
+		atomic_store(&ack_gave_up, true);
+	if (sv[1] >= 0) {
+		close(sv[1]);
+		if (w >= 0 && !wait_fd(sv[0], POLLIN, &t0, ACK_WAIT_MS))
+			atomic_store(&ack_gave_up, true);
+		close(sv[0]);
+	}
 }
 
 /* A denial: to the supervisor, which prints the line (and remembers it
@@ -464,21 +525,13 @@ void diag_status_sync(const char *num)
 	if (fd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		goto out;
 	static const char msg[] = "{\"v\":1,\"type\":\"sync\"}";
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ssize_t w = fdpass_send(fd, msg, sizeof msg - 1, &sv[1], 1, MSG_DONTWAIT);
 	close(sv[1]);
-	if (w > 0) {
-		/* The answer, or the supervisor's end closed: either will do. */
-		struct pollfd p = {.fd = sv[0], .events = POLLIN};
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		for (int left = SYNC_WAIT_MS; left > 0;) {
-			if (poll(&p, 1, left) != -1 || errno != EINTR)
-				break;
-			clock_gettime(CLOCK_MONOTONIC, &t1);
-			left = SYNC_WAIT_MS - (int)((t1.tv_sec - t0.tv_sec) * 1000 +
-						   (t1.tv_nsec - t0.tv_nsec) / 1000000);
-		}
-	}
+	/* The answer, or the supervisor's end closed: either will do. */
+	if (w > 0)
+		(void)wait_fd(sv[0], POLLIN, &t0, SYNC_WAIT_MS);
 	close(sv[0]);
 out:
 	errno = e;

@@ -930,6 +930,12 @@ void control_lines_now(void)
 		flush_or_hold();
 }
 
+void control_lines_out(void)
+{
+	if (out_len)
+		flush_lines();
+}
+
 static void timer_ready(struct session *s, struct watch *w, short revents)
 {
 	(void)s, (void)w, (void)revents;
@@ -1280,8 +1286,15 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 			control_denial(s, &d, p.show == WK_DENIAL_QUIET ? DENIAL_QUIET :
 					      p.show == WK_DENIAL_SHOWN ? DENIAL_SHOWN : DENIAL_PRINT);
 		}
-		if (fd >= 0)
+		/* The shim waits with the failing call for the line (diag.c's
+		 * send_report): out now, after what the command wrote before
+		 * it and on a line of its own, then a byte and the end of the
+		 * socket say so. Never waiting for the reader. */
+		if (fd >= 0) {
+			control_lines_out();
+			(void)!send(fd, "\n", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 			closer_close(fd);
+		}
 	} else if (strcmp(type, "why") == 0) {
 		json_t *n = json_object_get(o, "n");
 		json_int_t want = n && json_is_integer(n) ? json_integer_value(n) : 20;

@@ -48,6 +48,10 @@ void control_relay_wrote(bool at_line_start);
 void control_relay_catch_up(void (*catch_up)(void));
 /* Queued lines out now (the proxy's, whose client waits), unless held. */
 void control_lines_now(void);
+/* Queued lines out now, held or not, each on a line of its own: before
+ * the refused call they answer returns (the shim's acknowledged
+ * reports, seccomp's notifications). */
+void control_lines_out(void);
 #define WK_MAX_DENIALS 100   /* distinct denials kept for `wicket why` */
 
 #endif

@@ -465,18 +465,23 @@ static void handle_one(struct session *s)
 	/* Still the call that was notified: the memory and /proc read above
 	 * were the caller's, not those of a process that took its pid. */
 	bool valid = ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) == 0;
+	/* The line first, then the answer: it is on wicket's stderr before
+	 * the refused call returns, after what the caller wrote before it
+	 * and before what it writes next, as the shim's are (diag.c). */
+	if (valid && native) {
+		if (!known) {
+			w.pid = w.host_pid = n->pid;
+			strcpy(w.comm, "?");
+		}
+		netnotify_report(s, w.pid, w.host_pid, w.comm, obj);
+		control_lines_out();
+	}
 	memset(&resp, 0, (size_t)resp_size);
 	resp.r.id = n->id;
 	resp.r.error = -EPERM;
 	resp.r.val = 0;
 	resp.r.flags = 0; /* refused: never SECCOMP_USER_NOTIF_FLAG_CONTINUE */
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 || !valid || !native)
-		return;
-	if (!known) {
-		w.pid = w.host_pid = n->pid;
-		strcpy(w.comm, "?");
-	}
-	netnotify_report(s, w.pid, w.host_pid, w.comm, obj);
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
 static void listener_close(void)

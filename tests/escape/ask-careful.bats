@@ -506,6 +506,7 @@ mklongrepo() {
 	policy log workspace-write-strict '[{"argv": ["git", "log"], "cwd": "${cwd}"}]'
 	printf '!touch %s/made\nq\n' "$OUT" >"$WS/cmds"
 	local sock=wicket-askpager-$$
+	own_tmux
 	# stdout on the session's terminal (git pages), stderr a file of the
 	# sandbox's, opened for reading and writing: a pager with no terminal
 	# of its own reads its keys from standard error.

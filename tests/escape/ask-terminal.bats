@@ -14,6 +14,7 @@ bats_require_minimum_version 1.5.0
 setup() {
 	ask_setup || return 1
 	TMUX_SOCK=wicket-askterm-$$-$BATS_TEST_NUMBER
+	own_tmux
 }
 
 teardown() {

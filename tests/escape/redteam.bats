@@ -21,6 +21,7 @@ setup() {
 	ask_setup || return 1
 	TMUX_O=wicket-rto-$$-$BATS_TEST_NUMBER
 	TMUX_I=wicket-rti-$$-$BATS_TEST_NUMBER
+	own_tmux
 }
 
 teardown() {

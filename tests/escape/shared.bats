@@ -44,6 +44,9 @@ assert_refused_shared() {
 @test "shared: cd /tmp && wicket does not reach the host's tmux server" {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	local name="wk-$RND" pid
+	# The server's socket stays under /tmp, in the test's own directory
+	# there when it has one.
+	case $BATS_TEST_TMPDIR in /tmp/*) own_tmux ;; esac
 	tmux -L "$name" -f /dev/null new-session -d -s t "sleep 120"
 	pid=$(tmux -L "$name" display-message -p '#{pid}')
 	track_pid "$pid"
@@ -237,7 +240,9 @@ PLANT_BIN='mkdir -p "$2" && printf "#!/bin/sh\ntouch %s\nexec /usr/bin/git \"\$@
 		_ "$OUT/pwned"
 	assert_refused_shared "$H/.config"
 	local sock=wicket-shared-$$ i
-	env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$H" tmux -L "$sock" new-session -d 'sleep 5' || true
+	own_tmux
+	env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$H" TMUX_TMPDIR="$TMUX_TMPDIR" \
+		tmux -L "$sock" new-session -d 'sleep 5' || true
 	for ((i = 0; i < 20; i++)); do
 		[ -e "$OUT/pwned" ] && break
 		sleep 0.1

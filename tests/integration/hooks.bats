@@ -14,6 +14,7 @@ setup() {
 	WS=$(mk_workspace) && H=$(mk_outside) || return 1
 	track "$WS" "$H"
 	TMUX_SOCK=wicket-hooks-$$-$BATS_TEST_NUMBER
+	own_tmux
 	OUTF=$WS/.out
 }
 

@@ -18,6 +18,7 @@ setup() {
 	mkdir -p "$HOME"
 	export XDG_CONFIG_HOME=$OUT/config
 	TMUX_SOCK=wicket-inside-$$-$BATS_TEST_NUMBER
+	own_tmux
 }
 
 teardown() {

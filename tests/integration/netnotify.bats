@@ -65,6 +65,25 @@ expect_net() {
 	assert_regex "$stderr" 'wicket: the sandbox blocked 2 network uses; run `wicket why` for details'
 }
 
+@test "a seccomp refusal's line is out before the refused call returns: between what the program wrote before and after it" {
+	# The supervisor writes the line, then answers the notification.
+	# Answered first, the line went out a few milliseconds later, after
+	# what the program wrote next. stdout and stderr are one file outside
+	# (the supervisor copies into it), so their order is one.
+	need_static
+	(cd "$WS" && exec timeout 60 "$WICKET" run -- "$STATIC" socket 2 1 0 socket 2 2 0 \
+		socket 10 1 0 socket 10 2 0) </dev/null >"$OUT/both" 2>&1
+	assert_equal "$(sed -E 's/\[[0-9]+\]\)$/[N])/' "$OUT/both")" "sandbox: network blocked: socket ipv4/tcp (netprobe-static[N])
+socket: EPERM
+sandbox: network blocked: socket ipv4/udp (netprobe-static[N])
+socket: EPERM
+sandbox: network blocked: socket ipv6/tcp (netprobe-static[N])
+socket: EPERM
+sandbox: network blocked: socket ipv6/udp (netprobe-static[N])
+socket: EPERM
+wicket: the sandbox blocked 4 network uses; run \`wicket why\` for details"
+}
+
 @test "a static binary in ports mode: raw, netlink, packet, UDP, socketpair and Fast Open are named; TCP is allowed; Landlock's port refusals are not seen" {
 	need_static
 	run --separate-stderr wsrun "$WS" -P "$PPOL" -- "$STATIC" socket 2 1 0 socket 2 3 17 \

@@ -65,12 +65,30 @@ in_ws() {
 	(cd "$ws" && "$WICKET" run "$@")
 }
 
+# need_fd N: descriptor N usable in this test: the soft limit on open
+# files (1024 by default for an ordinary user) raised past N, up to the
+# hard limit; the test skipped, saying why, when the hard limit is lower.
+need_fd() {
+	local n=$1 hard soft
+	hard=$(ulimit -Hn) soft=$(ulimit -Sn)
+	[ "$soft" = unlimited ] || [ "$soft" -gt "$n" ] && return 0
+	if [ "$hard" != unlimited ] && [ "$hard" -le "$n" ]; then
+		skip "needs descriptor $n, past the hard limit on open files ($hard)"
+	fi
+	ulimit -Sn $((n + 1))
+}
+
 # bounded: run a command with a hard time limit (seconds) so no test hangs.
 bounded() {
 	local secs=$1
 	shift
 	timeout --kill-after=5 "$secs" "$@"
 }
+
+# own_tmux: tmux servers of this test keep their sockets in its own
+# temporary directory (removed with it), not in a tmux-UID directory in
+# the shared /tmp that outlives the run.
+own_tmux() { export TMUX_TMPDIR=$BATS_TEST_TMPDIR; }
 
 # tmux_screen ARGS...: the screen of the tmux server on socket $TMUX_SOCK
 # (tmux capture-pane -p ARGS): what a person at that terminal sees.

@@ -49,6 +49,7 @@ lines() {
 }
 
 @test "close_range closes both sides of WICKET_FD and keeps it; a range of it alone closes nothing" {
+	need_fd 5000
 	guarded -- null 3 null 100 null 199 null 201 null 5000 close_range 3 max 0 \
 		state 3 state 100 state 199 state 201 state 5000 check WICKET_FD \
 		close_range 200 200 0 check WICKET_FD close_range 150 250 0 check WICKET_FD
