@@ -11,18 +11,52 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 
+static int (*runner)(int (*fn)(void *), void *arg);
+
+void view_set_runner(int (*run)(int (*fn)(void *), void *arg))
+{
+	runner = run;
+}
+
+static int run(int (*fn)(void *), void *arg)
+{
+	return runner ? runner(fn, arg) : fn(arg);
+}
+
+struct lookup {
+	int root;
+	const char *path;
+	bool follow;
+};
+
+static int lookup(void *arg)
+{
+	const struct lookup *l = arg;
+	/* O_PATH opens nothing: no driver's open, no FIFO's reader, no
+	 * automount. RESOLVE_IN_ROOT makes "/" and ".." of every link
+	 * stop at ROOT, as they do for the sandbox itself. */
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC | (l->follow ? 0 : O_NOFOLLOW),
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	return (int)syscall(SYS_openat2, l->root, l->path, &how, sizeof how);
+}
+
 int view_path(int root, const char *path, bool follow)
 {
 	if (path[0] != '/') {
 		errno = EINVAL;
 		return -1;
 	}
-	/* O_PATH opens nothing: no driver's open, no FIFO's reader, no
-	 * automount. RESOLVE_IN_ROOT makes "/" and ".." of every link
-	 * stop at ROOT, as they do for the sandbox itself. */
-	struct open_how how = {.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW),
-			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-	return (int)syscall(SYS_openat2, root, path, &how, sizeof how);
+	struct lookup l = {root, path, follow};
+	return run(lookup, &l);
+}
+
+static int reopen(void *arg)
+{
+	/* Through the descriptor's own /proc link: the very inode looked
+	 * at, whatever became of its name since. */
+	char p[64];
+	snprintf(p, sizeof p, "/proc/self/fd/%d", *(const int *)arg);
+	return open(p, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC); /* host: our own fd */
 }
 
 static bool stat_of(int root, const char *path, bool follow, struct stat *st)
@@ -62,11 +96,7 @@ int view_reopen_regular(int fd)
 		errno = EINVAL;
 		return -1;
 	}
-	/* Through the descriptor's own /proc link: the very inode looked
-	 * at, whatever became of its name since. */
-	char p[64];
-	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
-	return open(p, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC); /* host: our own fd */
+	return run(reopen, &fd);
 }
 
 int view_open_regular(int root, const char *path)

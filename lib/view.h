@@ -25,6 +25,15 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+/* Where the lookups and opens are made: by default in the calling
+ * thread, with its rights; RUN, when set, makes each (calls FN(ARG) and
+ * returns what it returns, errno too) somewhere with the sandbox's own
+ * rights instead: the supervisor's view thread, without capabilities and
+ * under the session's Landlock ruleset (supervisor/viewthread.c), so that
+ * it reads nothing the sandbox could not (another user's 0700 directory
+ * in a root session, a file beneath no read root). */
+void view_set_runner(int (*run)(int (*fn)(void *), void *arg));
+
 /* PATH (absolute, in the view whose root is ROOT), opened O_PATH: the
  * last component followed when FOLLOW (within the view), else the link
  * itself. -1 with errno: ENOENT..., ELOOP/EXDEV for a magic link

@@ -201,6 +201,7 @@ struct session {
 	const char *homes[3];     /* $HOME and the passwd home, NULL-terminated */
 	/* The places that run code (autorun.c) as they were at the start. */
 	struct strv autorun_start;
+	struct strv autorun_git_start; /* those of them git reads (hooks, config...) */
 	struct timespec started;  /* wall clock before the command started */
 	const char *approver;     /* --approver CMD (ask.c), NULL: the policy's */
 	/* The shell's history of this session (history.c): a directory of

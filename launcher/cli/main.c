@@ -330,7 +330,10 @@ static void late_prepare(struct session *s)
 	}
 	/* What git, shells and desktops would run later from a writable
 	 * root: protected like the policy's own protect rules. */
-	if (!autorun_places(&s->pol.write, s->homes, &s->autorun_start))
+	bool complete = autorun_git_places(&s->pol.write, s->homes, &s->autorun_git_start);
+	for (size_t i = 0; i < s->autorun_git_start.n; i++)
+		strv_add(&s->autorun_start, s->autorun_git_start.v[i]);
+	if (!autorun_startup_places(&s->pol.write, s->homes, &s->autorun_start) || !complete)
 		warnmsg("WARNING: a writable root holds too many git directories (modules, "
 			"worktrees) or git config includes to protect them all; the hooks and "
 			"config of some stay writable");

@@ -297,16 +297,15 @@ static char *protect_origin(const struct session *s, const char *prot)
 		return xstrdup(state_origin);
 	if (strv_contains(&s->cli_protect, prot))
 		return xstrdup("--protect on the command line");
-	struct strv git = {0}, startup = {0};
-	autorun_git_places(&s->pol.write, s->homes, &git);
-	autorun_startup_places(&s->pol.write, s->homes, &startup);
-	const char *why = strv_contains(&git, prot) ?
+	/* From the lists made before the command ran: walked now, the git
+	 * directories and config files of the writable roots would be the
+	 * sandbox's to point anywhere (a config.worktree linked into a
+	 * hidden store), read with the supervisor's rights. */
+	const char *why = strv_contains(&s->autorun_git_start, prot) ?
 		"where git reads hooks or settings that run code, read-only in every writable root" :
-		strv_contains(&startup, prot) ?
+		strv_contains(&s->autorun_start, prot) ?
 		"a file shells or desktops run, read-only in every writable root" :
 		"the session's policy files, read-only in every session";
-	strv_free(&git);
-	strv_free(&startup);
 	return xstrdup(why);
 }
 
@@ -318,7 +317,20 @@ static char *write_would_not_help(const struct session *s, const char *dir, cons
 {
 	struct strv one = {0}, kept = {0};
 	strv_add(&one, dir);
-	autorun_places(&one, s->homes, &kept);
+	/* Outside the writable roots (or the write was allowed), so not the
+	 * sandbox's to change; but a root above the workspace would hold
+	 * the workspace's own git directories, which are: those only as
+	 * they were at the start. */
+	for (size_t i = 0; i < s->pol.write.n; i++)
+		if (path_is_under(s->pol.write.v[i], dir))
+			for (size_t j = 0; j < s->autorun_start.n; j++)
+				if (path_is_under(s->autorun_start.v[j], s->pol.write.v[i]))
+					strv_add(&kept, s->autorun_start.v[j]);
+	struct strv walk_roots = {0};
+	if (!kept.n)
+		strv_add(&walk_roots, dir);
+	autorun_places(&walk_roots, s->homes, &kept);
+	strv_free(&walk_roots);
 	/* The rules as they would be with DIR writable: what classify would
 	 * then say of OBJ, and which of the two lists the protection is in. */
 	struct wk_fsrule *tab = xcalloc(1 + kept.n + s->pol.protect.n, sizeof *tab);

@@ -31,6 +31,7 @@
 #include "supervisor/pty.h"
 #include "supervisor/stdio.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/viewthread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -181,14 +182,18 @@ static void view_prepare(struct session *s)
 		die_errno("socketpair");
 }
 
-static int view_send(struct session *s)
+/* RULESET: the command's Landlock ruleset, or -1: the view thread takes
+ * it on (viewthread.c). */
+static int view_send(struct session *s, int ruleset)
 {
 	close(s->view_sock[0]);
 	/* host: init's own root and mount namespace */
 	int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	/* host: ditto */
-	int fds[2] = {root, open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)};
-	ssize_t n = fds[0] >= 0 && fds[1] >= 0 ? fdpass_send(s->view_sock[1], "V", 1, fds, 2, 0) : -1;
+	int fds[3] = {root, open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC), ruleset};
+	size_t nfds = ruleset >= 0 ? 3 : 2;
+	ssize_t n = fds[0] >= 0 && fds[1] >= 0 ?
+			    fdpass_send(s->view_sock[1], nfds == 3 ? "L" : "V", 1, fds, nfds, 0) : -1;
 	int e = errno;
 	for (int i = 0; i < 2; i++)
 		if (fds[i] >= 0)
@@ -210,16 +215,19 @@ static void view_start(struct session *s, bool started)
 {
 	char b;
 	struct fdpass_in in;
-	ssize_t n = started ? fdpass_recv(s->view_sock[0], &b, 1, 2, 0, MSG_DONTWAIT, &in) : -1;
+	ssize_t n = started ? fdpass_recv(s->view_sock[0], &b, 1, 3, 0, MSG_DONTWAIT, &in) : -1;
 	close(s->view_sock[0]);
 	s->view_sock[0] = -1;
-	if (n != 1 || b != 'V' || in.nfds != 2 || (in.flags & MSG_CTRUNC)) {
+	size_t want = b == 'L' ? 3 : 2;
+	if (n != 1 || (b != 'V' && b != 'L') || in.nfds != want || (in.flags & MSG_CTRUNC)) {
 		if (n >= 0)
 			fdpass_close(&in);
 		return; /* no view: every look at a path of the sandbox's fails */
 	}
 	s->view_root = in.fds[0];
 	s->view_ns = in.fds[1];
+	/* Looked at with the sandbox's rights, never the supervisor's. */
+	viewthread_start(want == 3 ? in.fds[2] : -1);
 }
 
 static void view_finish(struct session *s)
@@ -562,13 +570,13 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 		setup_fail(STAGE_CHDIR, errno, "chdir %s", s->workspace);
 		child_fail(errfd);
 	}
-	if (view_send(s) < 0)
-		child_fail(errfd);
 	int keep_stdin = -1;
 	if (stdio_apply(s, &keep_stdin) < 0)
 		child_fail(errfd);
 	int ruleset = -1;
 	if (s->landlock.abi && (ruleset = landlock_build(&s->landlock)) < 0)
+		child_fail(errfd);
+	if (view_send(s, ruleset) < 0)
 		child_fail(errfd);
 	/* init needs no bounding set; emptying it here (while the network
 	 * namespace may still be in the making) spares the command's critical

@@ -1,0 +1,19 @@
+/* The file permission bits' answer (DAC), as the kernel gives it to a
+ * process without capabilities: which class of ST's mode applies to the
+ * ids, and whether it grants MODE. Pure; the shim asks it where a
+ * read-only mount answers before the permissions do (preload/diag.c). */
+#ifndef WICKET_DAC_H
+#define WICKET_DAC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/* MODE: R_OK, W_OK, X_OK or'ed. The owner's bits alone for the owner,
+ * the group's for a member (GID or one of GROUPS), the others' for the
+ * rest; ACLs are not known here. */
+bool wk_dac_allows(const struct stat *st, uid_t uid, gid_t gid, const gid_t *groups,
+		   size_t ngroups, int mode);
+
+#endif
