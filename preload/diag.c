@@ -32,12 +32,14 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "classify.h"
+#include "dac.h"
 #include "denialpkt.h"
 #include "diag.h"
 #include "fdguard.h"
@@ -546,11 +548,37 @@ static bool exists_nofollow(const char *p)
 	return faccessat(AT_FDCWD, p, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* Would the file's own mode, owner or a read-only file system refuse
- * MODE on P anyway? Landlock does not mediate faccessat(2). */
+/* Would the file's own mode or owner refuse MODE on P anyway, outside
+ * too? Landlock does not mediate faccessat(2); but a read-only mount
+ * answers a write before the file's permissions (EROFS), so there the
+ * permission bits are read (lib/dac.c). Root is refused nothing outside. */
 static bool dac_refuses(const char *p, int mode)
 {
-	return faccessat(AT_FDCWD, p, mode, AT_EACCESS) < 0 && errno == EACCES;
+	if (faccessat(AT_FDCWD, p, mode, AT_EACCESS) == 0)
+		return false;
+	if (errno == EACCES)
+		return true;
+	struct stat st;
+	if (errno != EROFS || geteuid() == 0 || fstatat(AT_FDCWD, p, &st, 0) < 0)
+		return false;
+	/* An ACL may grant what the bits do not: not sure, so not refused. */
+	if (getxattr(p, "system.posix_acl_access", NULL, 0) > 0)
+		return false;
+	gid_t groups[64];
+	int n = getgroups(64, groups);
+	return !wk_dac_allows(&st, geteuid(), getegid(), groups, n > 0 ? (size_t)n : 0, mode);
+}
+
+/* A change of P's metadata (mode, owner, times, xattrs) that only its
+ * owner may make (or, for times, whoever may write it): refused outside
+ * too when neither. */
+static bool meta_refuses(const char *p)
+{
+	struct stat st;
+	if (geteuid() == 0 || fstatat(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    st.st_uid == geteuid())
+		return false;
+	return dac_refuses(p, W_OK);
 }
 
 /* The verdict on one failed file system call: 0 not the sandbox, 'w'
@@ -600,13 +628,15 @@ static char blame(const char *rules, const char *p, int err, unsigned flags)
 	if (write) {
 		if (flags & DF_META) {
 			/* Only read-only mounts refuse chmod, chown, times and
-			 * xattrs; EPERM and EACCES are the file's owner's. */
-			if (err != EROFS)
+			 * xattrs; EPERM and EACCES are the file's owner's, and
+			 * so is a change its owner alone could make. */
+			if (err != EROFS || meta_refuses(p))
 				return 0;
+			return v == WK_FS_WRITABLE ? 0 : 'w';
 		}
 		if (v == WK_FS_WRITABLE)
 			return 0; /* inside a writable root: an ordinary error */
-		if (err == EACCES) {
+		if (err == EACCES || err == EROFS) {
 			int mode = W_OK;
 			const char *target = p;
 			if ((flags & DF_PARENT) || !exists_nofollow(p)) {

@@ -30,7 +30,7 @@ drive() { bounded 300 "$PY" - "$@"; }
 in_order() {
 	local token
 	token=$(new_token)
-	guard_path "/usr/$token"-*
+	guard_path "/var/tmp/$token"-*
 	printf 'PS1=%s\n' "'P\\#> '" >"$H/.bashrc"
 	printf 'PROMPT=%s\n' "'P%h> '" >"$H/.zshrc"
 	TOKEN=$token SH=$1 N=$2 drive <<'EOF'
@@ -46,12 +46,12 @@ def main():
     m = t.expect(r"P(\d+)> ", timeout=90)  # a loaded machine starts slowly
     n = int(m.group(1))
     for i in range(int(os.environ["N"])):
-        t.line("touch /usr/%s-%d" % (tok, i))
+        t.line("touch /var/tmp/%s-%d" % (tok, i))
         start = t.pos
         n += 1
         t.expect(r"P%d> " % n)
         seen = t.out[start:t.pos].decode("utf-8", "replace")
-        check(re.search(r"sandbox: write blocked: /usr/%s-%d \(create by touch\[\d+\]\)" % (tok, i), seen),
+        check(re.search(r"sandbox: write blocked: /var/tmp/%s-%d \(create by touch\[\d+\]\)" % (tok, i), seen),
               "command %d: its denial line came after the prompt:\n%r" % (i, seen))
         check("wicket: the sandbox blocked 1 thing in that command:" in seen,
               "command %d: its block came after the prompt:\n%r" % (i, seen))
@@ -62,7 +62,7 @@ def main():
 run(main)
 EOF
 	local i
-	for ((i = 0; i < $2; i++)); do [ ! -e "/usr/$token-$i" ]; done
+	for ((i = 0; i < $2; i++)); do [ ! -e "/var/tmp/$token-$i" ]; done
 }
 
 @test "denials: the line and the block come before the next prompt, every time (bash, 40 commands in a row)" {
@@ -79,7 +79,7 @@ EOF
 alt_screen() {
 	local token
 	token=$(new_token)
-	guard_path "/usr/$token"
+	guard_path "/var/tmp/$token"
 	TOKEN=$token ENTER=$1 LEAVE=$2 drive <<'EOF'
 import os
 from ptydrive import Term, check, run
@@ -88,7 +88,7 @@ def main():
     tok, enter, leave = os.environ["TOKEN"], os.environ["ENTER"], os.environ["LEAVE"]
     prog = ("import os, sys, time\n"
             "sys.stdout.write('before\\n\\033[?%sh'); sys.stdout.flush()\n"
-            "try: open('/usr/%s', 'w')\n"
+            "try: open('/var/tmp/%s', 'w')\n"
             "except OSError: pass\n"
             "sys.stdout.write('FULL-SCREEN'); sys.stdout.flush()\n"
             "time.sleep(1)\n"
@@ -102,7 +102,7 @@ def main():
     out = t.out
     i_in = out.index(b"\x1b[?%sh" % enter.encode())
     i_out = out.index(b"\x1b[?%sl" % leave.encode())
-    line = b"sandbox: write blocked: /usr/" + tok.encode()
+    line = b"sandbox: write blocked: /var/tmp/" + tok.encode()
     check(line in out, "the denial line is shown at all")
     i_line = out.index(line)
     check(not (i_in < i_line < i_out), "the line was drawn on the alternate screen:\n%r" % out)
@@ -110,7 +110,7 @@ def main():
 
 run(main)
 EOF
-	[ ! -e "/usr/$token" ]
+	[ ! -e "/var/tmp/$token" ]
 }
 
 @test "denials: lines wait until a full-screen program leaves the alternate screen (1049, 1047, 47)" {
@@ -124,7 +124,7 @@ EOF
 @test "denials: writes to history and state files in the home: refused, no line, no block; a real one still has both" {
 	local token
 	token=$(new_token)
-	guard_path "/usr/$token"
+	guard_path "/var/tmp/$token"
 	mkdir -p "$H/.npm" "$H/.cache"
 	printf 'PS1=%s\n' "'P\\#> '" >"$H/.bashrc"
 	TOKEN=$token drive <<'EOF'
@@ -147,12 +147,12 @@ def main():
         seen = t.out[start:t.pos].decode("utf-8", "replace")
         check("Permission denied" in seen or "Read-only" in seen, "%s: refused:\n%r" % (f, seen))
         check("sandbox:" not in seen and "wicket:" not in seen, "%s: no line, no block:\n%r" % (f, seen))
-    t.line("touch /usr/%s" % tok)
+    t.line("touch /var/tmp/%s" % tok)
     start = t.pos
     n += 1
     t.expect(r"P%d> " % n)
     seen = t.out[start:t.pos].decode("utf-8", "replace")
-    check("sandbox: write blocked: /usr/" + tok in seen, "a real denial keeps its line:\n%r" % seen)
+    check("sandbox: write blocked: /var/tmp/" + tok in seen, "a real denial keeps its line:\n%r" % seen)
     check("the sandbox blocked 1 thing in that command" in seen, "and its block counts it alone:\n%r" % seen)
     t.line("exit")
     t.wait()
@@ -163,7 +163,7 @@ EOF
 	for f in .zsh_history .viminfo .lesshst .python_history .npm/_logs .cache/pip; do
 		[ ! -e "$H/$f" ]
 	done
-	[ ! -e "/usr/$token" ]
+	[ ! -e "/var/tmp/$token" ]
 }
 
 @test "denials: real programs' history files (less, vim, python) are refused quietly, and still in wicket why" {

@@ -13,7 +13,7 @@ teardown() { it_teardown; }
 
 # not_stalled [ARGS...] <PROBE: the python PROBE (which may import
 # tests/lib/linger.py) in a session with network mode full (and ARGS),
-# its stderr in a file outside; the denial of /usr/wk-after it makes once
+# its stderr in a file outside; the denial of /var/tmp/wk-after it makes once
 # it has attacked (deny_and_hold) must reach wicket's stderr while the
 # command still runs (8 s at most): the supervisor's relay loop was not
 # stalled. Judged outside, by the bytes that reached the file.
@@ -27,7 +27,7 @@ not_stalled() {
 		"$WICKET_SRCDIR/tests/lib") </dev/null >"$out/stdout" 2>"$out/stderr" &
 	pid=$!
 	for ((i = 0; i < 80; i++)); do
-		grep -q '^sandbox: write blocked: /usr/wk-after ' "$out/stderr" && break
+		grep -q '^sandbox: write blocked: /var/tmp/wk-after ' "$out/stderr" && break
 		sleep 0.1
 	done
 	wait "$pid" || true
@@ -42,11 +42,14 @@ not_stalled() {
 	local ws
 	ws=$(mk_workspace)
 	track "$ws"
-	run --separate-stderr wsrun "$ws" -- sh -c 'touch /usr/wk-denied 2>/dev/null; echo x 2>/dev/null >/etc/hostname; echo out; exit 3'
+	# Outside the workspace, where the user may write outside the
+	# sandbox (what the file permissions alone refuse is not said).
+	echo old >"$HOME/wk-host"
+	run --separate-stderr wsrun "$ws" -- sh -c 'touch /var/tmp/wk-denied 2>/dev/null; echo x 2>/dev/null >"$HOME/wk-host"; echo out; exit 3'
 	assert_equal "$status" 3
 	assert_equal "$output" out
-	assert_regex "$stderr" '^sandbox: write blocked: /usr/wk-denied \(create by touch\[[0-9]+\]\)
-sandbox: write blocked: /etc/hostname \(open for writing by sh\[[0-9]+\]\)
+	assert_regex "$stderr" '^sandbox: write blocked: /var/tmp/wk-denied \(create by touch\[[0-9]+\]\)
+sandbox: write blocked: '"$HOME"'/wk-host \(open for writing by sh\[[0-9]+\]\)
 wicket: the sandbox blocked 2 writes; run `wicket why` for details$'
 }
 
@@ -58,10 +61,10 @@ wicket: the sandbox blocked 2 writes; run `wicket why` for details$'
 	# it. The command starts its line, is refused, and ends the line: the
 	# shim waits with the failing call until the supervisor has written
 	# the line, so its place follows from the order of the calls alone.
-	run --separate-stderr wsrun "$ws" -- sh -c 'printf "half a line, " >&2; touch /usr/wk-denied 2>/dev/null; echo "the other half" >&2; printf "no newline at the end" >&2'
+	run --separate-stderr wsrun "$ws" -- sh -c 'printf "half a line, " >&2; touch /var/tmp/wk-denied 2>/dev/null; echo "the other half" >&2; printf "no newline at the end" >&2'
 	assert_equal "$status" 0
 	assert_equal "${stderr_lines[0]}" "half a line, "
-	assert_regex "${stderr_lines[1]}" '^sandbox: write blocked: /usr/wk-denied \(create by touch\[[0-9]+\]\)$'
+	assert_regex "${stderr_lines[1]}" '^sandbox: write blocked: /var/tmp/wk-denied \(create by touch\[[0-9]+\]\)$'
 	assert_equal "${stderr_lines[2]}" "the other half"
 	assert_equal "${stderr_lines[3]}" "no newline at the end"
 	assert_equal "${stderr_lines[4]}" 'wicket: the sandbox blocked 1 write; run `wicket why` for details'
@@ -78,12 +81,12 @@ wicket: the sandbox blocked 2 writes; run `wicket why` for details$'
 	run --separate-stderr wsrun "$ws" -- bash -c '
 		for i in $(seq 1 300); do
 			echo "before $i" >&2
-			: 2>/dev/null >/usr/wk-$i
+			: 2>/dev/null >/var/tmp/wk-$i
 			echo "after $i" >&2
 		done'
 	assert_equal "$status" 0
 	for ((i = 1; i <= 300; i++)); do
-		want+="before $i"$'\n'"sandbox: write blocked: /usr/wk-$i (create by bash[PID])"$'\n'"after $i"$'\n'
+		want+="before $i"$'\n'"sandbox: write blocked: /var/tmp/wk-$i (create by bash[PID])"$'\n'"after $i"$'\n'
 	done
 	want+='wicket: the sandbox blocked 300 writes; run `wicket why` for details'
 	assert_equal "$(printf '%s\n' "$stderr" | sed -E 's/by bash\[[0-9]+\]/by bash[PID]/')" "${want%$'\n'}"
@@ -97,9 +100,9 @@ more_denials() {
 	ws=$(mk_workspace)
 	track "$ws"
 	run --separate-stderr wsrun "$ws" -- bash -c '
-		for i in $(seq 1 500); do : 2>/dev/null >/usr/wk-$i; done
+		for i in $(seq 1 500); do : 2>/dev/null >/var/tmp/wk-$i; done
 		printf "building module foo" >&2
-		: 2>/dev/null >/usr/wk-501
+		: 2>/dev/null >/var/tmp/wk-501
 		echo " ... done" >&2'
 	assert_equal "$status" 0
 }
@@ -110,8 +113,8 @@ more_denials() {
 	# And all 501 are counted, however busy the machine: the reports wait
 	# for room on the control socket rather than being dropped.
 	more_denials
-	assert_equal "$(printf '%s\n' "$stderr" | grep -c '^sandbox: write blocked: /usr/wk-')" 500
-	assert_equal "$(printf '%s\n' "$stderr" | grep -v '^sandbox: write blocked: /usr/wk-')" 'building module foo
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c '^sandbox: write blocked: /var/tmp/wk-')" 500
+	assert_equal "$(printf '%s\n' "$stderr" | grep -v '^sandbox: write blocked: /var/tmp/wk-')" 'building module foo
 wicket: more denials than shown; they are counted (run `wicket why`)
  ... done
 wicket: the sandbox blocked 501 writes; run `wicket why` for details'
@@ -132,7 +135,7 @@ wicket: the sandbox blocked 501 writes; run `wicket why` for details'
 import fcntl, os, time
 def deny(i):
     try:
-        open("/usr/wk-%d" % i, "w")
+        open("/var/tmp/wk-%d" % i, "w")
     except OSError:
         pass
 fcntl.fcntl(2, 1031, 1 << 20)   # F_SETPIPE_SZ: stderr is the copy's pipe
@@ -154,7 +157,7 @@ os.write(2, b" ... done\n")
 EOF
 	(cd "$ws" && exec "$WICKET" run -- "$PY" probe.py) </dev/null >"$out/stdout" 2>"$out/stderr" &
 	pid=$!
-	wait_for_grep 'sandbox: write blocked: /usr/wk-499 ' "$out/stderr" || true
+	wait_for_grep 'sandbox: write blocked: /var/tmp/wk-499 ' "$out/stderr" || true
 	kill -STOP "$pid"
 	touch "$ws/stopped"
 	wait_for_file "$ws/written" || true
@@ -173,7 +176,7 @@ EOF
 	fi
 	wait "$pid"
 	[ -e "$ws/written" ]
-	grep -vx 'filler line' "$out/stderr" | grep -v '^sandbox: write blocked: /usr/wk-' >"$out/rest"
+	grep -vx 'filler line' "$out/stderr" | grep -v '^sandbox: write blocked: /var/tmp/wk-' >"$out/rest"
 	assert_equal "$(grep -cx 'filler line' "$out/stderr")" 75000
 	assert_equal "$(cat "$out/rest")" 'building module foo
 wicket: more denials than shown; they are counted (run `wicket why`)
@@ -185,15 +188,15 @@ wicket: the sandbox blocked 501 writes; run `wicket why` for details'
 	local ws a b
 	ws=$(mk_workspace)
 	track "$ws"
-	run --separate-stderr wsrun "$ws" -- sh -c 'touch /usr/wk-denied; cat /etc/hostname >/dev/null; echo "$LD_PRELOAD" | grep -c libwicket-preload; exit 4'
+	run --separate-stderr wsrun "$ws" -- sh -c 'touch /var/tmp/wk-denied; cat /etc/hostname >/dev/null; echo "$LD_PRELOAD" | grep -c libwicket-preload; exit 4'
 	a="$status|$output"
-	assert_regex "$stderr" 'sandbox: write blocked: /usr/wk-denied'
-	run --separate-stderr wsrun "$ws" --no-diagnostics -- sh -c 'touch /usr/wk-denied; cat /etc/hostname >/dev/null; echo "$LD_PRELOAD" | grep -c libwicket-preload; exit 4'
+	assert_regex "$stderr" 'sandbox: write blocked: /var/tmp/wk-denied'
+	run --separate-stderr wsrun "$ws" --no-diagnostics -- sh -c 'touch /var/tmp/wk-denied; cat /etc/hostname >/dev/null; echo "$LD_PRELOAD" | grep -c libwicket-preload; exit 4'
 	b="$status|$output"
 	assert_equal "$b" "4|0"
 	assert_equal "${a%|*}" 4
 	refute_regex "$stderr" 'sandbox:|the sandbox blocked'
-	assert_regex "$stderr" "touch: cannot touch '/usr/wk-denied': Read-only file system"
+	assert_regex "$stderr" "touch: cannot touch '/var/tmp/wk-denied': Read-only file system"
 }
 
 @test "the caller's LD_PRELOAD is kept, the shim appended; WICKET_RULES describes the session" {
@@ -273,6 +276,7 @@ print("wrote")'
 }
 
 @test "attack: a process that closed the control socket and reused its number never gets our reports in its own socket" {
+	echo old >"$HOME/wk-host"
 	local ws
 	ws=$(mk_workspace)
 	track "$ws"
@@ -286,7 +290,7 @@ a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 libc.syscall(33, a.fileno(), n)          # dup2
 os.write(n, b"my-data")
 try:
-    open("/etc/hostname", "w")
+    open(os.environ["HOME"] + "/wk-host", "w")
 except OSError:
     pass
 b.setblocking(False)
@@ -300,7 +304,7 @@ print(repr(got))'
 	assert_equal "$status" 0
 	assert_equal "$output" "[b'my-data']"
 	# The line went to the program's stderr instead.
-	assert_regex "$stderr" 'sandbox: write blocked: /etc/hostname \(open for writing by python3\[[0-9]+\]\)'
+	assert_regex "$stderr" 'sandbox: write blocked: '"$HOME"'/wk-host \(open for writing by python3\[[0-9]+\]\)'
 }
 
 @test "attack: a socket whose last close blocks (SO_LINGER, unsent data), handed over inside a unix socket, never stalls the supervisor" {
@@ -568,13 +572,13 @@ print("done", time.time() - t < 20)
 # soon as the socket has room (what came while it was full was dropped).
 for i in range(50):
     try:
-        open("/etc/wk-after-flood-%d" % i, "w")
+        open("/var/tmp/wk-after-flood-%d" % i, "w")
     except OSError:
         pass
     time.sleep(0.1)'
 	assert_equal "$status" 0
 	assert_equal "$output" "done True"
-	assert_regex "$stderr" 'sandbox: write blocked: /etc/wk-after-flood-[0-9]+'
+	assert_regex "$stderr" 'sandbox: write blocked: /var/tmp/wk-after-flood-[0-9]+'
 }
 
 @test "a child of Python's subprocess (which closes inherited descriptors) is explained on wicket's stderr, not its own" {
@@ -583,11 +587,11 @@ for i in range(50):
 	track "$ws"
 	run --separate-stderr wsrun "$ws" -- "$PY" -c '
 import subprocess
-r = subprocess.run(["touch", "/usr/wk-sub"], stderr=subprocess.PIPE)
+r = subprocess.run(["touch", "/var/tmp/wk-sub"], stderr=subprocess.PIPE)
 print(r.returncode)
 print(r.stderr.decode(), end="")'
 	assert_equal "$status" 0
 	assert_line --index 0 1
 	refute_output --partial 'sandbox:'
-	printf '%s\n' "$stderr" | grep -qxE 'sandbox: write blocked: /usr/wk-sub \(create by touch\[[0-9]+\]\)'
+	printf '%s\n' "$stderr" | grep -qxE 'sandbox: write blocked: /var/tmp/wk-sub \(create by touch\[[0-9]+\]\)'
 }

@@ -67,14 +67,14 @@ RC
 	keys 'hello'
 	wait_pane '^alias-from-bashrc$'
 	# The line is printed as it happens; the block before the next prompt.
-	keys 'touch /usr/wk-hook; sleep 0.3'
+	keys 'touch /var/tmp/wk-hook; sleep 0.3'
 	wait_pane '^  why, and how to allow it: wicket why$'
 	pane | grep -qxF 'wicket: the sandbox blocked 1 thing in that command:'
 	# Said once: inline as it happened; the block does not repeat it.
-	[ "$(pane | grep -cE '^sandbox: write blocked: /usr/wk-hook \(create by touch\[[0-9]+\]\)$')" = 1 ]
-	! pane | grep -qE '^  sandbox: write blocked: /usr/wk-hook '
+	[ "$(pane | grep -cE '^sandbox: write blocked: /var/tmp/wk-hook \(create by touch\[[0-9]+\]\)$')" = 1 ]
+	! pane | grep -qE '^  sandbox: write blocked: /var/tmp/wk-hook '
 	# Two commands on the line: `ask` offers no replay, the line is to copy.
-	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- bash -c 'touch /usr/wk-hook; sleep 0.3'"
+	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- bash -c 'touch /var/tmp/wk-hook; sleep 0.3'"
 	# $? as the user's prompt sees it is the command's own.
 	wait_pane '^\(wicket\) \[0\][#$] $'
 	keys 'clear; (exit 4)'
@@ -98,7 +98,7 @@ set -u
 RC
 	start_shell /bin/bash
 	wait_pane '^\(wicket\) [#$] $'
-	keys 'touch /usr/wk-hook2; sleep 0.3'
+	keys 'touch /var/tmp/wk-hook2; sleep 0.3'
 	wait_pane '^  why, and how to allow it: wicket why$'
 	keys 'echo "pc=$(sort -u .pc | tr "\n" " ") dbg=$(sort -u .dbg)"'
 	wait_pane '^pc=pc1 pc2 +dbg=dbg$'
@@ -152,12 +152,12 @@ RC
 	keys 'hello; echo "zd=${ZDOTDIR-unset} env=$FROM_ZSHENV"'
 	wait_pane '^alias-from-zshrc$'
 	wait_pane '^zd=unset env=yes$'
-	keys 'touch /usr/wk-zhook; sleep 0.3'
+	keys 'touch /var/tmp/wk-zhook; sleep 0.3'
 	wait_pane '^  why, and how to allow it: wicket why$'
 	# Said once: inline as it happened; the block does not repeat it.
-	[ "$(pane | grep -cE '^sandbox: write blocked: /usr/wk-zhook \(create by touch\[[0-9]+\]\)$')" = 1 ]
-	! pane | grep -qE '^  sandbox: write blocked: /usr/wk-zhook '
-	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- zsh -c 'touch /usr/wk-zhook; sleep 0.3'"
+	[ "$(pane | grep -cE '^sandbox: write blocked: /var/tmp/wk-zhook \(create by touch\[[0-9]+\]\)$')" = 1 ]
+	! pane | grep -qE '^  sandbox: write blocked: /var/tmp/wk-zhook '
+	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- zsh -c 'touch /var/tmp/wk-zhook; sleep 0.3'"
 	keys 'clear; echo quiet'
 	wait_pane '^quiet$'
 	! pane | grep -q 'wicket:'
@@ -247,8 +247,8 @@ RC
 	printf 'ask() { echo users-own-ask; }\n' >>"$H/.bashrc"
 	start_shell /bin/bash
 	wait_pane '^\(wicket\) \[0\][#$] $'
-	keys 'touch /usr/wk-own; sleep 0.3'
-	wait_pane "^  to run it outside the sandbox once: wicket ask -- bash -c 'touch /usr/wk-own; sleep 0.3'$"
+	keys 'touch /var/tmp/wk-own; sleep 0.3'
+	wait_pane "^  to run it outside the sandbox once: wicket ask -- bash -c 'touch /var/tmp/wk-own; sleep 0.3'$"
 	keys 'ask'
 	wait_pane '^users-own-ask$'
 	keys 'exit'

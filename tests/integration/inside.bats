@@ -29,11 +29,11 @@ teardown() {
 @test "inside a session 'wicket why' and 'wicket ask' are found in PATH, and are the session's wicket" {
 	! command -v wicket
 	run --separate-stderr wsrun "$WS" -- sh -c 'command -v wicket; [ "$WICKET_EXE" = "$(command -v wicket)" ] && echo same;
-		touch /usr/wk-inside 2>/dev/null; wicket why; echo "why=$?"; wicket ask -- true </dev/null; echo "ask=$?"'
+		touch /var/tmp/wk-inside 2>/dev/null; wicket why; echo "why=$?"; wicket ask -- true </dev/null; echo "ask=$?"'
 	assert_equal "$status" 0
 	assert_line --index 0 --regexp '^/.*/wicket$'
 	assert_line --index 1 same
-	assert_line --regexp '^write blocked: /usr/wk-inside$'
+	assert_line --regexp '^write blocked: /var/tmp/wk-inside$'
 	assert_line 'why=0'
 	# No terminal and no approver: refused by the supervisor (123), not 127.
 	assert_line 'ask=123'
@@ -132,11 +132,11 @@ keys() { tmux -L "$TMUX_SOCK" send-keys -l -- "$1"; tmux -L "$TMUX_SOCK" send-ke
 hint_then_why() {
 	start_shell "$1"
 	tmux_wait "$2" -S -200 -J
-	keys 'touch /usr/wk-hint; sleep 0.3'
+	keys 'touch /var/tmp/wk-hint; sleep 0.3'
 	tmux_wait 'wicket why$' -S -200 -J
 	keys 'wicket why; echo "why=$?"'
 	tmux_wait '^why=0$' -S -200 -J
-	pane | grep -qxF 'write blocked: /usr/wk-hint'
+	pane | grep -qxF 'write blocked: /var/tmp/wk-hint'
 	! pane | grep -q 'command not found'
 }
 

@@ -95,7 +95,7 @@ while time.time() < end:
 	fds_steady <<EOF
 $PROBE_HEAD
 def one():
-    try: open("/usr/wk-fds-denied", "w")
+    try: open("/var/tmp/wk-fds-denied", "w")
     except OSError: pass
     subprocess.run(["wicket", "ask", "--", "true"], stdin=subprocess.DEVNULL,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20)
@@ -108,7 +108,7 @@ def one():
 phases(one)
 EOF
 	# Each kind was refused, and said so, at least once.
-	grep -q 'write blocked: /usr/wk-fds-denied' "$OUT/stderr"
+	grep -q 'write blocked: /var/tmp/wk-fds-denied' "$OUT/stderr"
 	grep -q "$sock" "$OUT/stderr"
 }
 

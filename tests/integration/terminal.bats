@@ -69,18 +69,18 @@ from ptydrive import Term, check, run
 
 def main():
     t = Term([os.environ["WICKET"], "run", "--", "sh", "-c",
-              'printf "\033[1mDownloading foo...\033[0m "; touch /usr/wk-mid 2>/dev/null; '
+              'printf "\033[1mDownloading foo...\033[0m "; touch /var/tmp/wk-mid 2>/dev/null; '
               'sleep 0.5; echo ok'],
              cwd=os.environ["WS"], env=os.environ)
     check(t.wait() == 0, "wicket ends with the command's status")
     out = t.out.decode(errors="replace")
-    check(re.search(r"Downloading foo\.\.\.\x1b\[0m \r\nsandbox: write blocked: /usr/wk-mid \(", out),
+    check(re.search(r"Downloading foo\.\.\.\x1b\[0m \r\nsandbox: write blocked: /var/tmp/wk-mid \(", out),
           "the denial line starts a line of its own: %r" % out)
     check(re.search(r"\r\nok\r\n", out), "the command's line goes on after it: %r" % out)
     # The summary, after the terminal is given back, where the command's
     # last output ended mid-line.
     t = Term([os.environ["WICKET"], "run", "--", "sh", "-c",
-              'touch /usr/wk-end 2>/dev/null; sleep 0.3; printf "result: 42"'],
+              'touch /var/tmp/wk-end 2>/dev/null; sleep 0.3; printf "result: 42"'],
              cwd=os.environ["WS"], env=os.environ)
     check(t.wait() == 0, "wicket ends with the command's status")
     out = t.out.decode(errors="replace")
@@ -334,16 +334,16 @@ EOF
 @test "terminal: the supervisor's own lines (a denial) end with CR LF on the raw terminal" {
 	local token
 	token=$(new_token)
-	guard_path "/etc/$token"
+	guard_path "/var/tmp/$token"
 	TOKEN=$token drive <<'EOF'
 import os
 from ptydrive import Term, check, run
 
 def main():
     tok = os.environ["TOKEN"]
-    t = Term([os.environ["WICKET"], "run", "--", "sh", "-c", "touch /etc/%s 2>/dev/null; sleep 0.5; echo done" % tok],
+    t = Term([os.environ["WICKET"], "run", "--", "sh", "-c", "touch /var/tmp/%s 2>/dev/null; sleep 0.5; echo done" % tok],
              cwd=os.environ["WS"])
-    t.expect("sandbox: write blocked: /etc/%s[^\r\n]*\r\n" % tok)
+    t.expect("sandbox: write blocked: /var/tmp/%s[^\r\n]*\r\n" % tok)
     t.expect("done")
     t.wait()
 

@@ -110,7 +110,7 @@ EOF
 @test "--list: the sessions kept, newest first; --session N and --session ID show an earlier one" {
 	local k
 	for k in 1 2 3; do
-		wsrun "$WS" -- sh -c 'echo "$WICKET_SESSION"; touch /usr/wk-list-'"$k" >"$OUT/sid$k" 2>/dev/null || true
+		wsrun "$WS" -- sh -c 'echo "$WICKET_SESSION"; touch /var/tmp/wk-list-'"$k" >"$OUT/sid$k" 2>/dev/null || true
 	done
 	run --separate-stderr bounded 60 "$WICKET" why --list
 	assert_equal "$status" 0
@@ -122,12 +122,12 @@ EOF
 	run --separate-stderr bounded 60 "$WICKET" why --session 2
 	assert_equal "$status" 0
 	assert_line --index 0 --regexp "^The session $(cat "$OUT/sid2") \(policy workspace-write, sh\), ended "
-	assert_line 'write blocked: /usr/wk-list-2'
+	assert_line 'write blocked: /var/tmp/wk-list-2'
 	run --separate-stderr bounded 60 "$WICKET" why --session "$(cut -c1-8 "$OUT/sid1")" --json
-	"$PY" -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["denials"][0]["object"] == "/usr/wk-list-1", d' "$output"
+	"$PY" -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["denials"][0]["object"] == "/var/tmp/wk-list-1", d' "$output"
 	# The last session is still the plain `wicket why`.
 	run --separate-stderr bounded 60 "$WICKET" why
-	assert_line 'write blocked: /usr/wk-list-3'
+	assert_line 'write blocked: /var/tmp/wk-list-3'
 	local bad
 	for bad in "--session 4" "--session 0" "--session zz" "--session" "--list --session 1"; do
 		# shellcheck disable=SC2086
@@ -148,7 +148,7 @@ EOF
 }
 
 @test "attack: inside a session the records of other sessions can be neither read nor rewritten" {
-	wsrun "$WS" -- sh -c 'touch /usr/wk-earlier' 2>/dev/null || true
+	wsrun "$WS" -- sh -c 'touch /var/tmp/wk-earlier' 2>/dev/null || true
 	local rec before
 	rec=$(find "$XDG_STATE_HOME/wicket/sessions" -name '*.json' | head -n1)
 	before=$(sha256sum <"$rec")

@@ -13,7 +13,9 @@ setup() {
 	# Every test keeps its own state directory, and a HOME of its own (no
 	# real ~/.ssh to be hidden and reported).
 	export XDG_STATE_HOME=$OUT/state HOME=$OUT/home
-	mkdir -p "$HOME"
+	# Where the user writes outside, read-only in the sandbox (and not a
+	# shared space, so --write is the advice).
+	mkdir -p "$HOME/data"
 }
 
 teardown() { it_teardown; }
@@ -23,7 +25,7 @@ teardown() { it_teardown; }
 	run --separate-stderr wsrun "$WS" --protect keep -- sh -c '
 		touch keep/x 2>/dev/null
 		"$1" why | grep -F "rule: $PWD/keep/x"
-		touch /usr/wk-why 2>/dev/null
+		touch "$HOME/data/wk-why" 2>/dev/null
 		echo x 2>/dev/null >.git/hooks/pre-commit
 		"$1" why' _ "$WICKET"
 	assert_equal "$status" 0
@@ -33,34 +35,34 @@ teardown() { it_teardown; }
 	assert_line --index 2 "write blocked: $WS/.git/hooks/pre-commit"
 	assert_line --index 3 --regexp '^  by sh\[[0-9]+\] \(create\)$'
 	assert_line --index 4 --regexp "^  rule: $WS/.git/hooks/pre-commit is protected \(read-only inside a writable root\) by the rule \"$WS/.git/hooks\" \(built-in workspace-write: /filesystem/protect/[0-9]+\)$"
-	assert_line "write blocked: /usr/wk-why"
+	assert_line "write blocked: $HOME/data/wk-why"
 	assert_line --regexp '^  by touch\[[0-9]+\] \(create\)$'
-	assert_line "  rule: /usr/wk-why is not under a writable root (policy workspace-write; writable: $WS, /tmp (private))"
-	assert_line "    wicket run --write /usr ..."
-	assert_line '    a policy: {"extends": "workspace-write", "filesystem": {"write": ["/usr"]}}'
+	assert_line "  rule: $HOME/data/wk-why is not under a writable root (policy workspace-write; writable: $WS, /tmp (private))"
+	assert_line "    wicket run --write $HOME/data ..."
+	assert_line '    a policy: {"extends": "workspace-write", "filesystem": {"write": ["'"$HOME"'/data"]}}'
 	assert_line '    wicket ask -- touch ...   (run it once outside the sandbox, if approved)'
 	# Nothing here is a line of the denials themselves.
-	assert_regex "$stderr" 'sandbox: write blocked: /usr/wk-why'
+	assert_regex "$stderr" "sandbox: write blocked: $HOME/data/wk-why"
 }
 
 @test "--json and -n: the newest N as JSON, with counts, rules and ways to allow" {
 	run --separate-stderr wsrun "$WS" -- sh -c '
-		for i in 1 2 3; do sh -c "touch /usr/wk-same" 2>/dev/null; done
+		for i in 1 2 3; do sh -c "touch \"\$HOME/data/wk-same\"" 2>/dev/null; done
 		cat '"$HOME"'/.ssh/wk-none 2>/dev/null
-		touch /etc/wk-newest 2>/dev/null
+		touch "$HOME/data/wk-newest" 2>/dev/null
 		"$1" why --json -n 2' _ "$WICKET"
 	assert_equal "$status" 0
-	"$PY" - "$output" <<'EOF'
+	"$PY" - "$output" "$HOME/data" <<'EOF'
 import json, sys
-d = json.loads(sys.argv[1])
+d, data = json.loads(sys.argv[1]), sys.argv[2]
 assert d["v"] == 1 and d["ended"] is False and d["policy"] == "workspace-write", d
 assert d["counts"]["write"] == 4, d["counts"]
 assert len(d["denials"]) == 2, d["denials"]
 new, same = d["denials"]
-assert new["object"] == "/etc/wk-newest" and new["comm"] == "touch" and new["count"] == 1, new
-assert same["object"] == "/usr/wk-same" and same["count"] == 3 and same["what"] == "create", same
+assert new["object"] == data + "/wk-newest" and new["comm"] == "touch" and new["count"] == 1, new
+assert same["object"] == data + "/wk-same" and same["count"] == 3 and same["what"] == "create", same
 assert "not under a writable root" in same["rule"], same
-assert same["allow"][0] == "wicket run --write /usr ...", same
+assert same["allow"][0] == "wicket run --write %s ..." % data, same
 assert isinstance(same["pid"], int) and same["first"] <= same["last"]
 EOF
 }
@@ -108,18 +110,18 @@ except OSError:
 }
 
 @test "after the session: the last session's list, kept in XDG_STATE_HOME, owner-only" {
-	run --separate-stderr wsrun "$WS" -- sh -c 'touch /usr/wk-after 2>/dev/null; exit 3'
+	run --separate-stderr wsrun "$WS" -- sh -c 'touch /var/tmp/wk-after 2>/dev/null; exit 3'
 	assert_equal "$status" 3
 	assert_regex "$stderr" 'wicket: the sandbox blocked 1 write; run `wicket why` for details$'
 	run --separate-stderr bounded 60 "$WICKET" why
 	assert_equal "$status" 0
 	assert_line --index 0 --regexp '^The last session [0-9a-f]{16} \(policy workspace-write, sh\), ended [0-9-]+ [0-9:]+: 1 denial \(1 distinct\); newest first:$'
-	assert_line "write blocked: /usr/wk-after"
+	assert_line "write blocked: /var/tmp/wk-after"
 	[ "$(stat -c %a "$XDG_STATE_HOME/wicket")" = 700 ]
 	[ "$(stat -c %a "$XDG_STATE_HOME/wicket/last-session.json")" = 600 ]
 	run --separate-stderr bounded 60 "$WICKET" why --json
 	assert_equal "$status" 0
-	"$PY" -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["ended"] is True and d["denials"][0]["object"] == "/usr/wk-after", d' "$output"
+	"$PY" -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["ended"] is True and d["denials"][0]["object"] == "/var/tmp/wk-after", d' "$output"
 	# A clean session replaces it.
 	run --separate-stderr wsrun "$WS" -- true
 	assert_equal "$stderr" ""
@@ -148,14 +150,14 @@ except OSError:
 	# command's status was lost (141), the session's record never
 	# written, and approved commands not ended.
 	(set +e
-	 cd "$WS" && bounded 60 "$WICKET" run -- sh -c 'echo first; sleep 0.5; touch /usr/wk-late 2>/dev/null; sleep 0.3; exit 7' 2>&1
+	 cd "$WS" && bounded 60 "$WICKET" run -- sh -c 'echo first; sleep 0.5; touch /var/tmp/wk-late 2>/dev/null; sleep 0.3; exit 7' 2>&1
 	 echo "rc=$?" >"$BATS_TEST_TMPDIR/rc") | head -n 1 >/dev/null
 	local i
 	for ((i = 0; i < 100; i++)); do [ -s "$BATS_TEST_TMPDIR/rc" ] && break; sleep 0.1; done
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/rc")" "rc=7"
 	run --separate-stderr bounded 60 "$WICKET" why
 	assert_equal "$status" 0
-	assert_line "write blocked: /usr/wk-late"
+	assert_line "write blocked: /var/tmp/wk-late"
 }
 
 @test "inside a session whose control socket is gone: a clear error, not the last session's list" {
@@ -171,12 +173,12 @@ except OSError:
 		echo forged >"$XDG_STATE_HOME/wicket/last-session.json" 2>/dev/null && echo wrote
 		ln -s /etc/passwd "$XDG_STATE_HOME/wicket/x" 2>/dev/null && echo linked
 		mv "$XDG_STATE_HOME/wicket" "$XDG_STATE_HOME/moved" 2>/dev/null && echo moved
-		touch /usr/wk-record 2>/dev/null; exit 0'
+		touch /var/tmp/wk-record 2>/dev/null; exit 0'
 	assert_equal "$status" 0
 	assert_equal "$output" ""
 	run --separate-stderr bounded 60 "$WICKET" why --json
 	assert_equal "$status" 0
-	"$PY" -c 'import json, sys; d = json.loads(sys.argv[1]); assert [e["object"] for e in d["denials"]][0] == "/usr/wk-record", d
+	"$PY" -c 'import json, sys; d = json.loads(sys.argv[1]); assert [e["object"] for e in d["denials"]][0] == "/var/tmp/wk-record", d
 rec = [e for e in d["denials"] if e["object"].endswith("/last-session.json")]
 assert rec and "wicket\x27s own record of sessions" in rec[0]["rule"], d' "$output"
 	[ ! -e "$WS/state/moved" ] && [ ! -e "$WS/state/wicket/x" ]
@@ -219,7 +221,7 @@ def answer(sock, timeout):
         data += b
 big = ask(100000)
 time.sleep(1)
-subprocess.run(["touch", "/usr/wk-while-stalled"], stderr=subprocess.DEVNULL,
+subprocess.run(["touch", "/var/tmp/wk-while-stalled"], stderr=subprocess.DEVNULL,
                pass_fds=(int(os.environ["WICKET_FD"].split(":")[0]),))
 # While the first answer waits for its reader, the supervisor answers this.
 small = json.loads(answer(ask(1), 5))
@@ -228,27 +230,27 @@ d = json.loads(data)
 print(len(data) > 300000, len(d["denials"]), d["denials"][0]["object"].endswith("/f099"),
       small["denials"][0]["object"])' "$deep"
 	assert_equal "$status" 0
-	assert_output "True 100 True /usr/wk-while-stalled"
-	assert_regex "$stderr" 'sandbox: write blocked: /usr/wk-while-stalled'
+	assert_output "True 100 True /var/tmp/wk-while-stalled"
+	assert_regex "$stderr" 'sandbox: write blocked: /var/tmp/wk-while-stalled'
 }
 
 @test "WICKET_DIAG=off: no line and no summary, but wicket why still lists the denial" {
-	run --separate-stderr env WICKET_DIAG=off bash -c 'cd "$1" && timeout --kill-after=5 60 "$2" run -- touch /usr/wk-off' _ "$WS" "$WICKET"
+	run --separate-stderr env WICKET_DIAG=off bash -c 'cd "$1" && timeout --kill-after=5 60 "$2" run -- touch /var/tmp/wk-off' _ "$WS" "$WICKET"
 	assert_equal "$status" 1
 	refute_regex "$stderr" 'sandbox:|the sandbox blocked'
 	run --separate-stderr bounded 60 "$WICKET" why
 	assert_equal "$status" 0
 	assert_line --index 0 --regexp ': 1 denial \(1 distinct\); newest first:$'
-	assert_line "write blocked: /usr/wk-off"
+	assert_line "write blocked: /var/tmp/wk-off"
 }
 
 @test "a child of Python's subprocess.run (which closes inherited descriptors) reaches wicket why" {
 	run --separate-stderr wsrun "$WS" -- env WICKET_BIN="$WICKET" "$PY" -c '
 import json, os, subprocess
-subprocess.run(["touch", "/usr/wk-pysub"], stderr=subprocess.DEVNULL)
+subprocess.run(["touch", "/var/tmp/wk-pysub"], stderr=subprocess.DEVNULL)
 out = subprocess.run([os.environ["WICKET_BIN"], "why", "--json"], capture_output=True, text=True).stdout
 print([d["object"] for d in json.loads(out)["denials"]])'
 	assert_equal "$status" 0
-	assert_output "['/usr/wk-pysub']"
-	assert_regex "$stderr" 'sandbox: write blocked: /usr/wk-pysub \(create by touch\[[0-9]+\]\)'
+	assert_output "['/var/tmp/wk-pysub']"
+	assert_regex "$stderr" 'sandbox: write blocked: /var/tmp/wk-pysub \(create by touch\[[0-9]+\]\)'
 }

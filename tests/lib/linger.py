@@ -47,7 +47,7 @@ def deny_and_hold(seconds=12):
     wicket's stderr while this still runs), then the command holds on."""
     time.sleep(0.5)
     try:
-        open("/usr/wk-after", "w")
+        open("/var/tmp/wk-after", "w")
     except OSError:
         pass
     time.sleep(seconds)

@@ -52,7 +52,6 @@ fopen-a|$OUT/f|$OUT/f|open for writing
 fopen64-w|$OUT/f|$OUT/f|open for writing
 freopen-w|$OUT/new|$OUT/new|create
 freopen64-w|$OUT/f|$OUT/f|open for writing
-open-w|/etc/hosts|/etc/hosts|open for writing
 open-w|$WS/.git/config|$WS/.git/config|open for writing"
 }
 
@@ -285,6 +284,19 @@ except OSError as e:
 		expect_diag || { echo "for: $t"; return 1; }
 	done
 	chmod 755 "$WS/ro"
+}
+
+@test "writing a file of root's: the sandbox's refusal for root, silent for a user whose permissions refuse it outside too" {
+	local t
+	for t in "open-w /etc/hosts" "mkdir /usr/wk-dac" "chmod /etc/hosts"; do
+		# shellcheck disable=SC2086
+		shim_run -- "$PROBE" $t
+		if is_root; then
+			[[ $diag == "sandbox: write blocked: "* ]] || { echo "for: $t ($out): $diag"; return 1; }
+		else
+			expect_diag || { echo "for: $t ($out)"; return 1; }
+		fi
+	done
 }
 
 @test "reading /root and /etc/shadow stays silent (refused by their modes, if at all)" {

@@ -197,14 +197,14 @@ count_line() {
 @test "wicket run: a grandchild of Python's subprocess is explained once on wicket's stderr, never on the command's" {
 	local ws
 	ws=$(mk_workspace)
-	[ ! -e /etc/wicket-test-denied ]
+	[ ! -e /var/tmp/wicket-test-denied ]
 	printf '%s\n' 'import subprocess' \
-		'subprocess.run(["sh", "-c", "echo x > /etc/wicket-test-denied"])' >"$ws/sub.py"
+		'subprocess.run(["sh", "-c", "echo x > /var/tmp/wicket-test-denied"])' >"$ws/sub.py"
 	in_wicket "$ws" sh -c '"$0" sub.py 2>cmd-err; echo done' "$PY"
-	[ ! -e /etc/wicket-test-denied ]
+	[ ! -e /var/tmp/wicket-test-denied ]
 	assert_equal "$status" 0
 	assert_equal "$output" done
-	assert_equal "$(count_line 'sandbox: write blocked: /etc/wicket-test-denied (create by sh[N])' "$stderr")" 1
+	assert_equal "$(count_line 'sandbox: write blocked: /var/tmp/wicket-test-denied (create by sh[N])' "$stderr")" 1
 	# The command's stderr has the shell's own message, and no line of ours.
 	grep -q 'wicket-test-denied' "$ws/cmd-err"
 	run ! grep 'sandbox:' "$ws/cmd-err"
@@ -217,17 +217,17 @@ count_line() {
 		rm -f "$ws/cmd-err"
 		# shellcheck disable=SC2086
 		in_wicket "$ws" "$FDPROBE" $step exec "$FDPROBE" check WICKET_FD check WICKET_STATUS_FD \
-			exec sh -c 'touch /usr/wk-fdguard 2>cmd-err'
+			exec sh -c 'touch /var/tmp/wk-fdguard 2>cmd-err'
 		assert_equal "$status" 1
 		refute_output --regexp 'closed|replaced'
 		assert_output --regexp 'intact'
-		assert_equal "$(count_line 'sandbox: write blocked: /usr/wk-fdguard (create by touch[N])' "$stderr")" 1
+		assert_equal "$(count_line 'sandbox: write blocked: /var/tmp/wk-fdguard (create by touch[N])' "$stderr")" 1
 		grep -q 'wk-fdguard' "$ws/cmd-err"
 		run ! grep 'sandbox:' "$ws/cmd-err"
 	done
 	# bash, as `exec N>&-` for each of them.
-	in_wicket "$ws" bash -c 'for v in "${WICKET_FD%%:*}" "${WICKET_STATUS_FD%%:*}"; do [ -n "$v" ] && eval "exec $v>&-"; done; touch /usr/wk-fdguard 2>cmd-err'
+	in_wicket "$ws" bash -c 'for v in "${WICKET_FD%%:*}" "${WICKET_STATUS_FD%%:*}"; do [ -n "$v" ] && eval "exec $v>&-"; done; touch /var/tmp/wk-fdguard 2>cmd-err'
 	assert_equal "$status" 1
-	assert_equal "$(count_line 'sandbox: write blocked: /usr/wk-fdguard (create by touch[N])' "$stderr")" 1
+	assert_equal "$(count_line 'sandbox: write blocked: /var/tmp/wk-fdguard (create by touch[N])' "$stderr")" 1
 	run ! grep 'sandbox:' "$ws/cmd-err"
 }

@@ -80,6 +80,12 @@ check_PROGRAMS += tests/unit/test-classify
 tests_unit_test_classify_SOURCES = tests/unit/test-classify.c
 tests_unit_test_classify_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_classify_LDADD = lib/libcore.la
+# The permission bits' answer (lib/dac.c), which the shim asks where a
+# read-only mount answers first.
+check_PROGRAMS += tests/unit/test-dac
+tests_unit_test_dac_SOURCES = tests/unit/test-dac.c
+tests_unit_test_dac_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_dac_LDADD = lib/libcore.la
 # The denial packet (lib/denialpkt.c, lib/denialpkt-json.c): the shim
 # encodes, the supervisor decodes.
 check_PROGRAMS += tests/unit/test-denialpkt

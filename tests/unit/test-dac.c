@@ -1,0 +1,45 @@
+/* The permission bits' answer (lib/dac.c): which class applies, and
+ * whether it grants each mode. */
+#include "config.h"
+#include "tap.h"
+
+#include <unistd.h>
+
+#include "dac.h"
+
+static bool allows(unsigned mode, uid_t fu, gid_t fg, uid_t u, gid_t g, const gid_t *gs, size_t n,
+		   int want)
+{
+	struct stat st = {.st_mode = S_IFREG | mode, .st_uid = fu, .st_gid = fg};
+	return wk_dac_allows(&st, u, g, gs, n, want);
+}
+
+int main(void)
+{
+	gid_t groups[] = {20, 42};
+	/* The owner's bits, and only they, for the owner. */
+	ok(allows(0600, 1000, 0, 1000, 1000, NULL, 0, R_OK | W_OK), "owner rw- grants rw");
+	ok(!allows(0600, 1000, 0, 1000, 1000, NULL, 0, X_OK), "owner rw- refuses x");
+	ok(!allows(0066, 1000, 1000, 1000, 1000, NULL, 0, R_OK), "owner ---: refused, whatever the group's and others' bits");
+	ok(allows(0400, 1000, 0, 1000, 1000, NULL, 0, R_OK), "owner r-- grants r");
+	ok(!allows(0400, 1000, 0, 1000, 1000, NULL, 0, R_OK | W_OK), "owner r-- refuses rw: all of the mask");
+	ok(allows(0100, 1000, 0, 1000, 1000, NULL, 0, X_OK), "owner --x grants x");
+	ok(allows(0200, 1000, 0, 1000, 1000, NULL, 0, W_OK), "owner -w- grants w");
+	/* The group's, for its members: the primary group or another. */
+	ok(allows(0640, 0, 42, 1000, 1000, groups, 2, R_OK), "a member by a supplementary group reads 0640");
+	ok(!allows(0640, 0, 42, 1000, 1000, groups, 1, R_OK), "not a member: others' bits");
+	ok(allows(0640, 0, 1000, 1000, 1000, NULL, 0, R_OK), "a member by the primary group");
+	ok(!allows(0640, 0, 1000, 1000, 1000, NULL, 0, W_OK), "group r-- refuses w");
+	ok(!allows(0604, 0, 1000, 1000, 1000, NULL, 0, R_OK), "group ---: refused, whatever the others' bits");
+	ok(allows(0020, 0, 42, 1000, 1000, groups, 2, W_OK), "group -w- grants w");
+	ok(allows(0010, 0, 42, 1000, 1000, groups, 2, X_OK), "group --x grants x");
+	/* Others'. */
+	ok(allows(0644, 0, 0, 1000, 1000, NULL, 0, R_OK), "others r-- grant r");
+	ok(!allows(0644, 0, 0, 1000, 1000, NULL, 0, W_OK), "others r-- refuse w");
+	ok(allows(01777, 0, 0, 1000, 1000, NULL, 0, W_OK | X_OK), "a sticky 1777 directory: wx");
+	ok(!allows(0755, 0, 0, 1000, 1000, NULL, 0, W_OK | X_OK), "root's 0755: no w");
+	ok(allows(0001, 0, 0, 1000, 1000, NULL, 0, X_OK), "others --x grant x");
+	ok(allows(0002, 0, 0, 1000, 1000, NULL, 0, W_OK), "others -w- grant w");
+	ok(allows(0644, 0, 0, 1000, 1000, NULL, 0, 0), "nothing asked: granted");
+	return done_testing();
+}
