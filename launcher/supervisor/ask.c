@@ -1339,33 +1339,6 @@ static void reply_ready(struct session *s, struct watch *w, short revents)
 
 /* --- the request --------------------------------------------------------------- */
 
-/* The requester's /proc directory, or -1 when the requester is gone.
- * With a pidfd the directory is opened first, then the pidfd checked to
- * name a process that still has this number: as long as it lives, the
- * number is its own, so the directory is its own too (and stays so: a
- * /proc directory outlives its process only as a dead end). */
-int ask_requester_dir(pid_t pid, int pidfd)
-{
-	if (pid <= 0 || pidfd == WK_PIDFD_GONE)
-		return -1;
-	char p[64];
-	snprintf(p, sizeof p, "/proc/%ld", (long)pid);
-	/* host: /proc of a pid the kernel gave */
-	int dir = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0 || pidfd < 0)
-		return dir;
-	snprintf(p, sizeof p, "/proc/self/fdinfo/%d", pidfd);
-	char buf[1024];
-	/* host: our own pidfd's fdinfo */
-	read_text_at(AT_FDCWD, p, buf, sizeof buf);
-	const char *l = strstr(buf, "\nPid:\t");
-	if (!l || strtol(l + 6, NULL, 10) != (long)pid) { /* -1 once it is reaped */
-		close(dir);
-		return -1;
-	}
-	return dir;
-}
-
 static char *proc_read(int dir, const char *what, size_t max)
 {
 	char *buf = xmalloc(max + 1);
@@ -1511,7 +1484,7 @@ static bool take_fds(const struct session *s, pid_t sender, int pidfd, const int
 {
 	if (pidfd < 0 || !s->pidns_ino)
 		return false;
-	int dir = ask_requester_dir(sender, pidfd);
+	int dir = proc_dir_of(sender, pidfd);
 	struct stat st;
 	/* host: the sender's /proc directory */
 	bool inside = dir >= 0 && fstatat(dir, "ns/pid", &st, 0) == 0 &&
@@ -1767,7 +1740,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	a->w_reply->takes_fds = true;
 	if (budget_spent(s, a))
 		return;
-	int dir = ask_requester_dir(sender, sender_pidfd);
+	int dir = proc_dir_of(sender, sender_pidfd);
 	if (dir < 0) {
 		deny(s, a, "error", "the requester is gone (it ended before its request was read)");
 		return;

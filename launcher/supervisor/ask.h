@@ -2,13 +2,9 @@
 #define WICKET_SUPERVISOR_ASK_H
 
 #include "base/session.h"
+#include "supervisor/notifyutil.h"
 #include "supervisor/pty.h"
 
-/* A packet's sender: the pid the kernel vouches for (SCM_CREDENTIALS),
- * and with it a pidfd of that process (SCM_PIDFD, Linux 6.5 and later),
- * or one of these. */
-#define WK_PIDFD_NONE (-1) /* the kernel passes no pidfds: the pid alone */
-#define WK_PIDFD_GONE (-2) /* it does, but none came: the sender is gone */
 
 /* ask.c: `wicket ask` requests, the supervisor's side: the decision
  * (policy rules, approver, terminal, timeout), the command run outside
@@ -21,9 +17,6 @@ void ask_finish(struct session *s);
  * (and what they left behind) are ended now (SIGHUP, SIGTERM, SIGKILL),
  * not when they let go of the session's output. */
 void ask_session_over(struct session *s);
-/* The /proc directory of a request's sender (pid and SENDER_PIDFD as
- * control_handle has them), or -1 when the sender is gone. */
-int ask_requester_dir(pid_t pid, int sender_pidfd);
 /* ask.c: one line of the audit log for a decision of the proxy. */
 void ask_audit_net(const struct session *s, const char *comm, long host_pid, const char *object,
 		   bool allowed, const char *reason);

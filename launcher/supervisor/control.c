@@ -84,7 +84,9 @@ struct denial_entry {
 	int kind;
 	char *object, *what, *comm;
 	long pid;           /* as the sandbox sees it */
-	long host_pid;      /* from SCM_CREDENTIALS (0: reported by the supervisor) */
+	long host_pid;      /* held by the reporter (struct denial), or 0 */
+	char *args;         /* its arguments, as struct denial's (NULL: none) */
+	size_t args_len;
 	unsigned count;     /* reports of it (one per process) */
 	time_t first, last;
 	unsigned long seq;  /* order of the last report */
@@ -495,20 +497,25 @@ static unsigned port_of(const char *obj)
  * MAXHOSTS into HOSTS (malloc'd; *NHOSTS of them). Advice only (the
  * process could change its arguments): what a program that was refused
  * its name lookup would connect to next. */
-static size_t url_targets(long pid, unsigned *ports, size_t max, char **hosts, size_t maxhosts,
-			  size_t *nhosts)
+static size_t url_targets(const struct denial_entry *e, unsigned *ports, size_t max, char **hosts,
+			  size_t maxhosts, size_t *nhosts)
 {
 	*nhosts = 0;
-	if (pid <= 0)
-		return 0;
-	char path[64], buf[8192];
-	snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
-	/* host: /proc/PID/cmdline of a pid the kernel gave */
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t len = read(fd, buf, sizeof buf - 1);
-	close(fd);
+	char buf[8192];
+	ssize_t len = -1;
+	if (e->args) {
+		len = (ssize_t)(e->args_len < sizeof buf - 1 ? e->args_len : sizeof buf - 1);
+		memcpy(buf, e->args, (size_t)len);
+	} else if (e->host_pid > 0) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%ld/cmdline", e->host_pid);
+		/* host: /proc/PID/cmdline of a pid held (struct denial) */
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return 0;
+		len = read(fd, buf, sizeof buf - 1);
+		close(fd);
+	}
 	if (len <= 0)
 		return 0;
 	buf[len] = '\0';
@@ -725,7 +732,7 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 	if (port && !udp)
 		tcp[nt++] = port;
 	else if (!fastopen)
-		nt = url_targets(e->host_pid, tcp, sizeof tcp / sizeof tcp[0], hosts,
+		nt = url_targets(e, tcp, sizeof tcp / sizeof tcp[0], hosts,
 				 sizeof hosts / sizeof hosts[0], &nh);
 	/* A name it was given, refused its lookup: the narrowest way is
 	 * that name alone, through the proxy (network mode domains). */
@@ -776,6 +783,7 @@ static void entry_free(struct denial_entry *e)
 	free(e->comm);
 	free(e->rule);
 	free(e->reason);
+	free(e->args);
 	json_decref(e->fixes);
 	memset(e, 0, sizeof *e);
 }
@@ -999,10 +1007,10 @@ static void queue_line(char *line)
  * wicket(1), DIAGNOSTICS. */
 static const char *probe_of(const char *obj)
 {
-	/* An IPv6 socket made only to learn whether the system has IPv6
-	 * (Python's socket.has_ipv6 users, urllib3, Node.js): refused with
-	 * the rest in network modes none and ports. */
-	if (strncmp(obj, "socket ipv6/", 12) == 0)
+	/* An IPv6 stream socket made only to learn whether the system has
+	 * IPv6 (urllib3's, and so pip's and requests'): refused with the
+	 * rest in network mode none. */
+	if (strcmp(obj, "socket ipv6/tcp") == 0)
 		return "IPv6 availability";
 	/* A bind to port 0 of a loopback address: the same question, or a
 	 * free port looked for; the connection that matters comes after. */
@@ -1063,6 +1071,11 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 	e->comm = text_clean(d->comm && d->comm[0] ? d->comm : "?", 64);
 	e->pid = d->pid;
 	e->host_pid = d->host_pid;
+	free(e->args);
+	e->args = d->args && d->args_len ? xmalloc(d->args_len) : NULL;
+	e->args_len = e->args ? d->args_len : 0;
+	if (e->args)
+		memcpy(e->args, d->args, d->args_len);
 	e->probe = probe;
 	e->count++;
 	e->last = now;
@@ -1293,8 +1306,22 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 				.what = p.what,
 				.comm = p.comm,
 				.pid = p.pid,
-				.host_pid = sender,
 			};
+			/* A sender may be gone and its number another's by the
+			 * time the advice reads its arguments: read them now,
+			 * through its /proc directory checked against its pidfd,
+			 * or not at all. */
+			char args[8192];
+			int dir = strcmp(p.kind, "network") == 0 ? proc_dir_of(sender, sender_pidfd) : -1;
+			ssize_t n = -1;
+			if (dir >= 0 && sender_pidfd >= 0) /* host: its /proc directory, checked */
+				n = read_text_at(dir, "cmdline", args, sizeof args);
+			if (dir >= 0)
+				close(dir);
+			if (n > 0) {
+				d.args = args;
+				d.args_len = (size_t)n;
+			}
 			control_denial(s, &d, p.show == WK_DENIAL_QUIET ? DENIAL_QUIET :
 					      p.show == WK_DENIAL_SHOWN ? DENIAL_SHOWN : DENIAL_PRINT);
 		}

@@ -12,6 +12,12 @@ struct denial {
 	const char *comm;
 	long pid;            /* as the sandbox sees it, shown */
 	long host_pid;       /* as the supervisor sees it (0: unknown) */
+	/* The process's arguments (NUL-separated, ARGS_LEN bytes), read
+	 * while its pid was known to be its own; NULL: read by host_pid,
+	 * which the caller keeps from being reused (a pending seccomp
+	 * notification). For the advice only. */
+	const char *args;
+	size_t args_len;
 	/* The proxy's refusals (proxy.c): why, on the line after the
 	 * object; and what `wicket why` offers (enum proxy_refusal). */
 	const char *reason;

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
+
+#include "util.h"
 
 bool netnotify_unix(const struct session *s)
 {
@@ -62,4 +65,31 @@ ssize_t netnotify_peek(pid_t tid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
 	return process_vm_readv(tid, &local, 1, &remote, 1, 0);
+}
+
+/* The sender's /proc directory, or -1 when the sender is gone.
+ * With a pidfd the directory is opened first, then the pidfd checked to
+ * name a process that still has this number: as long as it lives, the
+ * number is its own, so the directory is its own too (and stays so: a
+ * /proc directory outlives its process only as a dead end). */
+int proc_dir_of(pid_t pid, int pidfd)
+{
+	if (pid <= 0 || pidfd == WK_PIDFD_GONE)
+		return -1;
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%ld", (long)pid);
+	/* host: /proc of a pid the kernel gave */
+	int dir = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0 || pidfd < 0)
+		return dir;
+	snprintf(p, sizeof p, "/proc/self/fdinfo/%d", pidfd);
+	char buf[1024];
+	/* host: our own pidfd's fdinfo */
+	read_text_at(AT_FDCWD, p, buf, sizeof buf);
+	const char *l = strstr(buf, "\nPid:\t");
+	if (!l || strtol(l + 6, NULL, 10) != (long)pid) { /* -1 once it is reaped */
+		close(dir);
+		return -1;
+	}
+	return dir;
 }

@@ -9,6 +9,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* A packet's sender: the pid the kernel vouches for (SCM_CREDENTIALS),
+ * and with it a pidfd of that process (SCM_PIDFD, Linux 6.5 and later),
+ * or one of these. */
+#define WK_PIDFD_NONE (-1) /* the kernel passes no pidfds: the pid alone */
+#define WK_PIDFD_GONE (-2) /* it does, but none came: the sender is gone */
+
+/* The /proc directory of a packet's sender (PID and PIDFD as
+ * control_handle has them), or -1 when the sender is gone. */
+int proc_dir_of(pid_t pid, int pidfd);
+
 struct session;
 bool netnotify_unix(const struct session *s);    /* the supervisor decides unix sockets */
 /* Who a notifying thread TID is (its process, both pids, its name). */

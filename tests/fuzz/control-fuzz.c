@@ -69,13 +69,6 @@ void pty_line_ended(void)
 {
 }
 
-/* Whether wicket ask is told to name its descriptors (control_env). */
-bool netnotify_unix(const struct session *ss)
-{
-	(void)ss;
-	return false;
-}
-
 static struct session s;
 
 static void setup(void)

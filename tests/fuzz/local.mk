@@ -63,6 +63,7 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/tests/fuzz/control-fuzz.c \
 	$(top_srcdir)/launcher/supervisor/control.c \
 	$(top_srcdir)/launcher/supervisor/watch.c \
+	$(top_srcdir)/launcher/supervisor/notifyutil.c \
 	$(top_srcdir)/launcher/supervisor/closer.c \
 	$(top_srcdir)/launcher/base/state.c \
 	$(top_srcdir)/launcher/plan/autorun.c \

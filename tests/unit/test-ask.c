@@ -119,13 +119,13 @@ int main(void)
 {
 	named_fds();
 	/* Without a pidfd (older kernels): the pid alone decides. */
-	int d = ask_requester_dir(getpid(), WK_PIDFD_NONE);
+	int d = proc_dir_of(getpid(), WK_PIDFD_NONE);
 	ok(is_proc_of(d, getpid()), "no pidfd from the kernel: the sender's pid names its /proc entry");
 	if (d >= 0)
 		close(d);
-	ok(ask_requester_dir(getpid(), WK_PIDFD_GONE) < 0,
+	ok(proc_dir_of(getpid(), WK_PIDFD_GONE) < 0,
 	   "pidfds are passed but none came: the sender is taken to be gone");
-	ok(ask_requester_dir(0, WK_PIDFD_NONE) < 0, "pid 0 (no credentials) is nobody");
+	ok(proc_dir_of(0, WK_PIDFD_NONE) < 0, "pid 0 (no credentials) is nobody");
 
 	int sv[2], one = 1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
@@ -149,11 +149,11 @@ int main(void)
 	}
 	ok(a.pid == a.child && a.pidfd >= 0, "the kernel sends pid %ld and a pidfd (%d)",
 	   (long)a.pid, a.pidfd);
-	d = ask_requester_dir(a.pid, a.pidfd);
+	d = proc_dir_of(a.pid, a.pidfd);
 	ok(is_proc_of(d, a.child), "a live sender: its own /proc entry");
 
 	/* Another live process's number with this pidfd (as after a reuse). */
-	int other = ask_requester_dir(getpid(), a.pidfd);
+	int other = proc_dir_of(getpid(), a.pidfd);
 	ok(other < 0, "a pidfd and a pid of two different processes: refused");
 	if (other >= 0)
 		close(other);
@@ -161,7 +161,7 @@ int main(void)
 	/* The sender ends and is reaped: the number may now be anybody's. */
 	close(hold[1]);
 	reap(a.child);
-	int gone = ask_requester_dir(a.pid, a.pidfd);
+	int gone = proc_dir_of(a.pid, a.pidfd);
 	ok(gone < 0, "the sender ended and was reaped: refused, whoever has its number now");
 	if (gone >= 0)
 		close(gone);
@@ -186,7 +186,7 @@ int main(void)
 	reap(c);
 	recv_one(sv[0], &b);
 	ok(b.pid == c, "the reaped sender's packet still names pid %ld", (long)c);
-	d = ask_requester_dir(b.pid, b.pidfd);
+	d = proc_dir_of(b.pid, b.pidfd);
 	ok(d < 0, "a sender reaped before its packet was read: refused");
 	if (d >= 0)
 		close(d);
