@@ -226,28 +226,30 @@ static void signals(void)
 	   "the version, the type and the number checked");
 }
 
-static char *quoted(const char *s)
-{
-	static char *last;
-	free(last);
-	return last = ask_quote(s);
-}
-
 /* How each kind of text is quoted for a shell, and what a terminal
  * would show as text. */
 static void quoting(void)
 {
-	is_str(quoted("az-AZ_09@%+=:,./"), "az-AZ_09@%+=:,./", "safe characters bare");
-	is_str(quoted("a"), "a", "a letter bare");
-	is_str(quoted("Z"), "Z", "a capital bare");
-	is_str(quoted("9"), "9", "a digit bare");
-	is_str(quoted(""), "''", "the empty word quoted");
-	is_str(quoted("!"), "'!'", "'!' quoted");
-	is_str(quoted("a b"), "'a b'", "a space: in single quotes");
-	is_str(quoted("it's"), "'it'\\''s'", "a single quote closed and escaped");
-	is_str(quoted("caf\xc3\xa9"), "'caf\xc3\xa9'", "UTF-8 text in single quotes");
-	is_str(quoted("a\n'\\"), "$'a\\x0a\\'\\\\'", "a control character: $'...'");
-	is_str(quoted("\xff"), "$'\\xff'", "invalid UTF-8: $'...'");
+	static const struct {
+		const char *in, *want, *what;
+	} w[] = {
+		{"az-AZ_09@%+=:,./", "az-AZ_09@%+=:,./", "safe characters bare"},
+		{"a", "a", "a letter bare"},
+		{"Z", "Z", "a capital bare"},
+		{"9", "9", "a digit bare"},
+		{"", "''", "the empty word quoted"},
+		{"!", "'!'", "'!' quoted"},
+		{"a b", "'a b'", "a space: in single quotes"},
+		{"it's", "'it'\\''s'", "a single quote closed and escaped"},
+		{"caf\xc3\xa9", "'caf\xc3\xa9'", "UTF-8 text in single quotes"},
+		{"a\n'\\", "$'a\\x0a\\'\\\\'", "a control character: $'...'"},
+		{"\xff", "$'\\xff'", "invalid UTF-8: $'...'"},
+	};
+	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+		char *q = ask_quote(w[i].in);
+		is_str(q, w[i].want, "%s", w[i].what);
+		free(q);
+	}
 	char *argv[] = {"x", "a b", "y", NULL};
 	char *q = ask_quote_argv("FIRST", argv, 3);
 	is_str(q, "FIRST 'a b' y", "the words, the first as the caller names it");
