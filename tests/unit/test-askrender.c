@@ -57,7 +57,11 @@ static void words(void)
 		{"a\xe2\x80\xae" "b", "$'a\\xe2\\x80\\xaeb'"},      /* RIGHT-TO-LEFT OVERRIDE */
 		{"zero\xe2\x80\x8bwidth", "$'zero\\xe2\\x80\\x8bwidth'"},
 		{"\xff\xfe", "$'\\xff\\xfe'"},                      /* invalid UTF-8 */
-		{"q'\\", "$'q\\'\\\\\\x01'"},
+		{"q'\\", "$'q\\'\\\\\\x01'"},		{"azAZ09", "azAZ09"},
+		{"`", "'`'"},
+		{"[", "'['"},
+		{"{", "'{'"},
+		{"\x7f", "$'\\x7f'"},
 	};
 	w[12].in = "q'\\\x01";
 	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
@@ -67,9 +71,223 @@ static void words(void)
 	}
 }
 
+/* The number of lines of T. */
+static size_t lines_of(const char *t)
+{
+	size_t n = 0;
+	for (; *t; t++)
+		n += *t == '\n';
+	return n;
+}
+
+/* The program of the question drawn from Q at WIDTH, read back. */
+static bool program_read(const struct askr_question *q, unsigned width, struct askr_arg *path)
+{
+	char *t = askr_render(q, width, 24);
+	struct askr_arg *a;
+	size_t n, argc;
+	bool r = askr_parse(t, &a, &n, &argc, path) && !askr_check(q, t, width);
+	askr_args_free(a, n);
+	free(t);
+	return r;
+}
+
+/* A word is cut exactly when its quoted form is wider than the columns
+ * its field has: every byte costs what it is drawn as. */
+static void costs(void)
+{
+	/* The program's field at 40 columns: 2 lines of 27, and 1. */
+	const size_t cols = 2 * (40 - ASKR_LABEL - 1) + 1;
+	static const char *const kinds[] = {"a", " ", "'", "\x01\n", "\x01\t", "\x01\\", "\x01'",
+					    "\x01\x02", "\x01" "a"};
+	char *argv[] = {"x"};
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+		bool right = true;
+		for (size_t len = 2; len < 70 && right; len++) {
+			char s[80];
+			memset(s, kinds[k][1] ? kinds[k][1] : kinds[k][0], len);
+			s[0] = kinds[k][0];
+			s[len] = '\0';
+			char *w = askr_word(s, len);
+			bool fits = strlen(w) <= cols;
+			free(w);
+			struct askr_question q = question(argv, 1);
+			q.path = s;
+			struct askr_arg path;
+			right = program_read(&q, 40, &path) && fits == !path.tail;
+			if (!right)
+				printf("#   kind %zu, %zu bytes: %s\n", k, len, fits ? "cut" : "not cut");
+			free(path.head);
+			free(path.tail);
+		}
+		ok(right, "a word cut just when its quoted form is wider than its field (kind %zu)", k);
+	}
+
+	/* Cut: as much of the start as fits half the room, of the end the rest. */
+	char s[601];
+	memset(s, 'a', 300);
+	memset(s + 300, 1, 300);
+	s[600] = '\0';
+	struct askr_question q = question(argv, 1);
+	q.path = s;
+	struct askr_arg path;
+	ok(program_read(&q, 80, &path) && path.tail && path.tail_len > 0 &&
+		   path.head_len > 2 * path.tail_len,
+	   "cheap bytes at the start, dear ones at the end: more of the start shown (%zu, %zu)",
+	   path.head_len, path.tail_len);
+	free(path.head);
+	free(path.tail);
+}
+
+static void wrapping(void)
+{
+	static const struct {
+		const char *in, *want, *what;
+		unsigned width;
+	} w[] = {
+		{"", "", "nothing wrapped is nothing", 80},
+		{"aaaaaaaaaaa bbbbbbbbbbbb", "aaaaaaaaaaa bbbbbbbbbbbb\n",
+		 "a line as wide as the terminal kept whole", ASKR_MIN_WIDTH},
+		{"aaaa bbbb cccc dddd eeeee ffff", "aaaa bbbb cccc dddd\neeeee ffff\n",
+		 "broken at the last blank that fits", 10},
+		{"aaaaaaaaaaaaaaaaaaaaaaaaaaaa\nb", "aaaaaaaaaaaaaaaaaaaaaaaa\naaaa\nb\n",
+		 "a line without blanks cut at the width", 10},
+	};
+	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+		char *t = askr_wrap(w[i].in, w[i].width);
+		is_str(t, w[i].want, "%s", w[i].what);
+		free(t);
+	}
+}
+
+static void fields(void)
+{
+	char *one[] = {"ls"};
+	struct askr_question q = question(one, 1);
+	char *t = drawn(&q, 80, 24, "one word");
+	ok(strstr(t, "1 word, one a line, as a shell would take it:") != NULL, "one word: \"it\"");
+	free(t);
+	char c[80];
+	memset(c, 'c', sizeof c);
+	c[4 * (30 - ASKR_LABEL - 1) + 1] = '\0';
+	q.careful = c;
+	t = drawn(&q, 30, 24, "a CAREFUL text that just fits");
+	char *j = joined(t);
+	ok(!strstr(j, " ... "), "a CAREFUL text as long as its field: whole");
+	free(j);
+	free(t);
+	c[4 * (30 - ASKR_LABEL - 1) + 1] = 'c';
+	c[4 * (30 - ASKR_LABEL - 1) + 2] = '\0';
+	t = drawn(&q, 30, 24, "a CAREFUL text a byte longer");
+	j = joined(t);
+	ok(strstr(j, " ... ") != NULL, "a byte longer: cut in the middle");
+	free(j);
+	free(t);
+	q.careful = NULL;
+	char *w[] = {"\\\x01'", "a", "a"};
+	q = question(w, 3);
+	free(drawn(&q, 80, 24, "a backslash and a quote in a $'...' word"));
+}
+
+/* The words get the lines the terminal has left: all of them, or all
+ * but a middle said to be left out. */
+static void rows(void)
+{
+	char bytes[255][2], *each[255];
+	for (int c = 1; c < 256; c++) {
+		bytes[c - 1][0] = (char)('a' + c % 26);
+		bytes[c - 1][1] = '\0';
+		each[c - 1] = bytes[c - 1];
+	}
+	struct askr_question q = question(each, 255);
+	char *t = askr_render(&q, 80, 24), *u = askr_render(&q, 80, 0);
+	ok(lines_of(t) == 21, "24 rows: 21 lines, room for the answer (%zu)", lines_of(t));
+	is_str(u, t, "rows unknown: 24");
+	free(t);
+	free(u);
+	t = askr_render(&q, 80, 40);
+	ok(lines_of(t) == 37, "40 rows: 37 lines (%zu)", lines_of(t));
+	free(t);
+	/* As many words as there are lines for them: all shown. */
+	q.argc = 1;
+	t = askr_render(&q, 80, 24);
+	size_t head = lines_of(t) - 1;
+	free(t);
+	q.argc = 10;
+	t = drawn(&q, 80, (unsigned)(head + 3 + 10), "as many words as lines left");
+	ok(lines_of(t) == head + 10 && !strstr(t, "not shown"), "all 10 words, one a line");
+	free(t);
+}
+
+/* Reading a question back (askr_parse): what is no question of its form. */
+static bool parses(const char *t)
+{
+	struct askr_arg *a, path;
+	size_t n, argc;
+	bool r = askr_parse(t, &a, &n, &argc, &path);
+	askr_args_free(a, n);
+	free(path.head);
+	free(path.tail);
+	return r;
+}
+
+/* A question of one word, ARG as it is drawn, read back. */
+static bool reads(const char *arg)
+{
+	char *t = xasprintf("  program:  /bin/x\n  argv:     1 word\n  [0]       %s\n", arg);
+	bool r = parses(t);
+	free(t);
+	return r;
+}
+
+static void reading(void)
+{
+	ok(reads("abc") && reads("$'a\\\\b\\'\\x41'") && reads("'it'\\''s'") &&
+		   reads("ab <1 of 4 bytes not shown> d"),
+	   "words read back");
+	ok(!reads("") && !reads("!") && !reads("$'abc") && !reads("'abc") && !reads("$'\\q'") &&
+		   !reads("$'\\xg0'") && !reads("$'\\xgg'") && !reads("$'\\q0a'") && !reads("a\\b") &&
+		   !reads("abc xyz") && !reads("abc <1 of 4 bytes not shown> ") &&
+		   !reads("abc <1 of 9 bytes not shown> d") && !reads("abc\\"),
+	   "what is no word, or no cut one");
+	ok(parses("  program:  /bin/x\\\n            \n  argv:     0 words\n"),
+	   "a broken line continued by nothing");
+	ok(!parses("  program:  /bin/x\n") && !parses("  argv:     0 words\n") &&
+		   !parses("  program:  /bin/x\n  argv:     0 words\n  argv:     0 words\n") &&
+		   !parses("  program:  /bin/x\n  argv:     no words\n"),
+	   "a program and one count of words, or no question");
+
+	/* A question changed after it was drawn: the check notices. */
+	char *w[] = {"a", "a"};
+	struct askr_question q = question(w, 2);
+	char *t = askr_render(&q, 80, 24), *p = strstr(t, "  [1]");
+	p[3] = '0';
+	ok(askr_check(&q, t, 80) != NULL, "two words of one index");
+	p[3] = '2';
+	ok(askr_check(&q, t, 80) != NULL, "an index past the words");
+	free(t);
+	char *six[] = {"abcdef"};
+	q = question(six, 1);
+	t = askr_render(&q, 80, 24);
+	p = strstr(t, "abcdef");
+	char *f = xasprintf("%.*sabcd <%zu of 6 bytes not shown> cdef\n", (int)(p - t), t,
+			    (size_t)-2);
+	ok(askr_check(&q, f, 80) != NULL, "a start and an end that overlap");
+	free(f);
+	f = xasprintf("%.*sab <3 of 7 bytes not shown> ef\n", (int)(p - t), t);
+	ok(askr_check(&q, f, 80) != NULL, "a length that is not the word's");
+	free(f);
+	free(t);
+}
+
 int main(void)
 {
 	words();
+	costs();
+	wrapping();
+	fields();
+	rows();
+	reading();
 
 	char *plain[] = {"git", "push", "origin", "main"};
 	struct askr_question q = question(plain, 4);

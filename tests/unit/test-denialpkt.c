@@ -92,6 +92,20 @@ int main(void)
 	free(longer);
 	free(want);
 
+	/* The edges of UTF-8: the first and last of each length kept. */
+	r.object = "/\xc2\xa0\xe0\xa0\x80\xe2\x82\xac\xea\xb0\x80\xf0\x90\x80\x80\xf1\x80\x80\x80"
+		   "\xf4\x8f\xbf\xbf";
+	trip(&r, r.object, "U+00A0, U+0800, U+20AC, U+AC00, U+10000, U+40000 and U+10FFFF kept");
+	r.object = "/\xf5\x80\x80\x80";
+	trip(&r, "/????", "no lead byte above 0xf4");
+
+	/* The packet and its NUL in a buffer of exactly their size. */
+	n = wk_denial_encode(buf, sizeof buf, &d);
+	char *exact = malloc(n + 1);
+	ok(wk_denial_encode(exact, n, &d) == 0, "no room for the NUL: nothing to send");
+	ok(wk_denial_encode(exact, n + 1, &d) == n && strcmp(exact, buf) == 0,
+	   "room for the packet and its NUL: all of it");
+	free(exact);
 	ok(wk_denial_encode(buf, 40, &d) == 0, "a buffer too small: nothing to send");
 	ok(wk_denial_encode(buf, 0, &d) == 0, "an empty buffer: nothing to send");
 
@@ -116,6 +130,15 @@ int main(void)
 		"\"what\" over 64 bytes");
 	refused("{\"v\":1,\"type\":\"denial\",\"kind\":\"read\",\"object\":\"/x\",\"pid\":1,"
 		"\"quiet\":1}", "\"quiet\" that is no boolean");
+	{
+		struct wk_denial_pkt got;
+		json_t *o = json_loads("{\"v\":1,\"type\":\"denial\",\"kind\":\"read\",\"object\":\"/x\","
+				       "\"what\":\"0123456789012345678901234567890123456789012345678901"
+				       "234567890123\",\"pid\":1}", 0, NULL);
+		ok(o && wk_denial_decode(o, &got) && strlen(got.what) == 64, "\"what\" of 64 bytes");
+		json_decref(o);
+	}
+	refused("{\"v\":1,\"kind\":\"read\",\"object\":\"/x\",\"pid\":1}", "no type");
 	refused("{\"v\":1,\"type\":\"sync\",\"kind\":\"read\",\"object\":\"/x\",\"pid\":1}",
 		"another type");
 	char *big = malloc(WK_DENIAL_OBJECT_MAX + 128);

@@ -49,6 +49,39 @@ static bool bad_with(const char *text, int status)
 	return true;
 }
 
+/* Refused with STATUS for the reason WHY (the text the client is sent). */
+static bool bad_why(const char *text, int status, const char *why)
+{
+	if (!bad_with(text, status))
+		return false;
+	if (strcmp(req.why, why) != 0) {
+		printf("#   %s: \"%s\", not \"%s\"\n", text, req.why, why);
+		return false;
+	}
+	return true;
+}
+
+static bool done(const char *text)
+{
+	enum wk_parse r = http(text);
+	if (r != WK_PARSE_DONE)
+		printf("#   %s: %d %d %s\n", text, r, req.status, req.why ? req.why : "");
+	return r == WK_PARSE_DONE;
+}
+
+/* REQ forwarded as OUT. */
+static bool forwards(const char *text, const char *out)
+{
+	if (!done(text))
+		return false;
+	req.out[req.out_len] = '\0';
+	if (strcmp(req.out, out) != 0) {
+		printf("#   forwarded: %s\n", req.out);
+		return false;
+	}
+	return true;
+}
+
 static struct wk_addr addr(const char *text)
 {
 	struct wk_addr a = {0};
@@ -73,12 +106,14 @@ static void put16(unsigned char *b, size_t *at, unsigned v)
 	b[(*at)++] = (unsigned char)v;
 }
 
+static size_t record(unsigned char *rec, const unsigned char *ext, size_t e);
+
 /* A TLS 1.3-style ClientHello record: SNI (NULL: none; twice when TWO),
  * and an ECH extension when ECH. */
 static size_t hello(unsigned char *rec, const char *sni, bool two, bool ech)
 {
-	unsigned char ext[1024], body[1200];
-	size_t e = 0, b = 0, r = 0;
+	unsigned char ext[1024];
+	size_t e = 0;
 	put16(ext, &e, 0x002b);
 	put16(ext, &e, 3);
 	ext[e++] = 2, ext[e++] = 3, ext[e++] = 4;
@@ -98,6 +133,14 @@ static size_t hello(unsigned char *rec, const char *sni, bool two, bool ech)
 		memset(ext + e, 7, 4);
 		e += 4;
 	}
+	return record(rec, ext, e);
+}
+
+/* A ClientHello record around the extensions EXT (E bytes). */
+static size_t record(unsigned char *rec, const unsigned char *ext, size_t e)
+{
+	static unsigned char body[WK_TLS_HELLO_MAX];
+	size_t b = 0, r = 0;
 	body[b++] = 3, body[b++] = 3;
 	memset(body + b, 0xaa, 32);
 	b += 32;
@@ -114,6 +157,188 @@ static size_t hello(unsigned char *rec, const char *sni, bool two, bool ech)
 	put16(rec, &r, (unsigned)b);
 	memcpy(rec + r, body, b);
 	return r + b;
+}
+
+/* The edges of each check: the last value taken and the first refused. */
+static void edges(void)
+{
+	struct wk_target t;
+	char text[16];
+	ok(done("CONNECT ZZ.org:443 HTTP/1.1\r\n\r\n") && strcmp(req.target.host, "zz.org") == 0,
+	   "a name's 'Z' lower case too");
+	/* Exactly sized copies: a byte read past the end is one ASan sees. */
+	char *name = malloc(11);
+	memcpy(name, "example.org", 11);
+	ok(!wk_target_host(name, 11, false, &t) && strcmp(t.host, "example.org") == 0,
+	   "a name with nothing after it read to its end, no further");
+	free(name);
+	ok(wk_target_host("[::1", 4, true, &t) != NULL, "an IPv6 address without its ']'");
+	ok(wk_target_host("[1]", 3, true, &t) != NULL, "no IPv6 address of one character");
+	char v6[120] = "CONNECT [";
+	memset(v6 + 9, '0', 64);
+	strcpy(v6 + 73, "]:443 HTTP/1.1\r\n\r\n");
+	ok(bad_why(v6, 400, "a malformed IPv6 address"), "64 bytes in brackets: too long");
+	char v4[120] = "CONNECT ";
+	memset(v4 + 8, 'a', 63);
+	strcpy(v4 + 71, ".:443 HTTP/1.1\r\n\r\n");
+	ok(done(v4) && strlen(req.target.host) == 63, "a name of 64 bytes with its trailing dot");
+	t.family = AF_INET6;
+	strcpy(t.host, "::1");
+	t.port = 443;
+	ok(wk_target_text(&t, text, 9) == 8 && strcmp(text, "[::1]:44") == 0,
+	   "a target's text cut short: the length of what was written");
+	ok(wk_target_text(&t, text, 10) == 9, "and not cut: its whole length");
+
+	/* Ports. */
+	ok(done("CONNECT a.org:65535 HTTP/1.1\r\n\r\n") && req.target.port == 65535, "port 65535");
+	ok(done("CONNECT a.org:9 HTTP/1.1\r\n\r\n") && req.target.port == 9, "port 9");
+	ok(bad_with("CONNECT a.org:44a HTTP/1.1\r\n\r\n", 400) &&
+		   bad_with("CONNECT a.org:4/3 HTTP/1.1\r\n\r\n", 400),
+	   "a port with a letter or a sign in it");
+	ok(done("GET http://[::1]/ HTTP/1.1\r\n\r\n") && req.target.port == 80 &&
+		   req.target.family == AF_INET6,
+	   "an IPv6 address in a URI without a port");
+
+	/* The request line. */
+	ok(done("Zz-09 http://a.org/ HTTP/1.1\r\nAz-09: v\r\n\r\n") &&
+		   strcmp(req.method, "Zz-09") == 0,
+	   "letters and digits in methods and header names, from 'a' to 'z', '0' to '9'");
+	ok(bad_why(" http://a.org/ HTTP/1.1\r\n\r\n", 400, "a malformed request line"),
+	   "no method");
+	ok(bad_why("GET  HTTP/1.1\r\n\r\n", 400, "a malformed request line"), "no target");
+	ok(bad_why("ABCDEFGHIJKLMNOPQRSTUVWX http://a.org/ HTTP/1.1\r\n\r\n", 501,
+		   "an unknown method"),
+	   "a method as long as its buffer");
+	ok(bad_why("GET http://a.org/\x01 HTTP/1.1\r\n\r\n", 400,
+		   "a control character in the request target") &&
+		   bad_with("GET http://a.org/\x7f HTTP/1.1\r\n\r\n", 400),
+	   "control characters in the target");
+	ok(bad_why("GET https:// HTTP/1.1\r\n\r\n", 400,
+		   "an https:// URI (HTTPS goes through CONNECT: HTTPS_PROXY)"),
+	   "https:// alone");
+	ok(bad_why("GET http:// HTTP/1.1\r\n\r\n", 400, "no host"), "http:// alone");
+	ok(bad_with("GET abcdefga.org/ HTTP/1.1\r\n\r\n", 400), "a scheme that is not http://");
+
+	/* Header fields. */
+	char many[2048] = "GET http://a.org/ HTTP/1.1\r\n";
+	for (int i = 0; i < 100; i++)
+		strcat(many, "X: y\r\n");
+	strcat(many, "\r\n");
+	ok(done(many), "100 fields");
+	ok(bad_why("GET http://a.org/ HTTP/1.1\r\nX: a\r\n\tb\r\n\r\n", 400,
+		   "a folded header line (obs-fold)") &&
+		   bad_why("GET http://a.org/ HTTP/1.1\r\nX: a\r\n b\r\n\r\n", 400,
+			   "a folded header line (obs-fold)"),
+	   "obs-fold, with a tab or a space");
+	ok(bad_why("GET http://a.org/ HTTP/1.1\r\nX y: z\r\n\r\n", 400,
+		   "a malformed header name (space before ':'?)"),
+	   "a space in a header name");
+	ok(bad_why("GET http://a.org/ HTTP/1.1\r\n: z\r\n\r\n", 400, "a header without a name"),
+	   "an empty header name");
+	ok(bad_why("GET http://a.org/ HTTP/1.1\r\nHost: \r\n\r\n", 400,
+		   "a Host header that differs from the request target"),
+	   "an empty Host");
+	ok(done("POST http://a.org/ HTTP/1.1\r\nTransfer-Encoding: chunked \t\r\n\r\n"),
+	   "white space after a value is not part of it");
+	ok(done("POST http://a.org/ HTTP/1.1\r\nContent-Length: 109999999999999999\r\n\r\n") &&
+		   bad_with("POST http://a.org/ HTTP/1.1\r\nContent-Length: 1099999999999999999\r\n\r\n",
+			    400),
+	   "a Content-Length of 18 digits, not 19");
+	ok(bad_why("POST http://a.org/ HTTP/1.1\r\nContent-Length: \r\n\r\n", 400,
+		   "a malformed Content-Length"),
+	   "an empty Content-Length");
+	ok(done("CONNECT a.org:443 HTTP/1.1\r\nContent-Length: 0\r\n\r\n"),
+	   "a CONNECT with a Content-Length of 0");
+	ok(forwards("GET http://a.org/ HTTP/1.1\r\nHost: A.org\r\n\r\n",
+		    "GET / HTTP/1.1\r\nHost: A.org\r\nConnection: close\r\n\r\n"),
+	   "a Host without the port the URI left out");
+	ok(bad_with("GET http://a.org/ HTTP/1.1\r\nHost: a.org:81\r\n\r\n", 400) &&
+		   bad_with("CONNECT a.org:443 HTTP/1.1\r\nHost: 1.0.0.0:443\r\n\r\n", 400),
+	   "a Host with another port or family");
+	ok(done("CONNECT 1.2.3.4:443 HTTP/1.1\r\nHost: 1.2.3.4:443\r\n\r\n") &&
+		   bad_with("CONNECT 1.2.3.4:443 HTTP/1.1\r\nHost: 1.2.3.5:443\r\n\r\n", 400) &&
+		   done("CONNECT [::1]:443 HTTP/1.1\r\nHost: [::1]:443\r\n\r\n") &&
+		   bad_with("CONNECT [::1]:443 HTTP/1.1\r\nHost: [::2]:443\r\n\r\n", 400),
+	   "a Host with the address, all of it");
+	ok(forwards("GET http://a.org/ HTTP/1.1\r\nProxy-Authorization: x\r\nConnection: y\r\n"
+		    "Keep-Alive: 5\r\nProxy-Connection: z\r\nA: b\r\n\r\n",
+		    "GET / HTTP/1.1\r\nA: b\r\nHost: a.org:80\r\nConnection: close\r\n\r\n"),
+	   "each of the proxy's and the connection's fields dropped");
+
+	/* SOCKS5, a byte short and a byte long. */
+	size_t used;
+	const char *why;
+	bool noauth;
+	int reply;
+	const unsigned char *u = (const unsigned char *)"\x04\x01\x01";
+	ok(wk_socks_greeting(u, 1, &used, &why, &noauth) == WK_PARSE_BAD,
+	   "greeting: its first byte is enough to refuse");
+	ok(wk_socks_greeting((const unsigned char *)"\x05\x00", 2, &used, &why, &noauth) ==
+		   WK_PARSE_BAD, "greeting: no methods");
+	ok(wk_socks_request(u, 1, &used, &t, &why, &reply) == WK_PARSE_BAD &&
+		   wk_socks_request((const unsigned char *)"\x05\x02", 2, &used, &t, &why, &reply) ==
+			   WK_PARSE_BAD &&
+		   wk_socks_request((const unsigned char *)"\x05\x01\x01", 3, &used, &t, &why, &reply) ==
+			   WK_PARSE_BAD,
+	   "request: each byte refused as soon as it comes");
+	ok(wk_socks_request((const unsigned char *)"\x05\x01\x00\x03\x05[::1]\x00\x50", 12, &used, &t,
+			    &why, &reply) == WK_PARSE_BAD,
+	   "request: no IPv6 address in brackets as a name");
+
+	/* TLS. */
+	bool tls;
+	char sni[WK_NAME_MAX + 1];
+	unsigned char h[5] = {0x16, 2, 0, 0, 4};
+	ok(wk_tls_sni(h, 5, &tls, sni, sizeof sni, &why) == WK_PARSE_BAD,
+	   "TLS: a record head of another version, refused at once");
+	h[1] = 3, h[3] = 0x40, h[4] = 1;
+	ok(wk_tls_sni(h, 5, &tls, sni, sizeof sni, &why) == WK_PARSE_BAD,
+	   "TLS: a record over 16384 bytes, refused at once");
+	static unsigned char rec[WK_TLS_HELLO_MAX + 16], ext[WK_TLS_HELLO_MAX];
+	size_t e = 0;
+	put16(ext, &e, 0x0015); /* padding to the largest record */
+	put16(ext, &e, 16333);
+	memset(ext + e, 0, 16333);
+	e += 16333;
+	size_t rl = record(rec, ext, e);
+	ok(rl == 5 + 16384 && wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_DONE,
+	   "TLS: a record of 16384 bytes");
+	rec[1] = 2;
+	ok(wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_BAD,
+	   "TLS: the record's version checked");
+	unsigned char four[9] = {0x16, 3, 1, 0, 4, 1, 0, 0, 0};
+	ok(wk_tls_sni(four, 9, &tls, sni, sizeof sni, &why) == WK_PARSE_BAD &&
+		   strcmp(why, "a malformed ClientHello") == 0,
+	   "TLS: an empty ClientHello");
+	/* server_name: an empty list; another name type; a byte left over. */
+	static const unsigned char empty[] = {0, 0, 0, 2, 0, 0};
+	rl = record(rec, empty, sizeof empty);
+	ok(wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_DONE && !sni[0],
+	   "TLS: an empty list of server names");
+	static const unsigned char other[] = {0, 0, 0, 5, 0, 3, 1, 0, 0};
+	rl = record(rec, other, sizeof other);
+	ok(wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_DONE && !sni[0],
+	   "TLS: a server name of another type, empty, passed over");
+	static const unsigned char left[] = {0, 0, 0, 6, 0, 4, 1, 0, 0, 9};
+	rl = record(rec, left, sizeof left);
+	ok(wk_tls_sni(rec, rl, &tls, sni, sizeof sni, &why) == WK_PARSE_BAD,
+	   "TLS: a byte left over in the list of names");
+	rl = hello(rec, "a.org", false, false);
+	unsigned char *exact = malloc(rl);
+	memcpy(exact, rec, rl);
+	char *small = malloc(5);
+	ok(wk_tls_sni(exact, rl, &tls, small, 5, &why) == WK_PARSE_BAD,
+	   "TLS: a name that does not fit the caller's buffer");
+	char *fits = malloc(6);
+	ok(wk_tls_sni(exact, rl, &tls, fits, 6, &why) == WK_PARSE_DONE && strcmp(fits, "a.org") == 0,
+	   "TLS: a name at the record's very end, read to there and no further");
+	free(fits);
+	free(small);
+	free(exact);
+	unsigned char sh[WK_TLS_SERVER_HEAD] = {0x16, 3, 3, 0, 46, 2};
+	bool hrr = true;
+	ok(wk_tls_hrr(sh, sizeof sh, &hrr) == WK_PARSE_DONE && !hrr,
+	   "HRR: the server's head is enough");
 }
 
 int main(void)
@@ -425,5 +650,6 @@ int main(void)
 	t.port = 443;
 	wk_target_text(&t, text, sizeof text);
 	is_str(text, "[::1]:443", "an IPv6 target as text");
+	edges();
 	return done_testing();
 }
