@@ -1095,6 +1095,7 @@ static json_t *request_json(const struct session *s, const struct ask *a)
 static int open_nomagic(int dirfd, const char *name)
 {
 	struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
+	/* host: only a name of the policy's (a rule's program, the approver) */
 	return (int)syscall(SYS_openat2, dirfd, name, &how, sizeof how);
 }
 

@@ -240,7 +240,7 @@ bool netnotify_kernel_ok(void)
 	if (errno == ENOSYS)
 		return false;
 	errno = 0;
-	syscall(SYS_openat2, -1, "", NULL, 0);
+	syscall(SYS_openat2, -1, "", NULL, 0); /* host: no path, a probe of the call */
 	return errno != ENOSYS;
 }
 

@@ -260,6 +260,7 @@ static int reopen_canon(int root, const char *canon)
 	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
 					  RESOLVE_NO_MAGICLINKS};
+	/* host: beneath the caller's own root, the path walked with its rights */
 	return (int)syscall(SYS_openat2, root, canon + 1, &how, sizeof how);
 }
 

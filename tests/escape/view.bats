@@ -208,3 +208,122 @@ for kind, a, an, b, bn in pairs:
 print("same")
 EOF
 }
+
+# watch_opens FILE: a watcher outside counts FILE's opens from now on
+# (read as they come: inotify merges an event with an identical unread
+# one) until watch_done; then it waits for the judge's own open.
+watch_opens() {
+	cat >"$OUT/watch.py" <<'EOF'
+import ctypes, os, select, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(os.O_NONBLOCK)
+IN_OPEN = 0x20
+if fd < 0 or libc.inotify_add_watch(fd, sys.argv[1].encode(), IN_OPEN) < 0:
+    sys.exit("inotify: %s" % os.strerror(ctypes.get_errno()))
+out = sys.argv[2]
+open(out + "/watching", "w").close()
+def events(timeout):
+    if not select.select([fd], [], [], timeout)[0]:
+        return 0
+    try:
+        return len(os.read(fd, 65536)) // 16
+    except BlockingIOError:
+        return 0
+opens = 0
+for _ in range(3000):                    # 300 s at most
+    opens += events(0.1)
+    if os.path.exists(out + "/stop"):
+        break
+opens += events(0)
+open(out + "/opens", "w").write("%d\n" % opens)
+for _ in range(100):                     # the judge's open: 10 s at most
+    if events(0.1):
+        open(out + "/judged", "w").close()
+        break
+EOF
+	rm -f "$OUT/watching" "$OUT/stop" "$OUT/opens" "$OUT/judged"
+	"$PY" "$OUT/watch.py" "$1" "$OUT" &
+	_ESC_PIDS+=("$!")
+	WATCHED=$1
+	wait_for_file "$OUT/watching"
+}
+
+# watch_done: the opens seen must be none; the judge's own is seen.
+watch_done() {
+	: >"$OUT/stop"
+	wait_for_file "$OUT/opens"
+	[ "$(cat "$OUT/opens")" = 0 ] || { echo "ESCAPE: $WATCHED was opened $(cat "$OUT/opens") times"; return 1; }
+	: <"$WATCHED"
+	wait_for_file "$OUT/judged"
+}
+
+@test "view: explaining a denial reads nothing a workspace's git file links to (a key in a hidden store)" {
+	command -v git >/dev/null || skip "git is not installed"
+	echo secret >"$HIDDEN/key"
+	(cd "$WS" && git init -q)
+	watch_opens "$HIDDEN/key"
+	# A protected path no rule names, so its rule's origin is looked
+	# for: in the workspace's git directory, whose config.worktree (an
+	# absent protected path, which the session may create) is a link.
+	(cd "$WS" && bounded 60 "$WICKET" run -- "$PY" -c '
+import json, os, socket, subprocess, sys
+h, wicket = sys.argv[1], sys.argv[2]
+os.symlink(h + "/key", ".git/config.worktree")
+ctl = socket.socket(fileno=os.dup(int(os.environ["WICKET_FD"].split(":")[0])))
+for i in range(50):
+    ctl.send(json.dumps({"v": 1, "type": "denial", "kind": "write", "comm": "evil", "pid": 7,
+                         "object": os.getcwd() + "/.git/gitdir/%d" % i}).encode())
+subprocess.run([wicket, "why", "--json"], stdout=subprocess.DEVNULL)
+os.unlink(".git/config.worktree")' "$HIDDEN" "$WICKET") </dev/null
+	watch_done
+}
+
+@test "view: a root session's ask and why tell nothing of another user's 0700 directory" {
+	is_root || skip "only root is let into another user's 0700 directory outside"
+	local other
+	other=$(mktemp -d /var/tmp/wicket-other.XXXXXX) && _ESC_DIRS+=("$other")
+	printf '#!/bin/sh\ntouch %s/made\n' "$OUT" >"$other/tool"
+	chmod 755 "$other/tool"
+	mkdir "$other/dir"
+	chown -R nobody "$other"
+	chmod 700 "$other"
+	run answers "$other/tool" "$other/none"
+	echo "$output"
+	assert_success
+	assert_equal "${lines[0]}" "${lines[1]}"
+	(cd "$WS" && bounded 60 "$WICKET" run -- "$PY" -c '
+import json, os, socket, subprocess, sys
+o, wicket = sys.argv[1], sys.argv[2]
+ctl = socket.socket(fileno=os.dup(int(os.environ["WICKET_FD"].split(":")[0])))
+for p in ("/dir/x", "/nodir/x", "/tool", "/nofile"):
+    ctl.send(json.dumps({"v": 1, "type": "denial", "kind": "write", "comm": "evil", "pid": 7,
+                         "object": o + p}).encode())
+open("why.json", "w").write(subprocess.run([wicket, "why", "--json"], capture_output=True, text=True).stdout)' "$other" "$WICKET") </dev/null
+	"$PY" - "$WS/why.json" "$other" <<'EOF'
+import json, sys
+d, o = json.load(open(sys.argv[1])), sys.argv[2]
+def said(obj, name):
+    e = [e for e in d["denials"] if e["object"] == obj]
+    assert e, (obj, d)
+    return json.dumps({k: e[0].get(k) for k in ("rule", "fixes")}).replace(obj, "OBJ").replace("/" + name, "/NAME")
+assert said(o + "/dir/x", "dir") == said(o + "/nodir/x", "nodir"), d
+assert said(o + "/tool", "tool") == said(o + "/nofile", "nofile"), d
+EOF
+	[ ! -e "$OUT/made" ]
+}
+
+@test "view: a file beneath no read root of the policy is not opened for the sandbox (its first bytes, through a link)" {
+	local priv
+	priv=$(mktemp -d /var/tmp/wicket-priv.XXXXXX) && _ESC_DIRS+=("$priv")
+	chmod 755 "$priv"
+	printf '#!/bin/sh\necho secret\n' >"$priv/script"
+	chmod 644 "$priv/script"
+	# Every read root a session's tools need, and the workspace: not $priv.
+	printf '{"extends": "workspace-write", "filesystem": {"read": ["/usr", "/bin", "/lib", "/lib64", "/etc", "/dev", "/proc", "%s"]}}\n' "$WS" >"$OUT/narrow.json"
+	watch_opens "$priv/script"
+	(cd "$WS" && bounded 60 "$WICKET" run --policy "$OUT/narrow.json" -- /bin/sh -c '
+		ln -s "$1/script" l
+		for i in 1 2 3; do "$2" ask -- true ./l </dev/null >/dev/null 2>&1; done
+		true' _ "$priv" "$WICKET") </dev/null
+	watch_done
+}
