@@ -63,35 +63,10 @@ EOF
 	(cd "$WS" && bounded 300 "$WICKET" run -- "$PY" race.py "$WICKET" "$@") </dev/null
 }
 
-@test "view: 10,000 racing looks never open a FIFO in a hidden store (its host writer stays blocked)" {
-	mkfifo "$HIDDEN/pipe"
-	# The writer, outside: its open of the FIFO returns only once a
-	# reader opens it, and then it leaves a mark.
-	(exec 3>"$HIDDEN/pipe" && : >"$OUT/released") &
-	local writer=$!
-	_ESC_PIDS+=("$writer")
-	run race "$HIDDEN/pipe" 40 250
-	echo "$output"
-	assert_success
-	assert_line 'codes [123]'
-	if [ -e "$OUT/released" ]; then
-		echo "ESCAPE: the supervisor opened the FIFO in the hidden store"
-		return 1
-	fi
-	kill -0 "$writer"
-	# The judge can tell: a reader's open (as the supervisor's would be)
-	# releases the writer.
-	"$PY" -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK))' "$HIDDEN/pipe"
-	wait_for_file "$OUT/released"
-	wait "$writer" || true
-}
-
-@test "view: racing looks never open a device node in a hidden store (inotify outside sees no open)" {
-	[ "$(id -u)" = 0 ] || skip "making a device node needs root outside; the FIFO test covers an unprivileged user"
-	mknod "$HIDDEN/null" c 1 3
-	# Counts the node's opens while the race runs (read as they come:
-	# inotify merges an event with an identical unread one), then waits
-	# for the judge's own open.
+# watch_opens FILE: a watcher outside counts FILE's opens from now on
+# (read as they come: inotify merges an event with an identical unread
+# one) until watch_done; then it waits for the judge's own open.
+watch_opens() {
 	cat >"$OUT/watch.py" <<'EOF'
 import ctypes, os, select, sys
 libc = ctypes.CDLL(None, use_errno=True)
@@ -120,19 +95,53 @@ for _ in range(100):                     # the judge's open: 10 s at most
         open(out + "/judged", "w").close()
         break
 EOF
-	"$PY" "$OUT/watch.py" "$HIDDEN/null" "$OUT" &
-	local watcher=$!
-	_ESC_PIDS+=("$watcher")
+	rm -f "$OUT/watching" "$OUT/stop" "$OUT/opens" "$OUT/judged"
+	"$PY" "$OUT/watch.py" "$1" "$OUT" &
+	_ESC_PIDS+=("$!")
+	WATCHED=$1
 	wait_for_file "$OUT/watching"
+}
+
+# watch_done: the opens seen must be none; the judge's own is seen.
+watch_done() {
+	: >"$OUT/stop"
+	wait_for_file "$OUT/opens"
+	[ "$(cat "$OUT/opens")" = 0 ] || { echo "ESCAPE: $WATCHED was opened $(cat "$OUT/opens") times"; return 1; }
+	: <"$WATCHED"
+	wait_for_file "$OUT/judged"
+}
+
+@test "view: 10,000 racing looks never open a FIFO in a hidden store (its host writer stays blocked)" {
+	mkfifo "$HIDDEN/pipe"
+	# The writer, outside: its open of the FIFO returns only once a
+	# reader opens it, and then it leaves a mark.
+	(exec 3>"$HIDDEN/pipe" && : >"$OUT/released") &
+	local writer=$!
+	_ESC_PIDS+=("$writer")
+	run race "$HIDDEN/pipe" 40 250
+	echo "$output"
+	assert_success
+	assert_line 'codes [123]'
+	if [ -e "$OUT/released" ]; then
+		echo "ESCAPE: the supervisor opened the FIFO in the hidden store"
+		return 1
+	fi
+	kill -0 "$writer"
+	# The judge can tell: a reader's open (as the supervisor's would be)
+	# releases the writer.
+	"$PY" -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK))' "$HIDDEN/pipe"
+	wait_for_file "$OUT/released"
+	wait "$writer" || true
+}
+
+@test "view: racing looks never open a device node in a hidden store (inotify outside sees no open)" {
+	[ "$(id -u)" = 0 ] || skip "making a device node needs root outside; the FIFO test covers an unprivileged user"
+	mknod "$HIDDEN/null" c 1 3
+	watch_opens "$HIDDEN/null"
 	run race "$HIDDEN/null" 40 250
 	echo "$output"
 	assert_success
-	: >"$OUT/stop"
-	wait_for_file "$OUT/opens"
-	[ "$(cat "$OUT/opens")" = 0 ]
-	# The judge can tell: an open of the node is seen.
-	: <"$HIDDEN/null"
-	wait_for_file "$OUT/judged"
+	watch_done
 }
 
 # answers PATH...: in one session, `wicket ask -- PATH` for each PATH
@@ -207,54 +216,6 @@ for kind, a, an, b, bn in pairs:
     assert sa == sb, (kind, sa, sb)
 print("same")
 EOF
-}
-
-# watch_opens FILE: a watcher outside counts FILE's opens from now on
-# (read as they come: inotify merges an event with an identical unread
-# one) until watch_done; then it waits for the judge's own open.
-watch_opens() {
-	cat >"$OUT/watch.py" <<'EOF'
-import ctypes, os, select, sys
-libc = ctypes.CDLL(None, use_errno=True)
-fd = libc.inotify_init1(os.O_NONBLOCK)
-IN_OPEN = 0x20
-if fd < 0 or libc.inotify_add_watch(fd, sys.argv[1].encode(), IN_OPEN) < 0:
-    sys.exit("inotify: %s" % os.strerror(ctypes.get_errno()))
-out = sys.argv[2]
-open(out + "/watching", "w").close()
-def events(timeout):
-    if not select.select([fd], [], [], timeout)[0]:
-        return 0
-    try:
-        return len(os.read(fd, 65536)) // 16
-    except BlockingIOError:
-        return 0
-opens = 0
-for _ in range(3000):                    # 300 s at most
-    opens += events(0.1)
-    if os.path.exists(out + "/stop"):
-        break
-opens += events(0)
-open(out + "/opens", "w").write("%d\n" % opens)
-for _ in range(100):                     # the judge's open: 10 s at most
-    if events(0.1):
-        open(out + "/judged", "w").close()
-        break
-EOF
-	rm -f "$OUT/watching" "$OUT/stop" "$OUT/opens" "$OUT/judged"
-	"$PY" "$OUT/watch.py" "$1" "$OUT" &
-	_ESC_PIDS+=("$!")
-	WATCHED=$1
-	wait_for_file "$OUT/watching"
-}
-
-# watch_done: the opens seen must be none; the judge's own is seen.
-watch_done() {
-	: >"$OUT/stop"
-	wait_for_file "$OUT/opens"
-	[ "$(cat "$OUT/opens")" = 0 ] || { echo "ESCAPE: $WATCHED was opened $(cat "$OUT/opens") times"; return 1; }
-	: <"$WATCHED"
-	wait_for_file "$OUT/judged"
 }
 
 @test "view: explaining a denial reads nothing a workspace's git file links to (a key in a hidden store)" {

@@ -178,24 +178,30 @@ subprocess.run([sys.argv[1], "why", "--json"], stdout=subprocess.DEVNULL)' "$WIC
 	"$PY" -c 'import json, sys; f = json.loads(sys.argv[1]); assert f[0]["kind"] == "option" and f[0]["option"] == "--allow-domain" and f[0]["value"] == "pkg.wk.test", f; assert not [x for x in f if x.get("value") == "https"], f' "$output"
 }
 
+# quiet_run DOMAIN CODE CHECK: CODE (python) in a session that reaches
+# DOMAIN through the proxy leaves nothing on wicket's stderr (no line, no
+# summary); CHECK (python) holds of the session's `why --json` (as d).
+quiet_run() {
+	run --separate-stderr wsrun "$WS" --allow-domain "$1" -- "$PY" -c "$2"
+	assert_equal "$status" 0
+	assert_equal "$stderr" ""
+	run --separate-stderr bounded 60 "$WICKET" why --json
+	"$PY" -c "import json, sys
+d = json.loads(sys.argv[1])
+$3" "$output"
+}
+
 @test "known probes (an IPv6 socket, a loopback bind to port 0) are neither printed nor counted, and why marks them" {
-	run --separate-stderr wsrun "$WS" --allow-domain pkg.wk.test -- "$PY" -c '
+	quiet_run pkg.wk.test '
 import socket
 for fam, host in ((socket.AF_INET6, "::1"), (socket.AF_INET, "127.0.0.1")):
     try:
         s = socket.socket(fam)
         s.bind((host, 0))
     except OSError:
-        pass'
-	assert_equal "$status" 0
-	# Nothing at all on wicket's stderr: no line, no summary.
-	assert_equal "$stderr" ""
-	run --separate-stderr bounded 60 "$WICKET" why --json
-	"$PY" -c '
-import json, sys
-d = json.loads(sys.argv[1])
+        pass' '
 p = {e["object"]: e.get("probe") for e in d["denials"]}
-assert len(p) == 2 and all(p.values()), p' "$output"
+assert len(p) == 2 and all(p.values()), p'
 	run --separate-stderr bounded 60 "$WICKET" why
 	assert_output --partial "[a probe: "
 }
@@ -207,21 +213,14 @@ assert len(p) == 2 and all(p.values()), p' "$output"
 }
 
 @test "a name that does not resolve through the proxy is the network's answer: no line, not counted" {
-	run --separate-stderr wsrun "$WS" --allow-domain wk-none.invalid -- "$PY" -c '
+	quiet_run wk-none.invalid '
 import urllib.request
 try:
     urllib.request.urlopen("http://wk-none.invalid/", timeout=30)
 except Exception:
-    pass'
-	assert_equal "$status" 0
-	# No line and no summary: nothing of wicket's on its stderr.
-	assert_equal "$stderr" ""
-	run --separate-stderr bounded 60 "$WICKET" why --json
-	"$PY" -c '
-import json, sys
-d = json.loads(sys.argv[1])
+    pass' '
 e = [e for e in d["denials"] if "wk-none.invalid" in e["object"]]
-assert e and "not a refusal" in e[0]["rule"], d' "$output"
+assert e and "not a refusal" in e[0]["rule"], d'
 }
 
 @test "a hidden file the user cannot read outside either is not hidden: reading it is an ordinary error, no line" {
