@@ -94,6 +94,8 @@ struct denial_entry {
 	json_t *fixes;      /* ways to allow it, as data (fix_text: as prose) */
 	char *reason;       /* the proxy's refusals: why, on the line */
 	const char *probe;  /* a known probe (probe_of): kept, neither shown nor counted */
+	int proxy;          /* the proxy's refusal (enum proxy_refusal), its name and address */
+	char *proxy_name, *proxy_addr;
 };
 
 static struct denial_entry entries[WK_MAX_DENIALS];
@@ -502,22 +504,10 @@ static size_t url_targets(const struct denial_entry *e, unsigned *ports, size_t 
 {
 	*nhosts = 0;
 	char buf[8192];
-	ssize_t len = -1;
-	if (e->args) {
-		len = (ssize_t)(e->args_len < sizeof buf - 1 ? e->args_len : sizeof buf - 1);
-		memcpy(buf, e->args, (size_t)len);
-	} else if (e->host_pid > 0) {
-		char path[64];
-		snprintf(path, sizeof path, "/proc/%ld/cmdline", e->host_pid);
-		/* host: /proc/PID/cmdline of a pid held (struct denial) */
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return 0;
-		len = read(fd, buf, sizeof buf - 1);
-		close(fd);
-	}
-	if (len <= 0)
+	if (!e->args)
 		return 0;
+	ssize_t len = (ssize_t)(e->args_len < sizeof buf - 1 ? e->args_len : sizeof buf - 1);
+	memcpy(buf, e->args, (size_t)len);
 	buf[len] = '\0';
 	static const struct {
 		const char *scheme;
@@ -565,11 +555,14 @@ static size_t url_targets(const struct denial_entry *e, unsigned *ports, size_t 
 }
 
 /* A refusal of the proxy of network mode "domains" (proxy.c). */
-static void explain_proxy(const struct session *s, struct denial_entry *e, const struct denial *d)
+static void explain_proxy(const struct session *s, struct denial_entry *e)
 {
 	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
-	const char *name = d->proxy_name ? d->proxy_name : "";
-	switch (d->proxy) {
+	const char *name = e->proxy_name ? e->proxy_name : "";
+	const struct {
+		const char *reason, *proxy_addr;
+	} dd = {e->reason, e->proxy_addr}, *d = &dd;
+	switch (e->proxy) {
 	case PROXY_UNLISTED:
 		e->rule = xasprintf("%s is not in the allowed domains (policy %s, network mode domains)",
 				    name, pname);
@@ -784,6 +777,8 @@ static void entry_free(struct denial_entry *e)
 	free(e->rule);
 	free(e->reason);
 	free(e->args);
+	free(e->proxy_name);
+	free(e->proxy_addr);
 	json_decref(e->fixes);
 	memset(e, 0, sizeof *e);
 }
@@ -1072,26 +1067,42 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 	e->pid = d->pid;
 	e->host_pid = d->host_pid;
 	free(e->args);
-	e->args = d->args && d->args_len ? xmalloc(d->args_len) : NULL;
-	e->args_len = e->args ? d->args_len : 0;
-	if (e->args)
+	e->args = NULL;
+	e->args_len = 0;
+	if (d->args && d->args_len) {
+		e->args = xmalloc(d->args_len);
+		e->args_len = d->args_len;
 		memcpy(e->args, d->args, d->args_len);
+	} else if (k == K_NET && d->host_pid > 0) {
+		/* Its number is its own while the caller holds it (a pending
+		 * seccomp notification): read now, for the advice later. */
+		char path[64], args[8192];
+		snprintf(path, sizeof path, "/proc/%ld/cmdline", d->host_pid);
+		/* host: /proc/PID/cmdline of a pid held (struct denial) */
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, args, sizeof args) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			e->args = xmalloc((size_t)n);
+			e->args_len = (size_t)n;
+			memcpy(e->args, args, (size_t)n);
+		}
+	}
 	e->probe = probe;
 	e->count++;
 	e->last = now;
 	e->seq = ++seq;
 	if (d->reason && !e->reason)
 		e->reason = text_clean(d->reason, 160);
-	if (!e->rule) {
-		if (k == K_NET && d->proxy)
-			explain_proxy(s, e, d);
-		else if (k == K_NET)
-			explain_net(s, e);
-		else
-			explain_fs(s, e);
-		if (!e->fixes)
-			e->fixes = json_array();
+	if (d->proxy && !e->proxy) {
+		e->proxy = d->proxy;
+		e->proxy_name = d->proxy_name ? text_clean(d->proxy_name, 256) : NULL;
+		e->proxy_addr = d->proxy_addr ? text_clean(d->proxy_addr, 64) : NULL;
 	}
+	/* Which rule and how to allow it: worked out when `wicket why` or
+	 * the record asks (explain_entry), not here, where the program
+	 * waits for its line (the shim's acknowledgement). */
 	/* Said where the user looks: by the shim on the command's stderr,
 	 * or here on wicket's when that is the terminal (a pipe to it, when
 	 * the command's stderr is the session's pty: pty.c). */
@@ -1131,6 +1142,23 @@ struct pending {
 };
 static struct pending pending[PENDING_MAX];
 
+/* The rule that refused E and the ways to allow it, once: from the
+ * session's rules and the sandbox's view (view.h) as they are when it is
+ * first asked for, and E's own record (its process's arguments). */
+static void explain_entry(const struct session *s, struct denial_entry *e)
+{
+	if (e->rule)
+		return;
+	if (e->kind == K_NET && e->proxy)
+		explain_proxy(s, e);
+	else if (e->kind == K_NET)
+		explain_net(s, e);
+	else
+		explain_fs(s, e);
+	if (!e->fixes)
+		e->fixes = json_array();
+}
+
 static json_t *entry_json(const struct denial_entry *e)
 {
 	json_t *allow = json_array();
@@ -1162,13 +1190,15 @@ static int by_seq_desc(const void *a, const void *b)
 /* The session's denials, most recent first, at most N of them. */
 static json_t *denials_json(const struct session *s, size_t n, bool ended)
 {
-	const struct denial_entry *order[WK_MAX_DENIALS];
+	struct denial_entry *order[WK_MAX_DENIALS];
 	for (size_t i = 0; i < n_entries; i++)
 		order[i] = &entries[i];
 	qsort(order, n_entries, sizeof order[0], by_seq_desc);
 	json_t *list = json_array();
-	for (size_t i = 0; i < n_entries && i < n; i++)
+	for (size_t i = 0; i < n_entries && i < n; i++) {
+		explain_entry(s, order[i]);
 		json_array_append_new(list, entry_json(order[i]));
+	}
 	json_t *cnt = json_object();
 	for (int k = 0; k < N_KINDS; k++)
 		json_object_set_new(cnt, kind_names[k], json_integer(recorded[k]));
