@@ -5,18 +5,17 @@
 #include <unistd.h>
 
 bool wk_dac_allows(const struct stat *st, uid_t uid, gid_t gid, const gid_t *groups,
-		   size_t ngroups, int mode)
+		   size_t ngroups, gid_t unknown, int mode)
 {
-	unsigned shift = 0;
-	if (st->st_uid == uid) {
-		shift = 6;
-	} else {
-		bool member = st->st_gid == gid;
-		for (size_t i = 0; i < ngroups && !member; i++)
-			member = groups[i] == st->st_gid;
-		if (member)
-			shift = 3;
-	}
 	unsigned want = (mode & R_OK ? 4u : 0u) | (mode & W_OK ? 2u : 0u) | (mode & X_OK ? 1u : 0u);
-	return (((unsigned)st->st_mode >> shift) & want) == want;
+	unsigned bits = (unsigned)st->st_mode;
+	if (st->st_uid == uid)
+		return ((bits >> 6) & want) == want;
+	bool group_grants = ((bits >> 3) & want) == want, other_grants = (bits & want) == want;
+	if (st->st_gid == unknown)
+		return group_grants || other_grants;
+	bool member = st->st_gid == gid;
+	for (size_t i = 0; i < ngroups && !member; i++)
+		member = groups[i] == st->st_gid;
+	return member ? group_grants : other_grants;
 }

@@ -12,8 +12,11 @@
 
 /* MODE: R_OK, W_OK, X_OK or'ed. The owner's bits alone for the owner,
  * the group's for a member (GID or one of GROUPS), the others' for the
- * rest; ACLs are not known here. */
+ * rest; ACLs are not known here. UNKNOWN is the id a user namespace
+ * shows for every group it does not map (the overflow gid): as a file's
+ * group it may be any, so either class's bits grant, and among GROUPS it
+ * proves nothing. */
 bool wk_dac_allows(const struct stat *st, uid_t uid, gid_t gid, const gid_t *groups,
-		   size_t ngroups, int mode);
+		   size_t ngroups, gid_t unknown, int mode);
 
 #endif

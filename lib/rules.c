@@ -6,7 +6,7 @@
 static bool path_kind(char k)
 {
 	return k == RULE_READ || k == RULE_WRITE || k == RULE_PROTECT || k == RULE_HIDE ||
-	       k == RULE_KEEP;
+	       k == RULE_KEEP || k == RULE_HIDE_CLOSED;
 }
 
 static bool port_kind(char k)

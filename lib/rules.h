@@ -35,6 +35,10 @@ enum {
 	RULE_WRITE = 'w',
 	RULE_PROTECT = 'p',
 	RULE_HIDE = 'h',
+	/* A hidden path the user could not read, write (or search) outside
+	 * either, nor change (not theirs): still covered, but a refusal
+	 * there is an ordinary one, not said (plan.c, dac_closed). */
+	RULE_HIDE_CLOSED = 'q',
 	RULE_KEEP = 'k',
 	RULE_NET = 'n',
 	RULE_CONNECT = 'c',

@@ -554,19 +554,23 @@ static bool exists_nofollow(const char *p)
  * permission bits are read (lib/dac.c). Root is refused nothing outside. */
 static bool dac_refuses(const char *p, int mode)
 {
-	if (faccessat(AT_FDCWD, p, mode, AT_EACCESS) == 0)
+	/* Root outside is refused nothing; inside it has no capabilities,
+	 * so faccessat would say otherwise. */
+	if (geteuid() == 0 || faccessat(AT_FDCWD, p, mode, AT_EACCESS) == 0)
 		return false;
 	if (errno == EACCES)
 		return true;
 	struct stat st;
-	if (errno != EROFS || geteuid() == 0 || fstatat(AT_FDCWD, p, &st, 0) < 0)
+	if (errno != EROFS || fstatat(AT_FDCWD, p, &st, 0) < 0)
 		return false;
 	/* An ACL may grant what the bits do not: not sure, so not refused. */
 	if (getxattr(p, "system.posix_acl_access", NULL, 0) > 0)
 		return false;
 	gid_t groups[64];
 	int n = getgroups(64, groups);
-	return !wk_dac_allows(&st, geteuid(), getegid(), groups, n > 0 ? (size_t)n : 0, mode);
+	/* 65534: the kernel's overflow gid, which it shows for every group
+	 * the sandbox's user namespace does not map. */
+	return !wk_dac_allows(&st, geteuid(), getegid(), groups, n > 0 ? (size_t)n : 0, 65534, mode);
 }
 
 /* A change of P's metadata (mode, owner, times, xattrs) that only its
@@ -620,6 +624,10 @@ static char blame(const char *rules, const char *p, int err, unsigned flags)
 		memcpy(tmp, m.rule, m.len);
 		tmp[m.len] = '\0';
 		if (err == ENOENT && (strcmp(tmp, p) == 0 || !exists_nofollow(tmp)))
+			return 0;
+		/* One the user is closed to outside too (RULE_HIDE_CLOSED):
+		 * covered all the same, but an ordinary refusal. */
+		if (rules_is(rules, RULE_HIDE_CLOSED, tmp))
 			return 0;
 		return kind;
 	}

@@ -105,10 +105,9 @@ struct mount_plan {
 	struct strv pins;         /* ancestors of protected paths, bound to themselves */
 	struct strv protect;      /* bound read-only over themselves (existing) */
 	struct strv hide;         /* existing paths to cover */
-	struct strv dac_closed;   /* hide rules left undone (as written and canonical):
-				   * the user can neither read nor write them outside
-				   * (plan_build_late), so DAC closes them as a cover
-				   * would, and refusing them stays an ordinary error */
+	struct strv dac_closed;   /* hidden paths the user can neither read nor write
+				   * outside, nor change (plan_build_late): covered,
+				   * and refusing them is an ordinary error */
 	struct strv run_keep;     /* regular files under /run kept visible */
 	struct strv read_keep;    /* read roots under /tmp or /run, kept visible read-only */
 	struct strv absent_protect; /* protected paths that did not exist at start */

@@ -58,7 +58,7 @@ void plan_fstable(const struct session *s, struct wk_fstable *t)
 	const struct policy *pol = &s->pol;
 	const struct mount_plan *plan = &s->plan;
 	size_t cap = pol->read.n + pol->write.n + 3 + plan->read_keep.n + plan->protect.n +
-		     pol->protect.n + plan->hide.n + pol->hide.n;
+		     pol->protect.n + plan->hide.n + pol->hide.n + plan->dac_closed.n;
 	struct wk_fsrule *tab = xcalloc(cap, sizeof *tab);
 	static char *const tmp[] = {"/tmp"}, *const shm[] = {"/dev/shm"};
 	size_t n = fs_add(tab, 0, RULE_READ, pol->read.v, pol->read.n);
@@ -77,9 +77,9 @@ void plan_fstable(const struct session *s, struct wk_fstable *t)
 				n = fs_add(tab, n, RULE_PROTECT, &pol->protect.v[i], 1);
 		n = fs_add(tab, n, RULE_HIDE, plan->hide.v, plan->hide.n);
 		for (size_t i = 0; i < pol->hide.n; i++)
-			if (!strv_contains(&plan->hide, pol->hide.v[i]) &&
-			    !strv_contains(&plan->dac_closed, pol->hide.v[i]))
+			if (!strv_contains(&plan->hide, pol->hide.v[i]))
 				n = fs_add(tab, n, RULE_HIDE, &pol->hide.v[i], 1);
+		n = fs_add(tab, n, RULE_HIDE_CLOSED, plan->dac_closed.v, plan->dac_closed.n);
 	} else if (s->fallback_tmp) {
 		/* No mount namespace: the directory that stands in for /tmp;
 		 * the host's /tmp and /dev/shm are shared, nothing is covered. */
@@ -298,13 +298,13 @@ void plan_build_base(struct session *s)
 /* PATH (canonical, ST its lstat) is closed to the user by the file
  * permissions alone: no reading, no writing (a directory: no search
  * either), ACLs counted (faccessat with the effective ids, as the kernel
- * checks). Hiding it then protects nothing the user could reach outside,
- * and its refusals in the sandbox would be the sandbox's only in name
- * (/etc/shadow for anyone but root). Root is never refused: it is hidden
- * from root as before. */
+ * checks), and not theirs to open up (chmod). It is hidden all the same
+ * (its owner may open it up later); but refusing it is then not the
+ * sandbox's doing, so nothing is said (/etc/shadow for anyone but root,
+ * who is refused nothing). */
 static bool dac_closed(const char *path, const struct stat *st)
 {
-	if (geteuid() == 0 || S_ISLNK(st->st_mode))
+	if (geteuid() == 0 || S_ISLNK(st->st_mode) || st->st_uid == geteuid())
 		return false;
 	int modes[3] = {R_OK, W_OK, X_OK};
 	for (int i = 0; i < (S_ISDIR(st->st_mode) ? 3 : 2); i++)
@@ -336,10 +336,11 @@ void plan_build_late(struct session *s)
 			if (path_is_under(plan->write.v[j], real))
 				die("the writable path %s lies inside the hidden path %s", plan->write.v[j],
 				    real);
-		if (dac_closed(real, &st)) {
-			strv_add(&plan->dac_closed, pol->hide.v[i]);
-			strv_push(&plan->dac_closed, real);
-			continue;
+		if (dac_closed(real, &st) && !strv_contains(&plan->dac_closed, real)) {
+			/* as the rule table has it: canonical, and as written */
+			strv_add(&plan->dac_closed, real);
+			if (strcmp(real, pol->hide.v[i]) != 0)
+				strv_add(&plan->dac_closed, pol->hide.v[i]);
 		}
 		if (!strv_contains(&plan->hide, real))
 			strv_push(&plan->hide, real);

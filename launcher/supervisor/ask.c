@@ -81,6 +81,7 @@
 #include <unistd.h>
 
 #include "askproto.h"
+#include "classify.h"
 #include "fdpass.h"
 #include "careful.h"
 #include "askrender.h"
@@ -1431,6 +1432,25 @@ static bool rule_cwd_ok(const struct wk_cmdrule *r, int cwd_fd)
 	return same;
 }
 
+/* PATH (canonical) names the same place in the sandbox and outside:
+ * beneath a root the policy binds from the host, and not beneath a mount
+ * of the sandbox's own. */
+static bool host_bound(const struct session *s, const char *path)
+{
+	static const char *const own[] = {"/proc", "/dev", "/sys", "/run"};
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		if (path_is_under(path, own[i]))
+			return false;
+	struct wk_fstable t;
+	struct wk_fsmatch m;
+	plan_fstable(s, &t);
+	enum wk_fs_verdict v = wk_classify(&t, path, &m);
+	bool bound = v == WK_FS_READ_ONLY || v == WK_FS_PROTECTED ||
+		     (v == WK_FS_WRITABLE && strv_contains(&s->pol.write, m.rule));
+	plan_fstable_free(&t);
+	return bound;
+}
+
 /* The cwd of the requester, the same directory outside: opened by the
  * path its /proc entry gives and checked against the directory itself. */
 static const char *find_cwd(const struct session *s, struct ask *a, int dir)
@@ -1447,16 +1467,28 @@ static const char *find_cwd(const struct session *s, struct ask *a, int dir)
 	close(inside);
 	if (a->cwd[0] != '/')
 		return "the requester's working directory is not reachable outside the sandbox";
-	a->cwd_fd = open(a->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC); /* host: the kernel's name */
-	if (a->cwd_fd < 0 || fstat(a->cwd_fd, &so) < 0 || so.st_dev != si.st_dev ||
-	    so.st_ino != si.st_ino)
-		return "the requester's working directory is not the same directory outside the "
-		       "sandbox (the sandbox's private /tmp?); cd to a directory of the workspace";
-	/* Relative paths of the request are looked at in the sandbox's view
-	 * from this name (view.h): it must name the directory there too. */
+	/* In the sandbox's view first (view.h): relative paths of the
+	 * request are looked at there from this name, which must name the
+	 * directory there. */
 	struct stat sv;
 	if (!view_stat(s->view_root, a->cwd, &sv) || sv.st_dev != si.st_dev || sv.st_ino != si.st_ino)
 		return "the requester's working directory is not reachable by its name in the "
+		       "sandbox; cd to a directory of the workspace";
+	/* Outside only a name of a place bound from the host at the same
+	 * path (a writable or read root): never one of the sandbox's own
+	 * (its private /tmp, /dev/shm, /run, /proc, /dev, a hidden path's
+	 * cover), which outside would be a lookup in the host's of a name
+	 * the sandbox chose; and no link of the host's followed. */
+	if (!host_bound(s, a->cwd))
+		return "the requester's working directory is not the same directory outside the "
+		       "sandbox (the sandbox's private /tmp?); cd to a directory of the workspace";
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	/* host: a name under a writable root, the directory in the view */
+	a->cwd_fd = (int)syscall(SYS_openat2, AT_FDCWD, a->cwd, &how, sizeof how);
+	if (a->cwd_fd < 0 || fstat(a->cwd_fd, &so) < 0 || so.st_dev != si.st_dev ||
+	    so.st_ino != si.st_ino)
+		return "the requester's working directory is not the same directory outside the "
 		       "sandbox; cd to a directory of the workspace";
 	return NULL;
 }

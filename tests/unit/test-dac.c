@@ -11,7 +11,7 @@ static bool allows(unsigned mode, uid_t fu, gid_t fg, uid_t u, gid_t g, const gi
 		   int want)
 {
 	struct stat st = {.st_mode = S_IFREG | mode, .st_uid = fu, .st_gid = fg};
-	return wk_dac_allows(&st, u, g, gs, n, want);
+	return wk_dac_allows(&st, u, g, gs, n, 65534, want);
 }
 
 int main(void)
@@ -41,5 +41,14 @@ int main(void)
 	ok(allows(0001, 0, 0, 1000, 1000, NULL, 0, X_OK), "others --x grant x");
 	ok(allows(0002, 0, 0, 1000, 1000, NULL, 0, W_OK), "others -w- grant w");
 	ok(allows(0644, 0, 0, 1000, 1000, NULL, 0, 0), "nothing asked: granted");
+	/* A group the user namespace does not map shows as 65534, the
+	 * file's and the user's alike: it proves no membership, and a file
+	 * of such a group may be the user's group's. */
+	gid_t unmapped[] = {65534};
+	ok(allows(0604, 0, 65534, 1000, 1000, unmapped, 1, R_OK), "unknown group: the others' r grants");
+	ok(allows(0640, 0, 65534, 1000, 1000, NULL, 0, R_OK), "unknown group: the group's r grants");
+	ok(!allows(0600, 0, 65534, 1000, 1000, unmapped, 1, R_OK), "unknown group, neither class: refused");
+	ok(!allows(0640, 0, 42, 1000, 1000, unmapped, 1, R_OK), "65534 among the user's groups is no membership");
+	ok(!allows(0460, 1000, 65534, 1000, 1000, NULL, 0, W_OK), "the owner's bits alone, whatever the group");
 	return done_testing();
 }
