@@ -16,7 +16,7 @@
 #include "careful.h"
 #include "util.h"
 
-static char top[64];
+static char top[160];
 static struct wk_wset ws;
 
 static char *at(const char *rel)
@@ -100,6 +100,7 @@ static void rules(void)
 }
 
 static const char *xdg_config; /* the XDG_CONFIG_HOME the command gets, or NULL */
+static const char *home_rel = "ro/home"; /* its HOME (relative to top), or NULL */
 
 /* CAREFUL for PROGRAM ARGV... in CWD (relative to top), PATH, HOME. */
 static char *careful(const char *cwd, const char *path_env, const char *program, ...)
@@ -112,7 +113,7 @@ static char *careful(const char *cwd, const char *path_env, const char *program,
 		argv[n++] = a;
 	va_end(ap);
 	argv[n] = NULL;
-	char *c = at(cwd), *home = at("ro/home");
+	char *c = at(cwd), *home = home_rel ? at(home_rel) : NULL;
 	char *prog = program[0] == '/' ? xstrdup(program) : at(program);
 	struct wk_careful_in in = {.wset = &ws, .cwd = c, .path_env = path_env, .home = home,
 				   .xdg_config = xdg_config, .program = prog,
@@ -129,6 +130,20 @@ static char *careful(const char *cwd, const char *path_env, const char *program,
 	ok(want ? r_ != NULL : r_ == NULL, "%s%s%s", what, r_ ? ": " : "", r_ ? r_ : ""); \
 	free(r_); \
 } while (0)
+
+/* A table of commands (PATH /usr/bin:/bin), each CAREFUL or not. */
+struct argv_case {
+	bool want;
+	const char *what, *cwd, *prog, *argv[8];
+};
+
+static void argv_cases(const struct argv_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		CAREFUL(c[i].want, c[i].what, c[i].cwd, "/usr/bin:/bin", c[i].prog, c[i].argv[0],
+			c[i].argv[1], c[i].argv[2], c[i].argv[3], c[i].argv[4], c[i].argv[5],
+			c[i].argv[6]);
+}
 
 static void git(const char *repo, const char *args)
 {
@@ -369,10 +384,7 @@ static void decisions(void)
 	CAREFUL(false, "watch -n1 with plain commands", "ro", P, "/usr/bin/watch", "watch", "-n1",
 		"date");
 	/* F7, F17: programs that run code, or write files, an option names. */
-	static const struct {
-		bool want;
-		const char *what, *cwd, *prog, *argv[8];
-	} opts[] = {
+	static const struct argv_case opts[] = {
 		{true, "the dynamic loader runs its argument", "ro",
 		 "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
 		 {"/lib64/ld-linux-x86-64.so.2", "../ws/tool"}},
@@ -575,10 +587,7 @@ static void decisions(void)
 		{false, "script -E never -O /dev/null -c CMD", "ro", "/usr/bin/script",
 		 {"script", "-E", "never", "-O", "/dev/null", "-c", "true"}},
 	};
-	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
-		CAREFUL(opts[i].want, opts[i].what, opts[i].cwd, P, opts[i].prog, opts[i].argv[0],
-			opts[i].argv[1], opts[i].argv[2], opts[i].argv[3], opts[i].argv[4],
-			opts[i].argv[5], opts[i].argv[6]);
+	argv_cases(opts, sizeof opts / sizeof opts[0]);
 	CAREFUL(true, "python3 without a program reads standard input", "ro", P, "/usr/bin/python3",
 		"python3", "-u");
 	CAREFUL(true, "python3 - reads standard input", "ro", P, "/usr/bin/python3", "python3", "-",
@@ -831,6 +840,486 @@ static void decisions(void)
 	free(ros);
 }
 
+/* CAREFUL for the command, and its reason holds SAYS. */
+#define CAREFUL_SAYS(says, what, ...) do { \
+	char *r_ = careful(__VA_ARGS__, NULL); \
+	ok(r_ && strstr(r_, says), "%s: %s", what, r_ ? r_ : "(not CAREFUL)"); \
+	free(r_); \
+} while (0)
+
+/* wk_path_place from TOP: the canonical path it gives is WANT (relative
+ * to top), or NULL. */
+static void place_is(const char *path, const char *want, const char *what)
+{
+	char *why = NULL, *p = wk_path_place(&ws, top, path, &why);
+	char *w = want ? at(want) : NULL;
+	ok(want ? p && strcmp(p, w) == 0 : !p && why, "%s: %s (%s)", what, p ? p : "NULL",
+	   why ? why : "no reason");
+	free(w);
+	free(why);
+	free(p);
+}
+
+/* git CMD... in a repository of its own at REL. */
+static void repo(const char *rel)
+{
+	dir(rel);
+	git(rel, "init -q -b main");
+}
+
+/* The decisions of CAREFUL one at a time, each pinned by what it
+ * refuses and what it lets pass (tests/mutate changes them). A fresh
+ * writable set: the workspace alone. */
+static void details(void)
+{
+	int root = ws.root; /* the view, kept */
+	wk_wset_free(&ws);
+	memset(&ws, 0, sizeof ws);
+	ws.root = root;
+	strv_push(&ws.roots, at("ws"));
+	const char *P = "/usr/bin:/bin";
+
+	/* Where a path leads. */
+	place_is("ws/sub/../sub/./x", "ws/sub/x", ". and .. as the kernel takes them");
+	place_is("ws/d", "ws/d", "a one-letter name is a name");
+	place_is("ws/nosuch/../link-to-ro", "ws/link-to-ro",
+		 "nothing past a missing directory is followed");
+	dir("ro/chain");
+	char *target = at("ro/script.py");
+	for (int i = 39; i >= 0; i--) {
+		char *name = xasprintf("ro/chain/l%d", i);
+		char *next = i == 39 ? xstrdup(target) : xasprintf("l%d", i + 1);
+		lnk(next, name);
+		free(name);
+		free(next);
+	}
+	free(target);
+	place_is("ro/chain/l0", "ro/script.py", "40 links are followed");
+	lnk("grow/x", "ro/grow");
+	char *why = NULL, *p = wk_path_place(&ws, top, "ro/grow", &why);
+	ok(!p && why && strstr(why, "loop"), "a link that grows is a loop of links: %s", why);
+	free(p);
+	free(why);
+	place_is("", NULL, "an empty path is refused");
+	char *longp = xmalloc(PATH_MAX + 1);
+	memset(longp, 'a', PATH_MAX);
+	longp[0] = '/';
+	longp[PATH_MAX] = '\0';
+	place_is(longp, NULL, "a path of PATH_MAX characters is refused");
+	why = NULL;
+	p = wk_path_place(&ws, longp, "/usr", &why);
+	ok(p && strcmp(p, "/usr") == 0, "an absolute path, whatever the cwd's length");
+	free(p);
+	free(why);
+	why = NULL;
+	p = wk_path_place(&ws, longp, "usr", &why);
+	ok(!p && why, "a relative path against a cwd of PATH_MAX characters is refused");
+	free(p);
+	free(why);
+	/* A link's target with the rest of the path: at PATH_MAX - 2 it is
+	 * too long to check. */
+	size_t rl = 2000, tl = PATH_MAX - 2 - rl;
+	char *lt = xmalloc(tl + 1);
+	memset(lt, '/', tl);
+	memcpy(lt + tl - 3, "usr", 3);
+	lt[tl] = '\0';
+	lnk(lt, "ro/longlink");
+	free(lt);
+	char *rest = xmalloc(rl + 1);
+	memset(rest, '/', rl);
+	rest[rl - 1] = 'x';
+	rest[rl] = '\0';
+	char *lp = xasprintf("ro/longlink%s", rest);
+	place_is(lp, NULL, "a link whose target and rest reach PATH_MAX - 2 is refused");
+	free(lp);
+	free(rest);
+	free(longp);
+	char *wsx = at("ws/x.py");
+	why = NULL;
+	p = wk_path_place(&ws, top, wsx, &why);
+	ok(why && strcmp(why, "is in a place the sandbox can write") == 0,
+	   "a canonical path is not repeated: %s", why);
+	free(p);
+	free(why);
+	why = NULL;
+	p = wk_path_place(&ws, top, "ws/x.py", &why);
+	ok(why && strstr(why, wsx), "a relative one is said canonical: %s", why);
+	free(p);
+	free(why);
+	free(wsx);
+	struct wk_careful_in none = {.wset = &ws, .cwd = "/", .program = "/bin/true"};
+	char *r = wk_careful(&none);
+	ok(r != NULL, "no argv: nothing to check");
+	free(r);
+	char *argv0[] = {"true", NULL};
+	struct wk_careful_in noprog = {.wset = &ws, .cwd = "/", .argv = argv0, .argc = 1};
+	r = wk_careful(&noprog);
+	ok(r != NULL, "no program: nothing to check");
+	free(r);
+
+	/* Programs that read or write what an option names: their plain uses
+	 * outside the workspace, and -NAME as no long option. */
+	static const struct argv_case opts[] = {
+		{false, "tar -tf in a read-only place", "ro", "/usr/bin/tar",
+		 {"tar", "-tf", "/etc/hostname"}},
+		{false, "tar -rsh-command: letters, not the long option", "ro", "/usr/bin/tar",
+		 {"tar", "-rsh-command=/bin/true"}},
+		{false, "tar with no argument", "ro", "/usr/bin/tar", {"tar"}},
+		{true, "tar xf FILE --checkpoint-action=exec=", "ro", "/usr/bin/tar",
+		 {"tar", "xf", "t.tar", "--checkpoint-action=exec=x"}},
+		{false, "ssh host in a read-only place", "ro", "/usr/bin/ssh", {"ssh", "host"}},
+		{false, "curl URL in a read-only place", "ro", "/usr/bin/curl",
+		 {"curl", "https://example.invalid/"}},
+		{false, "curl -engine: letters", "ro", "/usr/bin/curl",
+		 {"curl", "-engine", "x", "https://example.invalid/"}},
+		{false, "wget -hsts-file: letters", "ws", "/usr/bin/wget",
+		 {"wget", "-hsts-file", "/tmp/h", "https://example.invalid/"}},
+		{true, "wget --config=FILE still writes into the cwd", "ro", "/usr/bin/wget",
+		 {"wget", "--config=/etc/hostname", "https://example.invalid/"}},
+		{false, "tmux ls", "ro", "/usr/bin/tmux", {"tmux", "ls"}},
+		{false, "screen -list", "ro", "/usr/bin/screen", {"screen", "-list"}},
+		{false, "less FILE", "ro", "/usr/bin/less", {"less", "/etc/hostname"}},
+		{false, "less -lesskey-content=: letters", "ro", "/usr/bin/less",
+		 {"less", "-lesskey-content=x", "/etc/hostname"}},
+		{false, "ssh-keygen -l -f FILE", "ro", "/usr/bin/ssh-keygen",
+		 {"ssh-keygen", "-l", "-f", "/etc/hostname"}},
+		{false, "vim FILE", "ro", "/usr/bin/vim", {"vim", "/etc/hostname"}},
+		{false, "vim -startuptime: letters", "ro", "/usr/bin/vim",
+		 {"vim", "-startuptime", "/etc/hostname"}},
+		{false, "vim -S FILE takes FILE, even +CMD", "ro", "/usr/bin/vim",
+		 {"vim", "-S", "+!id"}},
+		{false, "openssl req -key: not --keyout", "ro", "/usr/bin/openssl",
+		 {"openssl", "req", "-new", "-key", "/etc/hostname"}},
+		{true, "ld.so runs its argument", "ro", "/lib/ld.so", {"ld.so", "../ws/later"}},
+		{false, "ld-config is no loader", "ro", "/usr/bin/ld-config", {"ld-config"}},
+		{false, "libx.so is no loader", "ro", "/usr/bin/libx.so", {"libx.so"}},
+		/* sed: the -- and what is a script. */
+		{true, "sed -- SCRIPT", "ro", "/usr/bin/sed", {"sed", "--", "1e id", "x"}},
+		{false, "sed -e S -- FILE: FILE is a file", "ro", "/usr/bin/sed",
+		 {"sed", "-e", "p", "--", "wfile"}},
+		{false, "sed --", "ro", "/usr/bin/sed", {"sed", "--"}},
+		{false, "sed -f FILE then a file", "ro", "/usr/bin/sed",
+		 {"sed", "-f", "/etc/hostname", "new.txt"}},
+		{false, "sed -e S then a file", "ro", "/usr/bin/sed", {"sed", "-e", "p", "new.txt"}},
+		/* script: the values of -E, -m, --timing. */
+		{true, "script -E -m FILE: -m is -E's value", "ro", "/usr/bin/script",
+		 {"script", "-E", "-m", "/tmp/x", "/dev/null"}},
+		{true, "script -m -o FILE: -o is -m's value", "ro", "/usr/bin/script",
+		 {"script", "-m", "-o", "/tmp/x", "/dev/null"}},
+		{false, "script --timing without a file", "ro", "/usr/bin/script",
+		 {"script", "--timing", "-qc", "true", "/dev/null"}},
+	};
+	argv_cases(opts, sizeof opts / sizeof opts[0]);
+
+	/* No HOME: no config relative to it. */
+	home_rel = NULL;
+	CAREFUL(false, "curl without HOME", "ro", P, "/usr/bin/curl", "curl",
+		"https://example.invalid/");
+	CAREFUL(false, "git without HOME", "ro/repo2", P, "/usr/bin/git", "git", "status");
+	home_rel = "ro/home";
+
+	/* Shells and their -c code. */
+	CAREFUL(false, "sh -c >FILE", "ro", P, "/bin/sh", "sh", "-c", ">f");
+	CAREFUL(false, "sh -c 2>FILE CMD", "ro", P, "/bin/sh", "sh", "-c", "2>/dev/null true");
+	CAREFUL(false, "sh -c >|FILE", "ro", P, "/bin/sh", "sh", "-c", "echo x >|out");
+	char *echo = xstrdup("echo"), *cat = xstrdup("cat");
+	for (int i = 0; i < 300; i++) {
+		char *e = xasprintf("%s x", echo), *c = xasprintf("%s x", cat);
+		free(echo);
+		free(cat);
+		echo = e;
+		cat = c;
+	}
+	CAREFUL(false, "sh -c echo with 300 words", "ro", P, "/bin/sh", "sh", "-c", echo);
+	CAREFUL(true, "sh -c cat with 300 words is too long", "ro", P, "/bin/sh", "sh", "-c", cat);
+	free(echo);
+	free(cat);
+	CAREFUL(true, "a command too deep in wrappers and sh -c", "ro", P, "/usr/bin/nice", "nice",
+		"nice", "nice", "sh", "-c", "cat");
+	CAREFUL(true, "wrappers too deep", "ro", P, "/usr/bin/nice", "nice", "nice", "nice", "nice",
+		"nice", "true");
+	CAREFUL(true, "find -exec too deep", "ro", P, "/usr/bin/nice", "nice", "nice", "nice",
+		"nice", "find", ".", "-exec", "true", ";");
+	CAREFUL(true, "bash --rcfile without its file", "ro", P, "/bin/bash", "bash", "--rcfile");
+	CAREFUL(false, "bash -x SCRIPT (read-only)", "ro", P, "/bin/bash", "bash", "-x",
+		"script.sh");
+	CAREFUL(false, "bash --noprofile SCRIPT: no value", "ws", P, "/bin/bash", "bash",
+		"--noprofile", "../ro/script.py");
+	CAREFUL(false, "bash -o OPT SCRIPT: OPT is -o's", "ws", P, "/bin/bash", "bash", "-o",
+		"errexit", "../ro/script.py");
+	CAREFUL(true, "bash --", "ro", P, "/bin/bash", "bash", "--");
+	/* Interpreters: what names their program. */
+	static const char *const progs[][4] = {
+		{"python3", "-c", "-1"}, {"perl", "-e", "-1"}, {"perl", "-E", "-1"},
+		{"php", "-r", "-1;"},    {"python3", "-m"},    {"perl", "-p", "-i"},
+		{"node", "--eval=-1"},   {"node", "--print=-1"},
+	};
+	for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+		char *bin = xasprintf("/usr/bin/%s", progs[i][0]);
+		char *what = xasprintf("%s %s names its program", progs[i][0], progs[i][1]);
+		CAREFUL(false, what, "ro", P, bin, progs[i][0], progs[i][1], progs[i][2]);
+		free(bin);
+		free(what);
+	}
+	CAREFUL(false, "python3 -c ' print(1)' (a blank first)", "ro", P, "/usr/bin/python3",
+		"python3", "-c", " print(1)");
+	CAREFUL(false, "a word of the code without / is no path", "ro", P, "/usr/bin/python3",
+		"python3", "-c", "print(link-to-ws)");
+	/* Wrappers. */
+	char *w2 = at("ws/sub"), *w1 = at("ws");
+	char *pe = xasprintf("PATH=%s:%s", w2, w1);
+	CAREFUL_SAYS(w2, "the first writable PATH directory is the reason", "ro", P,
+		     "/usr/bin/env", "env", pe, "nosuchprog");
+	free(pe);
+	free(w1);
+	free(w2);
+	CAREFUL(true, "env -C without a directory", "ro", P, "/usr/bin/env", "env", "-C");
+	CAREFUL(true, "env --chdir without a directory", "ro", P, "/usr/bin/env", "env",
+		"--chdir");
+	CAREFUL(true, "env -C through /proc", "ro", P, "/usr/bin/env", "env", "-C",
+		"/proc/self/cwd", "true");
+	CAREFUL(false, "watch -x", "ro", P, "/usr/bin/watch", "watch", "-x");
+	CAREFUL(false, "watch -n 1", "ro", P, "/usr/bin/watch", "watch", "-n", "1");
+	CAREFUL(false, "watch -n 1 date", "ro", P, "/usr/bin/watch", "watch", "-n", "1", "date");
+	CAREFUL(true, "ltrace -o FILE", "ro", P, "/usr/bin/ltrace", "ltrace", "-o", "/tmp/x",
+		"/bin/true");
+	CAREFUL(false, "flock -o FILE CMD: no tracer", "ro", P, "/usr/bin/flock", "flock", "-o",
+		"/tmp/lock", "true");
+	CAREFUL(false, "valgrind CMD", "ro", P, "/usr/bin/valgrind", "valgrind",
+		"--leak-check=full", "/bin/true");
+	CAREFUL(true, "valgrind --xml-file=", "ro", P, "/usr/bin/valgrind", "valgrind",
+		"--xml-file=/tmp/x", "/bin/true");
+	CAREFUL(true, "valgrind --log-socket=", "ro", P, "/usr/bin/valgrind", "valgrind",
+		"--log-socket=127.0.0.1", "/bin/true");
+	CAREFUL(true, "sg GROUP CODE: shell code, not a program's name", "ro", P, "/usr/bin/sg",
+		"sg", "staff", "true; ../ws/later");
+	CAREFUL(false, "sg GROUP CMD, GROUP no program", "ro", P, "/usr/bin/sg", "sg", "staff",
+		"/bin/true");
+	CAREFUL(false, "unshare --mount-proc=/proc CMD: an option, no command", "ws", P,
+		"/usr/bin/unshare", "unshare", "--mount-proc=/proc", "true");
+	/* find, zip, run-parts. */
+	CAREFUL(false, "find . -fprint (no file)", "ro", P, "/usr/bin/find", "find", ".",
+		"-fprint");
+	CAREFUL(false, "find -fprint /dev/stdout", "ro", P, "/usr/bin/find", "find", ".",
+		"-fprint", "/dev/stdout");
+	CAREFUL(true, "find -execdir CMD {} ./x: ./x in the directory found", "ro/cwd", P,
+		"/usr/bin/find", "find", ".", "-execdir", "cat", "{}", "./tool", ";");
+	CAREFUL(false, "run-parts --", "ro", P, "/bin/run-parts", "run-parts", "--");
+	CAREFUL(true, "run-parts -- DIR", "ro/cwd", P, "/bin/run-parts", "run-parts", "--",
+		"../../ws");
+	CAREFUL(false, "zip out.zip -- -TTx: a file name", "ro", P, "/usr/bin/zip", "zip",
+		"out.zip", "--", "-TTx");
+	/* Any program: a program among its arguments. */
+	put("ws/elf", "\177ELF", 0755);
+	put("ws/bang.txt", "a!b\n", 0644);
+	put("ws/hash.txt", "#a\n", 0644);
+	CAREFUL(true, "an executable of the sandbox's as an argument", "ro/cwd", P,
+		"/usr/bin/perf", "perf", "record", "../../ws/elf");
+	CAREFUL(true, "a script (#!) of the sandbox's as an argument", "ro/cwd", P,
+		"/usr/bin/perf", "perf", "record", "../../ws/noexec.sh");
+	CAREFUL(false, "a data file a! is not", "ro/cwd", P, "/usr/bin/perf", "perf", "record",
+		"../../ws/bang.txt");
+	CAREFUL(false, "a data file #a is not", "ro/cwd", P, "/usr/bin/perf", "perf", "record",
+		"../../ws/hash.txt");
+	CAREFUL(true, "an interpreter among the arguments", "ro/cwd", P, "/usr/bin/perf", "perf",
+		"stat", "python3", "../../ws/x.py");
+	CAREFUL(false, "a last word naming an interpreter is an operand", "ro/cwd", P,
+		"/usr/bin/apt-get", "apt-get", "install", "python3");
+	CAREFUL(true, "a relative path not starting with .", "", P, "/usr/bin/perf", "perf",
+		"stat", "ws/tool");
+	CAREFUL(false, "a word without / is no path", "ws", P, "/usr/bin/perf", "perf", "stat",
+		"tool");
+	CAREFUL(true, "-I../PATH", "ro/cwd", P, "/usr/bin/perf", "perf", "-I../../ws/tool");
+	char *abs = xasprintf("-I%s/ws/tool", top);
+	CAREFUL(true, "-I/PATH", "ro/cwd", P, "/usr/bin/perf", "perf", abs);
+	free(abs);
+	CAREFUL(true, "-o./PATH", "ws", P, "/usr/bin/perf", "perf", "-o./tool");
+	/* The name it is run as, besides the file. */
+	CAREFUL(true, "git's file run as sh", "ro/repo2", P, "/usr/bin/git", "sh");
+	CAREFUL(true, "busybox run as git", "ws", P, "/bin/busybox", "git", "status");
+}
+
+/* TEXT added to the config of the repository at REL (as git writes it). */
+static void config(const char *rel, const char *text)
+{
+	char *p = xasprintf("%s/%s/.git/config", top, rel);
+	FILE *f = fopen(p, "a");
+	if (!f)
+		abort();
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+/* git: how it finds its repository, what its config names, its options. */
+static void git_details(void)
+{
+	const char *P = "/usr/bin:/bin";
+	char *wsbare = at("ws/bare.git"), *wsp = at("ws/p");
+	/* A .git the sandbox cannot rename (pinned), everything in it
+	 * protected. */
+	repo("ws/repo4");
+	static const char *const parts[] = {"config", "hooks", "commondir", "config.worktree",
+					    "modules"};
+	for (size_t i = 0; i < 5; i++) {
+		char *rel = xasprintf("ws/repo4/.git/%s", parts[i]);
+		strv_push(&ws.ro, at(rel));
+		free(rel);
+	}
+	strv_push(&ws.fixed, at("ws/repo4/.git"));
+	CAREFUL(false, "a pinned .git with all of git's parts protected", "ws/repo4", P,
+		"/usr/bin/git", "git", "log", "--ignore-submodules");
+	/* .git files. */
+	dir("ro/wt2");
+	put("ro/wt2/.git", "gitdir: ../../ws/gd\n", 0644);
+	CAREFUL(true, "a .git file naming (relative to it) a directory of the sandbox's", "ro", P,
+		"/usr/bin/git", "git", "-C", "wt2", "status", "--ignore-submodules");
+	dir("ro/wt5");
+	put("ro/wt5/.git", "01234567../../ws/g\n", 0644);
+	CAREFUL(false, "a .git file without gitdir: names nothing", "ro", P, "/usr/bin/git", "git",
+		"-C", "wt5", "status", "--ignore-submodules");
+	dir("ro/wt4");
+	char *r2 = at("ro/repo2/.git");
+	lnk(r2, "ws/gl");
+	free(r2);
+	lnk("../../ws/gl", "ro/wt4/.git");
+	CAREFUL(true, "a .git through a link the sandbox can change", "ro", P, "/usr/bin/git",
+		"git", "-C", "wt4", "status", "--ignore-submodules");
+	/* commondir. */
+	dir("ro/gd");
+	put("ro/gd/commondir", "../../ws/common\n", 0644);
+	char *gd = xasprintf("--git-dir=%s/ro/gd", top);
+	CAREFUL(true, "commondir (relative to the git directory) in the workspace", "ro", P,
+		"/usr/bin/git", "git", gd, "status", "--ignore-submodules");
+	free(gd);
+	dir("ro/gd2");
+	put("ro/gd2/commondir", "../repo2/.git\n", 0644);
+	gd = xasprintf("--git-dir=%s/ro/gd2", top);
+	CAREFUL(false, "commondir in a read-only repository", "ro", P, "/usr/bin/git", "git", gd,
+		"status", "--ignore-submodules");
+	free(gd);
+	/* A read-only repository whose hooks are a link into the workspace. */
+	dir("ws/hooks");
+	repo("ro/repo5");
+	dir("ro/repo5/sub");
+	char *cmd = xasprintf("rm -rf %s/ro/repo5/.git/hooks && ln -s %s/ws/hooks "
+			      "%s/ro/repo5/.git/hooks", top, top, top);
+	if (system(cmd) != 0)
+		abort();
+	free(cmd);
+	CAREFUL(true, "hooks a link into the workspace", "ro/repo5", P, "/usr/bin/git", "git",
+		"status", "--ignore-submodules");
+	CAREFUL(true, "and from a subdirectory", "ro/repo5/sub", P, "/usr/bin/git", "git",
+		"status", "--ignore-submodules");
+	gd = xasprintf("--git-dir=%s/ro/repo5/.git", top);
+	CAREFUL(true, "and as --git-dir", "ro", P, "/usr/bin/git", "git", gd, "log",
+		"--ignore-submodules");
+	free(gd);
+	dir("ro/bare5");
+	git("ro/bare5", "init -q --bare");
+	cmd = xasprintf("rm -rf %s/ro/bare5/hooks && ln -s %s/ws/hooks %s/ro/bare5/hooks", top,
+			top, top);
+	if (system(cmd) != 0)
+		abort();
+	free(cmd);
+	CAREFUL(true, "a bare repository as the cwd, its hooks a link", "ro/bare5", P,
+		"/usr/bin/git", "git", "log", "--ignore-submodules");
+	CAREFUL(false, "git status where there is no repository", "ro/cwd", P, "/usr/bin/git", "git",
+		"status");
+	/* Options and remotes. */
+	CAREFUL(true, "git fetch X::Y, a transport that runs a command", "ro/repo2", P,
+		"/usr/bin/git", "git", "fetch", "foo::bar");
+	CAREFUL(true, "git push DIR/A:B is a path", "ro/repo2", P, "/usr/bin/git", "git", "push",
+		"../../ws/r:1");
+	CAREFUL(false, "git -C without a directory", "ro/cwd", P, "/usr/bin/git", "git", "-C");
+	CAREFUL(false, "git --git-dir without a directory", "ro/cwd", P, "/usr/bin/git", "git",
+		"--git-dir");
+	CAREFUL(false, "git --work-tree without a directory", "ro/cwd", P, "/usr/bin/git", "git",
+		"--work-tree");
+	char *wsd = at("ws");
+	CAREFUL(true, "git -C ABSOLUTE", "ro", P, "/usr/bin/git", "git", "-C", wsd, "status");
+	free(wsd);
+	CAREFUL(true, "git --upload-pack=", "ro/repo2", P, "/usr/bin/git", "git",
+		"--upload-pack=x", "ls-remote", "far");
+	CAREFUL(true, "git --receive-pack=", "ro/repo2", P, "/usr/bin/git", "git",
+		"--receive-pack=x", "push");
+	CAREFUL(true, "git --exec-path", "ro/repo2", P, "/usr/bin/git", "git", "--exec-path");
+	gd = xasprintf("--git-dir=%s/ws/nogit", top);
+	CAREFUL(true, "--git-dir=ABSOLUTE in the workspace", "ro", P, "/usr/bin/git", "git", gd,
+		"log", "--ignore-submodules");
+	free(gd);
+	char *rox = at("ro/xdg");
+	xdg_config = rox;
+	CAREFUL(false, "a read-only XDG_CONFIG_HOME", "ro/repo2", P, "/usr/bin/git", "git",
+		"status");
+	xdg_config = NULL;
+	free(rox);
+	CAREFUL(false, "git log -c (no clone)", "ro/repo2", P, "/usr/bin/git", "git", "log", "-c");
+	char *ropt = xasprintf("--repo=%s", wsbare);
+	CAREFUL(false, "git log --repo= (no push)", "ro/repo2", P, "/usr/bin/git", "git", "log",
+		ropt, "--ignore-submodules");
+	free(ropt);
+	CAREFUL(true, "a repository without a config: every name a path", "ro", P,
+		"/usr/bin/git", "git", "--git-dir=/nonexistent/x", "push", "../ws/bare.git");
+	/* What a config names: the keys alone, not their look-alikes. */
+	repo("ro/repo6");
+	static const char *const decoys[] = {"bar", "abcdefg", "pushurlx", "urlx", "abcdefghi",
+					     "abcd", "pathx"};
+	config("ro/repo6", "[remote \"x\"]\n\turl = https://example.invalid/x.git\n");
+	for (const char *const *sec = (const char *const[]){"[foo]", "[remote \"dec\"]", NULL};
+	     *sec; sec++) {
+		config("ro/repo6", *sec);
+		for (size_t i = 0; i < sizeof decoys / sizeof decoys[0]; i++) {
+			char *c = xasprintf("\n\t%s = %s", decoys[i], wsp);
+			config("ro/repo6", c);
+			free(c);
+		}
+		config("ro/repo6", "\n");
+	}
+	CAREFUL(false, "keys like url, pushurl, hooksPath and path are none of them", "ro/repo6",
+		P, "/usr/bin/git", "git", "push", "x", "HEAD:main");
+	repo("ro/repo7");
+	char *c = xasprintf("[remote \"y\"]\n\turl = https://example.invalid/y.git\n"
+			    "\tpushurl = %s\n", wsbare);
+	config("ro/repo7", c);
+	free(c);
+	CAREFUL(true, "a pushurl in the workspace", "ro/repo7", P, "/usr/bin/git", "git", "push",
+		"y");
+	repo("ro/repo8");
+	config("ro/repo8", "[core]\n\thooksPath = ../../ws/h\n");
+	CAREFUL(true, "core.hooksPath relative to the worktree", "ro/repo8", P, "/usr/bin/git",
+		"git", "status", "--ignore-submodules");
+	repo("ro/repo9");
+	c = xasprintf("[include]\n\tpath = %s\n", wsp);
+	config("ro/repo9", c);
+	free(c);
+	CAREFUL(true, "include.path in the workspace", "ro/repo9", P, "/usr/bin/git", "git",
+		"status", "--ignore-submodules");
+	/* Remote names, in a repository in the workspace. */
+	repo("ws/repo10");
+	config("ws/repo10", "[remote \"far\"]\n\turl = https://example.invalid/far.git\n"
+			    "[remote \"dec\"]\n");
+	for (size_t i = 0; i < 4; i++) {
+		c = xasprintf("\t%s = https://example.invalid/\n", decoys[i]);
+		config("ws/repo10", c);
+		free(c);
+	}
+	strv_push(&ws.ro, at("ws/repo10/.git"));
+	strv_push(&ws.fixed, at("ws/repo10/.git"));
+	CAREFUL(true, "a remote without url or pushurl is a path", "ws/repo10", P,
+		"/usr/bin/git", "git", "push", "dec", "HEAD:main");
+	CAREFUL(true, "a prefix of a remote's name is a path", "ws/repo10", P, "/usr/bin/git",
+		"git", "push", "fa", "HEAD:main");
+	CAREFUL(false, "the remote itself", "ws/repo10", P, "/usr/bin/git", "git", "push", "far",
+		"HEAD:main");
+	free(wsbare);
+	free(wsp);
+	/* Last: a repository around the whole tree, the workspace in it. */
+	git("", "init -q -b main");
+	CAREFUL(true, "a worktree with a writable root inside it", "ro", P, "/usr/bin/git", "git",
+		"-C", top, "status");
+}
+
 int main(void)
 {
 	/* The view the paths are looked at through (view.h): here the
@@ -839,12 +1328,17 @@ int main(void)
 	if (ws.root < 0)
 		return 1;
 	rules();
-	snprintf(top, sizeof top, "/tmp/wk-careful-XXXXXX");
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !tmp[0] || strlen(tmp) > 128)
+		tmp = "/tmp";
+	snprintf(top, sizeof top, "%s/wk-careful-XXXXXX", tmp);
 	if (!mkdtemp(top))
 		return 1;
 	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	decisions();
+	details();
+	git_details();
 	char *rm = xasprintf("rm -rf %s", top);
 	if (system(rm) != 0)
 		ok(0, "cleanup");
