@@ -5,8 +5,11 @@
  * WICKET_FD=FD:DEV:INO; the supervisor keeps the other end. Each packet is
  * one JSON object with "v": 1 and a "type":
  *
- *   denial  the preload shim reports a sandbox denial (no reply): the
- *           packet and its codec are lib/denialpkt.h.
+ *   denial  the preload shim reports a sandbox denial: the packet and its
+ *           codec are lib/denialpkt.h. When its line is printed it
+ *           carries a reply socket: once the line is written, one byte
+ *           ("\n") is sent on it and it is closed; the refused call
+ *           waits for that (preload/diag.c).
  *   why     `wicket why` asks for the session's denials; the packet
  *           carries a reply socket (SCM_RIGHTS), on which one JSON
  *           document is written and the socket closed: {"n": N}.
