@@ -5,8 +5,11 @@
  * WICKET_FD=FD:DEV:INO; the supervisor keeps the other end. Each packet is
  * one JSON object with "v": 1 and a "type":
  *
- *   denial  the preload shim reports a sandbox denial (no reply): the
- *           packet and its codec are lib/denialpkt.h.
+ *   denial  the preload shim reports a sandbox denial: the packet and its
+ *           codec are lib/denialpkt.h. When its line is printed it
+ *           carries a reply socket: once the line is written, one byte
+ *           ("\n") is sent on it and it is closed; the refused call
+ *           waits for that (preload/diag.c).
  *   why     `wicket why` asks for the session's denials; the packet
  *           carries a reply socket (SCM_RIGHTS), on which one JSON
  *           document is written and the socket closed: {"n": N}.
@@ -828,12 +831,16 @@ static void status_update(const struct denial_entry *e, bool said)
 		(void)!ftruncate(status_fd, (off_t)len);
 }
 
-/* Without a terminal of the session's own, lines are printed a few
- * milliseconds after they arrive: the program that was refused usually
- * says so itself right away, into the same file, and a line of ours
- * written into the middle of its message would split both. A burst goes
- * out in one write. On the session's pty they go at once: the shell's
- * next prompt (and the hooks' block before it) must come after them. */
+/* A line whose refused call waits for it (the shim's acknowledged
+ * reports, seccomp's notifications: control_lines_out) goes at once,
+ * before the program can say anything more. Others (the proxy's, a
+ * report whose sender stopped waiting), without a terminal of the
+ * session's own, are printed a few milliseconds after they arrive: the
+ * program that was refused usually says so itself right away, into the
+ * same file, and a line of ours written into the middle of its message
+ * would split both. A burst goes out in one write. On the session's pty
+ * they go at once: the shell's next prompt (and the hooks' block before
+ * it) must come after them. */
 #define PRINT_DELAY_NS 5000000L
 #define PRINT_BUF_MAX 65536
 /* When the lines go to a file the supervisor copies the command's stderr
