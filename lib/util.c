@@ -16,6 +16,7 @@
 
 const char *wicket_progname = "wicket";
 
+__attribute__((format(printf, 1, 0)))
 static void vmsg(const char *fmt, va_list ap, int err)
 {
 	char buf[1024];

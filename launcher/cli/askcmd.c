@@ -38,9 +38,9 @@ static void usage_ask(FILE *f)
 		"                        shorten the policy's escalation.timeout)\n"
 		"  -h, --help            show this help\n"
 		"\n"
-		"Exit status: the command's own (128+N for signal N); %d denied; %d no one\n"
-		"to ask or no answer in time; 125 wicket failed or not in a session;\n"
-		"127 command not found. See wicket(1).\n",
+		"Exit status: the command's own (128+N for signal N); %d refused; %d no one\n"
+		"answered (no terminal to ask on, or no answer in time); 125 wicket failed\n"
+		"or not in a session; 127 command not found. See wicket(1).\n",
 		ASK_EXIT_DENIED, ASK_EXIT_UNANSWERED);
 }
 
@@ -108,9 +108,12 @@ static int result_code(json_t *doc)
 	}
 	if (strcmp(by, "cancelled") == 0)
 		return json_is_integer(st) ? (int)json_integer_value(st) : ASK_EXIT_DENIED;
-	warnmsg("ask: denied: %s", msg ? msg : "no");
-	if (strcmp(by, "timeout") == 0 || strcmp(by, "no-terminal") == 0)
+	/* The message's first words say which of the two statuses it is. */
+	if (strcmp(by, "timeout") == 0 || strcmp(by, "no-terminal") == 0) {
+		warnmsg("ask: no one answered: %s", msg ? msg : "no answer");
 		return ASK_EXIT_UNANSWERED;
+	}
+	warnmsg("ask: refused: %s", msg ? msg : "no");
 	return ASK_EXIT_DENIED;
 }
 

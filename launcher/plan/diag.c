@@ -23,11 +23,13 @@
 #define SHIM_NAME "libwicket-preload.so"
 
 /* The shim next to this wicket (a build tree: preload/.libs/ is where
- * libtool leaves it), else the installed one. */
+ * libtool leaves it; an installed tree: PREFIX/bin/wicket and
+ * PREFIX/lib/wicket/, also when `make install prefix=...` chose another
+ * prefix than the one compiled in), else the configured one. */
 static char *find_shim(void)
 {
 	static const char *const rel[] = {"../preload/.libs/" SHIM_NAME, "../preload/" SHIM_NAME,
-					  NULL};
+					  "../lib/wicket/" SHIM_NAME, NULL};
 	for (size_t i = 0; rel[i]; i++) {
 		char *c = self_relative(rel[i]);
 		if (c && access(c, R_OK) == 0)

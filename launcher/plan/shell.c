@@ -34,10 +34,14 @@ static char *hooks_in(char *dir)
 	return NULL;
 }
 
-/* shellhooks/ next to this wicket (a build tree), else the installed one. */
+/* shellhooks/ next to this wicket (a build tree; an installed tree,
+ * PREFIX/bin/wicket and PREFIX/share/wicket/, whatever prefix was
+ * compiled in), else the configured one. */
 static char *find_hooks(void)
 {
 	char *c = hooks_in(self_relative("../shellhooks"));
+	if (!c)
+		c = hooks_in(self_relative("../share/wicket/shellhooks"));
 	return c ? c : hooks_in(realpath(PKGDATADIR "/shellhooks", NULL));
 }
 

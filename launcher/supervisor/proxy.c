@@ -13,7 +13,7 @@
  * socket non-blocking), so the relay loop (terminal, control socket)
  * never waits on the network. A request names a host; the proxy decides
  * by the policy's patterns (lib/netdomain.c), resolves the name outside
- * in a short-lived thread (getaddrinfo; at most PROXY_LOOKUPS at once),
+ * in a short-lived thread (c-ares; at most PROXY_LOOKUPS at once),
  * refuses addresses that are loopback, link-local, private, unique
  * local, or the host's own unless the policy names them, and connects to
  * exactly an address it checked: there is no second lookup, so a name
@@ -28,7 +28,14 @@
  * (a ring of PROXY_REPORTS), which prints it, records it for `wicket
  * why` and audits it. Connections allowed are not audited one by one: a
  * package manager makes thousands, which would spend the session's audit
- * budget before a refusal came. */
+ * budget before a refusal came.
+ *
+ * Names are resolved with c-ares, not getaddrinfo: the launcher is linked
+ * statically, and a static glibc's getaddrinfo loads the NSS modules of
+ * the glibc it was built with at run time, which another glibc on the
+ * host would break. c-ares reads /etc/hosts and asks the name servers of
+ * /etc/resolv.conf itself (the order of /etc/nsswitch.conf's hosts line);
+ * other NSS sources (mDNS, myhostname) are not asked. */
 #include "config.h"
 #include "base/session.h"
 #include "base/setupfail.h"
@@ -66,6 +73,8 @@
 #include "netdomain.h"
 #include "proxyparse.h"
 #include "util.h"
+
+#include <ares.h>
 
 #define PROXY_CONNS 64
 #define PROXY_HEAD_MS 10000    /* the request, from the accept */
@@ -203,7 +212,7 @@ struct lookup {
 	char name[WK_NAME_MAX + 1];
 	struct wk_addr addr[PROXY_ADDRS];
 	size_t n;
-	int err;        /* getaddrinfo's, 0: addresses */
+	const char *err; /* why there are no addresses (static text), NULL: none */
 	int conn;       /* the connection waiting, -1: none any more (proxy thread's) */
 	unsigned gen;
 };
@@ -921,25 +930,118 @@ static void use_addresses(int i, const struct wk_addr *a, size_t n)
 	connect_next(i);
 }
 
-static void *lookup_main(void *arg)
+struct lookup_wait {
+	bool done;
+	int status;
+	struct ares_addrinfo *res;
+};
+
+static void lookup_answer(void *arg, int status, int timeouts, struct ares_addrinfo *res)
 {
-	struct lookup *lk = arg;
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
-	lk->err = getaddrinfo(lk->name, NULL, &hints, &res);
-	for (struct addrinfo *ai = res; ai && lk->n < PROXY_ADDRS; ai = ai->ai_next) {
+	(void)timeouts;
+	struct lookup_wait *w = arg;
+	w->done = true;
+	w->status = status;
+	w->res = res;
+}
+
+/* One name, on a channel of its own (c-ares channels are not shared
+ * between threads here), driven with poll until it is answered or
+ * PROXY_LOOKUP_MS is over: the thread ends, whatever the name servers
+ * do. */
+static void resolve(struct lookup *lk)
+{
+	ares_channel ch;
+	struct ares_options opt = {.timeout = 3000, .tries = 2};
+	if (ares_init_options(&ch, &opt, ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES) != ARES_SUCCESS) {
+		lk->err = "the resolver could not start";
+		return;
+	}
+	struct lookup_wait w = {0};
+	struct ares_addrinfo_hints hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+	ares_getaddrinfo(ch, lk->name, NULL, &hints, lookup_answer, &w);
+	long long end = now_ms() + PROXY_LOOKUP_MS;
+	while (!w.done) {
+		long long left = end - now_ms();
+		if (left <= 0)
+			break;
+		ares_socket_t socks[ARES_GETSOCK_MAXNUM];
+		int bits = ares_getsock(ch, socks, ARES_GETSOCK_MAXNUM);
+		struct pollfd pf[ARES_GETSOCK_MAXNUM];
+		nfds_t np = 0;
+		for (int k = 0; k < ARES_GETSOCK_MAXNUM; k++) {
+			short ev = (short)((ARES_GETSOCK_READABLE(bits, k) ? POLLIN : 0) |
+					   (ARES_GETSOCK_WRITABLE(bits, k) ? POLLOUT : 0));
+			if (ev)
+				pf[np++] = (struct pollfd){socks[k], ev, 0};
+		}
+		struct timeval tv, *tvp = ares_timeout(ch, NULL, &tv);
+		long long ms = tvp ? (long long)tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000 : left;
+		if (ms > left)
+			ms = left;
+		int n = poll(pf, np, (int)ms);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n <= 0) {
+			ares_process_fd(ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD); /* timeouts */
+			continue;
+		}
+		for (nfds_t k = 0; k < np && !w.done; k++)
+			if (pf[k].revents)
+				ares_process_fd(ch, pf[k].revents & (POLLIN | POLLERR | POLLHUP) ? pf[k].fd : ARES_SOCKET_BAD,
+						pf[k].revents & POLLOUT ? pf[k].fd : ARES_SOCKET_BAD);
+	}
+	bool answered = w.done;
+	ares_destroy(ch); /* an unanswered query is answered ARES_EDESTRUCTION */
+	if (!answered)
+		lk->err = "the name lookup took too long";
+	else if (w.status != ARES_SUCCESS)
+		lk->err = ares_strerror(w.status);
+	for (struct ares_addrinfo_node *ai = w.res ? w.res->nodes : NULL; ai && lk->n < PROXY_ADDRS;
+	     ai = ai->ai_next) {
 		struct wk_addr *a = &lk->addr[lk->n];
 		if (ai->ai_family == AF_INET) {
 			a->family = AF_INET;
-			memcpy(a->a, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, 4);
+			memcpy(a->a, &((struct sockaddr_in *)(void *)ai->ai_addr)->sin_addr, 4);
 			lk->n++;
 		} else if (ai->ai_family == AF_INET6) {
 			a->family = AF_INET6;
-			memcpy(a->a, &((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr, 16);
+			memcpy(a->a, &((struct sockaddr_in6 *)(void *)ai->ai_addr)->sin6_addr, 16);
 			lk->n++;
 		}
 	}
-	if (res)
-		freeaddrinfo(res);
+	if (w.res)
+		ares_freeaddrinfo(w.res);
+}
+
+#ifdef WICKET_STATIC
+/* The static launcher is linked with --wrap for these two (configure.ac):
+ * c-ares refers to them, and glibc's would load NSS modules at run time.
+ * Neither is reached: lookups name no service, and nothing calls
+ * ares_getnameinfo. Were one reached, "no such service" is the answer. */
+struct servent *__wrap_getservbyname(const char *name, const char *proto);
+int __wrap_getservbyport_r(int port, const char *proto, struct servent *ret, char *buf,
+			   size_t len, struct servent **result);
+
+struct servent *__wrap_getservbyname(const char *name, const char *proto)
+{
+	(void)name, (void)proto;
+	return NULL;
+}
+
+int __wrap_getservbyport_r(int port, const char *proto, struct servent *ret, char *buf,
+			   size_t len, struct servent **result)
+{
+	(void)port, (void)proto, (void)ret, (void)buf, (void)len;
+	*result = NULL;
+	return 0;
+}
+#endif
+
+static void *lookup_main(void *arg)
+{
+	struct lookup *lk = arg;
+	resolve(lk);
 	/* lk_sock[1] is never closed (proxy_finish), so this cannot land on
 	 * a descriptor reused for something else; a proxy gone refuses it. */
 	if (send(lk_sock[1], &lk, sizeof lk, MSG_NOSIGNAL) != (ssize_t)sizeof lk)
@@ -1158,8 +1260,7 @@ static void lookup_done(void)
 		if (i >= 0 && conns[i].st == C_RESOLVING && conns[i].lk == lk && conns[i].gen == lk->gen) {
 			conns[i].lk = NULL;
 			if (lk->err || !lk->n)
-				refuse(i, PROXY_UNRESOLVED,
-				       lk->err ? gai_strerror(lk->err) : "no address", NULL, 502,
+				refuse(i, PROXY_UNRESOLVED, lk->err ? lk->err : "no address", NULL, 502,
 				       WK_SOCKS_HOST_UNREACHABLE);
 			else
 				use_addresses(i, lk->addr, lk->n);
@@ -1529,6 +1630,9 @@ void proxy_start(struct session *s, bool started)
 	}
 	parse_addrs(&s->pol.allow_addresses, &allowed_addrs, &n_allowed);
 	host_addrs();
+	/* Before any lookup's thread: it is not thread-safe. */
+	if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS)
+		die("the proxy: c-ares could not start");
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (ep < 0 || stop_fd < 0 || socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, lk_sock) < 0 ||

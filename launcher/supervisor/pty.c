@@ -970,6 +970,15 @@ int pty_drain(struct session *s)
  * own, everything below it cleared, and the question (askrender.c: the
  * exact argv, printable, as wide as the terminal at most).
  *
+ * What was on the screen above the question stays: the alternate
+ * screen is left as tty_take says (leaving it when not on it restores
+ * the cursor a full-screen program saved long ago, and the clearing
+ * below would then erase what came after it), and the scroll region
+ * is reset between a save and a restore of the cursor, since DECSTBM
+ * (and DECOM) move it home. Origin mode is not set off for the same
+ * reason (the restore would set it again): with no scroll region it
+ * changes no position.
+ *
  * Keys typed before the question was up, or within PROMPT_GRACE_MS after
  * it was drawn (a habitual second "y" Enter meant for something else),
  * are dropped: the terminal's input is flushed when the question appears
@@ -979,13 +988,11 @@ int pty_drain(struct session *s)
 #define PROMPT_GRACE_MS 1000
 
 static const char prompt_reset[] =
-	"\030\033\\"          /* CAN ends any sequence or string left open; ST too */
-	"\033[?1049l"           /* the normal screen: the question stays in the scrollback */
-	"\033[r\033[?69l"       /* no scroll region, no left and right margins */
-	"\033[?6l\033[?7h"      /* origin mode off, wrap at the right edge on */
-	"\033[4l"               /* replace, not insert */
 	"\033(B\033)B\017"      /* G0 and G1 ASCII, G0 shifted in: letters are letters */
 	"\033[0m\033[?5l"       /* plain attributes (nothing hidden), screen not reversed */
+	"\0337\033[r\033[?69l\0338" /* no scroll region, no left and right margins, the cursor kept */
+	"\033[?7h"              /* wrap at the right edge on */
+	"\033[4l"               /* replace, not insert */
 	"\033]110\033\\\033]111\033\\" /* the default foreground and background colours */
 	"\033]112\033\\\033]104\033\\" /* the cursor's colour, the whole palette */
 	"\033[?25h\033[0 q"      /* a visible cursor, of the terminal's default shape */
@@ -1103,6 +1110,21 @@ static void tty_write_bounded(const char *p, size_t n)
 	write_bounded(P.tty_wr, p, n);
 }
 
+/* Any sequence or string left open ended (CAN, ST), and the normal
+ * screen: on the alternate screen as far as pty_alt can tell, leave it
+ * and restore the cursor saved on entering it. Otherwise leave it all
+ * the same where the cursor is (1047, no restore), in case the command
+ * entered it in a way pty_alt missed: 1049 there would restore a
+ * cursor saved by a program that ended long ago. */
+static void tty_leave_alt(void)
+{
+	static const char leave_alt[] = "\030\033\\\033[?1049l";
+	if (P.alt.on)
+		tty_write_bounded(leave_alt, sizeof leave_alt - 1);
+	else
+		tty_write_bounded(leave_alt_here, sizeof leave_alt_here - 1);
+}
+
 static void tty_say(const char *text)
 {
 	size_t n = strlen(text);
@@ -1131,12 +1153,15 @@ static void tty_say_wrapped(const char *text)
 }
 
 /* The real terminal in a known state, on a line of its own: what the
- * command wrote before comes first, then PROMPT_RESET. */
+ * command wrote before comes first, then the normal screen (as
+ * pty_finish leaves the alternate one: the question stays in the
+ * scrollback), then PROMPT_RESET. */
 static void tty_take(void)
 {
 	if (P.out.len)
 		tty_write_bounded(P.out.b + P.out.off, P.out.len);
 	P.out.len = P.out.off = 0;
+	tty_leave_alt();
 	tty_write_bounded(prompt_reset, sizeof prompt_reset - 1);
 	tabs_reset(P.tty_wr);
 	/* What the terminal is in now: no sequence open, the normal screen. */
@@ -1482,18 +1507,10 @@ void pty_finish(struct session *s)
 			*ws[i] = NULL;
 		}
 	if (!P.tty_gone && P.drew) {
-		/* On the alternate screen as far as pty_alt can tell: leave it
-		 * and restore the cursor saved on entering it. Otherwise leave
-		 * it all the same where the cursor is (1047, no restore), in
-		 * case the command entered it in a way pty_alt missed. */
-		static const char leave_alt[] = "\030\033\\\033[?1049l";
 		if (P.out.len)
 			tty_write_bounded(P.out.b + P.out.off, P.out.len);
 		P.out.len = P.out.off = 0;
-		if (P.alt.on)
-			tty_write_bounded(leave_alt, sizeof leave_alt - 1);
-		else
-			tty_write_bounded(leave_alt_here, sizeof leave_alt_here - 1);
+		tty_leave_alt();
 		tty_write_bounded(finish_reset, sizeof finish_reset - 1);
 		tabs_reset(P.tty_wr);
 		if (P.filter.asked && P.input)

@@ -213,7 +213,7 @@ static void view_parent_close(struct session *s)
 
 static void view_start(struct session *s, bool started)
 {
-	char b;
+	char b = 0; /* read below even when nothing was received */
 	struct fdpass_in in;
 	ssize_t n = started ? fdpass_recv(s->view_sock[0], &b, 1, 3, 0, MSG_DONTWAIT, &in) : -1;
 	close(s->view_sock[0]);

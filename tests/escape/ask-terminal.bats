@@ -767,3 +767,38 @@ echo DONE
 run(main)
 PYEOF
 }
+
+@test "ask: the question after a full-screen program (vim) keeps what was above it, on the screen and in the scrollback" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	command -v vim >/dev/null || skip "vim is not installed"
+	# vim enters the alternate screen (saving the cursor) and leaves it;
+	# the question that comes later must not leave it again (1049 would
+	# restore vim's old cursor) nor clear from anywhere but its own line.
+	tmux_start "$WICKET" run -- bash --norc --noprofile -i
+	tmux -L "$TMUX_SOCK" send-keys -l 'PS1="sh> "; printf "top-%s\n" 1 2 3' && tmux -L "$TMUX_SOCK" send-keys Enter
+	tmux_wait '^top-3$'
+	tmux -L "$TMUX_SOCK" send-keys -l 'vim -u NONE -N -i NONE notes.txt' && tmux -L "$TMUX_SOCK" send-keys Enter
+	tmux_wait '^~ *$'
+	tmux -L "$TMUX_SOCK" send-keys -l ':q' && tmux -L "$TMUX_SOCK" send-keys Enter
+	tmux_wait '^sh> ?$'
+	# The marks on the screen first: the question waits for nothing the
+	# command wrote before it that the supervisor has not read yet.
+	tmux -L "$TMUX_SOCK" send-keys -l 'printf "mark-%s\n" 1 2 3' && tmux -L "$TMUX_SOCK" send-keys Enter
+	tmux_wait '^mark-3$'
+	tmux -L "$TMUX_SOCK" send-keys -l 'wicket ask -- true; echo "rc=$?"' && tmux -L "$TMUX_SOCK" send-keys Enter
+	tmux_wait '^Run it outside the sandbox once\? \[y/N\] ?$'
+	run -0 tmux_screen
+	assert_line top-3
+	assert_line mark-1
+	assert_line mark-3
+	assert_line --partial 'wicket ask -- true'
+	tmux -L "$TMUX_SOCK" send-keys n Enter
+	tmux_wait '^rc=122$'
+	run -0 tmux_screen -S -
+	assert_line top-1
+	assert_line mark-1
+	assert_line mark-3
+	assert_line --partial 'wicket ask -- true'
+	tmux -L "$TMUX_SOCK" send-keys -l 'exit 0' && tmux -L "$TMUX_SOCK" send-keys Enter
+	wait_screen '^wicket-exit=0$'
+}

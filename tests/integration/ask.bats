@@ -116,7 +116,7 @@ PYEOF
 		"$1" ask -- touch "$2/made"; echo "rc=$?"' _ "$WICKET" "$OUT"
 	assert_equal "$status" 0
 	assert_equal "$output" "rc=122"
-	assert_equal "$stderr" "wicket: ask: denied: the approver said no (exit status 1)"
+	assert_equal "$stderr" "wicket: ask: refused: the approver said no (exit status 1)"
 	[ ! -e "$OUT/made" ]
 }
 
@@ -126,7 +126,7 @@ PYEOF
 	run --separate-stderr wsrun "$WS" --policy "$OUT/slow.json" -- sh -c '
 		"$1" ask -- touch "$2/made"; echo "rc=$?"' _ "$WICKET" "$OUT"
 	assert_equal "$output" "rc=123"
-	assert_equal "$stderr" "wicket: ask: denied: no answer in time"
+	assert_equal "$stderr" "wicket: ask: no one answered: no answer in time"
 	[ "$SECONDS" -lt 10 ]
 	[ ! -e "$OUT/made" ]
 	# --timeout shortens the policy's 120 s; it cannot lengthen a short one.
@@ -151,7 +151,7 @@ PYEOF
 		"$1" ask -- sh -c "exit 6"; echo "rc=$?"' _ "$WICKET"
 	assert_equal "$status" 0
 	assert_equal "${lines[*]}" "rc=0 rc=0 rc=5 rc=122"
-	assert_equal "$stderr" 'wicket: ask: denied: the policy refuses every request (escalation.mode "deny")'
+	assert_equal "$stderr" 'wicket: ask: refused: the policy refuses every request (escalation.mode "deny")'
 	run --separate-stderr wsrun "$WS" --policy "$OUT/rules.json" --approver "$OUT/yes" -- sh -c '
 		"$1" ask -- touch "$2/made"; echo "rc=$?"
 		"$1" ask -- /usr/bin/touch "$2/made"; echo "rc=$?"' _ "$WICKET" "$OUT"
@@ -181,7 +181,7 @@ PYEOF
 @test "ask: without a terminal and without an approver: no one to ask, exit 123" {
 	run --separate-stderr wsrun "$WS" -- sh -c '"$1" ask -- touch "$2/made"; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
 	assert_equal "$output" "rc=123"
-	assert_equal "$stderr" "wicket: ask: denied: no terminal to ask on"
+	assert_equal "$stderr" "wicket: ask: no one answered: no terminal to ask on"
 	[ ! -e "$OUT/made" ]
 }
 

@@ -595,3 +595,25 @@ print(r.stderr.decode(), end="")'
 	refute_output --partial 'sandbox:'
 	printf '%s\n' "$stderr" | grep -qxE 'sandbox: write blocked: /var/tmp/wk-sub \(create by touch\[[0-9]+\]\)'
 }
+
+@test "installed under a prefix other than the configured one (make install prefix=...): the shim and the hooks next to the launcher are found" {
+	# PREFIX/bin/wicket, PREFIX/lib/wicket/ and PREFIX/share/wicket/, as
+	# `make install prefix=$HOME/.local` lays them out after a `make`
+	# that compiled in /usr/local (or wherever configure said).
+	local out pre ws
+	out=$(mk_outside)
+	pre=$out/.local
+	ws=$(mk_workspace)
+	mkdir -p "$pre/bin" "$pre/lib/wicket" "$pre/share/wicket"
+	cp "$WICKET" "$pre/bin/wicket"
+	cp "$WICKET_TEST_BINDIR/../preload/.libs/libwicket-preload.so" "$pre/lib/wicket/"
+	cp -R "$WICKET_SRCDIR/shellhooks" "$pre/share/wicket/shellhooks"
+	# A file the user could write outside: the shim says why it failed.
+	run --separate-stderr bash -c 'cd "$1" && "$2" run -- sh -c "echo \"\$LD_PRELOAD\"; touch \"\$0/wk-installed\"" "$3"' \
+		_ "$ws" "$pre/bin/wicket" "$out"
+	assert_output "$pre/lib/wicket/libwicket-preload.so"
+	assert_regex "$stderr" "sandbox: write blocked: $out/wk-installed"
+	run --separate-stderr bash -c 'cd "$1" && echo true | SHELL=/bin/bash "$2" shell' _ "$ws" "$pre/bin/wicket"
+	assert_success
+	refute_regex "$stderr" 'hooks are not installed'
+}

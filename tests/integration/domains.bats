@@ -398,3 +398,15 @@ EOF
 	[[ $stderr != *"wicket:"* ]]
 	grep -q '/simple/wkdemo/' "$DOM/log"
 }
+
+@test "domains: the static launcher carries no resolver of the C library (its NSS modules would have to match)" {
+	command -v nm >/dev/null || skip "nm is not installed"
+	readelf -d "$WICKET" 2>/dev/null | grep -q NEEDED && skip "the launcher is linked dynamically"
+	nm "$WICKET" >"$BATS_TEST_TMPDIR/syms"
+	[ -s "$BATS_TEST_TMPDIR/syms" ] || skip "the launcher has no symbols"
+	# In a static glibc these load NSS modules at run time (the services
+	# database included): resolving names goes through c-ares instead.
+	run grep -E ' [TtWw] (getaddrinfo|gethostbyname|gethostbyname2|gethostbyname_r|getservbyname|getservbyport_r)$' \
+		"$BATS_TEST_TMPDIR/syms"
+	assert_failure 1
+}

@@ -99,7 +99,7 @@ static void costs(void)
 	/* The program's field at 40 columns: 2 lines of 27, and 1. */
 	const size_t cols = 2 * (40 - ASKR_LABEL - 1) + 1;
 	static const char *const kinds[] = {"a", " ", "'", "\x01\n", "\x01\t", "\x01\\", "\x01'",
-					    "\x01\x02", "\x01" "a"};
+					    "\x01\x02", ("\x01" "a")};
 	char *argv[] = {"x"};
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		bool right = true;
