@@ -19,3 +19,16 @@ bool wk_dac_allows(const struct stat *st, uid_t uid, gid_t gid, const gid_t *gro
 		member = groups[i] == st->st_gid;
 	return member ? group_grants : other_grants;
 }
+
+bool wk_dac_closed(const struct stat *st, uid_t uid, gid_t gid, const gid_t *groups,
+		   size_t ngroups, bool acl)
+{
+	if (uid == 0 || acl || S_ISLNK(st->st_mode) || st->st_uid == uid)
+		return false;
+	/* No group is unknown outside the user namespace: (gid_t)-1 names none. */
+	const gid_t none = (gid_t)-1;
+	if (wk_dac_allows(st, uid, gid, groups, ngroups, none, R_OK) ||
+	    wk_dac_allows(st, uid, gid, groups, ngroups, none, W_OK))
+		return false;
+	return !S_ISDIR(st->st_mode) || !wk_dac_allows(st, uid, gid, groups, ngroups, none, X_OK);
+}

@@ -19,4 +19,11 @@
 bool wk_dac_allows(const struct stat *st, uid_t uid, gid_t gid, const gid_t *groups,
 		   size_t ngroups, gid_t unknown, int mode);
 
+/* ST is closed to the user outside, for good: neither read nor written
+ * (a directory: nor searched) by the bits, with no ACL (ACL true: one
+ * that may grant), and not the user's to open up (theirs to chmod).
+ * Root (UID 0) is refused nothing. A symbolic link is no object. */
+bool wk_dac_closed(const struct stat *st, uid_t uid, gid_t gid, const gid_t *groups,
+		   size_t ngroups, bool acl);
+
 #endif

@@ -13,10 +13,12 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "careful.h"
 #include "classify.h"
+#include "dac.h"
 #include "path.h"
 #include "rules.h"
 
@@ -295,22 +297,19 @@ void plan_build_base(struct session *s)
 	}
 }
 
-/* PATH (canonical, ST its lstat) is closed to the user by the file
- * permissions alone: no reading, no writing (a directory: no search
- * either), ACLs counted (faccessat with the effective ids, as the kernel
- * checks), and not theirs to open up (chmod). It is hidden all the same
+/* PATH (canonical, ST its stat) is closed to the user by the file
+ * permissions alone (lib/dac.c: the bits, and no ACL that may open it):
+ * no reading, no writing (a directory: no search either), and not theirs
+ * to open up (chmod). It is hidden all the same
  * (its owner may open it up later); but refusing it is then not the
  * sandbox's doing, so nothing is said (/etc/shadow for anyone but root,
  * who is refused nothing). */
 static bool dac_closed(const char *path, const struct stat *st)
 {
-	if (geteuid() == 0 || S_ISLNK(st->st_mode) || st->st_uid == geteuid())
-		return false;
-	int modes[3] = {R_OK, W_OK, X_OK};
-	for (int i = 0; i < (S_ISDIR(st->st_mode) ? 3 : 2); i++)
-		if (faccessat(AT_FDCWD, path, modes[i], AT_EACCESS) == 0 || errno != EACCES)
-			return false;
-	return true;
+	gid_t groups[256];
+	int n = getgroups(256, groups);
+	return wk_dac_closed(st, geteuid(), getegid(), groups, n > 0 ? (size_t)n : 0,
+			     getxattr(path, "system.posix_acl_access", NULL, 0) > 0);
 }
 
 /* The rest (hidden and protected paths), which the supervisor works out
@@ -336,10 +335,12 @@ void plan_build_late(struct session *s)
 			if (path_is_under(plan->write.v[j], real))
 				die("the writable path %s lies inside the hidden path %s", plan->write.v[j],
 				    real);
-		if (dac_closed(real, &st) && !strv_contains(&plan->dac_closed, real)) {
-			/* as the rule table has it: canonical, and as written */
-			strv_add(&plan->dac_closed, real);
-			if (strcmp(real, pol->hide.v[i]) != 0)
+		/* As the rule table has them: canonical, and as written. */
+		struct stat rs;
+		if (stat(real, &rs) == 0 && dac_closed(real, &rs)) {
+			if (!strv_contains(&plan->dac_closed, real))
+				strv_add(&plan->dac_closed, real);
+			if (!strv_contains(&plan->dac_closed, pol->hide.v[i]))
 				strv_add(&plan->dac_closed, pol->hide.v[i]);
 		}
 		if (!strv_contains(&plan->hide, real))

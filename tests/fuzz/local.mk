@@ -76,6 +76,7 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/lib/netdomain.c \
 	$(top_srcdir)/lib/pathlex.c \
 	$(top_srcdir)/lib/classify.c \
+	$(top_srcdir)/lib/dac.c \
 	$(top_srcdir)/lib/rules.c \
 	$(top_srcdir)/lib/denialpkt-json.c \
 	$(top_srcdir)/lib/util.c \

@@ -50,5 +50,26 @@ int main(void)
 	ok(!allows(0600, 0, 65534, 1000, 1000, unmapped, 1, R_OK), "unknown group, neither class: refused");
 	ok(!allows(0640, 0, 42, 1000, 1000, unmapped, 1, R_OK), "65534 among the user's groups is no membership");
 	ok(!allows(0460, 1000, 65534, 1000, 1000, NULL, 0, W_OK), "the owner's bits alone, whatever the group");
+	/* Closed for good: the bits refuse r and w (and x, a directory),
+	 * no ACL, not the user's to chmod, and the user not root. */
+	struct stat shadow = {.st_mode = S_IFREG | 0640, .st_uid = 0, .st_gid = 42};
+	ok(wk_dac_closed(&shadow, 1000, 1000, NULL, 0, false), "0640 root:shadow is closed to a user");
+	ok(!wk_dac_closed(&shadow, 1000, 1000, groups, 2, false), "not to a member of its group");
+	ok(!wk_dac_closed(&shadow, 0, 0, NULL, 0, false), "nothing is closed to root");
+	ok(!wk_dac_closed(&shadow, 1000, 1000, NULL, 0, true), "an ACL may open it");
+	struct stat mine = {.st_mode = S_IFDIR, .st_uid = 1000, .st_gid = 1000};
+	ok(!wk_dac_closed(&mine, 1000, 1000, NULL, 0, false), "the user's own mode-000 directory: theirs to chmod");
+	struct stat link = {.st_mode = S_IFLNK | 0777, .st_uid = 0};
+	ok(!wk_dac_closed(&link, 1000, 1000, NULL, 0, false), "a link is no object");
+	struct stat wo = {.st_mode = S_IFREG | 0602, .st_uid = 0, .st_gid = 0};
+	ok(!wk_dac_closed(&wo, 1000, 1000, NULL, 0, false), "writable by others: not closed");
+	struct stat ro = {.st_mode = S_IFREG | 0604, .st_uid = 0, .st_gid = 0};
+	ok(!wk_dac_closed(&ro, 1000, 1000, NULL, 0, false), "readable by others: not closed");
+	struct stat sx = {.st_mode = S_IFDIR | 0701, .st_uid = 0, .st_gid = 0};
+	ok(!wk_dac_closed(&sx, 1000, 1000, NULL, 0, false), "a directory others may search: not closed");
+	struct stat fx = {.st_mode = S_IFREG | 0701, .st_uid = 0, .st_gid = 0};
+	ok(wk_dac_closed(&fx, 1000, 1000, NULL, 0, false), "a file others may only run: closed (x is no way in)");
+	struct stat d0 = {.st_mode = S_IFDIR | 0700, .st_uid = 0, .st_gid = 0};
+	ok(wk_dac_closed(&d0, 1000, 1000, NULL, 0, false), "root's 0700 directory is closed to a user");
 	return done_testing();
 }

@@ -361,6 +361,62 @@ static void as_user(struct session *s)
 	plan_quarantine(&pol, deep_planted, "SID");
 }
 
+/* As a user (nobody, when the test runs as root), the hidden paths: all
+ * covered; marked closed (no line for refusing them) only the one the
+ * user can neither open nor own, by its canonical name and as written
+ * (through a link); not the user's own mode-000 one, nor a readable one. */
+static void closed_as_user(struct session *s)
+{
+	if (getuid() == 0 && (setgroups_none() < 0 || setgid(65534) < 0 || setuid(65534) < 0))
+		_exit(3);
+	plan_build_base(s);
+	plan_build_late(s);
+	const struct strv *h = &s->plan.hide, *c = &s->plan.dac_closed;
+	int bad = 0;
+	if (!strv_contains(h, at("closed/secret")) || !strv_contains(h, at("closed/mine")) ||
+	    !strv_contains(h, at("closed/open")))
+		bad |= 4;
+	if (!strv_contains(c, at("closed/secret")) || !strv_contains(c, at("closed/alias")))
+		bad |= 8;
+	if (strv_contains(c, at("closed/mine")) || strv_contains(c, at("closed/open")) || c->n != 2)
+		bad |= 16;
+	_exit(bad);
+}
+
+static void closed(void)
+{
+	if (getuid() != 0) {
+		ok(1, "# skip hidden paths closed to a user: making a file of another owner needs root");
+		return;
+	}
+	mkdirs("closed");
+	touch("closed/secret");
+	touch("closed/mine");
+	touch("closed/open");
+	if (chmod(at("closed/secret"), 0600) < 0 || chmod(at("closed/mine"), 0) < 0 ||
+	    chown(at("closed/mine"), 65534, 65534) < 0 || chmod(at("closed/open"), 0644) < 0 ||
+	    symlink(at("closed/secret"), at("closed/alias")) < 0)
+		abort();
+	struct session s;
+	fresh(&s);
+	strv_add(&s.pol.write, at("ws"));
+	strv_add(&s.pol.hide, at("closed/alias")); /* the secret by a link alone */
+	strv_add(&s.pol.hide, at("closed/mine"));
+	strv_add(&s.pol.hide, at("closed/open"));
+	int r = in_child(closed_as_user, &s);
+	ok(r == 0, "hidden paths, as a user: all covered; closed only what the user can neither open nor own");
+	if (r)
+		printf("#   status %d: %s\n", r, err);
+	/* Root is refused nothing: none is closed to it. */
+	fresh(&s);
+	strv_add(&s.pol.write, at("ws"));
+	strv_add(&s.pol.hide, at("closed/secret"));
+	plan_build_base(&s);
+	plan_build_late(&s);
+	ok(strv_contains(&s.plan.hide, at("closed/secret")) && s.plan.dac_closed.n == 0,
+	   "as root, nothing is closed");
+}
+
 static void user_dirs(void)
 {
 	char deep[PATH_MAX] = "user/ws/deep";
@@ -825,6 +881,7 @@ int main(void)
 	in_root();
 	shared();
 	user_dirs();
+	closed();
 	table();
 	ops();
 	wset();
