@@ -288,3 +288,21 @@ EOF
 		true' _ "$priv" "$WICKET") </dev/null
 	watch_done
 }
+
+@test "view: a hidden path of the user's own, closed (mode 000) at the start, stays covered: the sandbox cannot open it up" {
+	mkdir "$WS/secret"
+	echo "KEY-$RND" >"$WS/secret/key"
+	chmod 000 "$WS/secret"
+	(cd "$WS" && bounded 60 "$WICKET" run --hide "$WS/secret" -- sh -c '
+		chmod 700 secret 2>/dev/null
+		cat secret/key >out 2>/dev/null
+		true') </dev/null
+	local mode
+	mode=$(stat -c %a "$WS/secret")
+	chmod 700 "$WS/secret"
+	[ "$mode" = 0 ] || { echo "ESCAPE: the sandbox changed the hidden directory's mode to $mode"; return 1; }
+	if grep -q "KEY-$RND" "$WS/out" 2>/dev/null; then
+		echo "ESCAPE: the sandbox read the hidden key"
+		return 1
+	fi
+}
