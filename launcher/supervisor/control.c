@@ -28,7 +28,6 @@
 #include "config.h"
 #include "base/session.h"
 #include "base/state.h"
-#include "plan/autorun.h"
 #include "plan/plan.h"
 #include "supervisor/ask.h"
 #include "supervisor/closer.h"
@@ -322,22 +321,18 @@ static char *protect_origin(const struct session *s, const char *prot)
  * never lifts a protection. */
 static char *write_would_not_help(const struct session *s, const char *dir, const char *obj)
 {
-	struct strv one = {0}, kept = {0};
-	strv_add(&one, dir);
-	/* Outside the writable roots (or the write was allowed), so not the
-	 * sandbox's to change; but a root above the workspace would hold
-	 * the workspace's own git directories, which are: those only as
-	 * they were at the start. */
+	struct strv kept = {0};
+	/* No walk of DIR here: this runs with the supervisor's rights while
+	 * the sandbox runs, and what it found (a repository's hooks, a
+	 * config's hooksPath) would be told to the sandbox, also where its
+	 * own rights cannot look (another user's 0700 directory in a root
+	 * session). The places known before the command ran, in the roots
+	 * beneath DIR, and the lexical cases below are what it goes on. */
 	for (size_t i = 0; i < s->pol.write.n; i++)
 		if (path_is_under(s->pol.write.v[i], dir))
 			for (size_t j = 0; j < s->autorun_start.n; j++)
 				if (path_is_under(s->autorun_start.v[j], s->pol.write.v[i]))
 					strv_add(&kept, s->autorun_start.v[j]);
-	struct strv walk_roots = {0};
-	if (!kept.n)
-		strv_add(&walk_roots, dir);
-	autorun_places(&walk_roots, s->homes, &kept);
-	strv_free(&walk_roots);
 	/* The rules as they would be with DIR writable: what classify would
 	 * then say of OBJ, and which of the two lists the protection is in. */
 	struct wk_fsrule *tab = xcalloc(1 + kept.n + s->pol.protect.n, sizeof *tab);
@@ -380,7 +375,6 @@ static char *write_would_not_help(const struct session *s, const char *dir, cons
 		}
 	}
 	strv_free(&kept);
-	strv_free(&one);
 	return why;
 }
 

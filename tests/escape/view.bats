@@ -306,3 +306,27 @@ EOF
 		return 1
 	fi
 }
+
+@test "view: why's advice tells nothing of a repository in another user's 0700 directory (root session)" {
+	is_root || skip "only root is let into another user's 0700 directory outside"
+	local other
+	other=$(mktemp -d /var/tmp/wicket-other.XXXXXX) && _ESC_DIRS+=("$other")
+	mkdir -p "$other/proj/.git/hooks" "$other/plain"
+	printf '[core]\n\thooksPath = %s/proj/tools/s3cret\n' "$other" >"$other/proj/.git/config"
+	chown -R nobody "$other"
+	chmod 700 "$other" "$other/proj" "$other/plain"
+	(cd "$WS" && bounded 60 "$WICKET" run -- sh -c '
+		touch "$1/proj/.git/hooks/x" "$1/plain/.git/hooks/x" "$1/proj/tools/s3cret/x" \
+			"$1/proj/tools/wrong/x" 2>/dev/null
+		"$2" why --json >why.json' _ "$other" "$WICKET") </dev/null
+	"$PY" - "$WS/why.json" "$other" <<'EOF'
+import json, sys
+d, o = json.load(open(sys.argv[1])), sys.argv[2]
+def said(obj, name):
+    e = [e for e in d["denials"] if e["object"] == obj]
+    assert e, (obj, d)
+    return json.dumps({k: e[0].get(k) for k in ("rule", "fixes")}).replace(obj, "OBJ").replace("/" + name, "/NAME")
+assert said(o + "/proj/.git/hooks/x", "proj") == said(o + "/plain/.git/hooks/x", "plain"), d
+assert said(o + "/proj/tools/s3cret/x", "s3cret") == said(o + "/proj/tools/wrong/x", "wrong"), d
+EOF
+}
