@@ -86,7 +86,6 @@ struct denial_entry {
 	int kind;
 	char *object, *what, *comm;
 	long pid;           /* as the sandbox sees it */
-	long host_pid;      /* held by the reporter (struct denial), or 0 */
 	char *args;         /* its arguments, as struct denial's (NULL: none) */
 	size_t args_len;
 	unsigned count;     /* reports of it (one per process) */
@@ -556,9 +555,6 @@ static void explain_proxy(const struct session *s, struct denial_entry *e)
 {
 	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
 	const char *name = e->proxy_name ? e->proxy_name : "";
-	const struct {
-		const char *reason, *proxy_addr;
-	} dd = {e->reason, e->proxy_addr}, *d = &dd;
 	switch (e->proxy) {
 	case PROXY_UNLISTED:
 		e->rule = xasprintf("%s is not in the allowed domains (policy %s, network mode domains)",
@@ -570,7 +566,7 @@ static void explain_proxy(const struct session *s, struct denial_entry *e)
 		break;
 	case PROXY_DENIED:
 		e->rule = xasprintf("%s is on the deny list of policy %s (%s), which wins over the "
-				    "allow list", name, pname, d->reason ? d->reason : "network.deny");
+				    "allow list", name, pname, e->reason ? e->reason : "network.deny");
 		fix_note(e, "a policy whose network.deny does not name it; --allow-domain cannot lift "
 			    "a deny");
 		break;
@@ -578,12 +574,12 @@ static void explain_proxy(const struct session *s, struct denial_entry *e)
 		e->rule = xasprintf("%s resolves to %s, %s: the proxy does not reach the host, its "
 				    "loopback or its networks unless the policy names the address "
 				    "(policy %s)",
-				    name, d->proxy_addr ? d->proxy_addr : "?",
-				    d->reason ? d->reason : "a local address", pname);
-		if (d->proxy_addr)
+				    name, e->proxy_addr ? e->proxy_addr : "?",
+				    e->reason ? e->reason : "a local address", pname);
+		if (e->proxy_addr)
 			fix_policy(e, snippet(pname, "network",
 					      json_pack("{s:s, s:[s]}", "mode", "domains",
-							"allow_addresses", d->proxy_addr)),
+							"allow_addresses", e->proxy_addr)),
 				   "only if that address is meant to be reachable from the sandbox");
 		break;
 	case PROXY_RAW_IP:
@@ -604,11 +600,11 @@ static void explain_proxy(const struct session *s, struct denial_entry *e)
 	case PROXY_UNRESOLVED:
 		e->rule = xasprintf("%s has no address (%s): the name does not resolve, which is the "
 				    "network's answer, not a refusal of the sandbox's", name,
-				    d->reason ? d->reason : "lookup failed");
+				    e->reason ? e->reason : "lookup failed");
 		break;
 	default:
 		e->rule = xasprintf("the proxy refused a malformed request: %s",
-				    d->reason ? d->reason : "?");
+				    e->reason ? e->reason : "?");
 		break;
 	}
 }
@@ -996,6 +992,21 @@ static void queue_line(char *line)
 		arm(PRINT_DELAY_NS);
 }
 
+/* The arguments (NUL-separated) of process PID into BUF, through its
+ * /proc directory checked against PIDFD (proc_dir_of; WK_PIDFD_NONE where
+ * the caller holds the number, a pending notification): their length, or
+ * 0. For the advice, which reads them later (url_targets). */
+static size_t args_of(pid_t pid, int pidfd, char *buf, size_t size)
+{
+	int dir = proc_dir_of(pid, pidfd);
+	ssize_t n = -1;
+	if (dir >= 0) { /* host: its /proc directory, checked */
+		n = read_text_at(dir, "cmdline", buf, size);
+		close(dir);
+	}
+	return n > 0 ? (size_t)n : 0;
+}
+
 /* A refusal that a program makes on purpose, to learn what it may do,
  * and then goes on without: one line for it after every `pip install`
  * teaches people to skip the lines. What a known probe looks like, and
@@ -1066,29 +1077,22 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 	e->what = d->what && d->what[0] ? text_clean(d->what, 64) : NULL;
 	e->comm = text_clean(d->comm && d->comm[0] ? d->comm : "?", 64);
 	e->pid = d->pid;
-	e->host_pid = d->host_pid;
 	free(e->args);
 	e->args = NULL;
 	e->args_len = 0;
-	if (d->args && d->args_len) {
-		e->args = xmalloc(d->args_len);
-		e->args_len = d->args_len;
-		memcpy(e->args, d->args, d->args_len);
-	} else if (k == K_NET && d->host_pid > 0) {
-		/* Its number is its own while the caller holds it (a pending
-		 * seccomp notification): read now, for the advice later. */
-		char path[64], args[8192];
-		snprintf(path, sizeof path, "/proc/%ld/cmdline", d->host_pid);
-		/* host: /proc/PID/cmdline of a pid held (struct denial) */
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd >= 0 ? read(fd, args, sizeof args) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (n > 0) {
-			e->args = xmalloc((size_t)n);
-			e->args_len = (size_t)n;
-			memcpy(e->args, args, (size_t)n);
-		}
+	char held[8192];
+	const char *args = d->args;
+	size_t args_len = args ? d->args_len : 0;
+	/* Its number is its own while the caller holds it (a pending
+	 * seccomp notification): read now, for the advice later. */
+	if (!args && k == K_NET && d->host_pid > 0) {
+		args_len = args_of((pid_t)d->host_pid, WK_PIDFD_NONE, held, sizeof held);
+		args = held;
+	}
+	if (args_len) {
+		e->args = xmalloc(args_len);
+		e->args_len = args_len;
+		memcpy(e->args, args, args_len);
 	}
 	e->probe = probe;
 	e->count++;
@@ -1343,15 +1347,9 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 			 * through its /proc directory checked against its pidfd,
 			 * or not at all. */
 			char args[8192];
-			int dir = strcmp(p.kind, "network") == 0 ? proc_dir_of(sender, sender_pidfd) : -1;
-			ssize_t n = -1;
-			if (dir >= 0 && sender_pidfd >= 0) /* host: its /proc directory, checked */
-				n = read_text_at(dir, "cmdline", args, sizeof args);
-			if (dir >= 0)
-				close(dir);
-			if (n > 0) {
+			if (strcmp(p.kind, "network") == 0 && sender_pidfd >= 0) {
 				d.args = args;
-				d.args_len = (size_t)n;
+				d.args_len = args_of(sender, sender_pidfd, args, sizeof args);
 			}
 			control_denial(s, &d, p.show == WK_DENIAL_QUIET ? DENIAL_QUIET :
 					      p.show == WK_DENIAL_SHOWN ? DENIAL_SHOWN : DENIAL_PRINT);
