@@ -63,6 +63,35 @@ EOF
 	(cd "$WS" && bounded 300 "$WICKET" run -- "$PY" race.py "$WICKET" "$@") </dev/null
 }
 
+# forged_why DIR SUFFIX...: a session sends the supervisor a write
+# denial of DIR+SUFFIX for each (packets of its own, on its control
+# socket: whether such a call would be refused does not matter), then
+# keeps `wicket why --json` in $WS/why.json.
+forged_why() {
+	(cd "$WS" && bounded 60 "$WICKET" run -- "$PY" -c '
+import json, os, socket, subprocess, sys
+wicket, o = sys.argv[1], sys.argv[2]
+ctl = socket.socket(fileno=os.dup(int(os.environ["WICKET_FD"].split(":")[0])))
+for p in sys.argv[3:]:
+    ctl.send(json.dumps({"v": 1, "type": "denial", "kind": "write", "comm": "evil", "pid": 7,
+                         "object": o + p}).encode())
+open("why.json", "w").write(subprocess.run([wicket, "why", "--json"], capture_output=True, text=True).stdout)' "$WICKET" "$@") </dev/null
+}
+
+# same_advice DIR A NAME_A B NAME_B: $WS/why.json explains DIR+A and DIR+B
+# alike, but for their own words (the objects, NAME_A and NAME_B).
+same_advice() {
+	"$PY" - "$WS/why.json" "$@" <<'EOF'
+import json, sys
+d, o, a, na, b, nb = json.load(open(sys.argv[1])), *sys.argv[2:]
+def said(obj, name):
+    e = [e for e in d["denials"] if e["object"] == obj]
+    assert e, (obj, d)
+    return json.dumps({k: e[0].get(k) for k in ("rule", "fixes")}).replace(obj, "OBJ").replace("/" + name, "/NAME")
+assert said(o + a, na) == said(o + b, nb), d
+EOF
+}
+
 # watch_opens FILE: a watcher outside counts FILE's opens from now on
 # (read as they come: inotify merges an event with an identical unread
 # one) until watch_done; then it waits for the judge's own open.
@@ -252,24 +281,9 @@ os.unlink(".git/config.worktree")' "$HIDDEN" "$WICKET") </dev/null
 	echo "$output"
 	assert_success
 	assert_equal "${lines[0]}" "${lines[1]}"
-	(cd "$WS" && bounded 60 "$WICKET" run -- "$PY" -c '
-import json, os, socket, subprocess, sys
-o, wicket = sys.argv[1], sys.argv[2]
-ctl = socket.socket(fileno=os.dup(int(os.environ["WICKET_FD"].split(":")[0])))
-for p in ("/dir/x", "/nodir/x", "/tool", "/nofile"):
-    ctl.send(json.dumps({"v": 1, "type": "denial", "kind": "write", "comm": "evil", "pid": 7,
-                         "object": o + p}).encode())
-open("why.json", "w").write(subprocess.run([wicket, "why", "--json"], capture_output=True, text=True).stdout)' "$other" "$WICKET") </dev/null
-	"$PY" - "$WS/why.json" "$other" <<'EOF'
-import json, sys
-d, o = json.load(open(sys.argv[1])), sys.argv[2]
-def said(obj, name):
-    e = [e for e in d["denials"] if e["object"] == obj]
-    assert e, (obj, d)
-    return json.dumps({k: e[0].get(k) for k in ("rule", "fixes")}).replace(obj, "OBJ").replace("/" + name, "/NAME")
-assert said(o + "/dir/x", "dir") == said(o + "/nodir/x", "nodir"), d
-assert said(o + "/tool", "tool") == said(o + "/nofile", "nofile"), d
-EOF
+	forged_why "$other" /dir/x /nodir/x /tool /nofile
+	same_advice "$other" /dir/x dir /nodir/x nodir
+	same_advice "$other" /tool tool /nofile nofile
 	[ ! -e "$OUT/made" ]
 }
 
@@ -320,26 +334,6 @@ EOF
 	# hooksPath and a wrong one must get the same advice.
 	# (denial packets of the sandbox's own, on its control socket: the
 	# directories named do not exist, so no call of its is refused)
-	(cd "$WS" && bounded 60 "$WICKET" run -- "$PY" -c '
-import json, os, socket, subprocess, sys
-o, wicket = sys.argv[1], sys.argv[2]
-try:
-    open(o + "/proj/.git/config").read()
-    print("the config is readable inside")
-except OSError:
-    pass
-ctl = socket.socket(fileno=os.dup(int(os.environ["WICKET_FD"].split(":")[0])))
-for p in ("/proj/tools/s3cret/x", "/proj/tools/wrong/x"):
-    ctl.send(json.dumps({"v": 1, "type": "denial", "kind": "write", "comm": "evil", "pid": 7,
-                         "object": o + p}).encode())
-open("why.json", "w").write(subprocess.run([wicket, "why", "--json"], capture_output=True, text=True).stdout)' "$other" "$WICKET") </dev/null
-	"$PY" - "$WS/why.json" "$other" <<'EOF'
-import json, sys
-d, o = json.load(open(sys.argv[1])), sys.argv[2]
-def said(obj, name):
-    e = [e for e in d["denials"] if e["object"] == obj]
-    assert e, (obj, d)
-    return json.dumps({k: e[0].get(k) for k in ("rule", "fixes")}).replace(obj, "OBJ").replace("/" + name, "/NAME")
-assert said(o + "/proj/tools/s3cret/x", "s3cret") == said(o + "/proj/tools/wrong/x", "wrong"), d
-EOF
+	forged_why "$other" /proj/tools/s3cret/x /proj/tools/wrong/x
+	same_advice "$other" /proj/tools/s3cret/x s3cret /proj/tools/wrong/x wrong
 }
