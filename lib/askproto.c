@@ -77,6 +77,7 @@ void ask_req_free(struct ask_req *r)
 {
 	strv_free(&r->argv);
 	free(r->reason);
+	wk_grant_free(&r->grant);
 	memset(r, 0, sizeof *r);
 }
 
@@ -101,9 +102,10 @@ bool ask_parse(const char *buf, size_t len, struct ask_req *out, const char **er
 	json_object_foreach(o, key, v) {
 		if (strcmp(key, "v") != 0 && strcmp(key, "type") != 0 && strcmp(key, "argv") != 0 &&
 		    strcmp(key, "reason") != 0 && strcmp(key, "timeout") != 0 &&
-		    strcmp(key, "fds") != 0) {
+		    strcmp(key, "fds") != 0 && strcmp(key, "grant") != 0 &&
+		    strcmp(key, "outside") != 0) {
 			*err = "unknown field in the request (this supervisor knows: v, type, argv, "
-			       "reason, timeout, fds)";
+			       "reason, timeout, grant, outside, fds)";
 			goto bad;
 		}
 	}
@@ -154,6 +156,29 @@ bool ask_parse(const char *buf, size_t len, struct ask_req *out, const char **er
 			goto bad;
 		}
 		out->timeout = (int)json_integer_value(v);
+	}
+	if ((v = json_object_get(o, "grant"))) {
+		char *why;
+		if (!wk_grant_from_json(v, NULL, NULL, &out->grant, &why)) {
+			/* A fixed message: the reason names what the sandbox sent. */
+			free(why);
+			*err = "\"grant\" is not a grant (an object of write, read, net, socket and "
+			       "env, each an array of at most 64 strings: absolute paths, "
+			       "HOST[:PORT], variable names)";
+			goto bad;
+		}
+	}
+	if ((v = json_object_get(o, "outside"))) {
+		if (!json_is_boolean(v)) {
+			*err = "\"outside\" must be true or false";
+			goto bad;
+		}
+		out->outside = json_is_true(v);
+		if (out->outside && !wk_grant_empty(&out->grant)) {
+			*err = "a request to run outside carries no grant (outside, everything is "
+			       "allowed already)";
+			goto bad;
+		}
 	}
 	if ((v = json_object_get(o, "fds"))) {
 		json_t *e;

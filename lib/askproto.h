@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "grant.h"
 #include "util.h"
 
 #define ASK_ARGC_MAX 256        /* arguments of the command asked for */
@@ -17,13 +18,17 @@
 #define ASK_TIMEOUT_MAX 86400   /* seconds */
 
 /* {"v":1,"type":"ask","argv":[...],"reason":"...","timeout":N,
- *  "fds":[IN,OUT,ERR,REPLY]}: "fds", where the supervisor said it takes
+ *  "grant":{...},"outside":true,"fds":[IN,OUT,ERR,REPLY]}: "grant" the
+ * rights asked for (grant.h), "outside" to run it outside any sandbox
+ * (only a person at the terminal may approve that; never with a grant); "fds", where the supervisor said it takes
  * them (WICKET_ASK_TAKE), names the sender's own descriptors instead of
  * passing them with SCM_RIGHTS (see ask.c). */
 struct ask_req {
 	struct strv argv;  /* at least one argument, none with a NUL */
 	char *reason;      /* NULL: none given */
 	int timeout;       /* seconds, 0: none given */
+	struct wk_grant grant; /* what the command's own sandbox adds to the session's */
+	bool outside;      /* run outside, not in a sandbox of its own */
 	bool take;         /* "fds" given */
 	int fds[4];        /* its numbers, each 0 to INT_MAX */
 };

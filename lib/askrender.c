@@ -299,9 +299,17 @@ char *askr_render(const struct askr_question *q, unsigned width, unsigned rows)
 	if (!rows)
 		rows = 24;
 	struct sb o = {0};
-	asked_by(&o, "wicket: a program in the sandbox asks to run a command outside it, with your "
-		     "own environment, on its input and output.",
-		 q->comm, q->pid, width);
+	if (q->outside)
+		asked_by(&o, "wicket: a program in the sandbox asks to run a command OUTSIDE the "
+			     "sandbox, with your own rights and environment, on its input and output.",
+			 q->comm, q->pid, width);
+	else
+		asked_by(&o, "wicket: a program in the sandbox asks to run a command in a sandbox of "
+			     "its own: this session's policy, with these rights added.",
+			 q->comm, q->pid, width);
+	if (!q->outside)
+		text_field(&o, "  grant:", q->grant && *q->grant ? q->grant : "(nothing more)", width,
+			   CAREFUL_LINES);
 	word_field(&o, "  in:", q->cwd, width, FIELD_LINES, NULL);
 	if (q->reason)
 		word_field(&o, "  reason:", q->reason, width, FIELD_LINES, NULL);
@@ -324,6 +332,26 @@ char *askr_render(const struct askr_question *q, unsigned width, unsigned rows)
 	for (size_t i = 0; i < o.len; i++)
 		lines_used += o.b[i] == '\n';
 	size_t avail = rows > lines_used + 3 ? rows - lines_used - 3 : 0;
+	if (q->outside) {
+		/* Each word on as many lines as it takes, or no question. */
+		size_t need = 0;
+		for (size_t i = 0; i < q->argc; i++) {
+			size_t cols = word_cols((const unsigned char *)q->argv[i], strlen(q->argv[i]));
+			size_t per_line = (size_t)(width - ASKR_LABEL - 1);
+			need += cols <= 1 ? 1 : (cols - 1 + per_line - 1) / per_line;
+		}
+		if (need > avail) {
+			free(o.b);
+			return NULL;
+		}
+		for (size_t i = 0; i < q->argc; i++) {
+			char label[32];
+			snprintf(label, sizeof label, "  [%zu]", i);
+			size_t cols = word_cols((const unsigned char *)q->argv[i], strlen(q->argv[i]));
+			word_field(&o, label, q->argv[i], width, (unsigned)(cols + 1), NULL);
+		}
+		return sb_take(&o);
+	}
 	if (avail < 6)
 		avail = 6;
 	size_t per = q->argc ? avail / q->argc : 1;

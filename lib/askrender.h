@@ -36,10 +36,14 @@ struct askr_question {
 	const char *careful;  /* NULL, or why the person should look twice */
 	const char *input;    /* NULL, or what its standard input is when the
 			       * sandbox writes it (it could type into the command) */
+	bool outside;         /* to run outside any sandbox: every word shown whole */
+	const char *grant;    /* else the rights its own sandbox adds ("" none) */
 };
 
 /* The question, lines ending in '\n', for a terminal of WIDTH columns
- * and ROWS lines (0: unknown, taken as 80 by 24). */
+ * and ROWS lines (0: unknown, taken as 80 by 24). A question to run
+ * outside shows every word whole, or is not made: NULL when the terminal
+ * is too small for that (the person must see all of what would run). */
 char *askr_render(const struct askr_question *q, unsigned width, unsigned rows);
 
 /* A question about the network (mode "domains"): a program asks to

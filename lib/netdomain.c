@@ -3,6 +3,7 @@
 
 #include "netdomain.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -253,4 +254,15 @@ const char *wk_addr_refusal(const struct wk_addr *addr, const struct wk_addr *al
 	if (wk_addr_in(addr, own, nown))
 		return "one of this host's addresses";
 	return NULL;
+}
+
+bool wk_addr_canonical(const char *text, int family, char *out, size_t outsz)
+{
+	unsigned char a[16];
+	for (int f = 0; f < 2; f++) {
+		int fam = f ? AF_INET6 : AF_INET;
+		if ((!family || family == fam) && inet_pton(fam, text, a) == 1)
+			return inet_ntop(fam, a, out, (socklen_t)outsz) != NULL;
+	}
+	return false;
 }

@@ -60,6 +60,9 @@ struct wk_addr {
 	int family;
 	unsigned char a[16];
 };
+/* TEXT, an IPv4 or IPv6 address (only FAMILY's, when not 0), in
+ * inet_ntop's canonical text into OUT; false when it is not one. */
+bool wk_addr_canonical(const char *text, int family, char *out, size_t outsz);
 /* True when ADDR is in LIST (N of them), comparing an IPv4 address with
  * its v4-mapped IPv6 form as equal. */
 bool wk_addr_in(const struct wk_addr *addr, const struct wk_addr *list, size_t n);

@@ -446,22 +446,12 @@ static void set_by_name(struct strv *out, char *kv)
 	strv_push(out, kv);
 }
 
-/* TEXT as an IP address in canonical form into OUT, or false. */
-static bool canonical_address(const char *text, char *out, size_t outsz)
-{
-	unsigned char a[16];
-	if (inet_pton(AF_INET, text, a) == 1)
-		return inet_ntop(AF_INET, a, out, (socklen_t)outsz) != NULL;
-	if (inet_pton(AF_INET6, text, a) == 1)
-		return inet_ntop(AF_INET6, a, out, (socklen_t)outsz) != NULL;
-	return false;
-}
 
 /* A string of network.allow or deny: NULL (OUT the pattern), or why not. */
 static char *check_pattern(const char *v, char *out, size_t outsz)
 {
 	const char *why;
-	if (canonical_address(v, out, outsz))
+	if (wk_addr_canonical(v, 0, out, outsz))
 		return xasprintf("\"%s\" is an address: addresses go in \"allow_addresses\"", v);
 	if ((why = wk_pattern_check(v)))
 		return xasprintf("\"%s\" is not a name or \"*.\" and a name: %s", v, why);
@@ -472,7 +462,7 @@ static char *check_pattern(const char *v, char *out, size_t outsz)
 /* A string of network.allow_addresses: NULL (OUT canonical), or why not. */
 static char *check_address(const char *v, char *out, size_t outsz)
 {
-	if (canonical_address(v, out, outsz))
+	if (wk_addr_canonical(v, 0, out, outsz))
 		return NULL;
 	return xasprintf("\"%s\" is not an IPv4 or IPv6 address (one address each, no ranges)", v);
 }
@@ -522,7 +512,7 @@ static void apply_hosts(struct loader *l, const struct src *s, json_t *obj, stru
 			err(l, s->label, p, "\"%s\" is not a name: %s", name, why);
 		else if (!a)
 			err(l, s->label, p, "expected an IP address (a string), got %s", type_name(e));
-		else if (!canonical_address(a, canon, sizeof canon))
+		else if (!wk_addr_canonical(a, 0, canon, sizeof canon))
 			err(l, s->label, p, "\"%s\" is not an IPv4 or IPv6 address", a);
 		else {
 			/* One entry per name, lower case, without a trailing dot. */
@@ -668,6 +658,13 @@ static void apply_env(struct loader *l, const struct src *s, json_t *env, struct
 	}
 }
 
+/* A string of a rule's grant, its variables expanded (paths, and "~"). */
+static char *grant_expand(void *ctx, const char *in, char **why)
+{
+	const struct wk_policy_ctx *c = ctx;
+	return expand(&c->vars, in, true, why);
+}
+
 /* One rule's argv: strings, the first naming a program (no wildcard), a
  * "**" only last. */
 static bool rule_argv(struct loader *l, const struct src *s, const char *p, json_t *e,
@@ -714,7 +711,7 @@ static void apply_argvs(struct loader *l, const struct src *s, const char *ptr, 
 		err(l, s->label, ptr, "expected an array of commands, got %s", type_name(arr));
 		return;
 	}
-	static const char *const known[] = {"argv", "cwd", "stdin", NULL};
+	static const char *const known[] = {"argv", "cwd", "stdin", "grant", NULL};
 	size_t i;
 	json_t *e;
 	json_array_foreach(arr, i, e) {
@@ -755,6 +752,20 @@ static void apply_argvs(struct loader *l, const struct src *s, const char *ptr, 
 				}
 				free(pi);
 			}
+			json_t *gr = json_object_get(e, "grant");
+			if (gr) {
+				char *pg = xasprintf("%s/grant", p), *why = NULL;
+				if (!allow) {
+					err(l, s->label, pg, "\"grant\" belongs in an allow rule (a deny "
+					    "rule refuses the command whatever it would be granted)");
+					ok = false;
+				} else if (!wk_grant_from_json(gr, grant_expand, l->ctx, &r.grant, &why)) {
+					err(l, s->label, pg, "%s", why);
+					ok = false;
+				}
+				free(why);
+				free(pg);
+			}
 			free(pa);
 			free(pc);
 		} else {
@@ -769,6 +780,7 @@ static void apply_argvs(struct loader *l, const struct src *s, const char *ptr, 
 		} else {
 			strv_free(&r.argv);
 			free(r.cwd);
+			wk_grant_free(&r.grant);
 		}
 		free(p);
 	}
@@ -1254,6 +1266,7 @@ static void argvs_free(struct wk_argvs *a)
 	for (size_t i = 0; i < a->n; i++) {
 		strv_free(&a->v[i].argv);
 		free(a->v[i].cwd);
+		wk_grant_free(&a->v[i].grant);
 	}
 	free(a->v);
 	memset(a, 0, sizeof *a);

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "grant.h"
+
 #include "util.h"
 
 #define WK_TMP_SIZE_MAX 16
@@ -57,6 +59,7 @@ struct wk_cmdrule {
 	struct strv argv;
 	char *cwd; /* variables expanded, absolute, normalised */
 	bool stdin; /* "stdin": true: also when the sandbox writes its standard input */
+	struct wk_grant grant; /* allow rules: the most it grants (grant.h); none: nothing */
 };
 
 struct wk_argvs {

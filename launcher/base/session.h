@@ -57,6 +57,9 @@ struct policy {
 	 * connect list above holds the proxy's ports, bind none, udp false:
 	 * inside the namespace the layers enforce it as they do "ports". */
 	struct strv domains_allow, domains_deny, allow_addresses, hosts;
+	/* NET_DOMAINS: "HOST:PORT" (grant.h's net items): a name pattern or
+	 * address of the lists above reached on those ports only. */
+	struct strv port_limits;
 	bool private_tmp;       /* /tmp is a fresh per-session tmpfs */
 	char tmp_size[WK_TMP_SIZE_MAX]; /* its size limit, and /dev/shm's */
 	struct strv env_unset;  /* glob patterns of variables removed */
@@ -203,6 +206,14 @@ struct session {
 	struct strv autorun_git_start; /* those of them git reads (hooks, config...) */
 	struct timespec started;  /* wall clock before the command started */
 	const char *approver;     /* --approver CMD (ask.c), NULL: the policy's */
+	/* The options that plan this session again from the host, for the
+	 * sandbox of a grant (ask.c): `wicket run` and these, the grant's,
+	 * "--" and the command; NAME=VALUE of each --env, passed in the
+	 * environment, not on a command line others can read. */
+	struct strv rerun, rerun_env;
+	/* This session is the sandbox of a grant of session GRANT_OF: it
+	 * asks for nothing more (ask.c), and says nothing of its own start. */
+	const char *grant_of;
 	/* The shell's history of this session (history.c): a directory of
 	 * the supervisor's, held open, and the user's file it goes into. */
 	char *hist_dir;

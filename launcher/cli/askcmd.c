@@ -1,5 +1,6 @@
 /* `wicket ask`: inside a session, ask the supervisor to run one command
- * outside the sandbox (ask.c decides and runs it). The request carries
+ * in a sandbox of its own with more rights (a grant), or, with
+ * --outside, outside any sandbox (ask.c decides and runs it). The request carries
  * this process's stdin, stdout and stderr and a reply socket; the
  * command's status comes back on it, and SIGINT, SIGTERM, SIGHUP and
  * SIGQUIT go the other way, to the command. */
@@ -22,17 +23,30 @@
 
 #include "askproto.h"
 #include "fdpass.h"
+#include "grant.h"
 
 static void usage_ask(FILE *f)
 {
 	fprintf(f,
-		"Usage: wicket ask [--reason TEXT] [--timeout SECONDS] -- CMD [ARGS...]\n"
+		"Usage: wicket ask [GRANT...] [--reason TEXT] [--timeout SECONDS] -- CMD [ARGS...]\n"
+		"       wicket ask --outside [--reason TEXT] -- CMD [ARGS...]\n"
 		"\n"
-		"Inside a session: ask to run CMD once outside the sandbox, with this\n"
-		"process's stdin, stdout, stderr and working directory. The policy's\n"
-		"escalation rules, an approver program or you, on the terminal, decide;\n"
-		"a command whose code the sandbox can write (CAREFUL) only you.\n"
+		"Inside a session: ask to run CMD once in a sandbox of its own: this\n"
+		"session's policy and the rights of the grant, with this process's stdin,\n"
+		"stdout, stderr and working directory. The policy's escalation rules, an\n"
+		"approver program or you, on the terminal, decide what is granted.\n"
 		"\n"
+		"Grant (each repeatable):\n"
+		"  -w, --write PATH      PATH writable (what runs code later stays protected)\n"
+		"      --read PATH       PATH readable, a hidden store (~/.ssh...) included\n"
+		"      --net HOST[:PORT] HOST reached through wicket's proxy: a name, *.NAME,\n"
+		"                        or an address ([ADDRESS]:PORT for IPv6)\n"
+		"      --socket PATH     the host's unix socket at PATH may be connected to\n"
+		"                        (e.g. \"$SSH_AUTH_SOCK\")\n"
+		"  -e, --env NAME        pass the variable NAME, which the policy removes\n"
+		"\n"
+		"      --outside         run CMD outside any sandbox, with your own rights:\n"
+		"                        only you, at the terminal, can approve that\n"
 		"  -r, --reason TEXT     why (shown to whoever decides, and logged)\n"
 		"  -t, --timeout SECONDS wait at most this long for an answer (it can only\n"
 		"                        shorten the policy's escalation.timeout)\n"
@@ -121,17 +135,51 @@ int cmd_ask(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"reason", required_argument, NULL, 'r'},
+		{"write", required_argument, NULL, 'w'},
+		{"read", required_argument, NULL, 'R'},
+		{"net", required_argument, NULL, 'n'},
+		{"socket", required_argument, NULL, 'S'},
+		{"env", required_argument, NULL, 'e'},
+		{"outside", no_argument, NULL, 'O'},
 		{"timeout", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *reason = NULL;
 	long timeout = 0;
+	struct wk_grant grant = {0};
+	bool outside = false;
+	char *cwd = NULL;
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:r:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:r:t:hw:e:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'w':
+		case 'R':
+		case 'n':
+		case 'S':
+		case 'e': {
+			enum wk_grant_kind k = c == 'w' ? WK_GRANT_WRITE : c == 'R' ? WK_GRANT_READ
+					       : c == 'n' ? WK_GRANT_NET : c == 'S' ? WK_GRANT_SOCKET
+					       : WK_GRANT_ENV;
+			char *abs = NULL;
+			if ((k == WK_GRANT_WRITE || k == WK_GRANT_READ || k == WK_GRANT_SOCKET) &&
+			    optarg[0] != '/') {
+				/* Relative to here, as the sandbox names it. */
+				if (!cwd && !(cwd = getcwd(NULL, 0)))
+					die_errno("ask: getcwd");
+				abs = xasprintf("%s/%s", cwd, optarg);
+			}
+			char *why = wk_grant_add(&grant, k, abs ? abs : optarg);
+			free(abs);
+			if (why)
+				die("ask: %s", why);
+			break;
+		}
+		case 'O':
+			outside = true;
+			break;
 		case 'r':
 			reason = optarg;
 			if (strlen(reason) > ASK_REASON_MAX)
@@ -152,6 +200,10 @@ int cmd_ask(int argc, char **argv)
 			die("ask: unknown option '%s' (see 'wicket ask --help')", argv[optind - 1]);
 		}
 	}
+	free(cwd);
+	if (outside && !wk_grant_empty(&grant))
+		die("ask: --outside runs the command with all your rights; it takes no grant "
+		    "(leave out --outside to ask for a grant)");
 	if (optind >= argc)
 		die("ask: missing command (usage: wicket ask [--reason TEXT] -- CMD [ARGS...])");
 	if (argc - optind > ASK_ARGC_MAX)
@@ -187,6 +239,11 @@ int cmd_ask(int argc, char **argv)
 	}
 	if (timeout)
 		json_object_set_new(req, "timeout", json_integer(timeout));
+	if (outside)
+		json_object_set_new(req, "outside", json_true());
+	else if (!wk_grant_empty(&grant))
+		json_object_set_new(req, "grant", wk_grant_to_json(&grant));
+	wk_grant_free(&grant);
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
 	    pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)

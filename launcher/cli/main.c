@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "envscrub.h"
+#include "grant.h"
 #include "netdomain.h"
 #include "path.h"
 
@@ -83,6 +84,8 @@ static void usage_main(FILE *f)
 		"                        policy's names, through wicket's proxy)\n"
 		"      --allow-domain NAME  reach NAME (or *.NAME's subdomains) through wicket's\n"
 		"                        proxy; implies --net domains (repeatable)\n"
+		"      --allow-address ADDRESS  let the proxy reach this IP address (loopback\n"
+		"                        and private ones included); implies --net domains\n"
 		"      --best-effort     run even where the kernel cannot enforce everything,\n"
 		"                        saying up front what is weaker\n"
 		"      --no-diagnostics  do not explain denials (no preload library)\n"
@@ -98,7 +101,7 @@ static void usage_main(FILE *f)
 }
 
 enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER, OPT_ALLOW_SHARED,
-       OPT_READ, OPT_HIDE, OPT_ALLOW_DOMAIN };
+       OPT_READ, OPT_HIDE, OPT_ALLOW_DOMAIN, OPT_ALLOW_ADDRESS, OPT_GRANT_OF };
 
 static const struct option run_opts[] = {
 	{"policy", required_argument, NULL, 'P'},
@@ -116,6 +119,8 @@ static const struct option run_opts[] = {
 	{"shell", required_argument, NULL, OPT_SHELL},
 	{"approver", required_argument, NULL, OPT_APPROVER},
 	{"allow-shared-write", no_argument, NULL, OPT_ALLOW_SHARED},
+	{"allow-address", required_argument, NULL, OPT_ALLOW_ADDRESS},
+	{"grant-of", required_argument, NULL, OPT_GRANT_OF},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -128,6 +133,8 @@ struct cli {
 	struct strv env;       /* --env NAME=VALUE, the caller's value looked up */
 	struct port_list net_ports; /* --net ports:LIST */
 	struct strv domains;        /* --allow-domain NAME */
+	struct strv addresses;      /* --allow-address ADDRESS, canonical */
+	const char *grant_of;       /* --grant-of SESSION (ask.c starts it) */
 	bool read_only, best_effort, no_diagnostics, allow_shared;
 	const char *shell;   /* --shell bash|zsh (wicket shell only) */
 	const char *approver; /* --approver CMD */
@@ -169,6 +176,128 @@ static void cli_paths(const struct strv *in, const char *opt, const char *cwd, c
 		else
 			free(r);
 	}
+}
+
+/* --allow-domain NAME[:PORT] (ADDRESS false) or --allow-address
+ * ADDRESS[:PORT] ("[v6]:PORT"), canonical (grant.h's net items), into TO. */
+static void cli_net_item(struct strv *to, const char *arg, bool address)
+{
+	struct wk_grant g = {0};
+	char *why = wk_grant_add(&g, WK_GRANT_NET, arg);
+	if (why)
+		die("--allow-%s %s", address ? "address" : "domain", why + strlen("--net "));
+	char host[WK_GRANT_HOST_MAX];
+	int port;
+	bool addr;
+	wk_grant_net_split(g.v[WK_GRANT_NET].v[0], host, &port, &addr);
+	if (addr != address)
+		die(address ? "--allow-address %s: not an IPv4 or IPv6 address (a name is reached "
+			      "with --allow-domain)"
+			    : "--allow-domain %s: an address, not a name (use --allow-address)",
+		    arg);
+	strv_add(to, g.v[WK_GRANT_NET].v[0]);
+	wk_grant_free(&g);
+}
+
+/* The names and addresses of --allow-domain and --allow-address (ITEMS)
+ * into LIST, each "HOST:PORT" also into the session's port limits; a host
+ * that is also allowed on any port (ANY: the policy's) has none. */
+static void net_items_apply(struct policy *pol, const struct strv *items, struct strv *list)
+{
+	struct strv any = {0};
+	for (size_t i = 0; i < list->n; i++)
+		strv_add(&any, list->v[i]);
+	for (size_t i = 0; i < items->n; i++) {
+		char host[WK_GRANT_HOST_MAX];
+		int port;
+		bool addr;
+		wk_grant_net_split(items->v[i], host, &port, &addr);
+		if (!strv_contains(list, host))
+			strv_add(list, host);
+		if (!port)
+			strv_add(&any, host);
+		else if (!strv_contains(&pol->port_limits, items->v[i]))
+			strv_add(&pol->port_limits, items->v[i]);
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < pol->port_limits.n; i++) {
+		char host[WK_GRANT_HOST_MAX];
+		int port;
+		bool addr;
+		wk_grant_net_split(pol->port_limits.v[i], host, &port, &addr);
+		if (strv_contains(&any, host))
+			free(pol->port_limits.v[i]);
+		else
+			pol->port_limits.v[k++] = pol->port_limits.v[i];
+	}
+	pol->port_limits.n = k;
+	if (pol->port_limits.v)
+		pol->port_limits.v[k] = NULL;
+	strv_free(&any);
+}
+
+/* What plans this session again from the host (s->rerun: the sandbox of
+ * a grant, ask.c): the command line's options, each path absolute as it
+ * was meant here; the value of each --env in s->rerun_env. */
+static void rerun_plan(struct session *s, const struct cli *cli, const struct wk_policy *wp,
+		       const char *cwd, const char *home)
+{
+	struct strv *r = &s->rerun;
+	strv_add(r, "run");
+	if (cli->policy) {
+		strv_add(r, "--policy");
+		strv_add(r, wp->source && wp->source[0] == '/' ? wp->source : cli->policy);
+	}
+	strv_add(r, "--workspace");
+	strv_add(r, s->workspace);
+	const struct {
+		const struct strv *v;
+		const char *opt;
+	} paths[] = {{&cli->write, "--write"}, {&cli->read, "--read"},
+		     {&cli->protect, "--protect"}, {&cli->hide, "--hide"}};
+	for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++)
+		for (size_t i = 0; i < paths[k].v->n; i++) {
+			strv_add(r, paths[k].opt);
+			strv_push(r, absolute(paths[k].v->v[i], cwd, home));
+		}
+	for (size_t i = 0; i < cli->env.n; i++) {
+		strv_add(r, "--env");
+		strv_push(r, xasprintf("%.*s", (int)strcspn(cli->env.v[i], "="), cli->env.v[i]));
+		strv_add(&s->rerun_env, cli->env.v[i]);
+	}
+	if (cli->net_set) {
+		strv_add(r, "--net");
+		if (cli->net == NET_PORTS && cli->net_ports.n) {
+			char list[8 * 64 + 8] = "ports:";
+			size_t n = strlen(list);
+			for (size_t i = 0; i < cli->net_ports.n && n + 8 < sizeof list; i++)
+				n += (size_t)snprintf(list + n, sizeof list - n, "%s%u", i ? "," : "",
+						      (unsigned)cli->net_ports.v[i]);
+			if (cli->net_ports.n > 64)
+				die("--net ports: more than 64 ports");
+			strv_add(r, list);
+		} else {
+			strv_add(r, cli->net == NET_FULL ? "full" : cli->net == NET_PORTS ? "ports"
+				 : cli->net == NET_DOMAINS ? "domains" : "none");
+		}
+	}
+	for (size_t i = 0; i < cli->domains.n; i++) {
+		strv_add(r, "--allow-domain");
+		strv_add(r, cli->domains.v[i]);
+	}
+	for (size_t i = 0; i < cli->addresses.n; i++) {
+		strv_add(r, "--allow-address");
+		strv_add(r, cli->addresses.v[i]);
+	}
+	const struct {
+		bool on;
+		const char *opt;
+	} flags[] = {{cli->read_only, "--read-only"}, {cli->best_effort, "--best-effort"},
+		     {cli->no_diagnostics, "--no-diagnostics"},
+		     {cli->allow_shared, "--allow-shared-write"}};
+	for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+		if (flags[k].on)
+			strv_add(r, flags[k].opt);
 }
 
 /* Returns 0 and the path, or 126/127 like a shell would. */
@@ -426,21 +555,27 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	const struct userconfig_entry *pick = userconfig_pick(&ucfg, s.workspace);
 	policy_load_or_die(&pctx, cli->policy ? cli->policy : pick ? pick->policy
 				: cli->read_only ? "read-only" : DEFAULT_POLICY, &wp);
+	rerun_plan(&s, cli, &wp, cwd, home);
+	s.grant_of = cli->grant_of;
 	if (!wp.sandbox && (cli->write.n || cli->protect.n || cli->read.n || cli->hide.n ||
-			    cli->read_only || cli->domains.n || (cli->net_set && cli->net != NET_FULL)))
+			    cli->read_only || cli->domains.n || cli->addresses.n ||
+			    (cli->net_set && cli->net != NET_FULL)))
 		die("policy %s runs without a sandbox; --write, --protect, --read, --hide, "
-		    "--read-only, --net and --allow-domain cannot narrow it (pick a sandboxing "
-		    "policy)", wp.name);
+		    "--read-only, --net, --allow-domain and --allow-address cannot narrow it (pick "
+		    "a sandboxing policy)", wp.name);
 	if (cli->net_set && cli->net == NET_PORTS && !cli->net_ports.n && wp.net != WK_NET_PORTS)
 		die("--net ports: policy %s lists no ports (write a policy with \"network\": "
 		    "{\"mode\": \"ports\", \"connect\": [...]}; see wicket-policy(5))", wp.name);
-	if (cli->domains.n && cli->net_set && cli->net != NET_DOMAINS)
-		die("--allow-domain needs network mode domains, not --net %s",
+	/* A grant's names widen a session without network. */
+	if ((cli->domains.n || cli->addresses.n) && cli->net_set && cli->net != NET_DOMAINS &&
+	    !(cli->grant_of && cli->net == NET_NONE))
+		die("--allow-%s needs network mode domains, not --net %s",
+		    cli->domains.n ? "domain" : "address",
 		    cli->net == NET_FULL ? "full" : cli->net == NET_PORTS ? "ports" : "none");
 	policy_resolve(&wp, &s.pol, NULL);
 	if (cli->net_set)
 		s.pol.net = cli->net;
-	if (cli->domains.n)
+	if (cli->domains.n || cli->addresses.n)
 		s.pol.net = NET_DOMAINS;
 	if (s.pol.net == NET_DOMAINS) {
 		/* The names of the command line join the policy's when it is
@@ -451,9 +586,8 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 			strv_free(&s.pol.allow_addresses);
 			strv_free(&s.pol.hosts);
 		}
-		for (size_t i = 0; i < cli->domains.n; i++)
-			if (!strv_contains(&s.pol.domains_allow, cli->domains.v[i]))
-				strv_add(&s.pol.domains_allow, cli->domains.v[i]);
+		net_items_apply(&s.pol, &cli->domains, &s.pol.domains_allow);
+		net_items_apply(&s.pol, &cli->addresses, &s.pol.allow_addresses);
 		policy_proxy_ports(&s.pol);
 	}
 	if (cli->net_ports.n) {
@@ -499,10 +633,24 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		free(a);
 		for (size_t j = 0; r && j < s.pol.hide.n; j++) {
 			char *h = realpath(s.pol.hide.v[j], NULL);
+			bool lifted = cli->grant_of && (path_is_under(s.pol.hide.v[j], r) ||
+							(h && path_is_under(h, r)));
+			free(h);
+			if (lifted) {
+				/* A grant's --read: the hidden store, read. */
+				free(s.pol.hide.v[j]);
+				memmove(&s.pol.hide.v[j], &s.pol.hide.v[j + 1],
+					(s.pol.hide.n - j) * sizeof *s.pol.hide.v);
+				s.pol.hide.n--;
+				j--;
+				continue;
+			}
+			h = realpath(s.pol.hide.v[j], NULL);
 			if (path_is_under(r, s.pol.hide.v[j]) || (h && path_is_under(r, h)))
-				die("--read %s: it is hidden by the policy's rule \"%s\", which the "
-				    "command line does not lift (write a policy that does not hide it; "
-				    "see wicket-policy(5))", cli->read.v[i], s.pol.hide.v[j]);
+				die("--read %s: it is hidden by the rule \"%s\"; %s", cli->read.v[i],
+				    s.pol.hide.v[j], cli->grant_of ? "a grant reads the whole of it or "
+				    "nothing (ask for --read of that path)" : "the command line does not "
+				    "lift it (write a policy that does not hide it; see wicket-policy(5))");
 			free(h);
 		}
 		free(r);
@@ -689,15 +837,16 @@ static int cmd_run(int argc, char **argv, bool shell)
 				    "domains)",
 				    optarg);
 			break;
-		case OPT_ALLOW_DOMAIN: {
-			const char *why = wk_pattern_check(optarg);
-			if (why)
-				die("--allow-domain %s: not a name or \"*.\" and a name: %s (an address "
-				    "is reached with \"allow_addresses\" in a policy's network section, "
-				    "see wicket-policy(5))", optarg, why);
-			strv_add(&cli.domains, optarg);
+		case OPT_ALLOW_DOMAIN:
+		case OPT_ALLOW_ADDRESS:
+			cli_net_item(c == OPT_ALLOW_ADDRESS ? &cli.addresses : &cli.domains, optarg,
+				     c == OPT_ALLOW_ADDRESS);
 			break;
-		}
+		case OPT_GRANT_OF:
+			if (!optarg[0] || strspn(optarg, "0123456789abcdef") != strlen(optarg))
+				die("--grant-of: not a session id");
+			cli.grant_of = optarg;
+			break;
 		case OPT_BEST_EFFORT:
 			cli.best_effort = true;
 			break;

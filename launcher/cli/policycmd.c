@@ -486,7 +486,7 @@ static json_t *jargvs(const struct wk_argvs *a)
 	json_t *arr = json_array();
 	for (size_t i = 0; i < a->n; i++) {
 		json_t *argv = jstrv(&a->v[i].argv);
-		if (!a->v[i].cwd && !a->v[i].stdin) {
+		if (!a->v[i].cwd && !a->v[i].stdin && wk_grant_empty(&a->v[i].grant)) {
 			json_array_append_new(arr, argv);
 			continue;
 		}
@@ -495,6 +495,8 @@ static json_t *jargvs(const struct wk_argvs *a)
 			json_object_set_new(o, "cwd", json_string(a->v[i].cwd));
 		if (a->v[i].stdin)
 			json_object_set_new(o, "stdin", json_true());
+		if (!wk_grant_empty(&a->v[i].grant))
+			json_object_set_new(o, "grant", wk_grant_to_json(&a->v[i].grant));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -536,9 +538,11 @@ static void print_argvs(const char *label, const struct wk_argvs *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		char *t = ask_quote_argv(NULL, a->v[i].argv.v, a->v[i].argv.n);
-		printf("  %-8s %s%s%s%s\n", label, t, a->v[i].cwd ? "   in " : "",
+		char *g = wk_grant_text(&a->v[i].grant);
+		printf("  %-8s %s%s%s%s%s%s\n", label, t, a->v[i].cwd ? "   in " : "",
 		       a->v[i].cwd ? a->v[i].cwd : "",
-		       a->v[i].stdin ? "   (any standard input)" : "");
+		       a->v[i].stdin ? "   (any standard input)" : "", *g ? "   granting " : "", g);
+		free(g);
 		free(t);
 	}
 }

@@ -50,6 +50,7 @@
 #include "base/session.h"
 #include "base/setupfail.h"
 #include "base/state.h"
+#include "plan/autorun.h"
 #include "plan/plan.h"
 #include "supervisor/ask.h"
 #include "supervisor/closer.h"
@@ -83,6 +84,7 @@
 #include "askproto.h"
 #include "classify.h"
 #include "fdpass.h"
+#include "grant.h"
 #include "careful.h"
 #include "askrender.h"
 #include "path.h"
@@ -131,8 +133,12 @@ struct ask {
 	pid_t host_pid;
 	long sb_pid;            /* as the sandbox sees it */
 	char *comm, *exe, *cwd, *path;
-	char *careful;          /* NULL, or why the sandbox controls the code that would
-				 * run (careful.h): then only the terminal may approve */
+	char *careful;          /* --outside: NULL, or why the sandbox controls the code
+				 * that would run (careful.h), said to the person */
+	struct wk_grant given;  /* a grant's: what its sandbox gets (the request's, or
+				 * less: an approver's answer) */
+	char **run_argv, **run_envp; /* a grant's: the wicket that starts its sandbox */
+	int approver_out;       /* the approver's standard output (its answer), or -1 */
 	const char *input;      /* its standard input: "terminal", "null", or what the
 				 * sandbox writes ("pipe", "file", "socket", "device") */
 	bool input_sb;          /* the latter: only the person or a rule with "stdin":
@@ -160,6 +166,7 @@ struct ask {
 
 static struct ask asks[ASK_MAX];
 static bool init_done;
+static int self_fd = -1; /* wicket itself (init_once) */
 static struct wk_wset wset; /* what the session can write (plan_wset) */
 static bool wset_done;
 
@@ -214,7 +221,10 @@ static void init_once(void)
 		return;
 	for (size_t i = 0; i < ASK_MAX; i++)
 		asks[i] = (struct ask){.io = {-1, -1, -1}, .reply = -1, .cwd_fd = -1,
-				       .exe_fd = -1, .child_pidfd = -1, .status = -1, .ctty = -1};
+				       .exe_fd = -1, .child_pidfd = -1, .status = -1, .ctty = -1,
+				       .approver_out = -1};
+	/* host: this very program, which plans and starts a grant's sandbox */
+	self_fd = open("/proc/self/exe", O_PATH | O_CLOEXEC);
 	init_done = true;
 }
 
@@ -451,6 +461,12 @@ static void audit(const struct session *s, const struct ask *a)
 	json_object_set_new(o, "path", jstr_cut(a->path));
 	json_object_set_new(o, "cwd", jstr_cut(a->cwd));
 	json_object_set_new(o, "reason", jstr_cut(a->req.reason));
+	if (a->req.outside)
+		json_object_set_new(o, "outside", json_true());
+	else
+		json_object_set_new(o, "grant_asked", wk_grant_to_json(&a->req.grant));
+	if (!a->req.outside && a->decision && strcmp(a->decision, "approved") == 0)
+		json_object_set_new(o, "grant", wk_grant_to_json(&a->given));
 	if (a->careful)
 		json_object_set_new(o, "careful", jstr_cut(a->careful));
 	json_object_set_new(o, "stdin", json_string(a->input ? a->input : "?"));
@@ -508,6 +524,13 @@ static void kill_group(pid_t pid, int sig)
 }
 
 
+static void free_vec(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 static void slot_free(struct ask *a)
 {
 	if (a->w_reply)
@@ -530,8 +553,12 @@ static void slot_free(struct ask *a)
 	free(a->message);
 	free(a->net_host);
 	free(a->net_request);
+	wk_grant_free(&a->given);
+	free_vec(a->run_argv);
+	free_vec(a->run_envp);
+	close_fd(&a->approver_out);
 	*a = (struct ask){.io = {-1, -1, -1}, .reply = -1, .cwd_fd = -1, .exe_fd = -1,
-			  .child_pidfd = -1, .status = -1, .ctty = -1};
+			  .child_pidfd = -1, .status = -1, .ctty = -1, .approver_out = -1};
 }
 
 static const char taken_back[] =
@@ -717,8 +744,9 @@ static void child_exited(struct session *s, struct watch *w, short revents)
 			 * sandbox can have sent) holds them until Enter. */
 			char note[200];
 			bool hold = WIFSIGNALED(st) || a->signalled;
-			snprintf(note, sizeof note, "wicket: the command run outside has ended (%s %d); "
+			snprintf(note, sizeof note, "wicket: the command run %s has ended (%s %d); "
 				 "what you type is dropped until you press Enter.",
+				 a->req.outside ? "outside" : "on a grant",
 				 WIFSIGNALED(st) ? "signal" : "status",
 				 WIFSIGNALED(st) ? WTERMSIG(st) : exit_code_of(st));
 			pty_cmd_end(s, hold ? note : NULL, hold);
@@ -746,7 +774,9 @@ static bool watch_child(struct session *s, struct ask *a, pid_t pid)
 	return a->w_child != NULL;
 }
 
-/* The command's child (spawn_clean): the requester's stdio and cwd. */
+/* The command's child (spawn_clean): the requester's stdio and cwd; a
+ * grant's, wicket itself, which starts the command's sandbox (run_argv);
+ * --outside, the program itself. */
 static int command_child(void *arg)
 {
 	const struct ask *a = arg;
@@ -762,6 +792,10 @@ static int command_child(void *arg)
 	/* Nothing of the supervisor's stays open; the program's own
 	 * descriptor does (a script's interpreter opens /dev/fd/N). */
 	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (a->run_argv) {
+		syscall(SYS_execveat, self_fd, "", a->run_argv, a->run_envp, AT_EMPTY_PATH);
+		_exit(EXIT_WICKET);
+	}
 	fcntl(a->exe_fd, F_SETFD, 0);
 	syscall(SYS_execveat, a->exe_fd, "", a->req.argv.v, environ, AT_EMPTY_PATH);
 	int e = errno;
@@ -772,9 +806,67 @@ static int command_child(void *arg)
 	_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
 }
 
+/* The wicket that starts a grant's sandbox: the session planned again
+ * from the host (s->rerun), the grant's rights, and the command; the
+ * supervisor's environment with the values of the session's --env. */
+static void grant_run_plan(const struct session *s, struct ask *a)
+{
+	struct strv v = {0};
+	strv_add(&v, "wicket");
+	for (size_t i = 0; i < s->rerun.n; i++)
+		strv_add(&v, s->rerun.v[i]);
+	static const char *const opt[WK_GRANT_KINDS] = {
+		[WK_GRANT_WRITE] = "--write", [WK_GRANT_READ] = "--read",
+		[WK_GRANT_SOCKET] = "--socket", [WK_GRANT_ENV] = "--env"};
+	for (int k = 0; k < WK_GRANT_KINDS; k++)
+		for (size_t i = 0; i < a->given.v[k].n; i++) {
+			const char *item = a->given.v[k].v[i];
+			if (k != WK_GRANT_NET) {
+				strv_add(&v, opt[k]);
+				strv_add(&v, item);
+				continue;
+			}
+			if (s->pol.net == NET_FULL)
+				continue; /* reached already */
+			char host[WK_GRANT_HOST_MAX];
+			int port;
+			bool addr;
+			wk_grant_net_split(item, host, &port, &addr);
+			strv_add(&v, addr ? "--allow-address" : "--allow-domain");
+			strv_add(&v, port ? item : host);
+		}
+	strv_add(&v, "--grant-of");
+	strv_add(&v, s->session_id ? s->session_id : "0");
+	strv_add(&v, "--");
+	for (size_t i = 0; i < a->req.argv.n; i++)
+		strv_add(&v, a->req.argv.v[i]);
+	a->run_argv = v.v;
+
+	struct strv e = {0};
+	for (char **p = environ; *p; p++) {
+		bool over = false;
+		for (size_t i = 0; i < s->rerun_env.n && !over; i++) {
+			size_t nl = strcspn(s->rerun_env.v[i], "=") + 1;
+			over = strncmp(*p, s->rerun_env.v[i], nl) == 0;
+		}
+		if (!over)
+			strv_add(&e, *p);
+	}
+	for (size_t i = 0; i < s->rerun_env.n; i++)
+		strv_add(&e, s->rerun_env.v[i]);
+	a->run_envp = e.v ? e.v : xcalloc(1, sizeof *e.v);
+}
+
 static void run_command(struct session *s, struct ask *a)
 {
 	const char *by = a->by;
+	if (!a->req.outside) {
+		if (self_fd < 0) {
+			deny(s, a, "error", "wicket cannot find its own program to start the sandbox");
+			return;
+		}
+		grant_run_plan(s, a);
+	}
 	/* What the sandbox wrote, unless the person (or a rule's "stdin":
 	 * true) passed it on: /dev/null instead (input_kind). */
 	bool nulled = a->input_sb && strcmp(by, "terminal") != 0;
@@ -991,7 +1083,10 @@ static char *prompt_text(const struct ask *a)
 	struct askr_question q = {.comm = a->comm ? a->comm : "?", .pid = a->sb_pid,
 				  .cwd = a->cwd ? a->cwd : "?", .path = a->path,
 				  .argv = a->req.argv.v, .argc = a->req.argv.n,
-				  .reason = a->req.reason, .careful = a->careful};
+				  .reason = a->req.reason, .careful = a->careful,
+				  .outside = a->req.outside};
+	char *grant = a->req.outside ? NULL : wk_grant_text(&a->given);
+	q.grant = grant;
 	char *in = a->input_sb ? xasprintf("%s the sandbox writes: the command reads what the "
 					   "sandbox put there (to an editor, a shell or a "
 					   "pager, that is typing)", input_article(a->input))
@@ -999,6 +1094,7 @@ static char *prompt_text(const struct ask *a)
 	q.input = in;
 	char *t = askr_render(&q, cols, rows);
 	free(in);
+	free(grant);
 	return t;
 }
 
@@ -1031,6 +1127,12 @@ static void prompt_next(struct session *s)
 			continue;
 		}
 		char *t = prompt_text(a);
+		if (!t) {
+			deny(s, a, "terminal", "the command is too long to show whole on this terminal, "
+			     "and a command run outside is only asked about whole (ask for a grant "
+			     "instead, or run it yourself)");
+			continue;
+		}
 		a->st = A_PROMPT;
 		bool ok = pty_prompt(s, t, a->net ? PTY_ASK_HOST : PTY_ASK_RUN, prompt_done, a);
 		free(t);
@@ -1071,6 +1173,9 @@ static json_t *request_json(const struct session *s, const struct ask *a)
 	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
 	json_object_set_new(o, "policy", jstr(policy_name(s)));
 	json_object_set_new(o, "argv", argv_json(&a->req.argv));
+	/* What an approver decides on: the rights the command's own sandbox
+	 * would get (never outside: that is the person's alone). */
+	json_object_set_new(o, "grant", wk_grant_to_json(&a->given));
 	json_object_set_new(o, "path", jstr(a->path));
 	char *writable = wk_program_writable(session_wset(s), a->path);
 	json_object_set_new(o, "path_writable_in_sandbox", json_boolean(writable != NULL));
@@ -1449,6 +1554,92 @@ static bool host_bound(const struct session *s, const char *path)
 		     (v == WK_FS_WRITABLE && strv_contains(&s->pol.write, m.rule));
 	plan_fstable_free(&t);
 	return bound;
+}
+
+/* One path P of a grant (kind K), checked where it will be used: on the
+ * host, where the grant's sandbox is planned (by name, refusing any link:
+ * main.c, mounts.c). It must name there what it names in the sandbox (a
+ * hidden store excepted, which the sandbox sees covered; a socket, which
+ * is the host's by its name); what runs code later is never made
+ * writable (autorun.c's places and the session's protected paths; those
+ * beneath P its sandbox protects as any session does). NULL, or why not. */
+static char *grant_path_check(const struct session *s, const struct wk_fstable *t,
+			      enum wk_grant_kind k, const char *p)
+{
+	const char *opt = wk_grant_kind_name(k);
+	struct wk_fsmatch m;
+	enum wk_fs_verdict v = wk_classify(t, p, &m);
+	if (v == WK_FS_HIDDEN)
+		return k == WK_GRANT_READ ? NULL
+		       : xasprintf("--%s %s: hidden from the session; a grant reads a hidden store "
+				   "(--read), it does not %s one", opt, p,
+				   k == WK_GRANT_WRITE ? "write" : "reach a socket in");
+	if (k == WK_GRANT_WRITE && v == WK_FS_PROTECTED)
+		return xasprintf("--write %s: protected in this session (%.*s): a grant never makes "
+				 "writable what runs code later or chooses the next session's policy",
+				 p, (int)(m.len ? m.len : strlen(m.rule ? m.rule : "")),
+				 m.rule ? m.rule : "");
+	if (k == WK_GRANT_WRITE && plan_shared_in(&s->shared, p) && !s->allow_shared)
+		return xasprintf("--write %s: a shared space (%s); the session was not started with "
+				 "--allow-shared-write", p, plan_shared_in(&s->shared, p));
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	/* host: a grant's path, as its sandbox will take it (no link followed) */
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, p, &how, sizeof how);
+	struct stat so, si;
+	if (fd < 0 || fstat(fd, &so) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return xasprintf("--%s %s: %s outside the sandbox (name the place itself, with no "
+				 "symbolic link on the way)", opt, p,
+				 errno == ELOOP ? "goes through a symbolic link" : "does not exist");
+	}
+	close(fd);
+	if (k == WK_GRANT_SOCKET)
+		return S_ISSOCK(so.st_mode) ? NULL : xasprintf("--socket %s: not a unix socket", p);
+	if (v != WK_FS_UNREADABLE &&
+	    (!host_bound(s, p) || !view_lstat(s->view_root, p, &si) || si.st_dev != so.st_dev ||
+	     si.st_ino != so.st_ino))
+		return xasprintf("--%s %s: not the same %s in the sandbox and outside (the "
+				 "sandbox's private /tmp or a link?); name a place of the host's",
+				 opt, p, S_ISDIR(so.st_mode) ? "directory" : "file");
+	if (k != WK_GRANT_WRITE)
+		return NULL;
+	struct strv roots = {0}, places = {0};
+	strv_add(&roots, p);
+	autorun_startup_places(&roots, s->homes, &places);
+	char *why = NULL;
+	for (size_t i = 0; i < places.n && !why; i++)
+		if (path_is_under(p, places.v[i]))
+			why = xasprintf("--write %s: %s runs code later (a shell's or a tool's startup "
+					"file): a grant never makes it writable", p, places.v[i]);
+	strv_free(&roots);
+	strv_free(&places);
+	return why;
+}
+
+/* The request's grant, checked before anyone decides on it: NULL, or why
+ * it cannot be given (allocated). */
+static char *grant_check(const struct session *s, const struct ask *a)
+{
+	const struct wk_grant *g = &a->req.grant;
+	if (g->v[WK_GRANT_NET].n && s->pol.net == NET_PORTS)
+		return xstrdup("--net: the session's network mode is ports; a grant reaches hosts "
+			       "through the proxy of mode domains (start the session with --net none "
+			       "or domains)");
+	for (size_t i = 0; i < g->v[WK_GRANT_ENV].n; i++)
+		if (!getenv(g->v[WK_GRANT_ENV].v[i]))
+			return xasprintf("--env %s: not set outside the sandbox: there is nothing to "
+					 "pass", g->v[WK_GRANT_ENV].v[i]);
+	struct wk_fstable t;
+	plan_fstable(s, &t);
+	char *why = NULL;
+	static const enum wk_grant_kind paths[] = {WK_GRANT_WRITE, WK_GRANT_READ, WK_GRANT_SOCKET};
+	for (size_t k = 0; k < 3 && !why; k++)
+		for (size_t i = 0; i < g->v[paths[k]].n && !why; i++)
+			why = grant_path_check(s, &t, paths[k], g->v[paths[k]].v[i]);
+	plan_fstable_free(&t);
+	return why;
 }
 
 /* The cwd of the requester, the same directory outside: opened by the
@@ -1830,24 +2021,47 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 			return;
 		}
 	}
-	/* CAREFUL: the sandbox can write the code this would run (the
-	 * program, a script, git's hooks and config...): no rule and no
-	 * approver may say yes to it, only the person at the terminal, shown
-	 * why. Decided on the file opened above and the checked cwd; a script
-	 * rewritten later is still in the same writable place. */
-	struct wk_careful_in ci = {.wset = session_wset(s), .cwd = a->cwd,
-				   .path_env = getenv("PATH"), .home = getenv("HOME"),
-				   .xdg_config = getenv("XDG_CONFIG_HOME"),
-				   .program = a->path, .argv = a->req.argv.v,
-				   .argc = a->req.argv.n};
-	char *careful = wk_careful(&ci);
-	/* Shown on the terminal and logged: it quotes paths and arguments of
-	 * the sandbox's, so no control character and a bounded length. */
-	a->careful = careful ? text_clean(careful, 1024) : NULL;
-	free(careful);
+	if (s->grant_of) {
+		deny(s, a, "policy", "a command run on a grant asks for nothing more; ask from the "
+		     "session it was granted in");
+		return;
+	}
+	if (a->req.outside) {
+		/* Outside: only the person at the terminal decides, never a
+		 * rule or an approver; CAREFUL says what the sandbox could
+		 * have put in the way, as advice (it cannot know it all). */
+		struct wk_careful_in ci = {.wset = session_wset(s), .cwd = a->cwd,
+					   .path_env = getenv("PATH"), .home = getenv("HOME"),
+					   .xdg_config = getenv("XDG_CONFIG_HOME"),
+					   .program = a->path, .argv = a->req.argv.v,
+					   .argc = a->req.argv.n};
+		char *careful = wk_careful(&ci);
+		/* Shown on the terminal and logged: it quotes paths and
+		 * arguments of the sandbox's, so no control character and a
+		 * bounded length. */
+		a->careful = careful ? text_clean(careful, 1024) : NULL;
+		free(careful);
+		if (s->wpol.esc_mode == WK_ESC_DENY) {
+			deny(s, a, "policy", "the policy refuses every request (escalation.mode "
+			     "\"deny\")");
+			return;
+		}
+		ask_someone(s, a, NULL);
+		return;
+	}
+	char *bad = grant_check(s, a);
+	if (bad) {
+		deny(s, a, "error", bad);
+		free(bad);
+		return;
+	}
+	for (int k = 0; k < WK_GRANT_KINDS; k++)
+		for (size_t i = 0; i < a->req.grant.v[k].n; i++)
+			strv_add(&a->given.v[k], a->req.grant.v[k].v[i]);
 
-	/* 2. escalation.allow: the very file the rule names, never CAREFUL. */
-	for (size_t i = 0; i < s->wpol.esc_allow.n && !a->careful; i++) {
+	/* 2. escalation.allow: the first rule for this very command decides,
+	 * by what it grants. */
+	for (size_t i = 0; i < s->wpol.esc_allow.n; i++) {
 		const struct wk_cmdrule *r = &s->wpol.esc_allow.v[i];
 		/* The name the program sees is part of the command: git
 		 * reads ./git-clone (a link to git) as git clone, a
@@ -1857,6 +2071,15 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		    !same_file(a->exe_fd, r->argv.v[0], arg0) || !rule_cwd_ok(r, a->cwd_fd))
 			continue;
 		a->rule = rule_text(r);
+		char *more = wk_grant_covers(&r->grant, &a->req.grant);
+		if (more) {
+			char *m = xasprintf("the rule grants less than was asked: %s is not in its "
+					    "grant", more);
+			free(more);
+			deny(s, a, "rule", m);
+			free(m);
+			return;
+		}
 		if (r->stdin)
 			a->input_sb = false; /* passed on, as the rule says */
 		approve(s, a, "rule");
@@ -1867,7 +2090,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		deny(s, a, "policy", "the policy refuses every request (escalation.mode \"deny\")");
 		return;
 	}
-	ask_someone(s, a, a->careful ? NULL : approver_of(s));
+	ask_someone(s, a, approver_of(s));
 }
 
 /* A child the supervisor waits for by itself: the sandbox's init

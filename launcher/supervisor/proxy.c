@@ -70,6 +70,7 @@
 
 #include "fdpass.h"
 #include "netfmt.h"
+#include "grant.h"
 #include "netdomain.h"
 #include "proxyparse.h"
 #include "util.h"
@@ -1195,6 +1196,21 @@ static void proxy_answer(unsigned long token, enum pty_answer answer, bool settl
 		warnmsg("the proxy: an answer was lost: %s", strerror(errno));
 }
 
+/* C->t's port, for a target allowed by RULE (a pattern or an address):
+ * true, or refused here when the session reaches RULE on other ports
+ * only (a grant's HOST:PORT, grant.h). */
+static bool port_allowed(int i, const char *rule)
+{
+	struct conn *c = &conns[i];
+	if (wk_grant_port_ok(sess->pol.port_limits.v, sess->pol.port_limits.n, rule, c->t.port))
+		return true;
+	char reason[WK_NAME_MAX + 64];
+	snprintf(reason, sizeof reason, "port %u is not one allowed for %s", (unsigned)c->t.port,
+		 rule);
+	refuse(i, PROXY_DENIED, reason, NULL, 403, WK_SOCKS_NOT_ALLOWED);
+	return false;
+}
+
 /* A complete request for C->t: decided, then resolved or refused. */
 static void decide(int i)
 {
@@ -1211,6 +1227,13 @@ static void decide(int i)
 			refuse(i, PROXY_RAW_IP, "an address, not a name", NULL, 403, WK_SOCKS_NOT_ALLOWED);
 			return;
 		}
+		char text[NETFMT_IPV6_MAX], canon[NETFMT_IPV6_MAX];
+		if (a.family == AF_INET)
+			netfmt_ipv4(text, a.a);
+		else
+			netfmt_ipv6(text, a.a);
+		if (!wk_addr_canonical(text, 0, canon, sizeof canon) || !port_allowed(i, canon))
+			return;
 		use_addresses(i, &a, 1);
 		return;
 	}
@@ -1224,6 +1247,8 @@ static void decide(int i)
 		refuse(i, PROXY_DENIED, reason, NULL, 403, WK_SOCKS_NOT_ALLOWED);
 		return;
 	}
+	if (v == WK_DOMAIN_ALLOWED && !port_allowed(i, which))
+		return;
 	if (v == WK_DOMAIN_UNLISTED && !name_kept(&kept_allowed, c->t.host)) {
 		if (name_kept(&kept_refused, c->t.host))
 			refuse(i, PROXY_UNLISTED, "not in the allowed domains; refused for this session",

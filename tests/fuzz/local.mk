@@ -13,6 +13,8 @@ FUZZ_CFLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 FUZZ_SRCS = \
 	$(top_srcdir)/tests/fuzz/policy-fuzz.c \
 	$(top_srcdir)/lib/policy.c \
+	$(top_srcdir)/lib/grant.c \
+	$(top_srcdir)/lib/askproto.c \
 	$(top_srcdir)/lib/netdomain.c \
 	$(top_srcdir)/lib/path.c \
 	$(top_srcdir)/lib/pathlex.c \
@@ -71,6 +73,7 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/launcher/base/mountops.c \
 	$(top_srcdir)/lib/envscrub.c \
 	$(top_srcdir)/lib/askproto.c \
+	$(top_srcdir)/lib/grant.c \
 	$(top_srcdir)/lib/path.c \
 	$(top_srcdir)/lib/view.c \
 	$(top_srcdir)/lib/netdomain.c \
@@ -110,6 +113,10 @@ CLEANFILES += tests/fuzz/denialpkt-fuzz
 ASK_FUZZ_SRCS = \
 	$(top_srcdir)/tests/fuzz/ask-fuzz.c \
 	$(top_srcdir)/lib/askproto.c \
+	$(top_srcdir)/lib/grant.c \
+	$(top_srcdir)/lib/netdomain.c \
+	$(top_srcdir)/lib/path.c \
+	$(top_srcdir)/lib/pathlex.c \
 	$(top_srcdir)/lib/util.c
 ASK_CORPUS = \
 	tests/fuzz/ask-corpus/bad \

@@ -345,7 +345,7 @@ int main(void)
 		     "rest form only last");
 	expect_error("{\"escalation\": {\"allow\": [{\"argv\": [\"git\"], \"cwd\": \"rel\", "
 		     "\"x\": 1}]}}",
-		     "t.json: /escalation/allow/0/x: unknown key \"x\" (known here: argv, cwd, stdin)\n"
+		     "t.json: /escalation/allow/0/x: unknown key \"x\" (known here: argv, cwd, stdin, grant)\n"
 		     "t.json: /escalation/allow/0/cwd: relative path \"rel\"; write an absolute path "
 		     "or ${cwd}/rel",
 		     "object rule: unknown key, relative cwd");
