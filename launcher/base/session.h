@@ -60,6 +60,9 @@ struct policy {
 	/* NET_DOMAINS: "HOST:PORT" (grant.h's net items): a name pattern or
 	 * address of the lists above reached on those ports only. */
 	struct strv port_limits;
+	/* Host unix sockets the command may connect to (--socket: a grant's),
+	 * canonical; each also a read root, so that it is in view. */
+	struct strv sockets;
 	bool private_tmp;       /* /tmp is a fresh per-session tmpfs */
 	char tmp_size[WK_TMP_SIZE_MAX]; /* its size limit, and /dev/shm's */
 	struct strv env_unset;  /* glob patterns of variables removed */

@@ -84,6 +84,8 @@ static void usage_main(FILE *f)
 		"                        policy's names, through wicket's proxy)\n"
 		"      --allow-domain NAME  reach NAME (or *.NAME's subdomains) through wicket's\n"
 		"                        proxy; implies --net domains (repeatable)\n"
+		"      --socket PATH     let the command connect to the host's unix socket at\n"
+		"                        PATH (e.g. \"$SSH_AUTH_SOCK\"; repeatable)\n"
 		"      --allow-address ADDRESS  let the proxy reach this IP address (loopback\n"
 		"                        and private ones included); implies --net domains\n"
 		"      --best-effort     run even where the kernel cannot enforce everything,\n"
@@ -101,7 +103,8 @@ static void usage_main(FILE *f)
 }
 
 enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER, OPT_ALLOW_SHARED,
-       OPT_READ, OPT_HIDE, OPT_ALLOW_DOMAIN, OPT_ALLOW_ADDRESS, OPT_GRANT_OF };
+       OPT_READ, OPT_HIDE, OPT_ALLOW_DOMAIN, OPT_ALLOW_ADDRESS, OPT_GRANT_OF,
+       OPT_SOCKET };
 
 static const struct option run_opts[] = {
 	{"policy", required_argument, NULL, 'P'},
@@ -121,6 +124,7 @@ static const struct option run_opts[] = {
 	{"allow-shared-write", no_argument, NULL, OPT_ALLOW_SHARED},
 	{"allow-address", required_argument, NULL, OPT_ALLOW_ADDRESS},
 	{"grant-of", required_argument, NULL, OPT_GRANT_OF},
+	{"socket", required_argument, NULL, OPT_SOCKET},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -129,7 +133,7 @@ static const struct option run_opts[] = {
 struct cli {
 	const char *policy;
 	const char *workspace;
-	struct strv write, protect, read, hide;
+	struct strv write, protect, read, hide, sockets;
 	struct strv env;       /* --env NAME=VALUE, the caller's value looked up */
 	struct port_list net_ports; /* --net ports:LIST */
 	struct strv domains;        /* --allow-domain NAME */
@@ -254,7 +258,8 @@ static void rerun_plan(struct session *s, const struct cli *cli, const struct wk
 		const struct strv *v;
 		const char *opt;
 	} paths[] = {{&cli->write, "--write"}, {&cli->read, "--read"},
-		     {&cli->protect, "--protect"}, {&cli->hide, "--hide"}};
+		     {&cli->protect, "--protect"}, {&cli->hide, "--hide"},
+		     {&cli->sockets, "--socket"}};
 	for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++)
 		for (size_t i = 0; i < paths[k].v->n; i++) {
 			strv_add(r, paths[k].opt);
@@ -655,6 +660,21 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		}
 		free(r);
 	}
+	cli_paths(&cli->sockets, "--socket", cwd, home, true, &s.pol.sockets, NULL);
+	for (size_t i = 0; i < s.pol.sockets.n; i++) {
+		const char *k = s.pol.sockets.v[i];
+		if (stat(k, &st) < 0 || !S_ISSOCK(st.st_mode))
+			die("--socket %s: not a unix socket", k);
+		if (s.layers.landlock_abi >= 9)
+			die("--socket %s: this kernel's Landlock decides unix sockets, and wicket does "
+			    "not yet name one socket to it", k);
+		for (size_t j = 0; j < s.pol.hide.n; j++)
+			if (path_is_under(k, s.pol.hide.v[j]))
+				die("--socket %s: inside the hidden %s", k, s.pol.hide.v[j]);
+		/* In view: where the sandbox has a /tmp of its own, kept there. */
+		if (!strv_contains(&s.pol.read, k))
+			strv_add(&s.pol.read, k);
+	}
 	/* Protected and hidden paths stay lexical, like the policy's: the
 	 * plan resolves them. */
 	cli_paths(&cli->protect, "--protect", cwd, home, false, &s.pol.protect, &s.cli_protect);
@@ -841,6 +861,9 @@ static int cmd_run(int argc, char **argv, bool shell)
 		case OPT_ALLOW_ADDRESS:
 			cli_net_item(c == OPT_ALLOW_ADDRESS ? &cli.addresses : &cli.domains, optarg,
 				     c == OPT_ALLOW_ADDRESS);
+			break;
+		case OPT_SOCKET:
+			strv_add(&cli.sockets, optarg);
 			break;
 		case OPT_GRANT_OF:
 			if (!optarg[0] || strspn(optarg, "0123456789abcdef") != strlen(optarg))

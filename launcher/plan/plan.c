@@ -98,6 +98,9 @@ void plan_fstable_free(struct wk_fstable *t)
 
 const char *plan_unix_root(const struct session *s, const char *path)
 {
+	for (size_t i = 0; i < s->pol.sockets.n; i++)
+		if (strcmp(s->pol.sockets.v[i], path) == 0)
+			return s->pol.sockets.v[i]; /* --socket: this one, named */
 	struct wk_fstable t;
 	struct wk_fsmatch m;
 	plan_fstable(s, &t);

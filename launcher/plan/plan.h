@@ -24,7 +24,8 @@ void plan_mount_ops_late(const struct mount_plan *plan, const char *workspace,
 const char *writable_root_of(const struct policy *pol, const char *path);
 /* The root beneath which the sandbox may reach the unix socket at PATH
  * (canonical, in the sandbox's view): a writable root, the session's own
- * /tmp (but not a read root kept there) or /dev/shm; NULL: out of reach. */
+ * /tmp (but not a read root kept there) or /dev/shm, or a socket named by
+ * --socket; NULL: out of reach. */
 const char *plan_unix_root(const struct session *s, const char *path);
 /* The session's rules as classify (lib/classify.h) takes them: what the
  * kernel enforces for it (plan.c). Pointers into the session; free with

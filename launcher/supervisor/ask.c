@@ -117,6 +117,7 @@ _Static_assert(AUDIT_BUDGET <= AUDIT_ROTATE / 4, "a session fills at most a quar
 #define FLOOD_WINDOW_MS 60000
 #define FLOOD_QUIET_MS 30000
 #define SIGNALS_PER_WAKE 8
+#define APPROVER_ANSWER_MAX 65536 /* bytes of an approver's answer (approver_answer) */
 
 #ifndef AT_EMPTY_PATH
 #define AT_EMPTY_PATH 0x1000
@@ -703,6 +704,59 @@ static pid_t spawn_clean(int (*fn)(void *), void *arg)
 
 static void approve(struct session *s, struct ask *a, const char *by);
 
+/* An approver that said yes may narrow the grant: its standard output is
+ * nothing (the grant asked for), or {"grant": {...}} within what was
+ * asked, which is then what is given. NULL, or why its answer is
+ * refused (allocated). */
+static char *approver_answer(struct ask *a)
+{
+	char *buf = xmalloc(APPROVER_ANSWER_MAX + 1);
+	size_t n = 0;
+	ssize_t r;
+	while (a->approver_out >= 0 && n <= APPROVER_ANSWER_MAX &&
+	       (r = read(a->approver_out, buf + n, APPROVER_ANSWER_MAX + 1 - n)) > 0)
+		n += (size_t)r;
+	close_fd(&a->approver_out);
+	size_t k = 0;
+	while (k < n && (buf[k] == ' ' || buf[k] == '\n' || buf[k] == '\t' || buf[k] == '\r'))
+		k++;
+	if (k == n) {
+		free(buf);
+		return NULL;
+	}
+	if (n > APPROVER_ANSWER_MAX || a->req.outside) {
+		free(buf);
+		return xasprintf(a->req.outside ? "an approver does not answer for a command run "
+			"outside" : "the approver's answer is longer than %d bytes", APPROVER_ANSWER_MAX);
+	}
+	json_error_t je;
+	json_t *o = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &je);
+	free(buf);
+	json_t *g = json_object_get(o, "grant");
+	struct wk_grant answer = {0};
+	char *why = NULL;
+	if (!json_is_object(o) || json_object_size(o) != 1 || !g)
+		why = xstrdup("the approver's answer is not {\"grant\": {...}} (its standard output "
+			      "is that, or nothing)");
+	else if (!wk_grant_from_json(g, NULL, NULL, &answer, &why))
+		;
+	else {
+		char *more = wk_grant_covers(&a->req.grant, &answer);
+		if (more) {
+			why = xasprintf("the approver's answer grants more than was asked: %s", more);
+			free(more);
+		}
+	}
+	json_decref(o);
+	if (why) {
+		wk_grant_free(&answer);
+		return why;
+	}
+	wk_grant_free(&a->given);
+	a->given = answer;
+	return NULL;
+}
+
 static void child_exited(struct session *s, struct watch *w, short revents)
 {
 	(void)w, (void)revents;
@@ -729,6 +783,12 @@ static void child_exited(struct session *s, struct watch *w, short revents)
 		break;
 	case A_APPROVER:
 		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			char *bad = approver_answer(a);
+			if (bad) {
+				deny(s, a, "approver", bad);
+				free(bad);
+				break;
+			}
 			approve(s, a, "approver");
 		} else {
 			char msg[96];
@@ -1264,18 +1324,17 @@ static char *fd_path(int fd)
 	return path_of_fd(fd, buf, sizeof buf) ? xstrdup(buf) : NULL;
 }
 
-/* The approver's child (spawn_clean): the request on its stdin. */
+/* The approver's child (spawn_clean): the request on its stdin, its
+ * answer (narrowing the grant, approver_answer) on its stdout. */
 struct approver_child {
-	int in, fd;
+	int in, out, fd;
 	char *path;
 };
 
 static int approver_child(void *arg)
 {
 	const struct approver_child *c = arg;
-	/* host: /dev/null */
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (dup2(c->in, 0) < 0 || null < 0 || dup2(null, 1) < 0)
+	if (dup2(c->in, 0) < 0 || dup2(c->out, 1) < 0)
 		_exit(EXIT_WICKET);
 	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
 	fcntl(c->fd, F_SETFD, 0); /* a script's interpreter opens /dev/fd/N */
@@ -1327,9 +1386,19 @@ static void ask_approver(struct session *s, struct ask *a, const char *approver)
 	bool written = write(p[1], text, len) == (ssize_t)len;
 	close(p[1]);
 	free(text);
-	struct approver_child c = {p[0], fd, path};
+	int o[2] = {-1, -1};
+	if (pipe2(o, O_CLOEXEC) < 0 || fcntl(o[0], F_SETFL, O_NONBLOCK) < 0) {
+		written = false;
+	} else {
+		/* Room for the whole answer: the approver never waits on it. */
+		fcntl(o[1], F_SETPIPE_SZ, APPROVER_ANSWER_MAX * 2);
+	}
+	struct approver_child c = {p[0], o[1], fd, path};
 	pid_t pid = written ? spawn_clean(approver_child, &c) : -1;
 	close(p[0]);
+	if (o[1] >= 0)
+		close(o[1]);
+	a->approver_out = o[0];
 	close(fd);
 	free(path);
 	if (pid < 0) {
