@@ -120,6 +120,8 @@ static const char *ptr_idx_buf(char *buf, size_t cap, const char *parent, size_t
 
 static const char *type_name(const json_t *j)
 {
+	if (!j)
+		return "nothing (the key is missing)";
 	switch (json_typeof(j)) {
 	case JSON_OBJECT:
 		return "an object";

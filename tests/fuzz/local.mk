@@ -57,6 +57,7 @@ FUZZ_CORPUS = \
 	tests/fuzz/corpus/example-node.json \
 	tests/fuzz/corpus/example-postgres.json \
 	tests/fuzz/corpus/ok-empty.json \
+	tests/fuzz/corpus/ok-escalation-grant.json \
 	tests/fuzz/corpus/ok-extends-chain.json \
 	tests/fuzz/corpus/ok-sandbox-false.json \
 	tests/fuzz/corpus/ok-unicode.json
@@ -121,8 +122,10 @@ ASK_FUZZ_SRCS = \
 ASK_CORPUS = \
 	tests/fuzz/ask-corpus/bad \
 	tests/fuzz/ask-corpus/controls \
+	tests/fuzz/ask-corpus/grant \
 	tests/fuzz/ask-corpus/nul \
 	tests/fuzz/ask-corpus/ok \
+	tests/fuzz/ask-corpus/outside \
 	tests/fuzz/ask-corpus/signal
 EXTRA_DIST += tests/fuzz/ask-fuzz.c tests/fuzz/ask.dict $(ASK_CORPUS)
 CLEANFILES += tests/fuzz/ask-fuzz

@@ -104,3 +104,8 @@ check_PROGRAMS += tests/unit/test-proxy
 tests_unit_test_proxy_SOURCES = tests/unit/test-proxy.c
 tests_unit_test_proxy_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_proxy_LDADD = lib/libwicket.la $(JANSSON_LIBS)
+# Grants (lib/grant.c): canonical items, refusals, coverage.
+check_PROGRAMS += tests/unit/test-grant
+tests_unit_test_grant_SOURCES = tests/unit/test-grant.c
+tests_unit_test_grant_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_grant_LDADD = lib/libwicket.la $(JANSSON_LIBS)
