@@ -85,6 +85,7 @@
 #include "classify.h"
 #include "fdpass.h"
 #include "grant.h"
+#include "sha256.h"
 #include "careful.h"
 #include "askrender.h"
 #include "path.h"
@@ -411,6 +412,65 @@ static json_t *audit_argv(const struct strv *v)
 	return a;
 }
 
+/* V does not fit an audit line whole (audit_argv cuts it). */
+static bool argv_cut(const struct strv *v)
+{
+	if (v->n > AUDIT_ARGS)
+		return true;
+	for (size_t i = 0; i < v->n; i++)
+		if (strlen(v->v[i]) > AUDIT_STR / 2)
+			return true;
+	return false;
+}
+
+/* The whole of V, kept beside the audit log in a file named by its
+ * digest (audit-argv/SHA256.json), so that the record holds what ran
+ * however long it was; the name, relative to the log's directory, or
+ * NULL when it could not be kept (the line then says so). Its bytes
+ * count against the session's budget. */
+static char *audit_argv_file(const struct strv *v)
+{
+	json_t *a = argv_json(v);
+	char *text = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	char *dir = wicket_state_dir(), *name = NULL;
+	if (text && dir && wicket_state_dir_make(dir)) {
+		char hex[65];
+		size_t n = strlen(text);
+		wk_sha256_hex(text, n, hex);
+		char *sub = path_join(dir, "audit-argv");
+		char *rel = xasprintf("audit-argv/%s.json", hex);
+		char *file = path_join(dir, rel);
+		char *tmp = xasprintf("%s.%d.tmp", file, (int)getpid());
+		struct stat st;
+		/* host: the user's state directory */
+		if ((mkdir(sub, 0700) == 0 || errno == EEXIST) && lstat(sub, &st) == 0 &&
+		    S_ISDIR(st.st_mode)) {
+			/* host: a file of the state directory, named by its content */
+			int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+			bool ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
+			if (fd >= 0)
+				close(fd);
+			/* host: the same */
+			if (ok && rename(tmp, file) == 0) {
+				name = rel;
+				rel = NULL;
+				audit_bytes += n;
+			} else {
+				/* host: the same */
+				unlink(tmp);
+			}
+		}
+		free(tmp);
+		free(file);
+		free(rel);
+		free(sub);
+	}
+	free(dir);
+	free(text);
+	return name;
+}
+
 static const char *policy_name(const struct session *s)
 {
 	return s->pol.name ? s->pol.name : DEFAULT_POLICY;
@@ -459,6 +519,12 @@ static void audit(const struct session *s, const struct ask *a)
 	json_object_set_new(o, "exe", jstr_cut(a->exe));
 	json_object_set_new(o, "argc", json_integer((json_int_t)a->req.argv.n));
 	json_object_set_new(o, "argv", audit_argv(&a->req.argv));
+	if (argv_cut(&a->req.argv)) {
+		char *whole = audit_argv_file(&a->req.argv);
+		json_object_set_new(o, "argv_whole", whole ? json_string(whole)
+				    : json_string("(not kept: the state directory could not take it)"));
+		free(whole);
+	}
 	json_object_set_new(o, "path", jstr_cut(a->path));
 	json_object_set_new(o, "cwd", jstr_cut(a->cwd));
 	json_object_set_new(o, "reason", jstr_cut(a->req.reason));

@@ -1694,5 +1694,10 @@ void control_finish(struct session *s)
 		n += (size_t)snprintf(msg + n, sizeof msg - n, "%s%u %s%s", n ? ", " : "", counts[k],
 				      what[k], counts[k] == 1 ? "" : "s");
 	}
-	warnmsg("the sandbox blocked %s; run `wicket why` for details", msg);
+	if (s->grant_of)
+		/* The session that asked explains its own refusals, not these. */
+		warnmsg("the grant's sandbox blocked %s; outside the sandbox, `wicket why --session "
+			"%s` has the details", msg, s->session_id ? s->session_id : "?");
+	else
+		warnmsg("the sandbox blocked %s; run `wicket why` for details", msg);
 }

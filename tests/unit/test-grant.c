@@ -3,6 +3,7 @@
 #include "config.h"
 #include "tap.h"
 #include "grant.h"
+#include "sha256.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -279,5 +280,24 @@ int main(void)
 		wk_grant_free(&j);
 		json_decref(o);
 	}
+	/* The audit's digest (lib/sha256.c): FIPS 180-4's vectors, and the
+	 * lengths where the padding takes a second block. */
+	char hex[65];
+	wk_sha256_hex("abc", 3, hex);
+	is_str(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "sha256 abc");
+	wk_sha256_hex("", 0, hex);
+	is_str(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "sha256 ''");
+	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	wk_sha256_hex(two, strlen(two), hex);
+	is_str(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+	       "sha256 of 56 bytes (two blocks of padding)");
+	char a1000[1000];
+	memset(a1000, 'a', sizeof a1000);
+	wk_sha256_hex(a1000, 64, hex);
+	is_str(hex, "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb",
+	       "sha256 of 64 bytes");
+	wk_sha256_hex(a1000, 55, hex);
+	is_str(hex, "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318",
+	       "sha256 of 55 bytes");
 	return done_testing();
 }
