@@ -1753,6 +1753,46 @@ static char *grant_path_check(const struct session *s, const struct wk_fstable *
 	return why;
 }
 
+/* What the sandbox made during the session where the user's tools would
+ * run it (the protected places absent at the start, plan_check_absent's),
+ * for the person asked about a command outside: "made during this
+ * session: P (pointing at ...)", at most three; NULL when none. */
+static char *session_made(const struct session *s)
+{
+	struct strv seen = {0};
+	for (size_t i = 0; i < s->plan.absent_protect.n && seen.n < 3; i++) {
+		const char *p = s->plan.absent_protect.v[i];
+		struct stat st;
+		if (!view_lstat(s->view_root, p, &st))
+			continue;
+		char text[160] = "";
+		ssize_t n = S_ISREG(st.st_mode) ? view_read_text(s->view_root, p, text, sizeof text) : -1;
+		if (S_ISLNK(st.st_mode))
+			n = view_readlink(s->view_root, p, text, sizeof text - 1);
+		if (n > 0) {
+			text[n < (ssize_t)sizeof text ? n : (ssize_t)sizeof text - 1] = '\0';
+			text[strcspn(text, "\n")] = '\0';
+		} else {
+			text[0] = '\0';
+		}
+		strv_push(&seen, text[0] ? xasprintf("%s (pointing at %s)", p, text) : xstrdup(p));
+	}
+	if (!seen.n)
+		return NULL;
+	size_t len = 64;
+	for (size_t i = 0; i < seen.n; i++)
+		len += strlen(seen.v[i]) + 2;
+	char *o = xmalloc(len);
+	strcpy(o, "made during this session: ");
+	for (size_t i = 0; i < seen.n; i++) {
+		if (i)
+			strcat(o, ", ");
+		strcat(o, seen.v[i]);
+	}
+	strv_free(&seen);
+	return o;
+}
+
 /* The request's grant, checked before anyone decides on it: NULL, or why
  * it cannot be given (allocated). */
 static char *grant_check(const struct session *s, const struct ask *a)
@@ -2171,6 +2211,13 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 					   .program = a->path, .argv = a->req.argv.v,
 					   .argc = a->req.argv.n};
 		char *careful = wk_careful(&ci);
+		char *made = session_made(s);
+		if (made) {
+			char *both = xasprintf("%s%s%s", careful ? careful : "", careful ? "; " : "", made);
+			free(careful);
+			free(made);
+			careful = both;
+		}
 		/* Shown on the terminal and logged: it quotes paths and
 		 * arguments of the sandbox's, so no control character and a
 		 * bounded length. */
