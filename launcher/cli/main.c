@@ -201,7 +201,8 @@ static void cli_net_item(struct strv *to, const char *arg, bool address)
 	if (addr != address)
 		die(address ? "--allow-address %s: not an IPv4 or IPv6 address (a name is reached "
 			      "with --allow-domain)"
-			    : "--allow-domain %s: an address, not a name (use --allow-address)",
+			    : "--allow-domain %s: an address, not a name (use --allow-address, or "
+			      "\"allow_addresses\" in a policy's network section)",
 		    arg);
 	strv_add(to, g.v[WK_GRANT_NET].v[0]);
 	wk_grant_free(&g);
@@ -656,7 +657,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 			}
 			h = realpath(s.pol.hide.v[j], NULL);
 			if (path_is_under(r, s.pol.hide.v[j]) || (h && path_is_under(r, h)))
-				die("--read %s: it is hidden by the rule \"%s\"; %s", cli->read.v[i],
+				die("--read %s: it is hidden by the policy's rule \"%s\"; %s", cli->read.v[i],
 				    s.pol.hide.v[j], cli->grant_of ? "a grant reads the whole of it or "
 				    "nothing (ask for --read of that path)" : "the command line does not "
 				    "lift it (write a policy that does not hide it; see wicket-policy(5))");
