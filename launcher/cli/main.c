@@ -643,8 +643,10 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		free(a);
 		for (size_t j = 0; r && j < s.pol.hide.n; j++) {
 			char *h = realpath(s.pol.hide.v[j], NULL);
-			bool lifted = cli->grant_of && (path_is_under(s.pol.hide.v[j], r) ||
-							(h && path_is_under(h, r)));
+			/* A grant's --read of the store itself; stores beneath
+			 * a wider path stay hidden. */
+			bool lifted = cli->grant_of && (strcmp(s.pol.hide.v[j], r) == 0 ||
+							(h && strcmp(h, r) == 0));
 			free(h);
 			if (lifted) {
 				/* A grant's --read: the hidden store, read. */
