@@ -48,9 +48,7 @@ static void err(struct loader *l, const char *label, const char *ptr, const char
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *msg;
-	if (vasprintf(&msg, fmt, ap) < 0)
-		die("out of memory");
+	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (ptr)
 		strv_push(&l->ctx->errors, xasprintf("%s: %s: %s", label, ptr[0] ? ptr : "/", msg));

@@ -65,6 +65,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -684,6 +685,18 @@ static void conclude(struct session *s, struct ask *a, const char *decision, con
 static void deny(struct session *s, struct ask *a, const char *by, const char *msg)
 {
 	conclude(s, a, "denied", by, msg);
+}
+
+/* deny() with a message made of FMT. */
+__attribute__((format(printf, 4, 5))) static void denyf(struct session *s, struct ask *a,
+							const char *by, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *m = xvasprintf(fmt, ap);
+	va_end(ap);
+	deny(s, a, by, m);
+	free(m);
 }
 
 struct spawn {
@@ -1417,20 +1430,17 @@ static void ask_approver(struct session *s, struct ask *a, const char *approver)
 		free(path);
 		if (fd >= 0)
 			close(fd);
-		char *m = xasprintf("the approver %s cannot be found", approver);
-		deny(s, a, "error", m);
-		free(m);
+		denyf(s, a, "error", "the approver %s cannot be found", approver);
 		return;
 	}
 	char *why = wk_program_writable(session_wset(s), path);
 	bool writable = why != NULL;
 	free(why);
 	if (writable) {
-		char *m = xasprintf("the approver %s is writable inside the sandbox: it is not asked", path);
 		close(fd);
+		denyf(s, a, "error", "the approver %s is writable inside the sandbox: it is not asked",
+		      path);
 		free(path);
-		deny(s, a, "error", m);
-		free(m);
 		return;
 	}
 	json_t *doc = request_json(s, a);
@@ -2160,22 +2170,18 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	a->exe_fd = open_program(a->req.argv.v[0], s->view_root, a->cwd);
 	if (a->exe_fd < 0 && errno == ELOOP) {
 		char *clean = text_clean(a->req.argv.v[0], 256);
-		char *m = xasprintf("%s: refused: the path goes through /proc (a link into another "
-				    "process's view of the files) or loops", clean);
+		denyf(s, a, "error", "%s: refused: the path goes through /proc (a link into another "
+		      "process's view of the files) or loops", clean);
 		free(clean);
-		deny(s, a, "error", m);
-		free(m);
 		return;
 	}
 	struct stat st;
 	if (a->exe_fd < 0 || fstat(a->exe_fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    !(a->path = fd_path(a->exe_fd))) {
 		char *clean = text_clean(a->req.argv.v[0], 256);
-		char *m = xasprintf("%s: command not found", clean);
-		free(clean);
 		a->status = EXIT_NOTFOUND;
-		deny(s, a, "error", m);
-		free(m);
+		denyf(s, a, "error", "%s: command not found", clean);
+		free(clean);
 		return;
 	}
 
@@ -2255,11 +2261,9 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		a->rule = rule_text(r);
 		char *more = wk_grant_covers(&r->grant, &a->req.grant);
 		if (more) {
-			char *m = xasprintf("the rule grants less than was asked: %s is not in its "
-					    "grant", more);
+			denyf(s, a, "rule", "the rule grants less than was asked: %s is not in its "
+			      "grant", more);
 			free(more);
-			deny(s, a, "rule", m);
-			free(m);
 			return;
 		}
 		if (r->stdin)
