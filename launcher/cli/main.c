@@ -30,6 +30,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 
 #include "envscrub.h"
 #include "grant.h"
@@ -160,6 +162,29 @@ static char *absolute(const char *p, const char *cwd, const char *home)
 	return n;
 }
 
+/* A grant's path comes as the object the supervisor checked,
+ * /proc/self/fd/N (ask.c, grant_run_plan): the name it resolves to now
+ * (R) must still lead to that object with no symbolic link on the way,
+ * else the grant is refused. The mounts then take R without following
+ * links either (mounts.c). Other paths: nothing to do. */
+static void held_verify(const char *a, const char *r, const char *opt)
+{
+	long fd;
+	if (strncmp(a, "/proc/self/fd/", 14) != 0 || !parse_long(a + 14, 3, INT_MAX, &fd))
+		return;
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
+	int now = (int)syscall(SYS_openat2, AT_FDCWD, r, &how, sizeof how);
+	struct stat h, n;
+	bool same = now >= 0 && fstat((int)fd, &h) == 0 && fstat(now, &n) == 0 &&
+		    h.st_dev == n.st_dev && h.st_ino == n.st_ino;
+	if (now >= 0)
+		close(now);
+	if (!same)
+		die("%s %s: the place granted was moved or replaced while its sandbox started; "
+		    "not run", opt, r);
+	fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+}
+
 /* The paths of a command-line option (--write, --read, --protect,
  * --hide) added to TO: expanded (~, relative to CWD), canonical when
  * CANON; each must exist, or the option would silently do nothing.
@@ -176,6 +201,7 @@ static void cli_paths(const struct strv *in, const char *opt, const char *cwd, c
 		char *r = canon ? realpath(a, NULL) : xstrdup(a);
 		if (!r)
 			die("%s %s: %s", opt, in->v[i], strerror(errno));
+		held_verify(a, r, opt);
 		free(a);
 		if (also && !strv_contains(also, r))
 			strv_add(also, r);
@@ -682,6 +708,16 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		if (!strv_contains(&s.pol.read, k))
 			strv_add(&s.pol.read, k);
 	}
+	/* The objects of a grant's paths (held_verify) are taken: closed, so
+	 * that nothing of the supervisor's reaches the sandbox's init. */
+	const struct strv *held[] = {&cli->write, &cli->read, &cli->sockets};
+	for (size_t k = 0; k < 3 && cli->grant_of; k++)
+		for (size_t i = 0; i < held[k]->n; i++) {
+			long fd;
+			if (strncmp(held[k]->v[i], "/proc/self/fd/", 14) == 0 &&
+			    parse_long(held[k]->v[i] + 14, 3, INT_MAX, &fd))
+				close((int)fd);
+		}
 	/* Protected and hidden paths stay lexical, like the policy's: the
 	 * plan resolves them. */
 	cli_paths(&cli->protect, "--protect", cwd, home, false, &s.pol.protect, &s.cli_protect);

@@ -141,6 +141,8 @@ struct ask {
 	struct wk_grant given;  /* a grant's: what its sandbox gets (the request's, or
 				 * less: an approver's answer) */
 	char **run_argv, **run_envp; /* a grant's: the wicket that starts its sandbox */
+	int *held;              /* and the objects of its paths (grant_check), -1 ended */
+	size_t nheld;
 	int approver_out;       /* the approver's standard output (its answer), or -1 */
 	const char *input;      /* its standard input: "terminal", "null", or what the
 				 * sandbox writes ("pipe", "file", "socket", "device") */
@@ -169,6 +171,19 @@ struct ask {
 
 static struct ask asks[ASK_MAX];
 static bool init_done;
+
+/* A grant's writable roots and the places beneath them that run code
+ * later (autorun.c), as they were when its sandbox started. Its own
+ * wicket moves aside what its command made there when it ends; when the
+ * session ends, after every command of it has (end_commands), they are
+ * looked at again here (grant_guards_check), so that a grant's wicket
+ * killed before its own look leaves nothing planted either. */
+#define GUARDS_MAX 64
+struct grant_guard {
+	struct strv roots, before;
+};
+static struct grant_guard guards[GUARDS_MAX];
+static size_t n_guards;
 static int self_fd = -1; /* wicket itself (init_once) */
 static struct wk_wset wset; /* what the session can write (plan_wset) */
 static bool wset_done;
@@ -581,6 +596,9 @@ void ask_audit_net(const struct session *s, const char *comm, long host_pid, con
 
 static void timer_rearm(void);
 static void prompt_next(struct session *s);
+static bool grant_is_path(int k);
+static char *fd_path(int fd);
+static char *grant_check(const struct session *s, const struct wk_grant *g, int *held);
 static void reap_adopted(pid_t sandbox);
 
 /* The process group of a child of ours; never kill(0) or kill(-1),
@@ -597,6 +615,16 @@ static void free_vec(char **v)
 	for (size_t i = 0; v && v[i]; i++)
 		free(v[i]);
 	free(v);
+}
+
+static void held_close(struct ask *a)
+{
+	for (size_t i = 0; i < a->nheld; i++)
+		if (a->held[i] >= 0)
+			close(a->held[i]);
+	free(a->held);
+	a->held = NULL;
+	a->nheld = 0;
 }
 
 static void slot_free(struct ask *a)
@@ -624,6 +652,7 @@ static void slot_free(struct ask *a)
 	wk_grant_free(&a->given);
 	free_vec(a->run_argv);
 	free_vec(a->run_envp);
+	held_close(a);
 	close_fd(&a->approver_out);
 	*a = (struct ask){.io = {-1, -1, -1}, .reply = -1, .cwd_fd = -1, .exe_fd = -1,
 			  .child_pidfd = -1, .status = -1, .ctty = -1, .approver_out = -1};
@@ -932,6 +961,8 @@ static int command_child(void *arg)
 	 * descriptor does (a script's interpreter opens /dev/fd/N). */
 	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
 	if (a->run_argv) {
+		for (size_t i = 0; i < a->nheld; i++)
+			fcntl(a->held[i], F_SETFD, 0); /* named /proc/self/fd/N in run_argv */
 		syscall(SYS_execveat, self_fd, "", a->run_argv, a->run_envp, AT_EMPTY_PATH);
 		_exit(EXIT_WICKET);
 	}
@@ -947,10 +978,43 @@ static int command_child(void *arg)
 
 /* The wicket that starts a grant's sandbox: the session planned again
  * from the host (s->rerun), the grant's rights, and the command; the
- * supervisor's environment with the values of the session's --env. */
-static void grant_run_plan(const struct session *s, struct ask *a)
+ * supervisor's environment with the values of the session's --env. The
+ * grant is checked once more, on what is given, and each path goes as
+ * the object checked (/proc/self/fd/N, held open for it), never a name
+ * the sandbox could point elsewhere in between. NULL, or why not. */
+static char *grant_run_plan(const struct session *s, struct ask *a)
 {
+	size_t npaths = 0;
+	for (int k = 0; k < WK_GRANT_KINDS; k++)
+		npaths += grant_is_path(k) ? a->given.v[k].n : 0;
+	a->held = xcalloc(npaths + 1, sizeof *a->held);
+	for (size_t i = 0; i < npaths; i++)
+		a->held[i] = -1;
+	a->nheld = npaths;
+	char *bad = grant_check(s, &a->given, a->held);
+	if (bad)
+		return bad;
+	if (a->given.v[WK_GRANT_WRITE].n) {
+		if (n_guards == GUARDS_MAX)
+			return xasprintf("this session has had %d grants with --write; no more (each "
+					 "is looked at again when the session ends)", GUARDS_MAX);
+		struct grant_guard *g = &guards[n_guards++];
+		*g = (struct grant_guard){0};
+		for (size_t i = 0; i < a->given.v[WK_GRANT_WRITE].n; i++) {
+			char *where = fd_path(a->held[i]); /* write items come first */
+			if (where)
+				strv_push(&g->roots, where);
+		}
+		if (!autorun_places(&g->roots, s->homes, &g->before)) {
+			n_guards--;
+			strv_free(&g->roots);
+			strv_free(&g->before);
+			return xstrdup("a granted path holds too many git directories or config "
+				       "includes to know what runs code beneath it");
+		}
+	}
 	struct strv v = {0};
+	size_t h = 0;
 	strv_add(&v, "wicket");
 	for (size_t i = 0; i < s->rerun.n; i++)
 		strv_add(&v, s->rerun.v[i]);
@@ -960,6 +1024,11 @@ static void grant_run_plan(const struct session *s, struct ask *a)
 	for (int k = 0; k < WK_GRANT_KINDS; k++)
 		for (size_t i = 0; i < a->given.v[k].n; i++) {
 			const char *item = a->given.v[k].v[i];
+			if (grant_is_path(k)) {
+				strv_add(&v, opt[k]);
+				strv_push(&v, xasprintf("/proc/self/fd/%d", a->held[h++]));
+				continue;
+			}
 			if (k != WK_GRANT_NET) {
 				strv_add(&v, opt[k]);
 				strv_add(&v, item);
@@ -994,6 +1063,7 @@ static void grant_run_plan(const struct session *s, struct ask *a)
 	for (size_t i = 0; i < s->rerun_env.n; i++)
 		strv_add(&e, s->rerun_env.v[i]);
 	a->run_envp = e.v ? e.v : xcalloc(1, sizeof *e.v);
+	return NULL;
 }
 
 static void run_command(struct session *s, struct ask *a)
@@ -1004,7 +1074,12 @@ static void run_command(struct session *s, struct ask *a)
 			deny(s, a, "error", "wicket cannot find its own program to start the sandbox");
 			return;
 		}
-		grant_run_plan(s, a);
+		char *bad = grant_run_plan(s, a);
+		if (bad) {
+			denyf(s, a, "error", "not run: %s", bad);
+			free(bad);
+			return;
+		}
 	}
 	/* What the sandbox wrote, unless the person (or a rule's "stdin":
 	 * true) passed it on: /dev/null instead (input_kind). */
@@ -1059,6 +1134,7 @@ static void run_command(struct session *s, struct ask *a)
 		deny(s, a, "error", "cannot start the command (fork failed)");
 		return;
 	}
+	held_close(a); /* the command's wicket has them now */
 	a->st = A_RUNNING;
 	a->by = by;
 	a->deadline = 0;
@@ -1709,14 +1785,13 @@ static bool host_bound(const struct session *s, const char *path)
  * writable (autorun.c's places and the session's protected paths; those
  * beneath P its sandbox protects as any session does). NULL, or why not. */
 static char *grant_path_check(const struct session *s, const struct wk_fstable *t,
-			      enum wk_grant_kind k, const char *p)
+			      enum wk_grant_kind k, const char *p, int *held)
 {
 	const char *opt = wk_grant_kind_name(k);
 	struct wk_fsmatch m;
 	enum wk_fs_verdict v = wk_classify(t, p, &m);
-	if (v == WK_FS_HIDDEN)
-		return k == WK_GRANT_READ ? NULL
-		       : xasprintf("--%s %s: hidden from the session; a grant reads a hidden store "
+	if (v == WK_FS_HIDDEN && k != WK_GRANT_READ)
+		return xasprintf("--%s %s: hidden from the session; a grant reads a hidden store "
 				   "(--read), it does not %s one", opt, p,
 				   k == WK_GRANT_WRITE ? "write" : "reach a socket in");
 	if (k == WK_GRANT_WRITE && v == WK_FS_PROTECTED)
@@ -1739,7 +1814,14 @@ static char *grant_path_check(const struct session *s, const struct wk_fstable *
 				 "symbolic link on the way)", opt, p,
 				 errno == ELOOP ? "goes through a symbolic link" : "does not exist");
 	}
-	close(fd);
+	/* What is checked is this object: held, it is what the grant's
+	 * sandbox gets (grant_run_plan), whatever the name means later. */
+	if (held)
+		*held = fd;
+	else
+		close(fd);
+	if (v == WK_FS_HIDDEN)
+		return NULL;
 	if (k == WK_GRANT_SOCKET)
 		return S_ISSOCK(so.st_mode) ? NULL : xasprintf("--socket %s: not a unix socket", p);
 	if (v != WK_FS_UNREADABLE &&
@@ -1803,11 +1885,18 @@ static char *session_made(const struct session *s)
 	return o;
 }
 
-/* The request's grant, checked before anyone decides on it: NULL, or why
- * it cannot be given (allocated). */
-static char *grant_check(const struct session *s, const struct ask *a)
+static bool grant_is_path(int k)
 {
-	const struct wk_grant *g = &a->req.grant;
+	return k == WK_GRANT_WRITE || k == WK_GRANT_READ || k == WK_GRANT_SOCKET;
+}
+
+/* A grant's check (G: asked, or as it is to be given): NULL, or why it
+ * cannot be given (allocated). Made before anyone decides on it, and
+ * again on what is given when it runs, then with HELD (room for every
+ * path item, in G's order, -1 each) getting the object of each path,
+ * which its sandbox gets instead of the name. */
+static char *grant_check(const struct session *s, const struct wk_grant *g, int *held)
+{
 	if (g->v[WK_GRANT_NET].n && s->pol.net == NET_PORTS)
 		return xstrdup("--net: the session's network mode is ports; a grant reaches hosts "
 			       "through the proxy of mode domains (start the session with --net none "
@@ -1819,10 +1908,11 @@ static char *grant_check(const struct session *s, const struct ask *a)
 	struct wk_fstable t;
 	plan_fstable(s, &t);
 	char *why = NULL;
-	static const enum wk_grant_kind paths[] = {WK_GRANT_WRITE, WK_GRANT_READ, WK_GRANT_SOCKET};
-	for (size_t k = 0; k < 3 && !why; k++)
-		for (size_t i = 0; i < g->v[paths[k]].n && !why; i++)
-			why = grant_path_check(s, &t, paths[k], g->v[paths[k]].v[i]);
+	size_t n = 0;
+	for (int k = 0; k < WK_GRANT_KINDS && !why; k++)
+		for (size_t i = 0; i < g->v[k].n && !why && grant_is_path(k); i++)
+			why = grant_path_check(s, &t, (enum wk_grant_kind)k, g->v[k].v[i],
+					       held ? &held[n++] : NULL);
 	plan_fstable_free(&t);
 	return why;
 }
@@ -2237,7 +2327,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		ask_someone(s, a, NULL);
 		return;
 	}
-	char *bad = grant_check(s, a);
+	char *bad = grant_check(s, &a->req.grant, NULL);
 	if (bad) {
 		deny(s, a, "error", bad);
 		free(bad);
@@ -2434,6 +2524,32 @@ static void end_commands(pid_t sandbox)
 	reap_adopted(sandbox);
 }
 
+/* After every command of the session has ended: what the grants' commands
+ * made beneath their writable roots that runs code later, moved aside. */
+static void grant_guards_check(const struct session *s)
+{
+	for (size_t i = 0; i < n_guards; i++) {
+		struct grant_guard *g = &guards[i];
+		struct strv now = {0};
+		if (!autorun_places(&g->roots, s->homes, &now))
+			warnmsg("WARNING: a granted path holds too many git directories or config "
+				"includes to check them all for what the grant's command planted: "
+				"review them before running git there");
+		struct policy within = {0};
+		within.write = g->roots;
+		for (size_t j = 0; j < now.n; j++) {
+			struct stat st;
+			/* host: a place beneath a granted root, as autorun.c found it */
+			if (!strv_contains(&g->before, now.v[j]) && lstat(now.v[j], &st) == 0)
+				plan_quarantine(&within, now.v[j], s->session_id ? s->session_id : "0");
+		}
+		strv_free(&now);
+		strv_free(&g->roots);
+		strv_free(&g->before);
+	}
+	n_guards = 0;
+}
+
 void ask_session_over(struct session *s)
 {
 	if (init_done)
@@ -2451,6 +2567,7 @@ void ask_finish(struct session *s)
 			asks[i].ctty = -1;
 		}
 	end_commands(s->child);
+	grant_guards_check(s);
 	for (size_t i = 0; i < ASK_MAX; i++) {
 		struct ask *a = &asks[i];
 		switch (a->st) {
