@@ -862,6 +862,16 @@ static void nest_bare(struct nest *n, int fd, size_t len)
 		return;
 	git_part(fd, "commondir", false, &common);
 	git_part(fd, "config", false, &config);
+	if (len + 8 >= sizeof n->path)
+		return;
+	/* A repository known at the start: its config and hooks were
+	 * protected and a commondir watched (autorun_git_places), so new refs
+	 * and objects are git's own work (a push to it), not a plant. */
+	memcpy(n->path + len, "/config", 8);
+	bool known = strv_contains(&n->s->autorun_git_start, n->path);
+	n->path[len] = '\0';
+	if (known)
+		return;
 	if (head < n->since_ns && objects < n->since_ns && refs < n->since_ns &&
 	    common < n->since_ns && config < n->since_ns)
 		return;
