@@ -1005,13 +1005,23 @@ static char *grant_run_plan(const struct session *s, struct ask *a)
 			if (where)
 				strv_push(&g->roots, where);
 		}
-		if (!autorun_places(&g->roots, s->homes, &g->before)) {
+		struct strv places = {0};
+		if (!autorun_places(&g->roots, s->homes, &places)) {
 			n_guards--;
 			strv_free(&g->roots);
-			strv_free(&g->before);
+			strv_free(&places);
 			return xstrdup("a granted path holds too many git directories or config "
 				       "includes to know what runs code beneath it");
 		}
+		/* Those that exist now (the list holds places git would read
+		 * if they did, such as a commondir). */
+		for (size_t i = 0; i < places.n; i++) {
+			struct stat st;
+			/* host: a place beneath a granted root, as autorun.c found it */
+			if (lstat(places.v[i], &st) == 0)
+				strv_add(&g->before, places.v[i]);
+		}
+		strv_free(&places);
 	}
 	struct strv v = {0};
 	size_t h = 0;
