@@ -50,9 +50,11 @@ wsrun() {
 # not_run_outside CMD SETUP: in a session whose approver says yes to
 # anything, SETUP (sh code, $1 the outside directory) makes the sandbox's
 # programs, then `wicket ask --outside -- CMD` (split at blanks) must be
-# refused (no terminal: 123) and leave no $OUT/made.
+# refused (no terminal: 123) without the approver asked, and leave no
+# $OUT/made; then `wicket ask -- CMD`, which the approver approves, runs
+# on a grant (nothing more): what it runs still leaves no $OUT/made.
 not_run_outside() {
-	rm -f "$OUT/made"
+	rm -f "$OUT/made" "$OUT/approver-ran"
 	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c "$2"'
 		"$2" ask --outside -- $3
 		echo "rc=$?"' _ "$OUT" "$WICKET" "$1" </dev/null
@@ -61,6 +63,16 @@ not_run_outside() {
 		return 1
 	fi
 	assert_line "rc=123"
+	[ ! -e "$OUT/approver-ran" ]
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c "$2"'
+		"$2" ask -- $3
+		echo "rc=$?"' _ "$OUT" "$WICKET" "$1" </dev/null
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: $1 approved on a grant ran a program of the sandbox's outside"
+		return 1
+	fi
+	[ -e "$OUT/approver-ran" ]
+	rm -f "$OUT/approver-ran"
 }
 
 # policy NAME BASE ALLOW-JSON: a policy file outside the workspace.
