@@ -202,13 +202,11 @@ PYEOF
 	export LD_LIBRARY_PATH=":$OUT/lib" PYTHONPATH=":/nonexistent"
 	# The man page's kind of safe rule, and an approver.
 	attack workspace-write 'mv evil.so libwkdep.so' usedep
-	contained "usedep with LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-	# (the policy may drop the variable in the grant's sandbox: then the
-	# library is not loaded at all, which is fine too)
+	contained "usedep with LD_LIBRARY_PATH=$LD_LIBRARY_PATH" ran
 	# shellcheck disable=SC2016
-	attack workspace-write 'printf "open(\"%s/made\", \"w\"); open(\"%s/inside\", \"w\")\n" "$OUT" "$GR" >sitecustomize.py' \
+	attack workspace-write 'printf "open(\"%s/inside\", \"w\"); open(\"%s/made\", \"w\")\n" "$GR" "$OUT" >sitecustomize.py' \
 		"$PY" -c 'print(1)'
-	contained "python3 with PYTHONPATH=$PYTHONPATH"
+	contained "python3 with PYTHONPATH=$PYTHONPATH" ran
 	audit_says 2
 }
 
