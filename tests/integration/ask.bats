@@ -201,6 +201,19 @@ PYEOF
 	grep -q '"outside":true,.*"decision":"denied","by":"no-terminal"' "$AUDIT"
 }
 
+@test "ask: a command run on a grant asks for nothing more, on a grant or outside" {
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+		"$1" ask --write "$2" -- sh -c "
+			\"\$0\" ask --write \"\$1\" -- touch \"\$1/again\"; echo inner=\$?
+			\"\$0\" ask --outside -- touch \"\$1/outside\"; echo inner=\$?" "$1" "$2"
+		echo "rc=$?"' _ "$WICKET" "$GR" </dev/null
+	assert_equal "${lines[*]}" "inner=122 inner=122 rc=0"
+	[ ! -e "$GR/again" ] && [ ! -e "$GR/outside" ]
+	assert_equal "$(grep -c 'a command run on a grant asks for nothing more' <<<"$stderr")" 2
+	# The approver saw the first request only.
+	assert_equal "$(find "$OUT" -maxdepth 1 -name 'req.*.json' | wc -l)" 1
+}
+
 @test "ask: without a terminal and without an approver: no one to ask, exit 123" {
 	run --separate-stderr wsrun "$WS" -- sh -c '"$1" ask -- touch "$2/made"; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
 	assert_equal "$output" "rc=123"
