@@ -217,6 +217,10 @@ struct session {
 	/* This session is the sandbox of a grant of session GRANT_OF: it
 	 * asks for nothing more (ask.c), and says nothing of its own start. */
 	const char *grant_of;
+	/* Where the command starts: the workspace; a grant's, the asker's
+	 * cwd (the supervisor starts its wicket there, checked to be the same
+	 * directory outside as in the sandbox). */
+	const char *start_dir;
 	/* The shell's history of this session (history.c): a directory of
 	 * the supervisor's, held open, and the user's file it goes into. */
 	char *hist_dir;

@@ -593,6 +593,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 				: cli->read_only ? "read-only" : DEFAULT_POLICY, &wp);
 	rerun_plan(&s, cli, &wp, cwd, home);
 	s.grant_of = cli->grant_of;
+	s.start_dir = cli->grant_of ? cwd : s.workspace;
 	if (!wp.sandbox && (cli->write.n || cli->protect.n || cli->read.n || cli->hide.n ||
 			    cli->read_only || cli->domains.n || cli->addresses.n ||
 			    (cli->net_set && cli->net != NET_FULL)))

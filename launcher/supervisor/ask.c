@@ -1359,7 +1359,8 @@ static void prompt_next(struct session *s)
 			continue;
 		}
 		a->st = A_PROMPT;
-		bool ok = pty_prompt(s, t, a->net ? PTY_ASK_HOST : PTY_ASK_RUN, prompt_done, a);
+		bool ok = pty_prompt(s, t, a->net ? PTY_ASK_HOST : a->req.outside ? PTY_ASK_RUN
+								 : PTY_ASK_GRANT, prompt_done, a);
 		free(t);
 		if (ok)
 			return;

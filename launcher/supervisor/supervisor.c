@@ -562,12 +562,12 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 			if (recv_late_plan(s, &late) < 0)
 				child_fail(errfd);
 		} else {
-			plan_mount_ops_late(&s->plan, s->workspace, &late);
+			plan_mount_ops_late(&s->plan, s->start_dir, &late);
 		}
 		if (mounts_run(&late) < 0)
 			child_fail(errfd);
-	} else if (chdir(s->workspace) < 0) {
-		setup_fail(STAGE_CHDIR, errno, "chdir %s", s->workspace);
+	} else if (chdir(s->start_dir) < 0) {
+		setup_fail(STAGE_CHDIR, errno, "chdir %s", s->start_dir);
 		child_fail(errfd);
 	}
 	int keep_stdin = -1;
@@ -643,7 +643,7 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 static void send_late_plan(struct session *s)
 {
 	struct mount_ops late;
-	plan_mount_ops_late(&s->plan, s->workspace, &late);
+	plan_mount_ops_late(&s->plan, s->start_dir, &late);
 	size_t olen;
 	char *ops = mount_ops_encode(&late, &olen);
 	mount_ops_free(&late);

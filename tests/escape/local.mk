@@ -44,6 +44,7 @@ EXTRA_DIST += \
 	tests/escape/resources.bats \
 	tests/escape/ask.bats \
 	tests/escape/ask-careful.bats \
+	tests/escape/grant.bats \
 	tests/escape/view.bats \
 	tests/escape/unixsock.bats \
 	tests/escape/ask-terminal.bats
