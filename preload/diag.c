@@ -127,7 +127,10 @@ static bool supervisor_reports(const char *rules)
 
 #define PBUF 4096
 
-/* The path an fd refers to, when it is a path (not "pipe:[...]"). */
+/* The path an fd refers to, when it is a path (not "pipe:[...]"), and
+ * names the file still: not a removed file's, nor a memfd's
+ * ("/memfd:NAME (deleted)", the acknowledgement page's among them), which
+ * no rule is about. */
 static bool fd_path(int fd, char *out, size_t outsz)
 {
 	char link[40] = "/proc/self/fd/";
@@ -136,6 +139,11 @@ static bool fd_path(int fd, char *out, size_t outsz)
 	if (n <= 0 || (size_t)n >= outsz - 1 || out[0] != '/')
 		return false;
 	out[n] = '\0';
+	static const char gone[] = " (deleted)";
+	struct stat st;
+	if ((size_t)n >= sizeof gone - 1 && strcmp(out + n - (sizeof gone - 1), gone) == 0 &&
+	    fstat(fd, &st) == 0 && st.st_nlink == 0)
+		return false;
 	return true;
 }
 

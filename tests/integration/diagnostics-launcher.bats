@@ -377,6 +377,50 @@ print("wrote")'
 	assert_regex "$stderr" 'sandbox: write blocked: /after-the-junk \(evil\[7\]\)'
 }
 
+@test "attack: the acknowledgement page cannot be written, resized or remapped from inside; the supervisor goes on" {
+	# The supervisor stores into its mapping of the page after each
+	# acknowledged line: a page shrunk from inside would kill it with
+	# SIGBUS there, a writable one would let the sandbox forge its word.
+	local ws
+	ws=$(mk_workspace)
+	track "$ws"
+	cat >"$ws/probe.py" <<'EOF'
+import mmap, os, sys
+fd = int(os.environ["WICKET_ACK_FD"].split(":")[0])
+done = []
+def attempt(what, f):
+    try:
+        f()
+        done.append(what)
+    except (OSError, ValueError):
+        pass
+rw = mmap.PROT_READ | mmap.PROT_WRITE
+attempt("mapped-for-writing", lambda: mmap.mmap(fd, 4096, mmap.MAP_SHARED, rw))
+attempt("reopened-for-writing", lambda: mmap.mmap(
+    os.open("/proc/self/fd/%d" % fd, os.O_RDWR), 4096, mmap.MAP_SHARED, rw))
+attempt("written", lambda: os.pwrite(fd, b"\xff" * 64, 0))
+attempt("grown", lambda: os.ftruncate(fd, 1 << 20))
+attempt("shrunk", lambda: os.ftruncate(fd, 0))
+print(" ".join(done) or "none", flush=True)
+for i in range(3):
+    try:
+        open("/var/tmp/wk-ack-%d" % i, "w")
+    except OSError as e:
+        print("probe: %s" % e.strerror, file=sys.stderr, flush=True)
+EOF
+	run --separate-stderr wsrun "$ws" -- "$PY" probe.py
+	assert_equal "$status" 0
+	assert_equal "$output" none
+	assert_equal "$(printf '%s\n' "$stderr" | sed -E 's/\[[0-9]+\]/[N]/')" \
+		"sandbox: write blocked: /var/tmp/wk-ack-0 (create by python3[N])
+probe: Read-only file system
+sandbox: write blocked: /var/tmp/wk-ack-1 (create by python3[N])
+probe: Read-only file system
+sandbox: write blocked: /var/tmp/wk-ack-2 (create by python3[N])
+probe: Read-only file system
+wicket: the sandbox blocked 3 writes; run \`wicket why\` for details"
+}
+
 @test "attack: a process that closed the control socket and reused its number never gets our reports in its own socket" {
 	echo old >"$HOME/wk-host"
 	local ws
