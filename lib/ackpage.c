@@ -84,18 +84,19 @@ enum ack_result ack_wait(const struct ack_page *p, uint32_t start, uint64_t toke
 			 const struct timespec *deadline)
 {
 	uint32_t from = start, d;
-	for (;;) {
+	/* After the deadline (or an error), one more look, then no more. */
+	for (bool last = false;; ) {
 		int r = look(p, start, &from, token, &d);
 		if (r >= 0)
 			return (enum ack_result)r;
+		if (last)
+			return ACK_TIMEOUT;
 		/* Sleeps only while "done" is still D; an absolute deadline, so
 		 * a signal or a spurious wake does not stretch the wait. Any
 		 * error but a changed word or a signal ends it (a futex the
 		 * kernel refuses must not make a loop). */
-		if (syscall(SYS_futex, &p->done, FUTEX_WAIT_BITSET, d, deadline, NULL,
-			    FUTEX_BITSET_MATCH_ANY) < 0 && errno != EAGAIN && errno != EINTR) {
-			r = look(p, start, &from, token, &d);
-			return r >= 0 ? (enum ack_result)r : ACK_TIMEOUT;
-		}
+		last = syscall(SYS_futex, &p->done, FUTEX_WAIT_BITSET, d, deadline, NULL,
+			       FUTEX_BITSET_MATCH_ANY) < 0 &&
+		       errno != EAGAIN && errno != EINTR;
 	}
 }
