@@ -67,6 +67,10 @@ int main(void)
 	ok(pwrite(fd, "x", 1, 0) < 0, "no write(2)");
 	ok(ftruncate(fd, 0) < 0 && ftruncate(fd, 2 * ACK_PAGE_SIZE) < 0,
 	   "its size cannot change (our stores would fault)");
+	ok(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, ACK_PAGE_SIZE) < 0,
+	   "no hole punched in it");
+	ok(ro != MAP_FAILED && madvise(ro, ACK_PAGE_SIZE, MADV_REMOVE) < 0,
+	   "nor through the read-only mapping");
 	ok(fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE) < 0, "no more seals");
 	char self[64];
 	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
