@@ -196,6 +196,7 @@ struct session {
 	struct strv shell_env;    /* NAME=value the shell's hooks need (shell.c) */
 	bool shell_hooks;         /* the shell loads wicket's hooks */
 	int status_fd;            /* denial count for the hooks, -1: none (control.c) */
+	int ack_fd;               /* the acknowledgement page, -1: none (control.c) */
 	struct watch watch[WK_MAX_WATCH];
 	bool best_effort;
 	bool read_only;

@@ -543,6 +543,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	s.diagnostics = !cli->no_diagnostics;
 	s.ctl_child = -1;
 	s.status_fd = -1;
+	s.ack_fd = -1;
 	s.view_root = s.view_ns = -1;
 	s.read_only = cli->read_only;
 	s.uid = getuid();

@@ -86,6 +86,7 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/lib/util.c \
 	$(top_srcdir)/lib/fdpass.c \
 	$(top_srcdir)/lib/fdspec.c \
+	$(top_srcdir)/lib/ackpage.c \
 	$(top_srcdir)/lib/netfmt.c
 CONTROL_CORPUS = \
 	tests/fuzz/control-corpus/denial-net \
