@@ -115,13 +115,16 @@ char *proxy_no_proxy(const struct policy *pol)
 {
 	/* The sandbox's own loopback is not the host's: nothing to proxy,
 	 * unless the policy allows the name, which then means the host's
-	 * (reached by the proxy's rules: allow_addresses). Left in NO_PROXY,
-	 * an allowed "localhost" would go to the sandbox's own loopback and
-	 * the program be blamed for not using the proxy. */
+	 * (reached by the proxy's rules: allow_addresses), or the address
+	 * itself (allow_addresses, a grant's --net 127.0.0.1:PORT: a URL
+	 * that names it means the host's service). Left in NO_PROXY, an
+	 * allowed "localhost" or 127.0.0.1 would go to the sandbox's own
+	 * loopback and the program be blamed for not using the proxy. */
 	static const char *const local[] = {"localhost", "127.0.0.1", "::1"};
 	char *list = xstrdup("");
 	for (size_t i = 0; i < sizeof local / sizeof local[0]; i++) {
-		if (strv_contains(&pol->domains_allow, local[i]))
+		if (strv_contains(&pol->domains_allow, local[i]) ||
+		    strv_contains(&pol->allow_addresses, local[i]))
 			continue;
 		char *l = xasprintf("%s%s%s", list, list[0] ? "," : "", local[i]);
 		free(list);
