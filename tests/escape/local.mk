@@ -30,7 +30,10 @@ EXTRA_DIST += \
 	tests/escape/escape_helpers.bash \
 	tests/escape/fs.bats \
 	tests/escape/git.bats \
+	tests/escape/git-nested.bats \
 	tests/escape/grant-push.bats \
+	tests/escape/grant-race.bats \
+	tests/escape/redteam.bats \
 	tests/escape/shared.bats \
 	tests/escape/ipc.bats \
 	tests/escape/kernel.bats \
