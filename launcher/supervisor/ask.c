@@ -1463,25 +1463,7 @@ static int open_program(const char *name, int root, const char *cwd)
 	const char *p = getenv("PATH");
 	if (!p)
 		p = "/usr/local/bin:/usr/bin:/bin";
-	while (*p) {
-		size_t len = strcspn(p, ":");
-		if (len && p[0] == '/') {
-			char *cand = xasprintf("%.*s/%s", (int)len, p, name);
-			int fd = open_in(root, NULL, cand);
-			free(cand);
-			struct stat st;
-			if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-			    (st.st_mode & 0111))
-				return fd;
-			if (fd >= 0)
-				close(fd);
-		}
-		p += len;
-		if (*p == ':')
-			p++;
-	}
-	errno = ENOENT;
-	return -1;
+	return view_program(root, p, name);
 }
 
 static char *fd_path(int fd)
