@@ -668,11 +668,31 @@ bool autorun_startup_places(const struct strv *roots, const char *const *homes, 
 			continue;
 		/* Only where a root contains them: a home that is not
 		 * writable costs nothing here. */
+		/* The last directory resolved: most startup files share one
+		 * (the home, ~/.config), and most do not exist, so where one
+		 * would be made is that directory's real place and its name. */
+		char *dir_of = NULL, *real_dir = NULL;
 		for (size_t i = 0; startup_files[i]; i++) {
 			char *p = path_join(home, startup_files[i]);
 			/* And where it really is: a dotfiles repository linked
 			 * from the home (stow) may be a writable root. */
-			char *r = real_place(p);
+			struct stat st;
+			char *r;
+			if (lstat(p, &st) == 0) {
+				r = real_place(p);
+			} else {
+				char *d = path_dirname(p);
+				if (!dir_of || strcmp(d, dir_of) != 0) {
+					free(dir_of);
+					free(real_dir);
+					dir_of = d;
+					real_dir = realpath(d, NULL);
+				} else {
+					free(d);
+				}
+				const char *base = strrchr(p, '/');
+				r = real_dir ? path_join(real_dir, base + 1) : NULL;
+			}
 			if (in_roots(roots, p))
 				add(out, p);
 			else
@@ -682,6 +702,8 @@ bool autorun_startup_places(const struct strv *roots, const char *const *homes, 
 			else
 				free(r);
 		}
+		free(dir_of);
+		free(real_dir);
 		/* What the home's git config includes, writable or not
 		 * (~/.gitconfig can include a file of the workspace). */
 		for (size_t i = 0; home_git_configs[i]; i++) {

@@ -1825,17 +1825,23 @@ static char *grant_path_check(const struct session *s, const struct wk_fstable *
 				 opt, p, S_ISDIR(so.st_mode) ? "directory" : "file");
 	if (k != WK_GRANT_WRITE)
 		return NULL;
-	struct strv roots = {0}, places = {0};
-	strv_add(&roots, p);
-	autorun_startup_places(&roots, s->homes, &places);
-	char *why = NULL;
-	for (size_t i = 0; i < places.n && !why; i++)
-		if (path_is_under(p, places.v[i]))
-			why = xasprintf("--write %s: %s runs code later (a shell's or a tool's startup "
-					"file): a grant never makes it writable", p, places.v[i]);
-	strv_free(&roots);
-	strv_free(&places);
-	return why;
+	/* The startup places of the whole file system, worked out once a
+	 * session (their names, and what the user's git config includes:
+	 * files the sandbox cannot change). */
+	static struct strv startup;
+	static bool startup_done;
+	if (!startup_done) {
+		struct strv all = {0};
+		strv_add(&all, "/");
+		autorun_startup_places(&all, s->homes, &startup);
+		strv_free(&all);
+		startup_done = true;
+	}
+	for (size_t i = 0; i < startup.n; i++)
+		if (path_is_under(p, startup.v[i]))
+			return xasprintf("--write %s: %s runs code later (a shell's or a tool's startup "
+					 "file): a grant never makes it writable", p, startup.v[i]);
+	return NULL;
 }
 
 /* What the sandbox made during the session where the user's tools would
@@ -2320,12 +2326,6 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		ask_someone(s, a, NULL);
 		return;
 	}
-	char *bad = grant_check(s, &a->req.grant, NULL);
-	if (bad) {
-		deny(s, a, "error", bad);
-		free(bad);
-		return;
-	}
 	for (int k = 0; k < WK_GRANT_KINDS; k++)
 		for (size_t i = 0; i < a->req.grant.v[k].n; i++)
 			strv_add(&a->given.v[k], a->req.grant.v[k].v[i]);
@@ -2357,6 +2357,14 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	/* 3. the mode. */
 	if (s->wpol.esc_mode == WK_ESC_DENY) {
 		deny(s, a, "policy", "the policy refuses every request (escalation.mode \"deny\")");
+		return;
+	}
+	/* No one is asked about a grant that cannot be given (a rule's yes
+	 * meets the same check where it runs: grant_run_plan). */
+	char *bad = grant_check(s, &a->req.grant, NULL);
+	if (bad) {
+		deny(s, a, "error", bad);
+		free(bad);
 		return;
 	}
 	ask_someone(s, a, approver_of(s));
