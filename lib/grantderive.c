@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "askproto.h"
 
@@ -17,8 +18,77 @@ static void add(struct wk_grant *g, enum wk_grant_kind k, const char *item)
 	free(wk_grant_add(g, k, item));
 }
 
+size_t wk_url_targets(const char *args, size_t len, struct wk_url_target *out, size_t max)
+{
+	static const struct {
+		const char *scheme;
+		unsigned port;
+	} known[] = {{"http", 80}, {"https", 443}, {"ws", 80}, {"wss", 443}, {"ftp", 21},
+		     {"ssh", 22}, {"git", 9418}, {"git+ssh", 22}, {"ssh+git", 22}};
+	size_t n = 0;
+	for (size_t i = 0; args && i < len && n < max;) {
+		const char *a = args + i, *nul = memchr(a, '\0', len - i);
+		size_t wl = nul ? (size_t)(nul - a) : len - i;
+		i += wl + 1;
+		const char *sep = memmem(a, wl, "://", 3);
+		if (!sep)
+			continue;
+		const char *host = sep + 3, *end = host;
+		while (end < a + wl && *end != '/' && *end != '?' && *end != '#')
+			end++;
+		const char *at = memchr(host, '@', (size_t)(end - host));
+		if (at)
+			host = at + 1;
+		/* An IPv6 address's colons are in its brackets. */
+		const char *colon = host < end && host[0] == '[' ?
+			memchr(host, ']', (size_t)(end - host)) : host;
+		colon = colon ? memchr(colon, ':', (size_t)(end - colon)) : NULL;
+		struct wk_url_target *t = &out[n++];
+		size_t hl = (size_t)((colon ? colon : end) - host);
+		if (hl >= sizeof t->host)
+			hl = 0;
+		memcpy(t->host, host, hl);
+		t->host[hl] = '\0';
+		t->port = 0;
+		if (colon && colon + 1 < end) {
+			unsigned p = 0;
+			for (const char *c = colon + 1; c < end && p <= 65535; c++)
+				p = *c >= '0' && *c <= '9' ? p * 10 + (unsigned)(*c - '0') : 70000;
+			t->port = p <= 65535 ? p : 0;
+		} else {
+			for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+				if (strlen(known[k].scheme) == (size_t)(sep - a) &&
+				    strncasecmp(a, known[k].scheme, (size_t)(sep - a)) == 0)
+					t->port = known[k].port;
+		}
+	}
+	return n;
+}
+
+/* The hosts and ports of the URLs among R's arguments: --net items. */
+static void from_urls(const struct wk_refusal *r, struct wk_grant *g)
+{
+	struct wk_url_target t[8];
+	size_t n = wk_url_targets(r->args, r->args_len, t, sizeof t / sizeof t[0]);
+	for (size_t i = 0; i < n; i++) {
+		/* No port (0) grant.c refuses. */
+		if (!t[i].host[0])
+			continue;
+		char *item = xasprintf("%s:%u", t[i].host, t[i].port);
+		add(g, WK_GRANT_NET, item);
+		free(item);
+	}
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
 /* "connect ADDR:PORT/tcp" (or "[V6]:PORT"): a --net item for the
- * address and port; "OP unix:/PATH": a --socket item. */
+ * address and port; "OP unix:/PATH": a --socket item; a refusal before
+ * any address: the URLs' (from_urls). */
 static void from_connect(const struct wk_refusal *r, struct wk_grant *g)
 {
 	static const char *const ops[] = {"connect unix:", "sendto unix:", "sendmsg unix:"};
@@ -33,9 +103,16 @@ static void from_connect(const struct wk_refusal *r, struct wk_grant *g)
 		}
 	}
 	size_t len = strlen(o);
+	if (!r->liftable)
+		return;
+	/* A name lookup, or the socket itself: where to, its URLs say. */
+	if (strncmp(o, "socket ", 7) == 0 || ends_with(o, "/udp")) {
+		from_urls(r, g);
+		return;
+	}
 	/* At least "connect /tcp": the two cannot overlap, the space is
 	 * no slash. */
-	if (!r->liftable || strncmp(o, "connect ", 8) != 0 || strcmp(o + len - 4, "/tcp") != 0)
+	if (strncmp(o, "connect ", 8) != 0 || !ends_with(o, "/tcp"))
 		return;
 	/* The address and the port, as grant.c takes them: "1.2.3.4:443",
 	 * "[::1]:22"; port 0 and anything else it refuses. */

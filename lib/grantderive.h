@@ -33,8 +33,11 @@ enum wk_refused {
 	 * "connect unix:/run/x.sock" (also "sendto", "sendmsg" for a unix
 	 * socket). LIFTABLE: a --net grant would reach an address (the
 	 * session has no network: its grant's sandbox gets the proxy; a
-	 * program that went around the proxy is not helped by one). A
-	 * unix socket is granted by its path whatever LIFTABLE says. */
+	 * program that went around the proxy is not helped by one); then
+	 * a refusal before any address (a name lookup's "socket
+	 * ipv4/udp", "socket ipv4/tcp") is granted the hosts and ports of
+	 * the URLs among the process's arguments (wk_url_targets). A unix
+	 * socket is granted by its path whatever LIFTABLE says. */
 	WK_REFUSED_CONNECT,
 	/* A request the proxy refused, OBJECT as its line names it:
 	 * "CONNECT host:443", "GET [::1]:80". PLACE: the host to grant
@@ -55,6 +58,19 @@ struct wk_refusal {
 	const char *args;
 	size_t args_len;
 };
+
+/* A URL among a process's arguments ("SCHEME://[USER@]HOST[:PORT]..."):
+ * HOST as written (a name, an IPv4 address, "[V6]"; "" when longer than
+ * a host can be) and PORT, the explicit one or the scheme's (http 80,
+ * https 443, ws 80, wss 443, ftp 21, ssh 22, git 9418, git+ssh 22,
+ * ssh+git 22); 0 when it has none, or one that is not a port. */
+struct wk_url_target {
+	char host[WK_GRANT_HOST_MAX];
+	unsigned port;
+};
+/* The URLs among ARGS (NUL-separated words, LEN bytes), in order, at
+ * most MAX into OUT: how many. */
+size_t wk_url_targets(const char *args, size_t len, struct wk_url_target *out, size_t max);
 
 /* The narrowest grant that allows R, into G (left empty when none does),
  * and the refused process's argv into ARGV (left empty when its

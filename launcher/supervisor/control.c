@@ -582,54 +582,22 @@ static unsigned port_of(const char *obj)
 static size_t url_targets(const struct denial_entry *e, unsigned *ports, size_t max, char **hosts,
 			  size_t maxhosts, size_t *nhosts)
 {
+	struct wk_url_target t[16];
+	size_t nt = wk_url_targets(e->args, e->args_len, t, sizeof t / sizeof t[0]), n = 0;
 	*nhosts = 0;
-	char buf[8192];
-	if (!e->args)
-		return 0;
-	ssize_t len = (ssize_t)(e->args_len < sizeof buf - 1 ? e->args_len : sizeof buf - 1);
-	memcpy(buf, e->args, (size_t)len);
-	buf[len] = '\0';
-	static const struct {
-		const char *scheme;
-		unsigned port;
-	} known[] = {{"http", 80}, {"https", 443}, {"ws", 80}, {"wss", 443}, {"ftp", 21},
-		     {"ssh", 22}, {"git", 9418}, {"git+ssh", 22}, {"ssh+git", 22}};
-	size_t n = 0;
-	for (char *a = buf; a < buf + len && n < max; a += strlen(a) + 1) {
-		char *sep = strstr(a, "://");
-		if (!sep)
-			continue;
-		unsigned port = 0;
-		char *host = sep + 3, *end = host + strcspn(host, "/?#");
-		char *at = memchr(host, '@', (size_t)(end - host));
-		if (at)
-			host = at + 1;
-		char *colon = host[0] == '[' ? memchr(host, ']', (size_t)(end - host)) : host;
-		colon = colon ? memchr(colon, ':', (size_t)(end - colon)) : NULL;
+	for (size_t k = 0; k < nt && n < max; k++) {
 		/* A name, as --allow-domain takes it (an address is none). */
-		char *name = host[0] != '[' ? xasprintf("%.*s", (int)((colon ? colon : end) - host),
-							 host) : NULL;
+		const char *name = t[k].host[0] != '[' ? t[k].host : NULL;
 		bool seen = !name || wk_name_check(name, strlen(name)) != NULL;
 		for (size_t i = 0; i < *nhosts && !seen; i++)
 			seen = strcasecmp(hosts[i], name) == 0;
 		if (!seen && *nhosts < maxhosts)
-			hosts[(*nhosts)++] = name;
-		else
-			free(name);
-		if (colon && colon + 1 < end) {
-			for (char *c = colon + 1; c < end && port <= 65535; c++)
-				port = *c >= '0' && *c <= '9' ? port * 10 + (unsigned)(*c - '0') : 70000;
-		} else {
-			for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-				if (strlen(known[i].scheme) == (size_t)(sep - a) &&
-				    strncasecmp(a, known[i].scheme, (size_t)(sep - a)) == 0)
-					port = known[i].port;
-		}
-		bool dup = port == 0 || port > 65535;
+			hosts[(*nhosts)++] = xstrdup(name);
+		bool dup = t[k].port == 0;
 		for (size_t i = 0; i < n; i++)
-			dup |= ports[i] == port;
+			dup |= ports[i] == t[k].port;
 		if (!dup)
-			ports[n++] = port;
+			ports[n++] = t[k].port;
 	}
 	return n;
 }

@@ -59,6 +59,35 @@ static void words(const char *args, size_t len, const char *want, const char *wh
 	free(w);
 }
 
+/* The URLs among ARGS (LEN bytes) as "HOST PORT" joined by "|". */
+static void urls(const char *args, size_t len, size_t max, const char *want, const char *what)
+{
+	struct wk_url_target t[16];
+	char o[16 * (WK_GRANT_HOST_MAX + 16)] = "";
+	/* In a buffer of exactly LEN bytes: a read past it is AddressSanitizer's. */
+	char *copy = args ? malloc(len ? len : 1) : NULL;
+	if (copy)
+		memcpy(copy, args, len);
+	size_t n = wk_url_targets(copy, len, t, max);
+	free(copy);
+	for (size_t i = 0; i < n; i++) {
+		char one[WK_GRANT_HOST_MAX + 16];
+		snprintf(one, sizeof one, "%s%.255s %u", i ? "|" : "", t[i].host, t[i].port);
+		strcat(o, one);
+	}
+	is_str(o, want, "%s", what);
+}
+
+/* The grant derived from a refusal before any address, in a session with
+ * no network (LIFTABLE) or not, with ARGS. */
+static void from_args(const char *object, bool liftable, const char *args, size_t len,
+		      const char *want, const char *what)
+{
+	derives((struct wk_refusal){.kind = WK_REFUSED_CONNECT, .object = object,
+				    .liftable = liftable, .args = args, .args_len = len},
+		want, what);
+}
+
 int main(void)
 {
 	/* Files: the place the caller decided, or nothing. */
@@ -117,6 +146,74 @@ int main(void)
 	derives((struct wk_refusal){.kind = WK_REFUSED_CONNECT, .object = "bind unix:/run/a.sock",
 				    .liftable = true},
 		"", "a bind of a unix socket: none");
+
+	/* A refusal before any address: the URLs among its arguments. */
+	static const char curl[] = "curl\0-o\0x\0https://Example.org/a?b#c\0";
+	from_args("socket ipv4/udp", true, curl, sizeof curl - 1, "--net example.org:443",
+		  "a name lookup with the network off: the URL's name and the scheme's port");
+	from_args("socket ipv4/tcp", true, curl, sizeof curl - 1, "--net example.org:443",
+		  "the socket itself: the same");
+	from_args("connect 10.0.0.1:53/udp", true, curl, sizeof curl - 1, "--net example.org:443",
+		  "a connected UDP socket (a lookup): the URL's");
+	from_args("/udp", true, curl, sizeof curl - 1, "--net example.org:443",
+		  "nothing but \"/udp\": still a lookup");
+	from_args("socket ipv4/udp", false, curl, sizeof curl - 1, "",
+		  "where a grant's proxy would not help: none");
+	from_args("bind 0.0.0.0:53/tcp", true, curl, sizeof curl - 1, "", "a bind: none");
+	from_args("sendto 10.0.0.1:443/tcp", true, curl, sizeof curl - 1, "",
+		  "TCP Fast Open: none, not the URL's");
+	static const char clone[] = "git\0clone\0https://u:p@a.org:8443/r\0ssh://[::1]/x\0"
+				  "x://b.org/\0http://c.org:0/\0http://d.org:99999/\0http://e.org:8x/\0"
+				  "https://\0";
+	from_args("socket ipv4/udp", true, clone, sizeof clone - 1, "--net a.org:8443 --net '[::1]:22'",
+		  "the user and password left out, an explicit port, an address in brackets; "
+		  "no port known, a port that is none: nothing");
+	static const char nine[] = "x\0http://a1\0http://a2\0http://a3\0http://a4\0http://a5\0"
+				   "http://a6\0http://a7\0http://a8\0http://a9\0";
+	from_args("socket ipv4/udp", true, nine, sizeof nine - 1,
+		  "--net a1:80 --net a2:80 --net a3:80 --net a4:80 --net a5:80 --net a6:80 --net a7:80 "
+		  "--net a8:80", "at most 8 URLs");
+	static const char noport[] = "wget\0foo://a.org/\0";
+	from_args("socket ipv4/udp", true, noport, sizeof noport - 1, "",
+		  "a scheme with no port known: none");
+
+	urls(clone, sizeof clone - 1, 8,
+	     "a.org 8443|[::1] 22|b.org 0|c.org 0|d.org 0|e.org 0| 443",
+	     "each URL: its host and port, 0 when none; an empty host is one");
+	urls(clone, sizeof clone - 1, 2, "a.org 8443|[::1] 22", "at most MAX");
+	urls(clone, sizeof clone - 1, 0, "", "none with MAX 0");
+	static const char schemes[] = "http://a\0HTTPS://a\0ws://a\0wss://a\0ftp://a\0ssh://a\0"
+				      "git://a\0git+ssh://a\0ssh+git://a\0gitx://a\0xgit://a\0--u=http://a\0";
+	urls(schemes, sizeof schemes - 1, 16,
+	     "a 80|a 443|a 80|a 443|a 21|a 22|a 9418|a 22|a 22|a 0|a 0|a 0",
+	     "the schemes' ports, any case; no other scheme's");
+	static const char cut[] = "curl\0http://a.org:81/x";
+	urls(cut, sizeof cut - 1, 8, "a.org 81", "the last word without its NUL, within LEN");
+	urls(cut, 11, 8, "", "LEN ends before the scheme's separator is whole");
+	static const char v6[] = "http://[fe80::1]:8080/\0http://[::1\0http://host:/\0http://@h\0";
+	urls(v6, sizeof v6 - 1, 8, "[fe80::1] 8080|[::1 80|host 80|h 80",
+	     "brackets, an unclosed one, an empty port (the scheme's), an empty user");
+	char longhost[300 + 16] = "http://";
+	memset(longhost + 7, 'a', 300);
+	memcpy(longhost + 307, ":81/", 5);
+	urls(longhost, strlen(longhost) + 1, 8, " 81", "a host too long to be one: none, its port kept");
+	urls(NULL, 5, 8, "", "no arguments");
+	static const char next[] = "http://a.org\0:99\0";
+	urls(next, sizeof next - 1, 8, "a.org 80", "a host ends with its word");
+	static const char open_end[] = "x\0https://";
+	urls(open_end, sizeof open_end - 1, 8, " 443", "a last word without its NUL, nothing after \"//\"");
+	static const char ports[] = "http://a:655350\0http://a:65535\0http://a:9419\0http://a:65536\0";
+	urls(ports, sizeof ports - 1, 8, "a 0|a 65535|a 9419|a 0",
+	     "the highest port, a 9, and one digit or one more than a port");
+	char h256[7 + 256 + 5] = "http://", h255[7 + 255 + 5] = "http://";
+	memset(h256 + 7, 'b', 256);
+	memcpy(h256 + 7 + 256, ":81", 4);
+	memset(h255 + 7, 'b', 255);
+	memcpy(h255 + 7 + 255, ":81", 4);
+	urls(h256, sizeof h256 - 1, 8, " 81", "a host of 256 bytes: none");
+	struct wk_url_target t1;
+	ok(wk_url_targets(h255, sizeof h255 - 1, &t1, 1) == 1 && strlen(t1.host) == 255 && t1.port == 81,
+	   "a host of 255 bytes: kept");
 
 	/* The proxy's refusals. */
 	derives((struct wk_refusal){.kind = WK_REFUSED_PROXY, .object = "CONNECT Example.org:443",
