@@ -29,6 +29,7 @@
 #include "config.h"
 #include "base/session.h"
 #include "base/state.h"
+#include "plan/autorun.h"
 #include "plan/plan.h"
 #include "supervisor/ask.h"
 #include "supervisor/closer.h"
@@ -452,6 +453,23 @@ static char *write_would_not_help(const struct session *s, const char *dir, cons
 	return why;
 }
 
+/* OBJ is a shell's or a tool's startup file, or beneath one, that a
+ * sandbox with DIR writable would keep read-only (autorun.c's list,
+ * lexical: nothing of DIR is walked), and that ask.c refuses to grant:
+ * a grant of DIR would not allow the write. */
+static bool startup_file_in(const struct session *s, const char *dir, const char *obj)
+{
+	struct strv roots = {0}, places = {0};
+	strv_add(&roots, dir);
+	autorun_startup_places(&roots, s->homes, &places);
+	bool in = false;
+	for (size_t i = 0; i < places.n && !in; i++)
+		in = path_is_under(obj, places.v[i]);
+	strv_free(&roots);
+	strv_free(&places);
+	return in;
+}
+
 static void explain_fs(const struct session *s, struct denial_entry *e)
 {
 	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
@@ -536,8 +554,10 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 		bool file = view_stat(s->view_root, obj, &st) && S_ISREG(st.st_mode);
 		char *dir = file ? xstrdup(obj) : dir_to_allow(s, obj);
 		char *not = write_would_not_help(s, dir, obj);
-		/* A grant's --write: the same root, by the same rule, or none. */
-		derive(e, WK_REFUSED_WRITE, not ? NULL : dir, false);
+		/* A grant's --write: the same root, by the same rule, or none;
+		 * none either for a startup file, which no grant makes
+		 * writable. */
+		derive(e, WK_REFUSED_WRITE, not || startup_file_in(s, dir, obj) ? NULL : dir, false);
 		if (not) {
 			fix_ask(e);
 			fix_not(e, "--write", not);

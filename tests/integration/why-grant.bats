@@ -92,6 +92,24 @@ EOF
 	[ ! -e "$f" ]
 }
 
+@test "a refused write of a shell's startup file: no grant, though --write of the file is advised" {
+	echo "# rc" >"$HOME/.bashrc"
+	local f="$HOME/.bashrc"
+	policy "$OUT/p.json" '{"write": ["'"$f"'"]}' dd of="$f" oflag=append conv=notrunc status=none
+	run --separate-stderr wsrun "$WS" -P "$OUT/p.json" -- sh -c "$INNER" sh "$WICKET" "$f" \
+		dd of="$f" oflag=append conv=notrunc status=none
+	assert_equal "$status" 0
+	"$PY" - "$(why_of)" "$f" <<'EOF'
+import json, sys
+e, f = json.loads(sys.argv[1]), sys.argv[2]
+assert "grant" not in e and "command" not in e, e
+ask = [x for x in e["fixes"] if x["kind"] == "ask"][0]
+assert ask.get("outside") and "grant" not in ask, ask
+EOF
+	assert_line "rc=1"
+	[ "$(cat "$f")" = "# rc" ]
+}
+
 @test "a refused read of a hidden store: --read of the whole store; the command, granted that, reads it" {
 	mkdir -p "$HOME/.ssh"
 	echo "wk-secret-$$" >"$HOME/.ssh/id_test"
