@@ -7,9 +7,12 @@
 #     default, unless WICKET_PROMPT=0;
 #   - after a command the sandbox blocked something for, a short block: up
 #     to three of the lines, a count, and what to do about it;
-#   - `ask`, which runs the command that was refused once outside through
-#     `wicket ask`, only when that line was one plain command and the
-#     refusals came from it (else the block shows a line to copy).
+#   - `ask`, which asks through `wicket ask` for the command that was
+#     refused to run once more in a sandbox with the grant that allows
+#     what was refused (`wicket why --grant`: derived by the supervisor
+#     from the refusals, never guessed), only when that line was one plain
+#     command and the refusals came from it (else the block shows a line
+#     to copy).
 # Nothing here changes $?, PIPESTATUS, an existing PROMPT_COMMAND (string
 # or array), a DEBUG trap or bash-preexec; it works under set -u and -e.
 
@@ -36,6 +39,8 @@ if [ -z "${__wicket_hooked-}" ]; then
 	shopt -u expand_aliases
 	__wicket_seen=0
 	__wicket_ask_argv=()
+	__wicket_ask_grant=()
+	__wicket_ask_pid=
 	__wicket_ask_line=
 	__wicket_pids=' '
 
@@ -44,7 +49,8 @@ if [ -z "${__wicket_hooked-}" ]; then
 	# command -- words of safe characters and quotes, so nothing in it is
 	# expanded, redirected or a second command -- and every REFUSAL (a
 	# status line, "... (what by COMM[PID])") came from one process of
-	# that program that had not been refused during an earlier command.
+	# that program (its number in __wicket_ask_pid) that had not been
+	# refused during an earlier command.
 	# Else returns 1. So `ask` runs exactly what was refused: never again
 	# the command before it on the line (a commit pushed twice), never a
 	# later command that a background process was refused during.
@@ -68,6 +74,20 @@ if [ -z "${__wicket_hooked-}" ]; then
 			__wk_pid=${BASH_REMATCH[2]}
 		done
 		[ -n "$__wk_pid" ] || { __wicket_ask_argv=(); return 1; }
+		__wicket_ask_pid=$__wk_pid
+	}
+
+	# __wicket_grant: __wicket_ask_grant set to the options of the grant
+	# that allows every refusal of process __wicket_ask_pid, as the
+	# supervisor derived it (one word a line); 1 when none does.
+	__wicket_grant() {
+		local __wk_g __wk_w
+		__wicket_ask_grant=()
+		__wk_g=$(command "${WICKET_EXE:-wicket}" why --grant "$__wicket_ask_pid" 2>/dev/null) &&
+			[ -n "$__wk_g" ] || return 1
+		while IFS= read -r __wk_w; do
+			__wicket_ask_grant+=("$__wk_w")
+		done <<<"$__wk_g"
 	}
 
 	# The marker: the policy's name (a file's without directory and
@@ -125,20 +145,28 @@ if [ -z "${__wicket_hooked-}" ]; then
 				fi
 				builtin printf '  why, and how to allow it: wicket why\n' >&2
 				__wicket_ask_argv=()
+				__wicket_ask_grant=()
 				__wicket_ask_line=
 				if [ -n "$__wk_cmd" ] && [ "$__wk_new" -le "${#__wk_lines[@]}" ] &&
 					__wicket_one_command "$__wk_cmd" "${__wk_lines[@]:$__wk_i}"; then
-					__wicket_ask_line="wicket ask --$(builtin printf ' %q' "${__wicket_ask_argv[@]}")"
+					if __wicket_grant; then
+						__wicket_ask_line="wicket ask$(builtin printf ' %q' "${__wicket_ask_grant[@]}") --$(builtin printf ' %q' "${__wicket_ask_argv[@]}")"
+					else
+						__wicket_ask_line="wicket ask --outside --$(builtin printf ' %q' "${__wicket_ask_argv[@]}")"
+					fi
 				elif [ -n "$__wk_cmd" ]; then
 					# One argument for bash -c, single-quoted for any shell:
 					# the whole line, to copy knowingly.
 					__wk_cmd=${__wk_cmd//\'/\'\\\'\'}
-					__wicket_ask_line="wicket ask -- bash -c '$__wk_cmd'"
+					__wicket_ask_line="wicket ask --outside -- bash -c '$__wk_cmd'"
 				fi
-				if [ "${#__wicket_ask_argv[@]}" -gt 0 ] && [ "$__wicket_own_ask" = 1 ]; then
-					builtin printf '  to run it outside the sandbox once, if approved: ask\n' >&2
+				if [ "${#__wicket_ask_grant[@]}" -gt 0 ] && [ "$__wicket_own_ask" = 1 ]; then
+					builtin printf '  to run it again with%s added, if approved: ask\n' \
+						"$(builtin printf ' %q' "${__wicket_ask_grant[@]}")" >&2
+				elif [ "${#__wicket_ask_grant[@]}" -gt 0 ]; then
+					builtin printf '  to run it again with what it lacked, if approved: %s\n' "$__wicket_ask_line" >&2
 				elif [ -n "$__wicket_ask_line" ]; then
-					builtin printf '  to run it outside the sandbox once: %s\n' "$__wicket_ask_line" >&2
+					builtin printf '  no grant allows it; to run it outside the sandbox once (only you can approve that): %s\n' "$__wicket_ask_line" >&2
 				fi
 				# The processes refused so far: a later refusal of one of
 				# them is not the next command's.
@@ -153,19 +181,23 @@ if [ -z "${__wicket_hooked-}" ]; then
 		return "$__wk_st"
 	}
 
-	# `ask`: the command the sandbox last refused, run once outside through
-	# `wicket ask` (the supervisor decides; nothing is run without
-	# approval), exactly its words (see __wicket_one_command). Only where
-	# the name is free.
+	# `ask`: the command the sandbox last refused, exactly its words (see
+	# __wicket_one_command), asked through `wicket ask` to run once more
+	# in a sandbox with the grant the supervisor derived from the
+	# refusals (the policy's rules, an approver or the person decide;
+	# nothing is run without approval). Only where the name is free.
 	__wicket_own_ask=0
 	if ! builtin type -t ask >/dev/null 2>&1; then
 		__wicket_own_ask=1
 		ask() {
-			if [ "${#__wicket_ask_argv[@]}" -gt 0 ]; then
-				command "${WICKET_EXE:-wicket}" ask --reason "blocked in the sandbox" -- "${__wicket_ask_argv[@]}"
+			if [ "${#__wicket_ask_grant[@]}" -gt 0 ]; then
+				command "${WICKET_EXE:-wicket}" ask "${__wicket_ask_grant[@]}" \
+					--reason "blocked in the sandbox" -- "${__wicket_ask_argv[@]}"
 				return
 			fi
-			if [ -n "$__wicket_ask_line" ]; then
+			if [ "${#__wicket_ask_argv[@]}" -gt 0 ]; then
+				builtin printf 'ask: no grant allows what the sandbox refused (see wicket why); only you, at the terminal, can run it outside:\n  %s\n' "$__wicket_ask_line" >&2
+			elif [ -n "$__wicket_ask_line" ]; then
 				builtin printf 'ask: what the sandbox refused was not one plain command of that line; to ask for the line anyway:\n  %s\n' "$__wicket_ask_line" >&2
 			else
 				builtin printf 'ask: nothing was blocked in this shell yet\n' >&2

@@ -4,9 +4,11 @@
 #     default, unless WICKET_PROMPT=0;
 #   - after a command the sandbox blocked something for, a short block: up
 #     to three of the lines, a count, and what to do about it;
-#   - `ask`, which runs the command that was refused once outside through
-#     `wicket ask`, only when that line was one plain command and the
-#     refusals came from it (else the block shows a line to copy).
+#   - `ask`, which asks through `wicket ask` for the command that was
+#     refused to run once more in a sandbox with the grant that allows
+#     what was refused (`wicket why --grant`, derived by the supervisor),
+#     only when that line was one plain command and the refusals came
+#     from it (else the block shows a line to copy).
 # Through add-zsh-hook; $? is kept; works with setopt nounset/errexit.
 
 # As in wicket.bash: the session's own wicket first in PATH, whatever the
@@ -17,7 +19,8 @@ fi
 
 if (( ! ${+__wicket_hooked} )); then
 	typeset -g __wicket_hooked=1 __wicket_seen=0 __wicket_mark __wicket_ask_line= __wicket_pids=' '
-	typeset -ga __wicket_ask_argv
+	typeset -g __wicket_ask_pid=
+	typeset -ga __wicket_ask_argv __wicket_ask_grant
 
 	# As in wicket.bash: __wicket_ask_argv set to the words of LINE when it
 	# is one plain command (nothing expanded, redirected or added; no word
@@ -42,6 +45,18 @@ if (( ! ${+__wicket_hooked} )); then
 			__wk_pid=$match[2]
 		done
 		[[ -n $__wk_pid ]] || { __wicket_ask_argv=(); return 1 }
+		__wicket_ask_pid=$__wk_pid
+	}
+
+	# As in wicket.bash: __wicket_ask_grant set to the options of the
+	# grant the supervisor derived for process __wicket_ask_pid's
+	# refusals; 1 when none allows them all.
+	__wicket_grant() {
+		local __wk_g
+		__wicket_ask_grant=()
+		__wk_g=$(command "${WICKET_EXE:-wicket}" why --grant "$__wicket_ask_pid" 2>/dev/null) &&
+			[[ -n $__wk_g ]] || return 1
+		__wicket_ask_grant=("${(@f)__wk_g}")
 	}
 
 	() {
@@ -82,20 +97,27 @@ if (( ! ${+__wicket_hooked} )); then
 				(( __wk_new > 3 )) && print -u2 -r -- "  ... and $(( __wk_new - 3 )) more"
 				print -u2 -r -- "  why, and how to allow it: wicket why"
 				__wicket_ask_argv=()
+				__wicket_ask_grant=()
 				__wicket_ask_line=
 				if [[ -n $__wk_cmd ]] && (( __wk_new <= ${#__wk_lines} )) &&
 					__wicket_one_command "$__wk_cmd" "${(@)__wk_lines[__wk_i,-1]}"; then
-					__wicket_ask_line="wicket ask -- ${(j: :)${(@q)__wicket_ask_argv}}"
+					if __wicket_grant; then
+						__wicket_ask_line="wicket ask ${(j: :)${(@q)__wicket_ask_grant}} -- ${(j: :)${(@q)__wicket_ask_argv}}"
+					else
+						__wicket_ask_line="wicket ask --outside -- ${(j: :)${(@q)__wicket_ask_argv}}"
+					fi
 				elif [[ -n $__wk_cmd ]]; then
 					# One argument for zsh -c, single-quoted for any shell:
 					# the whole line, to copy knowingly.
 					__wk_cmd=${__wk_cmd//\'/\'\\\'\'}
-					__wicket_ask_line="wicket ask -- zsh -c '$__wk_cmd'"
+					__wicket_ask_line="wicket ask --outside -- zsh -c '$__wk_cmd'"
 				fi
-				if (( ${#__wicket_ask_argv} )) && [[ $__wicket_own_ask == 1 ]]; then
-					print -u2 -r -- "  to run it outside the sandbox once, if approved: ask"
+				if (( ${#__wicket_ask_grant} )) && [[ $__wicket_own_ask == 1 ]]; then
+					print -u2 -r -- "  to run it again with ${(j: :)${(@q)__wicket_ask_grant}} added, if approved: ask"
+				elif (( ${#__wicket_ask_grant} )); then
+					print -u2 -r -- "  to run it again with what it lacked, if approved: $__wicket_ask_line"
 				elif [[ -n $__wicket_ask_line ]]; then
-					print -u2 -r -- "  to run it outside the sandbox once: $__wicket_ask_line"
+					print -u2 -r -- "  no grant allows it; to run it outside the sandbox once (only you can approve that): $__wicket_ask_line"
 				fi
 				for __wk_l in "${(@)__wk_lines[__wk_i,-1]}"; do
 					[[ $__wk_l =~ '\[([0-9]+)\]\)$' ]] && __wicket_pids="${__wicket_pids[-2000,-1]} $match[1] "
@@ -106,17 +128,22 @@ if (( ! ${+__wicket_hooked} )); then
 		return $__wk_st
 	}
 
-	# `ask`: the command the sandbox last refused, exactly its words, run
-	# once outside through `wicket ask`; only where the name is free.
+	# `ask`: the command the sandbox last refused, exactly its words, asked
+	# through `wicket ask` to run once more in a sandbox with the grant
+	# derived from the refusals; only where the name is free.
 	typeset -g __wicket_own_ask=0
 	if ! whence ask >/dev/null 2>&1; then
 		__wicket_own_ask=1
 		ask() {
-			if (( ${#__wicket_ask_argv} )); then
-				command "${WICKET_EXE:-wicket}" ask --reason "blocked in the sandbox" -- "${(@)__wicket_ask_argv}"
+			if (( ${#__wicket_ask_grant} )); then
+				command "${WICKET_EXE:-wicket}" ask "${(@)__wicket_ask_grant}" \
+					--reason "blocked in the sandbox" -- "${(@)__wicket_ask_argv}"
 				return
 			fi
-			if [[ -n $__wicket_ask_line ]]; then
+			if (( ${#__wicket_ask_argv} )); then
+				print -u2 -r -- "ask: no grant allows what the sandbox refused (see wicket why); only you, at the terminal, can run it outside:"
+				print -u2 -r -- "  $__wicket_ask_line"
+			elif [[ -n $__wicket_ask_line ]]; then
 				print -u2 -r -- "ask: what the sandbox refused was not one plain command of that line; to ask for the line anyway:"
 				print -u2 -r -- "  $__wicket_ask_line"
 			else

@@ -25,6 +25,7 @@
 #include "path.h"
 #include "fdpass.h"
 #include "fdspec.h"
+#include "grant.h"
 
 #define REPLY_MAX (8u << 20)
 #define REPLY_TIMEOUT_MS 10000
@@ -43,7 +44,11 @@ static void usage_why(FILE *f)
 		"      --session N|ID  an earlier session: the Nth newest (1: the last),\n"
 		"                  or the one whose id starts with ID (outside a session)\n"
 		"      --list      the sessions kept (the newest %d), newest first\n"
-		"      --json      as JSON (each way to allow a denial as data: \"fixes\")\n"
+		"      --json      as JSON (each way to allow a denial as data: \"fixes\"; the\n"
+		"                  grant that allows it, its command's words, the command)\n"
+		"      --grant PID the grant that allows every denial of process PID (the\n"
+		"                  number on its lines) as wicket ask's options, a word a\n"
+		"                  line; status 1 when one of them has none (inside a session)\n"
 		"  -h, --help      show this help\n",
 		WK_MAX_DENIALS, WK_KEEP_SESSIONS);
 }
@@ -293,6 +298,45 @@ static int list_sessions(bool json)
 	return 0;
 }
 
+/* `wicket why --grant PID`: the grant that allows every denial of
+ * process PID, the union of each one's (control.c derives them), as the
+ * words of wicket ask's options, one a line, for the shells' hooks; 1,
+ * and nothing, when one of them has none (or a word is not one line).
+ * Known probes are not the command's refusals. */
+static int print_grant(json_t *doc, long pid)
+{
+	struct wk_grant all = {0};
+	bool some = false, each = true;
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(doc, "denials"), i, e) {
+		if (json_integer_value(json_object_get(e, "pid")) != pid || json_object_get(e, "probe"))
+			continue;
+		some = true;
+		json_t *g = json_object_get(e, "grant");
+		struct wk_grant one = {0};
+		char *why = NULL;
+		if (!g || !wk_grant_from_json(g, NULL, NULL, &one, &why))
+			each = false;
+		for (int k = 0; k < WK_GRANT_KINDS && each; k++)
+			for (size_t j = 0; j < one.v[k].n && each; j++) {
+				char *bad = wk_grant_add(&all, (enum wk_grant_kind)k, one.v[k].v[j]);
+				each = !bad && !strchr(one.v[k].v[j], '\n');
+				free(bad);
+			}
+		free(why);
+		wk_grant_free(&one);
+	}
+	if (some && each)
+		for (int k = 0; k < WK_GRANT_KINDS; k++)
+			for (size_t j = 0; j < all.v[k].n; j++)
+				printf("--%s\n%s\n", wk_grant_kind_name((enum wk_grant_kind)k), all.v[k].v[j]);
+	wk_grant_free(&all);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die("why: writing the output: %s", strerror(errno));
+	return some && each ? 0 : 1;
+}
+
 static void print_human(json_t *doc, long n, bool last)
 {
 	json_t *list = json_object_get(doc, "denials");
@@ -352,12 +396,13 @@ int cmd_why(int argc, char **argv)
 		{"count", required_argument, NULL, 'n'},
 		{"session", required_argument, NULL, 's'},
 		{"list", no_argument, NULL, 'l'},
+		{"grant", required_argument, NULL, 'g'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false, want_list = false;
 	const char *which = NULL;
-	long n = 20;
+	long n = 20, grant_pid = 0;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -376,6 +421,10 @@ int cmd_why(int argc, char **argv)
 			break;
 		case 'l':
 			want_list = true;
+			break;
+		case 'g':
+			if (!parse_long(optarg, 1, 4194304, &grant_pid))
+				die("why: --grant wants a process id, not '%s'", optarg);
 			break;
 		case 'h':
 			usage_why(stdout);
@@ -399,6 +448,14 @@ int cmd_why(int argc, char **argv)
 		    "may neither read nor rewrite it); run it outside", want_list ? "--list" : "--session");
 	if (want_list)
 		return list_sessions(json);
+	if (grant_pid && ctl < 0)
+		die("why: --grant: not inside a wicket session (a grant is asked for from one)");
+	if (grant_pid) {
+		doc = ask_supervisor(ctl, WK_MAX_DENIALS);
+		int rc = print_grant(doc, grant_pid);
+		json_decref(doc);
+		return rc;
+	}
 	if (ctl >= 0) {
 		doc = ask_supervisor(ctl, n);
 	} else if (getenv("WICKET_SESSION")) {

@@ -29,6 +29,7 @@
 #include "config.h"
 #include "base/session.h"
 #include "base/state.h"
+#include "plan/autorun.h"
 #include "plan/plan.h"
 #include "supervisor/ask.h"
 #include "supervisor/closer.h"
@@ -64,6 +65,8 @@
 #include "netdomain.h"
 #include "fdpass.h"
 #include "fdspec.h"
+#include "grant.h"
+#include "grantderive.h"
 #include "path.h"
 #include "rules.h"
 #include "view.h"
@@ -78,6 +81,10 @@
 #define MAX_PRINTED 500    /* lines shown per session; the rest only counted */
 #define READS_PER_WAKE 32  /* a flood must not starve the other relays */
 #define PENDING_MAX 4      /* replies being written at once */
+/* A process's arguments as read for a denial: one byte more than a
+ * request to `wicket ask` carries, so that what is cut is seen as more
+ * than it carries (grantderive.c offers no command for it). */
+#define ARGS_READ (ASK_ARGV_BYTES + 2)
 
 /* --- the denials of this session ---------------------------------------- */
 
@@ -99,6 +106,8 @@ struct denial_entry {
 	const char *probe;  /* a known probe (probe_of): kept, neither shown nor counted */
 	int proxy;          /* the proxy's refusal (enum proxy_refusal), its name and address */
 	char *proxy_name, *proxy_addr;
+	struct wk_grant grant; /* the narrowest grant that allows it (none: empty) */
+	struct strv argv;      /* its process's words (unknown: none) */
 };
 
 static struct denial_entry entries[WK_MAX_DENIALS];
@@ -203,16 +212,59 @@ static void fix_policy(struct denial_entry *e, json_t *snippet, const char *note
 	fix_add(e, json_pack("{s:s, s:o}", "kind", "policy", "policy", snippet), note);
 }
 
-static void fix_ask(struct denial_entry *e)
-{
-	fix_add(e, json_pack("{s:s, s:[s, s, s, s]}", "kind", "ask", "command", "wicket", "ask",
-			     "--", e->comm),
-		"run it once outside the sandbox, if approved");
-}
-
 static void fix_note(struct denial_entry *e, const char *text)
 {
 	fix_add(e, json_pack("{s:s}", "kind", "note"), text);
+}
+
+/* The narrowest grant that allows E and its process's words
+ * (grantderive.h), from what the explanation decided: KIND, PLACE (the
+ * directory or store a grant may give; NULL: none may) and LIFTABLE.
+ * Before fix_ask, which offers them. */
+static void derive(struct denial_entry *e, enum wk_refused kind, const char *place, bool liftable)
+{
+	struct wk_refusal r = {.kind = kind, .object = e->object, .place = place,
+			       .liftable = liftable, .args = e->args, .args_len = e->args_len};
+	wk_grant_derive(&r, &e->grant, &e->argv);
+}
+
+static json_t *words_json(const struct strv *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < v->n; i++)
+		json_array_append_new(a, json_string(v->v[i]));
+	return a;
+}
+
+/* `wicket ask` with the grant derived for E (derive) and its process's
+ * own words, never its name; with no grant, outside, which only the
+ * person at the terminal can approve. */
+static void fix_ask(struct denial_entry *e)
+{
+	struct strv cmd = {0};
+	if (wk_grant_command_argv(&e->grant, &e->argv, &cmd)) {
+		fix_add(e, json_pack("{s:s, s:o, s:o}", "kind", "ask", "command", words_json(&cmd),
+				     "grant", wk_grant_to_json(&e->grant)),
+			"once, if approved");
+	} else if (!wk_grant_empty(&e->grant)) {
+		fix_add(e, json_pack("{s:s, s:o}", "kind", "ask", "grant", wk_grant_to_json(&e->grant)),
+			"its arguments could not be read: name the command yourself");
+	} else if (e->argv.n) {
+		strv_add(&cmd, "wicket");
+		strv_add(&cmd, "ask");
+		strv_add(&cmd, "--outside");
+		strv_add(&cmd, "--");
+		for (size_t i = 0; i < e->argv.n; i++)
+			strv_add(&cmd, e->argv.v[i]);
+		fix_add(e, json_pack("{s:s, s:o, s:b}", "kind", "ask", "command", words_json(&cmd),
+				     "outside", 1),
+			"no grant allows it: only you, at the terminal, can run it outside the "
+			"sandbox");
+	} else {
+		fix_note(e, "no grant allows it: only you, at the terminal, can run it outside the "
+			    "sandbox (wicket ask --outside -- COMMAND)");
+	}
+	strv_free(&cmd);
 }
 
 static void fix_not(struct denial_entry *e, const char *opt, const char *why)
@@ -271,10 +323,27 @@ static char *fix_text(json_t *fix)
 		body = xasprintf("a policy: %s", j ? j : "{}");
 		free(j);
 	} else if (strcmp(kind, "ask") == 0) {
-		json_t *argv = json_object_get(fix, "command");
-		char *c = shell_word(json_string_value(json_array_get(argv, 3)) ?: "?");
-		body = xasprintf("wicket ask -- %s ...", c);
-		free(c);
+		/* The words as a shell reads them (ask_quote: what is shown is
+		 * what runs), or the grant and a place for the command. */
+		json_t *words = json_object_get(fix, "command");
+		struct strv w = {0};
+		struct wk_grant g = {0};
+		char *why = NULL;
+		size_t i;
+		json_t *a;
+		json_array_foreach(words, i, a)
+			strv_add(&w, json_string_value(a) ?: "?");
+		if (w.n) {
+			body = ask_quote_argv(NULL, w.v, w.n);
+		} else {
+			wk_grant_from_json(json_object_get(fix, "grant"), NULL, NULL, &g, &why);
+			char *t = wk_grant_text(&g);
+			body = xasprintf("wicket ask %s -- COMMAND", t);
+			free(t);
+		}
+		free(why);
+		wk_grant_free(&g);
+		strv_free(&w);
 	} else if (strcmp(kind, "not") == 0) {
 		return xasprintf("not %s: %s", opt ? opt : "?", note ? note : "");
 	} else {
@@ -384,6 +453,23 @@ static char *write_would_not_help(const struct session *s, const char *dir, cons
 	return why;
 }
 
+/* OBJ is a shell's or a tool's startup file, or beneath one, that a
+ * sandbox with DIR writable would keep read-only (autorun.c's list,
+ * lexical: nothing of DIR is walked), and that ask.c refuses to grant:
+ * a grant of DIR would not allow the write. */
+static bool startup_file_in(const struct session *s, const char *dir, const char *obj)
+{
+	struct strv roots = {0}, places = {0};
+	strv_add(&roots, dir);
+	autorun_startup_places(&roots, s->homes, &places);
+	bool in = false;
+	for (size_t i = 0; i < places.n && !in; i++)
+		in = path_is_under(obj, places.v[i]);
+	strv_free(&roots);
+	strv_free(&places);
+	return in;
+}
+
 static void explain_fs(const struct session *s, struct denial_entry *e)
 {
 	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
@@ -406,6 +492,10 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 			from = "--hide on the command line";
 		e->rule = xasprintf("%s is hidden by the rule \"%s\"%s%s%s", obj, hid,
 				    from ? " (" : "", from ? from : "", from ? ")" : "");
+		/* A grant reads a hidden store whole, writes none, and never
+		 * wicket's own record. */
+		derive(e, e->kind == K_READ ? WK_REFUSED_READ : WK_REFUSED_WRITE,
+		       e->kind == K_READ && !state ? hid : NULL, false);
 		fix_ask(e);
 		if (!state) {
 			char *t = xasprintf("a policy of your own that does not hide %s (a policy that "
@@ -423,6 +513,7 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 		e->rule = xasprintf("%s is protected (read-only inside a writable root) by the rule "
 				    "\"%s\" (%s)", obj, prot, from ? from : why);
 		free(why);
+		derive(e, WK_REFUSED_WRITE, NULL, false);
 		fix_ask(e);
 		if (from) {
 			char *t = xasprintf("a policy of your own without this rule (a policy that "
@@ -445,6 +536,7 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 			json_array_append_new(read, json_string(s->pol.read.v[i]));
 		json_array_append_new(read, json_string(dir));
 		fix_policy(e, snippet(pname, "filesystem", json_pack("{s:o}", "read", read)), NULL);
+		derive(e, WK_REFUSED_READ, dir, false);
 		free(dir);
 		fix_ask(e);
 		return;
@@ -462,6 +554,10 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 		bool file = view_stat(s->view_root, obj, &st) && S_ISREG(st.st_mode);
 		char *dir = file ? xstrdup(obj) : dir_to_allow(s, obj);
 		char *not = write_would_not_help(s, dir, obj);
+		/* A grant's --write: the same root, by the same rule, or none;
+		 * none either for a startup file, which no grant makes
+		 * writable. */
+		derive(e, WK_REFUSED_WRITE, not || startup_file_in(s, dir, obj) ? NULL : dir, false);
 		if (not) {
 			fix_ask(e);
 			fix_not(e, "--write", not);
@@ -478,6 +574,7 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 	}
 	e->rule = xasprintf("%s is read-only in this session (policy %s%s)", obj, pname,
 			    s->read_only ? ", --read-only" : "");
+	derive(e, WK_REFUSED_WRITE, NULL, false);
 	fix_ask(e);
 }
 
@@ -505,54 +602,22 @@ static unsigned port_of(const char *obj)
 static size_t url_targets(const struct denial_entry *e, unsigned *ports, size_t max, char **hosts,
 			  size_t maxhosts, size_t *nhosts)
 {
+	struct wk_url_target t[16];
+	size_t nt = wk_url_targets(e->args, e->args_len, t, sizeof t / sizeof t[0]), n = 0;
 	*nhosts = 0;
-	char buf[8192];
-	if (!e->args)
-		return 0;
-	ssize_t len = (ssize_t)(e->args_len < sizeof buf - 1 ? e->args_len : sizeof buf - 1);
-	memcpy(buf, e->args, (size_t)len);
-	buf[len] = '\0';
-	static const struct {
-		const char *scheme;
-		unsigned port;
-	} known[] = {{"http", 80}, {"https", 443}, {"ws", 80}, {"wss", 443}, {"ftp", 21},
-		     {"ssh", 22}, {"git", 9418}, {"git+ssh", 22}, {"ssh+git", 22}};
-	size_t n = 0;
-	for (char *a = buf; a < buf + len && n < max; a += strlen(a) + 1) {
-		char *sep = strstr(a, "://");
-		if (!sep)
-			continue;
-		unsigned port = 0;
-		char *host = sep + 3, *end = host + strcspn(host, "/?#");
-		char *at = memchr(host, '@', (size_t)(end - host));
-		if (at)
-			host = at + 1;
-		char *colon = host[0] == '[' ? memchr(host, ']', (size_t)(end - host)) : host;
-		colon = colon ? memchr(colon, ':', (size_t)(end - colon)) : NULL;
+	for (size_t k = 0; k < nt && n < max; k++) {
 		/* A name, as --allow-domain takes it (an address is none). */
-		char *name = host[0] != '[' ? xasprintf("%.*s", (int)((colon ? colon : end) - host),
-							 host) : NULL;
+		const char *name = t[k].host[0] != '[' ? t[k].host : NULL;
 		bool seen = !name || wk_name_check(name, strlen(name)) != NULL;
 		for (size_t i = 0; i < *nhosts && !seen; i++)
 			seen = strcasecmp(hosts[i], name) == 0;
 		if (!seen && *nhosts < maxhosts)
-			hosts[(*nhosts)++] = name;
-		else
-			free(name);
-		if (colon && colon + 1 < end) {
-			for (char *c = colon + 1; c < end && port <= 65535; c++)
-				port = *c >= '0' && *c <= '9' ? port * 10 + (unsigned)(*c - '0') : 70000;
-		} else {
-			for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-				if (strlen(known[i].scheme) == (size_t)(sep - a) &&
-				    strncasecmp(a, known[i].scheme, (size_t)(sep - a)) == 0)
-					port = known[i].port;
-		}
-		bool dup = port == 0 || port > 65535;
+			hosts[(*nhosts)++] = xstrdup(name);
+		bool dup = t[k].port == 0;
 		for (size_t i = 0; i < n; i++)
-			dup |= ports[i] == port;
+			dup |= ports[i] == t[k].port;
 		if (!dup)
-			ports[n++] = port;
+			ports[n++] = t[k].port;
 	}
 	return n;
 }
@@ -614,6 +679,17 @@ static void explain_proxy(const struct session *s, struct denial_entry *e)
 				    e->reason ? e->reason : "?");
 		break;
 	}
+	/* What a grant lifts: a name not allowed (or the other one a TLS
+	 * hello asked for), an address not named (asked for, or the one an
+	 * allowed name resolved to); never a deny list, a malformed request
+	 * or a name that does not resolve. */
+	const char *place = e->proxy == PROXY_SNI ? e->proxy_name
+			    : e->proxy == PROXY_ADDRESS ? e->proxy_addr : NULL;
+	bool lift = e->proxy == PROXY_UNLISTED || e->proxy == PROXY_RAW_IP ||
+		    ((e->proxy == PROXY_SNI || e->proxy == PROXY_ADDRESS) && place);
+	derive(e, WK_REFUSED_PROXY, place, lift);
+	if (!wk_grant_empty(&e->grant))
+		fix_ask(e);
 }
 
 /* "connect 127.0.0.1:8080/tcp", "sendto [::1]:53/udp": to a loopback
@@ -633,6 +709,11 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 	bool bind = strncmp(e->object, "bind ", 5) == 0 || strncmp(e->object, "listen", 6) == 0;
 	bool udp = strstr(e->object, "/udp") != NULL;
 	const char *un = strstr(e->object, " unix:");
+	/* A unix socket by its path; an address only where the grant's
+	 * sandbox gets a proxy the program did not have (no network): one
+	 * that went around the proxy goes around it again, and a grant
+	 * reaches no host in mode ports (ask.c refuses it). */
+	derive(e, WK_REFUSED_CONNECT, NULL, s->pol.net == NET_NONE);
 	if (un && un[6] == '@') {
 		e->rule = xasprintf("abstract unix sockets outside the sandbox are out of reach, and "
 				    "without a network namespace of its own the sandbox's cannot be "
@@ -779,6 +860,8 @@ static void entry_free(struct denial_entry *e)
 	free(e->args);
 	free(e->proxy_name);
 	free(e->proxy_addr);
+	wk_grant_free(&e->grant);
+	strv_free(&e->argv);
 	json_decref(e->fixes);
 	memset(e, 0, sizeof *e);
 }
@@ -1078,6 +1161,14 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 		free(object);
 		free(e->what);
 		free(e->comm);
+		/* Explained again when asked: its grant's command is the
+		 * newest process's. */
+		free(e->rule);
+		e->rule = NULL;
+		json_decref(e->fixes);
+		e->fixes = NULL;
+		wk_grant_free(&e->grant);
+		strv_free(&e->argv);
 	} else {
 		if (n_entries == WK_MAX_DENIALS) {
 			/* Full: the least recently reported one goes. */
@@ -1100,7 +1191,7 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 	free(e->args);
 	e->args = NULL;
 	e->args_len = 0;
-	char held[8192];
+	char held[ARGS_READ];
 	const char *args = d->args;
 	size_t args_len = args ? d->args_len : 0;
 	/* Its number is its own while the caller holds it (a pending
@@ -1203,6 +1294,16 @@ static json_t *entry_json(const struct denial_entry *e)
 		json_object_set_new(o, "what", json_string(e->what));
 	if (o && e->probe)
 		json_object_set_new(o, "probe", json_string(e->probe));
+	/* The narrowest grant that allows it, its process's words, and the
+	 * two as the command that asks for it (grantderive.h). */
+	if (o && !wk_grant_empty(&e->grant))
+		json_object_set_new(o, "grant", wk_grant_to_json(&e->grant));
+	if (o && e->argv.n)
+		json_object_set_new(o, "argv", words_json(&e->argv));
+	char *cmd = o ? wk_grant_command(&e->grant, &e->argv) : NULL;
+	if (cmd)
+		json_object_set_new(o, "command", json_string(cmd));
+	free(cmd);
 	return o;
 }
 
@@ -1365,9 +1466,10 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 			/* A sender may be gone and its number another's by the
 			 * time the advice reads its arguments: read them now,
 			 * through its /proc directory checked against its pidfd,
-			 * or not at all. */
-			char args[8192];
-			if (strcmp(p.kind, "network") == 0 && sender_pidfd >= 0) {
+			 * or not at all. Every kind: the command a grant is asked
+			 * for is the refused process's own. */
+			char args[ARGS_READ];
+			if (sender_pidfd >= 0) {
 				d.args = args;
 				d.args_len = args_of(sender, sender_pidfd, args, sizeof args);
 			}

@@ -383,7 +383,8 @@ sanity_repo() {
 	run "$WICKET" why
 	echo "$output"
 	assert_output --partial "write blocked: $WS/.git/hooks/pre-commit"
-	assert_output --partial "wicket ask -- "
+	# No grant lifts it: asking is for the person, outside.
+	assert_output --partial "wicket ask --outside -- "
 	refute_output --partial "--write $WS/.git"
 	# Whatever --write it does give, followed, must not let the attack through.
 	for w in $(printf '%s\n' "$output" | sed -n 's/^ *wicket run --write \([^ ]*\) .*/\1/p' | sort -u); do

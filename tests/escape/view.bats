@@ -78,16 +78,28 @@ for p in sys.argv[3:]:
 open("why.json", "w").write(subprocess.run([wicket, "why", "--json"], capture_output=True, text=True).stdout)' "$WICKET" "$@") </dev/null
 }
 
+# ADVICE_PY: advice(E), what a denial E of why --json says of its object
+# (its rule, the ways to allow it, its grant), but for its process's own
+# words, which are the same for every denial of one process and name all
+# the paths it tried.
+ADVICE_PY='import json
+def advice(e):
+    fixes = [{k: v for k, v in f.items() if k != "command"} for f in e["fixes"]]
+    allow = [a for a in e["allow"] if not a.startswith("wicket ask ")]
+    return json.dumps({"rule": e["rule"], "fixes": fixes, "allow": allow,
+                       "grant": e.get("grant"), "has_command": "command" in e})
+'
+
 # same_advice DIR A NAME_A B NAME_B: $WS/why.json explains DIR+A and DIR+B
 # alike, but for their own words (the objects, NAME_A and NAME_B).
 same_advice() {
-	"$PY" - "$WS/why.json" "$@" <<'EOF'
+	{ printf '%s\n' "$ADVICE_PY"; cat <<'EOF'; } | "$PY" - "$WS/why.json" "$@"
 import json, sys
 d, o, a, na, b, nb = json.load(open(sys.argv[1])), *sys.argv[2:]
 def said(obj, name):
     e = [e for e in d["denials"] if e["object"] == obj]
     assert e, (obj, d)
-    return json.dumps({k: e[0].get(k) for k in ("rule", "fixes")}).replace(obj, "OBJ").replace("/" + name, "/NAME")
+    return advice(e[0]).replace(obj, "OBJ").replace("/" + name, "/NAME")
 assert said(o + a, na) == said(o + b, nb), d
 EOF
 }
@@ -225,15 +237,14 @@ for kind in ("write", "read"):
                              "comm": "evil", "pid": 7}).encode())
 out = subprocess.run([wicket, "why", "--json"], capture_output=True, text=True).stdout
 open("why.json", "w").write(out)' "$HIDDEN" "$WICKET") </dev/null
-	"$PY" - "$WS/why.json" "$HIDDEN" <<'EOF'
+	{ printf '%s\n' "$ADVICE_PY"; cat <<'EOF'; } | "$PY" - "$WS/why.json" "$HIDDEN"
 import json, sys
 d = json.load(open(sys.argv[1]))
 h = sys.argv[2]
 def said(obj, kind, name):
     e = [e for e in d["denials"] if e["object"] == obj and e["kind"] == kind]
     assert e, (obj, [x["object"] for x in d["denials"]])
-    text = json.dumps({k: e[0].get(k) for k in ("rule", "fixes", "allow")})
-    return text.replace(obj, "OBJ").replace("/" + name, "/NAME")
+    return advice(e[0]).replace(obj, "OBJ").replace("/" + name, "/NAME")
 r = "/proc/self/root" + h
 pairs = [("write", h + "/keys/x", "keys", h + "/none/x", "none")]
 for kind in ("write", "read"):

@@ -53,6 +53,18 @@ wait_rc() {
 	return 1
 }
 
+# mk_refused OUT: H/yes, an approver that says yes, and OUT/mk FILE: one
+# plain command whose own process is refused (FILE is outside the
+# workspace), and that waits until the refusal is counted (the hooks'
+# status file says so), so that it shows after this command and not after
+# the next one.
+mk_refused() {
+	printf '#!/bin/sh\nexit 0\n' >"$H/yes" && chmod 755 "$H/yes"
+	printf '%s\n' '#!/bin/sh' 'st=/dev/fd/${WICKET_STATUS_FD%%:*}' 'n=$(head -n 1 "$st")' ': >"$1"' \
+		'i=0; while [ "$i" -lt 100 ] && [ "$(head -n 1 "$st")" = "$n" ]; do sleep 0.05; i=$((i + 1)); done' >"$1/mk"
+	chmod 755 "$1/mk"
+}
+
 bashrc() {
 	cat >"$H/.bashrc" <<'RC'
 alias hello='echo alias-from-bashrc'
@@ -74,7 +86,7 @@ RC
 	[ "$(pane | grep -cE '^sandbox: write blocked: /var/tmp/wk-hook \(create by touch\[[0-9]+\]\)$')" = 1 ]
 	! pane | grep -qE '^  sandbox: write blocked: /var/tmp/wk-hook '
 	# Two commands on the line: `ask` offers no replay, the line is to copy.
-	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- bash -c 'touch /var/tmp/wk-hook; sleep 0.3'"
+	pane | grep -qxF "  no grant allows it; to run it outside the sandbox once (only you can approve that): wicket ask --outside -- bash -c 'touch /var/tmp/wk-hook; sleep 0.3'"
 	# $? as the user's prompt sees it is the command's own.
 	wait_pane '^\(wicket\) \[0\][#$] $'
 	keys 'clear; (exit 4)'
@@ -157,7 +169,7 @@ RC
 	# Said once: inline as it happened; the block does not repeat it.
 	[ "$(pane | grep -cE '^sandbox: write blocked: /var/tmp/wk-zhook \(create by touch\[[0-9]+\]\)$')" = 1 ]
 	! pane | grep -qE '^  sandbox: write blocked: /var/tmp/wk-zhook '
-	pane | grep -qxF "  to run it outside the sandbox once: wicket ask -- zsh -c 'touch /var/tmp/wk-zhook; sleep 0.3'"
+	pane | grep -qxF "  no grant allows it; to run it outside the sandbox once (only you can approve that): wicket ask --outside -- zsh -c 'touch /var/tmp/wk-zhook; sleep 0.3'"
 	keys 'clear; echo quiet'
 	wait_pane '^quiet$'
 	! pane | grep -q 'wicket:'
@@ -216,31 +228,23 @@ RC
 	fi
 }
 
-@test "bash: 'ask' asks wicket ask for exactly the blocked command (an approver says yes); a user's own ask is kept" {
+@test "bash: 'ask' asks for the blocked command again with the grant derived from its refusals (an approver says yes); a user's own ask is kept" {
 	bashrc
 	local out
 	out=$(mk_outside)
 	track "$out"
-	printf '#!/bin/sh\nexit 0\n' >"$H/yes" && chmod 755 "$H/yes"
-	# OUT/mk FILE: one plain command whose own process is refused, and that
-	# waits until the refusal is counted (the hooks' status file says so),
-	# so that it shows after this command and not after the next one. It
-	# lies outside the workspace: a program the sandbox could rewrite is
-	# CAREFUL, which no approver may approve.
-	printf '%s\n' '#!/bin/sh' 'st=/dev/fd/${WICKET_STATUS_FD%%:*}' 'n=$(head -n 1 "$st")' ': >"$1"' \
-		'i=0; while [ "$i" -lt 100 ] && [ "$(head -n 1 "$st")" = "$n" ]; do sleep 0.05; i=$((i + 1)); done' >"$out/mk"
-	chmod 755 "$out/mk"
+	mk_refused "$out"
 	start_shell /bin/bash --approver "$H/yes"
 	wait_pane '^\(wicket\) \[0\][#$] $'
 	keys "$out/mk $out/made-by-ask"
-	wait_pane '^  to run it outside the sandbox once, if approved: ask$'
+	# The grant the supervisor derived: the refused file's directory.
+	wait_pane "^  to run it again with --write $out added, if approved: ask\$"
 	[ ! -e "$out/made-by-ask" ]
 	keys 'clear; ask; echo "ask=$?"'
-	wait_pane '^ask=[0-9]*$'
-	# The approver said yes to that very command. It ran on a grant, in
-	# a sandbox of its own: the hooks ask for no rights yet (deriving the
-	# grant from the refusal is still to come), so the same write is
-	# refused there, and nothing is made outside.
+	wait_pane '^ask=0$'
+	[ -e "$out/made-by-ask" ]
+	# The approver said yes to that very command with the grant derived
+	# from its refusal, which is what it ran with.
 	"$PY" - "$H/state/wicket/audit.jsonl" "$out" <<'PYEOF'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
@@ -248,10 +252,10 @@ asks = [l for l in lines if "argv" in l]
 assert len(asks) == 1, lines
 a = asks[0]
 assert a["argv"] == [sys.argv[2] + "/mk", sys.argv[2] + "/made-by-ask"], a
-assert a["decision"] == "approved" and a["by"] == "approver" and a["grant"] == {}, a
+assert a["decision"] == "approved" and a["by"] == "approver", a
+assert a["grant_asked"] == a["grant"] == {"write": [sys.argv[2]]}, a
 assert a["reason"] == "blocked in the sandbox", a
 PYEOF
-	[ ! -e "$out/made-by-ask" ]
 	keys 'exit'
 	wait_rc >/dev/null
 	# A user's own `ask` stays theirs; the block shows the long form.
@@ -262,7 +266,39 @@ PYEOF
 	start_shell /bin/bash
 	wait_pane '^\(wicket\) \[0\][#$] $'
 	keys 'touch /var/tmp/wk-own; sleep 0.3'
-	wait_pane "^  to run it outside the sandbox once: wicket ask -- bash -c 'touch /var/tmp/wk-own; sleep 0.3'$"
+	wait_pane "^  no grant allows it; to run it outside the sandbox once \(only you can approve that\): wicket ask --outside -- bash -c 'touch /var/tmp/wk-own; sleep 0.3'$"
+	keys 'ask'
+	wait_pane '^users-own-ask$'
+	keys 'exit'
+	wait_rc >/dev/null
+}
+
+@test "zsh: 'ask' asks for the blocked command again with the grant derived from its refusals; with a user's own ask, the whole line" {
+	command -v zsh >/dev/null || { echo "zsh is not installed (apt-get install zsh)" >&2; return 1; }
+	echo "PROMPT='%# '" >"$H/.zshrc"
+	local out
+	out=$(mk_outside)
+	track "$out"
+	mk_refused "$out"
+	start_shell "$(command -v zsh)" --approver "$H/yes"
+	wait_pane '^\(wicket\) [%#] $'
+	keys "$out/mk $out/made-by-zask"
+	wait_pane "^  to run it again with --write $out added, if approved: ask\$"
+	[ ! -e "$out/made-by-zask" ]
+	keys 'clear; ask; echo "ask=$?"'
+	wait_pane '^ask=0$'
+	[ -e "$out/made-by-zask" ]
+	keys 'exit'
+	wait_rc >/dev/null
+	# A user's own `ask` stays theirs; the block shows the derived command.
+	tmux -L "$TMUX_SOCK" kill-server
+	TMUX_SOCK=${TMUX_SOCK}b
+	rm -f "$OUTF.rc" "$out/made-by-zask"
+	printf 'ask() { echo users-own-ask; }\n' >>"$H/.zshrc"
+	start_shell "$(command -v zsh)"
+	wait_pane '^\(wicket\) [%#] $'
+	keys "$out/mk $out/made-by-zask"
+	wait_pane "^  to run it again with what it lacked, if approved: wicket ask --write $out -- $out/mk $out/made-by-zask\$"
 	keys 'ask'
 	wait_pane '^users-own-ask$'
 	keys 'exit'

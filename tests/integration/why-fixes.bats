@@ -37,7 +37,10 @@ assert f[0]["kind"] == "option" and f[0]["option"] == "--write" and f[0]["value"
 pol = [x for x in f if x["kind"] == "policy"]
 assert pol and pol[0]["policy"]["filesystem"]["write"] == [path], f
 assert pol[0]["policy"]["extends"] == "workspace-write", f
-assert [x for x in f if x["kind"] == "ask"][0]["command"] == ["wicket", "ask", "--", "sh"], f
+ask = [x for x in f if x["kind"] == "ask"][0]
+assert ask["command"] == ["wicket", "ask", "--write", path, "--", "sh", "-c",
+                          'echo new >"$HOME/.toolrc"'], f
+assert ask["grant"] == {"write": [path]}, f
 # Nothing wider than the file.
 for x in f:
     assert x.get("value") != path.rsplit("/", 1)[0], f

@@ -40,7 +40,8 @@ teardown() { it_teardown; }
 	assert_line "  rule: $HOME/data/wk-why is not under a writable root (policy workspace-write; writable: $WS, /tmp (private))"
 	assert_line "    wicket run --write $HOME/data ..."
 	assert_line '    a policy: {"extends": "workspace-write", "filesystem": {"write": ["'"$HOME"'/data"]}}'
-	assert_line '    wicket ask -- touch ...   (run it once outside the sandbox, if approved)'
+	# The grant that allows it, with the refused process's own words.
+	assert_line "    wicket ask --write $HOME/data -- touch $HOME/data/wk-why   (once, if approved)"
 	# Nothing here is a line of the denials themselves.
 	assert_regex "$stderr" "sandbox: write blocked: $HOME/data/wk-why"
 }

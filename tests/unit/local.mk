@@ -115,3 +115,9 @@ check_PROGRAMS += tests/unit/test-grant
 tests_unit_test_grant_SOURCES = tests/unit/test-grant.c
 tests_unit_test_grant_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_grant_LDADD = lib/libwicket.la $(JANSSON_LIBS)
+# A refusal's grant and command (lib/grantderive.c): what `wicket why` and
+# the shell hooks' `ask` offer.
+check_PROGRAMS += tests/unit/test-grantderive
+tests_unit_test_grantderive_SOURCES = tests/unit/test-grantderive.c
+tests_unit_test_grantderive_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_grantderive_LDADD = lib/libwicket.la $(JANSSON_LIBS)
