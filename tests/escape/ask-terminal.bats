@@ -556,9 +556,12 @@ PYEOF
 	printf '%s\n' '#!/bin/sh' 'st=/dev/fd/${WICKET_STATUS_FD%%:*}' 'n=$(head -n 1 "$st")' ': >"$1"' \
 		'i=0; while [ "$i" -lt 100 ] && [ "$(head -n 1 "$st")" = "$n" ]; do sleep 0.05; i=$((i + 1)); done' >"$OUT/mk"
 	chmod 755 "$OUT/yes" "$WS/append" "$OUT/mk"
+	# The refused file's directory is not the home (HOME is OUT here), so
+	# that the grant derived for it is --write OUT/d, which a grant gives.
+	mkdir "$OUT/d"
 	: >"$OUT/.zshrc"
 	for sh in /bin/bash $(command -v zsh); do
-		rm -f "$WS/log" "$OUT/two words"
+		rm -f "$WS/log" "$OUT/d/two words"
 		SH=$sh drive <<'PYEOF'
 def main():
     env = dict(os.environ, HOME=out, SHELL=os.environ["SH"], HISTFILE="", WICKET_DIAG="on")
@@ -566,24 +569,26 @@ def main():
     t.expect(r"\(wicket\) ")
     # A line of two commands, the second refused: `ask` must not run the
     # first again outside (a commit pushed twice).
-    t.line('echo once >>"%s/log"; touch "%s/two words"' % (ws, out))
+    t.line('echo once >>"%s/log"; touch "%s/d/two words"' % (ws, out))
     t.expect(r"how to allow it")
     t.line('ask; echo "ask=$?"')
     t.expect(r"ask=\d+")
     check(open(ws + "/log").read() == "once\n", "ask ran the first command again")
-    check(not os.path.exists(out + "/two words"), "ask ran a line that was not one command")
+    check(not os.path.exists(out + "/d/two words"), "ask ran a line that was not one command")
     # One command, refused: ask runs exactly it, its arguments intact.
-    t.line('"%s/mk" "%s/two words"' % (out, out))
+    t.line('"%s/mk" "%s/d/two words"' % (out, out))
     t.expect(r"if approved: ask")
     t.line('ask; echo "ask=$?"')
     t.expect(r"ask=\d+")
-    # The approver was asked for exactly that command (it runs on a
-    # grant, which the hooks do not derive yet: refused again there).
+    # The approver was asked for exactly that command, on the grant
+    # derived from its refusal, and it ran there: the file is made.
     import json
     asks = [json.loads(l) for l in open(os.environ["AUDIT"])]
     asks = [a for a in asks if "argv" in a and a["argv"][0] == out + "/mk"]
-    check(len(asks) == (2 if "zsh" in os.environ["SH"] else 1) and asks[-1]["argv"] == [out + "/mk", out + "/two words"]
-          and asks[-1]["decision"] == "approved", "ask did not ask for the refused command: %r" % asks)
+    check(len(asks) == (2 if "zsh" in os.environ["SH"] else 1) and asks[-1]["argv"] == [out + "/mk", out + "/d/two words"]
+          and asks[-1]["decision"] == "approved" and asks[-1]["grant"] == {"write": [out + "/d"]},
+          "ask did not ask for the refused command on its grant: %r" % asks)
+    check(os.path.exists(out + "/d/two words"), "the command asked for did not run on its grant")
     # A process refused in the background shows after a later command,
     # itself one plain command: ask must not offer that later command.
     t.line('(sleep 1; touch "%s/late") &' % out)
