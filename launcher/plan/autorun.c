@@ -2,10 +2,12 @@
  * later, outside any sandbox: git's hooks and the config files that name
  * commands (core.fsmonitor, core.hooksPath, core.sshCommand, filter and
  * diff drivers, include paths), and the files shells and desktops run at
- * login. A session that could write them would leave code behind for
- * `git status` in a prompt or the next login to run.
+ * login, and tools' startup files and config (lib/runslater.c has the
+ * list of those; this file finds them on disk). A session that could
+ * write them would leave code behind for `git status` in a prompt or the
+ * next login to run.
  *
- * One list, used three ways: protected (read-only) when they exist at
+ * Used three ways: protected (read-only) when they exist at
  * the start (main.c adds them to the protect list, plan.c mounts them),
  * moved aside after the session when it created them (autorun_check_new),
  * and never lifted by `wicket why`'s advice (control.c).
@@ -24,8 +26,8 @@
  * .git entries made during the session, and the HEAD of any directory
  * that git would take for a repository itself and that the session made
  * or changed (autorun_check_nested). Repositories nested deeper that
- * existed at the start are not protected (see wicket-policy(5), "Files
- * that run code"). */
+ * exist at the start are found by the same walk before the command runs
+ * (autorun_nested_git_places) and protected as the root's is. */
 #include "config.h"
 #include "base/session.h"
 #include "plan/autorun.h"
@@ -34,6 +36,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,7 @@
 #include <unistd.h>
 
 #include "path.h"
+#include "runslater.h"
 
 /* Submodules of submodules, worktrees of those: deep enough for any real
  * repository, bounded for a crafted one (pointers that form a cycle, a
@@ -90,20 +94,6 @@ static struct dirent *next_entry(struct walk *w, DIR *dir, int *n)
 	}
 	return NULL;
 }
-
-/* What shells, desktops and tools run code from in a home directory:
- * shells' startup files (Debian's default .bashrc sources .bash_aliases),
- * desktops' autostart and user units, git's config, and the config of
- * tools that run commands from it when they start (tmux's run-shell,
- * vim's and neovim's vimscript and Lua). Not .inputrc: readline's macros
- * only type keys into the shell the user is at, where the user sees them. */
-static const char *const startup_files[] = {
-	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
-	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
-	".config/fish", ".config/autostart", ".config/systemd/user", ".local/share/systemd",
-	".config/environment.d", ".gitconfig", ".config/git",
-	".tmux.conf", ".config/tmux", ".vimrc", ".vim", ".config/nvim", NULL,
-};
 
 /* Git's config files of a home (whose includes are followed). */
 static const char *const home_git_configs[] = {".gitconfig", ".config/git/config", NULL};
@@ -659,29 +649,95 @@ static char *real_place(const char *p)
 	return real_place_n(p, 0);
 }
 
+/* Where the user's tools look, for wk_runs_later: the homes' real paths,
+ * and $ZDOTDIR, $XDG_CONFIG_HOME and $XDG_DATA_HOME as wicket was started
+ * with them (the user's own, which the session cannot change), real where
+ * they exist. Released by later_env_free. */
+struct later_env {
+	struct wk_later_env env;
+	struct strv homes;
+	char *vars[3];
+};
+
+static char *env_dir(const char *name)
+{
+	const char *v = getenv(name);
+	if (!v || v[0] != '/')
+		return NULL;
+	char *r = realpath(v, NULL);
+	return r ? r : path_normalize(v);
+}
+
+static void later_env_of(const char *const *homes, struct later_env *le)
+{
+	memset(le, 0, sizeof *le);
+	for (size_t h = 0; homes && homes[h]; h++) {
+		char *home = realpath(homes[h], NULL);
+		if (home && !strv_contains(&le->homes, home))
+			strv_push(&le->homes, home);
+		else
+			free(home);
+	}
+	le->vars[0] = env_dir("ZDOTDIR");
+	le->vars[1] = env_dir("XDG_CONFIG_HOME");
+	le->vars[2] = env_dir("XDG_DATA_HOME");
+	le->env = (struct wk_later_env){.homes = (const char *const *)le->homes.v,
+					.zdotdir = le->vars[0],
+					.xdg_config = le->vars[1],
+					.xdg_data = le->vars[2]};
+}
+
+static void later_env_free(struct later_env *le)
+{
+	strv_free(&le->homes);
+	for (size_t i = 0; i < 3; i++)
+		free(le->vars[i]);
+}
+
+/* P (a place of the list, existing or not) where a root holds it: as
+ * named, and where it really is (a dotfiles repository linked from the
+ * home, stow's way, may be a writable root); a root inside P is kept
+ * read-only whole, as P is. */
+static void startup_place(const struct strv *roots, const char *p, struct strv *out)
+{
+	char *r = real_place(p);
+	if (in_roots(roots, p))
+		add(out, xstrdup(p));
+	if (r && in_roots(roots, r))
+		add(out, xstrdup(r));
+	for (size_t i = 0; i < roots->n; i++)
+		if (path_is_under(roots->v[i], p) || (r && path_is_under(roots->v[i], r)))
+			add(out, xstrdup(roots->v[i]));
+	free(r);
+}
+
 bool autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out)
 {
 	struct walk wk = {.out = out, .roots = roots, .homes = homes};
+	struct later_env le;
+	later_env_of(homes, &le);
+	/* Every fixed place of the list: those beneath "/". */
+	struct strv all = {0};
+	wk_later_places(&le.env, "/", &all);
+	for (size_t i = 0; i < all.n; i++) {
+		const char *p = all.v[i];
+		if (!strchr(p, '*')) {
+			startup_place(roots, p, out);
+			continue;
+		}
+		/* A pattern (a python version): the ones there now. */
+		glob_t g;
+		if (glob(p, GLOB_NOSORT, NULL, &g) == 0)
+			for (size_t j = 0; j < g.gl_pathc; j++)
+				startup_place(roots, g.gl_pathv[j], out);
+		globfree(&g);
+	}
+	strv_free(&all);
+	later_env_free(&le);
 	for (size_t h = 0; homes[h]; h++) {
 		char *home = realpath(homes[h], NULL);
 		if (!home)
 			continue;
-		/* Only where a root contains them: a home that is not
-		 * writable costs nothing here. */
-		for (size_t i = 0; startup_files[i]; i++) {
-			char *p = path_join(home, startup_files[i]);
-			/* And where it really is: a dotfiles repository linked
-			 * from the home (stow) may be a writable root. */
-			char *r = real_place(p);
-			if (in_roots(roots, p))
-				add(out, p);
-			else
-				free(p);
-			if (r && in_roots(roots, r))
-				add(out, r);
-			else
-				free(r);
-		}
 		/* What the home's git config includes, writable or not
 		 * (~/.gitconfig can include a file of the workspace). */
 		for (size_t i = 0; home_git_configs[i]; i++) {
@@ -692,26 +748,48 @@ bool autorun_startup_places(const struct strv *roots, const char *const *homes, 
 		}
 		free(home);
 	}
-	/* Git's other global and system config: $XDG_CONFIG_HOME/git (where
-	 * it is not ~/.config) and /etc/gitconfig, protected where a root
-	 * holds them, and followed as the home's are. */
+	/* Git's other global and system config: $XDG_CONFIG_HOME/git/config
+	 * (where it is not ~/.config) and /etc/gitconfig (both in the list),
+	 * followed as the home's are. */
 	const char *x = getenv("XDG_CONFIG_HOME");
-	char *dirs[] = {x && x[0] == '/' ? path_join(x, "git") : NULL, NULL};
-	char *cfgs[] = {dirs[0] ? path_join(dirs[0], "config") : NULL, xstrdup("/etc/gitconfig")};
+	char *cfgs[] = {x && x[0] == '/' ? path_join(x, "git/config") : NULL,
+			xstrdup("/etc/gitconfig")};
 	for (size_t i = 0; i < 2; i++) {
-		if (dirs[i] && in_roots(roots, dirs[i]) && !strv_contains(out, dirs[i]))
-			strv_add(out, dirs[i]);
-		if (cfgs[i] && in_roots(roots, cfgs[i]) && !strv_contains(out, cfgs[i]))
-			strv_add(out, cfgs[i]);
 		if (cfgs[i]) {
 			config_includes(&wk, cfgs[i], INC_DEPTH);
 			hooks_path_places(&wk, cfgs[i], NULL);
 		}
-		free(dirs[i]);
 		free(cfgs[i]);
 	}
 	strv_free(&wk.read);
 	return !wk.truncated;
+}
+
+char *autorun_write_runs_later(const char *const *homes, const char *dir, const char *obj)
+{
+	struct later_env le;
+	later_env_of(homes, &le);
+	char *place = NULL;
+	if (wk_runs_later(&le.env, obj, &place) != WK_LATER_IN) {
+		free(place);
+		/* DIR holds one that a root there would not keep read-only
+		 * (the .pth files of a site directory): only the fixed ones
+		 * are (autorun_startup_places). */
+		if (wk_runs_later(&le.env, dir, &place) == WK_LATER_HOLDS) {
+			struct strv fixed = {0};
+			wk_later_places(&le.env, dir, &fixed);
+			if (strv_contains(&fixed, place)) {
+				free(place);
+				place = NULL;
+			}
+			strv_free(&fixed);
+		} else {
+			free(place);
+			place = NULL;
+		}
+	}
+	later_env_free(&le);
+	return place;
 }
 
 bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out)
@@ -758,6 +836,10 @@ void autorun_check_new(const struct session *s, const char *const *homes)
 
 struct nest {
 	const struct session *s;
+	/* Not NULL: the walk of the start, which lists every .git entry and
+	 * bare-style git directory here (what the session could change)
+	 * instead of moving aside the new ones. */
+	struct strv *found;
 	long long since_ns;    /* ctime at or after this: made in the session */
 	long long deadline_ns; /* CLOCK_MONOTONIC */
 	unsigned long entries;
@@ -818,7 +900,9 @@ static void nest_unlisted(struct nest *n, int fd, const char *name, size_t len)
 	}
 	if (fstatat(p, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		memcpy(n->path + len, "/.git", 6);
-		if (nested_new(n, &st))
+		if (n->found)
+			strv_add(n->found, n->path);
+		else if (nested_new(n, &st))
 			plan_quarantine(&n->s->pol, n->path, n->s->session_id);
 		n->path[len] = '\0';
 	}
@@ -860,6 +944,10 @@ static void nest_bare(struct nest *n, int fd, size_t len)
 	if (!git_part(fd, "HEAD", false, &head) || !git_part(fd, "refs", true, &refs) ||
 	    (!git_part(fd, "objects", true, &objects) && !git_part(fd, "commondir", false, &objects)))
 		return;
+	if (n->found) {
+		strv_add(n->found, n->path);
+		return;
+	}
 	git_part(fd, "commondir", false, &common);
 	git_part(fd, "config", false, &config);
 	if (head < n->since_ns && objects < n->since_ns && refs < n->since_ns &&
@@ -910,7 +998,9 @@ static void nest_walk(struct nest *n, int fd, size_t len, int depth)
 		n->path[len] = '/';
 		memcpy(n->path + len + 1, name, nl + 1);
 		if (git) {
-			if (nested_new(n, &st))
+			if (n->found)
+				strv_add(n->found, n->path);
+			else if (nested_new(n, &st))
 				plan_quarantine(&n->s->pol, n->path, n->s->session_id);
 		} else if (e->d_type == DT_DIR || S_ISDIR(st.st_mode)) {
 			int sub = depth < NEST_DEPTH
@@ -930,18 +1020,18 @@ static void nest_walk(struct nest *n, int fd, size_t len, int depth)
 	closedir(dir);
 }
 
-void autorun_check_nested(const struct session *s)
+/* Walk each of ROOTS (a root inside another is walked with it); since
+ * STARTED, for the walk of the end. WHAT: what the walk looks for, in
+ * the warnings of what it could not look through. */
+static void nest_roots(struct nest *n, const struct strv *roots, const struct timespec *started,
+		       const char *what)
 {
-	struct nest *n = xcalloc(1, sizeof *n);
-	n->s = s;
 	n->deadline_ns = mono_ns() + NEST_SECONDS * 1000000000LL;
-	for (size_t i = 0; i < s->pol.write.n && !n->truncated; i++) {
-		const char *w = s->pol.write.v[i];
-		/* A root inside another was walked with it. */
+	for (size_t i = 0; i < roots->n && !n->truncated; i++) {
+		const char *w = roots->v[i];
 		bool inner = false;
-		for (size_t j = 0; j < s->pol.write.n && !inner; j++)
-			inner = j != i && path_is_under(w, s->pol.write.v[j]) &&
-				strcmp(w, s->pol.write.v[j]) != 0;
+		for (size_t j = 0; j < roots->n && !inner; j++)
+			inner = j != i && path_is_under(w, roots->v[j]) && strcmp(w, roots->v[j]) != 0;
 		size_t len = strlen(w);
 		if (inner || len >= sizeof n->path)
 			continue;
@@ -952,25 +1042,70 @@ void autorun_check_nested(const struct session *s)
 		struct statfs sf;
 		bool fat = fstatfs(fd, &sf) == 0 &&
 			   (sf.f_type == MSDOS_SUPER_MAGIC || sf.f_type == EXFAT_SUPER_MAGIC);
-		n->since_ns = ns_of(&s->started) - (fat ? NEST_MARGIN_FAT_NS : NEST_MARGIN_NS);
+		n->since_ns = started ? ns_of(started) - (fat ? NEST_MARGIN_FAT_NS : NEST_MARGIN_NS)
+				      : 0;
 		/* "/" is refused as a root; a trailing slash never comes. */
 		nest_walk(n, fd, len, 0);
 	}
 	if (n->truncated)
 		warnmsg("WARNING: the writable roots hold more than %d entries (or took more than "
-			"%d s to look through): not all were checked for .git directories or files "
-			"the session made, which git outside would use; review them (find DIR -name "
-			".git -newer ...) before running git there",
-			NEST_ENTRIES, NEST_SECONDS);
+			"%d s to look through): not all were checked for %s; review them before "
+			"running git there", NEST_ENTRIES, NEST_SECONDS, what);
 	if (n->deep)
 		warnmsg("WARNING: %lu directories in the writable roots lie deeper than %d levels "
-			"(%s first): what lies below them was not checked for .git directories or "
-			"files the session made, which git outside would use; review them before "
-			"running git there", n->deep, NEST_DEPTH, n->first_deep);
+			"(%s first): what lies below them was not checked for %s; review them before "
+			"running git there", n->deep, NEST_DEPTH, n->first_deep, what);
 	if (n->unlisted)
 		warnmsg("WARNING: %lu directories in the writable roots could not be read (%s "
-			"first): what lies below them was not checked for .git directories or files "
-			"the session made, which git outside would use; review them before running "
-			"git there", n->unlisted, n->first_unlisted);
+			"first): what lies below them was not checked for %s; review them before "
+			"running git there", n->unlisted, n->first_unlisted, what);
+}
+
+void autorun_check_nested(const struct session *s)
+{
+	struct nest *n = xcalloc(1, sizeof *n);
+	n->s = s;
+	nest_roots(n, &s->pol.write, &s->started,
+		   ".git directories or files the session made, which git outside would use "
+		   "(find DIR -name .git -newer ...)");
 	free(n);
+}
+
+bool autorun_nested_git_places(const struct strv *roots, const char *const *homes,
+			       struct strv *out)
+{
+	struct nest *n = xcalloc(1, sizeof *n);
+	struct strv found = {0};
+	n->found = &found;
+	nest_roots(n, roots, NULL, "repositories nested in them, whose hooks and config stay "
+		   "writable in the session");
+	free(n);
+	struct strv here = {0};
+	struct walk wk = {.out = &here, .roots = roots, .homes = homes};
+	for (size_t i = 0; i < found.n; i++) {
+		const char *p = found.v[i];
+		const char *base = strrchr(p, '/');
+		if (base && strcmp(base + 1, ".git") == 0)
+			dot_git_places(&wk, p, GIT_DEPTH);
+		else
+			git_dir_places(&wk, p, GIT_DEPTH);
+	}
+	strv_free(&found);
+	strv_free(&wk.seen);
+	strv_free(&wk.read);
+	/* A place reached through a symbolic link in the root (a config
+	 * linked to a file elsewhere in it) is protected where it really is:
+	 * the plan refuses a protected path through a link the session could
+	 * re-aim, and a layout found deep in a root must not end the session
+	 * before it starts. */
+	for (size_t j = 0; j < here.n; j++) {
+		char *r = real_place(here.v[j]);
+		if (r && strcmp(r, here.v[j]) != 0 && !in_roots(roots, r)) {
+			free(r);
+			continue;
+		}
+		add(out, r ? r : xstrdup(here.v[j]));
+	}
+	strv_free(&here);
+	return !wk.truncated;
 }

@@ -30,6 +30,7 @@ EXTRA_DIST += \
 	tests/escape/escape_helpers.bash \
 	tests/escape/fs.bats \
 	tests/escape/git.bats \
+	tests/escape/planted.bats \
 	tests/escape/shared.bats \
 	tests/escape/ipc.bats \
 	tests/escape/kernel.bats \

@@ -75,6 +75,7 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/lib/askproto.c \
 	$(top_srcdir)/lib/grant.c \
 	$(top_srcdir)/lib/path.c \
+	$(top_srcdir)/lib/runslater.c \
 	$(top_srcdir)/lib/view.c \
 	$(top_srcdir)/lib/netdomain.c \
 	$(top_srcdir)/lib/pathlex.c \

@@ -1,11 +1,14 @@
 # C unit tests of the pure logic (TAP).
 UNIT_CPPFLAGS = $(AM_CPPFLAGS)
-check_PROGRAMS += tests/unit/test-path tests/unit/test-envscrub tests/unit/test-plan \
+check_PROGRAMS += tests/unit/test-path tests/unit/test-runslater tests/unit/test-envscrub tests/unit/test-plan \
 	tests/unit/test-layers tests/unit/test-policy tests/unit/test-pty
 EXTRA_DIST += tests/unit/tap.h
 tests_unit_test_path_SOURCES = tests/unit/test-path.c
 tests_unit_test_path_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_path_LDADD = lib/libwicket.la $(JANSSON_LIBS)
+tests_unit_test_runslater_SOURCES = tests/unit/test-runslater.c
+tests_unit_test_runslater_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_runslater_LDADD = lib/libwicket.la $(JANSSON_LIBS)
 tests_unit_test_envscrub_SOURCES = tests/unit/test-envscrub.c
 tests_unit_test_envscrub_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_envscrub_LDADD = lib/libwicket.la $(JANSSON_LIBS)

@@ -1,0 +1,161 @@
+#!/usr/bin/env bats
+# Code left behind for later: what a session plants in a place that the
+# user's shells and tools run from (config homes, nested repositories,
+# what `wicket why` would have the user make writable), judged by what
+# those tools do on the host after the session: a file they make outside.
+
+load ../lib/common
+load escape_helpers
+
+setup() {
+	esc_setup
+	PWNED=$OUT/pwned
+	export XDG_STATE_HOME=$OUT/state
+}
+
+teardown() {
+	escape_cleanup
+	common_teardown
+}
+
+not_pwned() {
+	if [ -e "$PWNED" ]; then
+		echo "ESCAPE: $1"
+		false
+	fi
+}
+
+# --- 1: config homes inside a writable root ---------------------------------
+
+@test "planted: \$ZDOTDIR as the workspace: its .zshrc is not the session's to write" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	local zd=$HOME/.config/zsh
+	mkdir -p "$zd"
+	echo ': the user own' >"$zd/.zshrc"
+	# The next zsh outside, as the user starts it.
+	zsh_outside() { env -i PATH=/usr/bin:/bin HOME="$HOME" ZDOTDIR="$zd" zsh -i -c true </dev/null >/dev/null 2>&1 || true; }
+	# Sanity: a .zshenv there is what zsh runs.
+	echo "touch '$PWNED'" >"$zd/.zshenv"
+	zsh_outside
+	[ -e "$PWNED" ]
+	rm -f "$PWNED" "$zd/.zshenv"
+
+	(cd "$zd" && ZDOTDIR=$zd bounded 30 "$WICKET" run --allow-shared-write -- sh -c '
+		echo "touch $1" >>.zshrc; echo "touch $1" >.zshenv; echo "touch $1" >.zlogin' _ "$PWNED") \
+		</dev/null >/dev/null 2>&1 || true
+	zsh_outside
+	env -i PATH=/usr/bin:/bin HOME="$HOME" ZDOTDIR="$zd" zsh -l -i -c true </dev/null >/dev/null 2>&1 || true
+	not_pwned "zsh outside ran a startup file planted in \$ZDOTDIR"
+	rm -rf "$HOME/.config"
+}
+
+@test "planted: \$XDG_CONFIG_HOME inside the workspace: curl's and git's config there are not the session's" {
+	command -v curl >/dev/null || skip "curl is not installed"
+	local cfg=$WS/cfg
+	mkdir -p "$cfg"
+	curl_outside() { env -i PATH=/usr/bin:/bin HOME="$OUT" XDG_CONFIG_HOME="$cfg" curl -s "file://$OUT/f" >/dev/null 2>&1 || true; }
+	# Sanity: the .curlrc there decides where curl writes.
+	printf 'output = "%s"\n' "$PWNED" >"$cfg/.curlrc"
+	curl_outside
+	[ -e "$PWNED" ]
+	rm -f "$PWNED" "$cfg/.curlrc"
+
+	XDG_CONFIG_HOME=$cfg sbx sh -c 'printf "output = \"%s\"\n" "$1" >"$2/.curlrc"
+		mkdir -p "$2/tmux" && echo "run-shell \"touch $1\"" >"$2/tmux/tmux.conf"' _ "$PWNED" "$cfg"
+	curl_outside
+	not_pwned "curl outside took a .curlrc planted in \$XDG_CONFIG_HOME"
+	if [ -e "$cfg/tmux/tmux.conf" ]; then
+		echo "ESCAPE: a tmux.conf was planted in \$XDG_CONFIG_HOME"
+		false
+	fi
+}
+
+# --- 2: nested repositories that existed at the start -----------------------
+
+PLANT_FSMONITOR='printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$1" >>"$2/config"'
+
+# aged: what the test made is older than the next session's start by more
+# than the margin the end-of-session check gives ctime's coarse clock
+# (20 ms; autorun.c, NEST_MARGIN_NS), so it is taken for the user's: an
+# age, not a wait for anything.
+aged() { sleep 0.1; }
+
+host_status() {
+	(cd "$1" && env -i PATH=/usr/bin:/bin HOME="$OUT" GIT_CONFIG_GLOBAL=/dev/null \
+		GIT_CONFIG_NOSYSTEM=1 git status --short) >/dev/null 2>&1 || true
+}
+
+@test "planted: a nested repository's config, there at the start, is not the session's to write" {
+	command -v git >/dev/null || skip "git is not installed"
+	git -C "$WS" init -q
+	git -C "$WS" init -q sub
+	mkdir -p "$WS/deep/er"
+	git -C "$WS/deep/er" init -q repo
+	aged
+	sbx sh -c "$PLANT_FSMONITOR"'
+		'"${PLANT_FSMONITOR//\$2/\$3}"'
+		printf "#!/bin/sh\ntouch %s\n" "$1" >"$2/hooks/post-checkout"; chmod +x "$2/hooks/post-checkout"' \
+		_ "$PWNED" "$WS/sub/.git" "$WS/deep/er/repo/.git"
+	host_status "$WS/sub"
+	host_status "$WS/deep/er/repo"
+	# The repositories stayed where they were (not moved aside as new).
+	[ -d "$WS/sub/.git" ] && [ -d "$WS/deep/er/repo/.git" ]
+	not_pwned "git status outside ran a core.fsmonitor planted in a nested repository"
+	[ ! -e "$WS/sub/.git/hooks/post-checkout" ]
+}
+
+@test "planted: a nested repository with no commit and a root with no repository" {
+	command -v git >/dev/null || skip "git is not installed"
+	git -C "$WS" init -q lib/a
+	aged
+	sbx sh -c "$PLANT_FSMONITOR" _ "$PWNED" "$WS/lib/a/.git"
+	host_status "$WS/lib/a"
+	[ -d "$WS/lib/a/.git" ]
+	not_pwned "git status outside ran a core.fsmonitor planted in a nested repository"
+}
+
+# --- 4: `wicket why` never advises --write for a place that runs code later --
+
+@test "planted: why advises no --write that would let a planted startup file through" {
+	local sp
+	sp=$HOME/.local/lib/python3/site-packages
+	local places=(
+		"$sp/evil.pth"
+		"$HOME/.cargo/config.toml"
+		"$HOME/.gdbinit"
+		"$HOME/.psqlrc"
+		"$HOME/.pam_environment"
+		"$HOME/.ipython/profile_default/startup/00-evil.py"
+		"$HOME/.gradle/init.d/evil.gradle"
+		"$HOME/.config/autostart/evil.desktop"
+		"$HOME/.local/share/applications/evil.desktop"
+		"$HOME/.npmrc"
+		"$HOME/.config/pip/pip.conf"
+		"$HOME/.emacs.d/init.el"
+	)
+	local p
+	for p in "${places[@]}"; do
+		mkdir -p "$(dirname "$p")"
+	done
+	plant='for p in "$@"; do echo "planted" >"$p"; done'
+	(cd "$WS" && bounded 30 "$WICKET" run -- sh -c "$plant" _ "${places[@]}") </dev/null >/dev/null 2>&1 || true
+	run "$WICKET" why
+	echo "$output"
+	for p in "${places[@]}"; do
+		assert_output --partial "write blocked: $p"
+	done
+	# Each of them a place that runs code later: no --write at all.
+	refute_output --partial "wicket run --write"
+	refute_output --partial '"write":'
+	# Whatever --write it does give, followed, must not let one through.
+	for w in $(printf '%s\n' "$output" | sed -n 's/^ *wicket run --write \([^ ]*\) .*/\1/p' | sort -u); do
+		(cd "$WS" && bounded 30 "$WICKET" run --write "$w" -- sh -c "$plant" _ "${places[@]}") \
+			</dev/null >/dev/null 2>&1 || true
+	done
+	for p in "${places[@]}"; do
+		if [ -e "$p" ] && grep -q planted "$p"; then
+			echo "ESCAPE: following why's advice let the session plant $p"
+			false
+		fi
+	done
+}
