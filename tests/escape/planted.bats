@@ -159,3 +159,27 @@ host_status() {
 		fi
 	done
 }
+
+# --- 5: the session's history merged into the user's ------------------------
+
+@test "planted: history: a line bash reads as a time stamp cannot join a hidden command to a recalled one" {
+	local hist=$OUT/new-history
+	# The sandbox's history: a forged stamp (bash takes "#" and a digit
+	# for one), then a line the user knows, then a hidden one that a
+	# stamped file would join to it.
+	printf 'printf "#1x\\nls\\ntouch %s\\n#2 and more\\nls -l\\ntouch %s\\n" >>"$WICKET_HISTFILE"\n' \
+		"$PWNED" "$PWNED" >"$WS/plant.sh"
+	(cd "$WS" && echo '. ./plant.sh' | HISTFILE=$hist SHELL=/bin/bash bounded 30 "$WICKET") \
+		</dev/null >/dev/null 2>&1 || true
+	[ -s "$hist" ]
+	cat -A "$hist"
+	# The merged block is marked as the sandbox's, and has no stamp of its.
+	grep -q '^# wicket: ' "$hist"
+	[ "$(grep -c '^#[0-9]' "$hist")" = 0 ]
+	# The user's bash, later, with dated history: recalls `ls`.
+	for recall in '!ls' '!ls -l'; do
+		echo "$recall" | env -i PATH=/usr/bin:/bin HOME="$OUT" HISTFILE="$hist" \
+			HISTTIMEFORMAT='%F ' bash --norc -i >/dev/null 2>&1 || true
+	done
+	not_pwned "bash outside ran a line joined to a recalled entry by a forged time stamp"
+}
