@@ -347,7 +347,7 @@ static char **build_env(const struct session *s, const char *session_id)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 32, sizeof *env);
+	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 40, sizeof *env);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		/* Our own variables are set below, never inherited; without a
@@ -478,6 +478,7 @@ static void late_prepare(struct session *s)
 			strv_add(&s->pol.protect, s->autorun_start.v[i]);
 	plan_build_late(s);
 	stdio_check_late(s);
+	shell_scrub_env(s);
 	s->envp = build_env(s, s->session_id);
 }
 
@@ -709,6 +710,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		shell_plan(&s, cli->shell, session_passwd(s.uid));
 	else
 		s.argv = argv;
+	shell_scrub_note(&s);
 	int rc = resolve_command(s.argv[0], &s.exec_path);
 	if (rc == EXIT_NOTFOUND)
 		die_code(rc, "%s: command not found", s.argv[0]);

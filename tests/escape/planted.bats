@@ -183,3 +183,62 @@ host_status() {
 	done
 	not_pwned "bash outside ran a line joined to a recalled entry by a forged time stamp"
 }
+
+# --- 6: credentials the startup files export again --------------------------
+
+# tokens_home: the user's startup files export tokens the policy removes.
+tokens_home() {
+	TOK=tok$RANDOM$RANDOM
+	printf 'export GITHUB_TOKEN=gh-%s\n' "$TOK" >>"$HOME/.bashrc"
+	printf 'export NPM_TOKEN=npm-%s\n' "$TOK" >>"$HOME/.profile"
+	printf 'export HF_TOKEN=hf-%s\n' "$TOK" >>"$HOME/.zshenv"
+}
+
+# no_token TEXT WHAT: TEXT (what left the sandbox) holds no token.
+no_token() {
+	if [[ $1 == *"$TOK"* ]]; then
+		echo "ESCAPE: $2 had a token the policy removes"
+		printf '%s\n' "$1" | grep "$TOK"
+		false
+	fi
+}
+
+# interactive SHELL: the interactive shell of a session, on a terminal
+# (script(1)), counts the tokens in its environment.
+interactive() {
+	command -v script >/dev/null || skip "script (util-linux) is not installed"
+	local out
+	out=$(cd "$WS" && printf 'echo "n=$(env | grep -c %s)"; exit 0\n' "$TOK" |
+		SHELL=$1 bounded 30 script -qec "$WICKET" /dev/null 2>&1 | tr -d '\r') || true
+	if [[ $out != *n=0* ]]; then
+		echo "ESCAPE: the interactive $1 had a token the policy removes"
+		printf '%s\n' "$out" | grep -a 'n='
+		false
+	fi
+}
+
+@test "planted: env.unset holds in bash -lc, zsh -c and the interactive shell, after the user's startup files" {
+	tokens_home
+	local out
+	out=$(cd "$WS" && bounded 30 "$WICKET" run -- bash -lc 'env' 2>&1) || true
+	no_token "$out" "bash -lc"
+	interactive /bin/bash
+	if command -v zsh >/dev/null; then
+		out=$(cd "$WS" && bounded 30 "$WICKET" run -- zsh -c 'env' 2>&1) || true
+		no_token "$out" "zsh -c"
+		interactive "$(command -v zsh)"
+	fi
+	# A token a program in the sandbox passes on itself is its own.
+	out=$(cd "$WS" && bounded 30 "$WICKET" run -- env MY_TOKEN=mine bash -lc 'echo "got=$MY_TOKEN"' 2>&1) || true
+	[[ $out == *got=mine* ]]
+}
+
+@test "planted: at start, wicket names the startup files that set a name the policy removes, in one line" {
+	tokens_home
+	run -0 bash -c 'cd "$1" && "$2" run -- true 2>&1' _ "$WS" "$WICKET"
+	echo "$output"
+	[ "$(printf '%s\n' "$output" | grep -c 'startup files')" = 1 ]
+	assert_output --partial "$HOME/.bashrc"
+	assert_output --partial "$HOME/.profile"
+	assert_output --partial "GITHUB_TOKEN"
+}
