@@ -32,6 +32,7 @@
 #include "base/session.h"
 #include "plan/autorun.h"
 #include "plan/plan.h"
+#include "plan/walkidx.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -819,15 +820,26 @@ void autorun_check_new(const struct session *s, const char *const *homes)
 	strv_free(&now);
 }
 
-/* The walk for nested .git entries: bounded in entries, depth and time;
- * past a bound it stops and says so. */
-#define NEST_ENTRIES 2000000
-#define NEST_SECONDS 5
+/* The walk for nested .git entries, made twice a session: before the
+ * command starts (the repositories there, to protect) and after it ends
+ * (those it made, to move aside). Its cost follows what changed, not the
+ * size of the roots: an index of each root's directories (walkidx.h),
+ * kept in the state directory, says which directories are as the last
+ * walk saw them (no entry made, removed or renamed: the same change
+ * time), and those are not listed again, only their subdirectories
+ * visited, and their .git or HEAD looked at where they had one. So no
+ * amount of content a session leaves can wear the walk out: it is never
+ * cut short (a walk that stopped at a bound would leave a planted
+ * repository in place); what it lists at most once, it then knows. Only
+ * the depth is bounded, and what lies below is named in a warning. */
 #define NEST_DEPTH 256
 /* File systems stamp ctime from a coarse clock (one tick, up to 10 ms):
- * a .git made right at the start may look a little older. FAT keeps
- * 2 s steps. Too wide a margin would take a .git the user made just
- * before the session for the session's. */
+ * a .git made right at the start may look a little older, and a
+ * directory changed within a tick of the walk that recorded it may look
+ * unchanged; so a directory whose change time lies within the margin
+ * before the walk that recorded it is listed again. FAT keeps 2 s steps.
+ * Too wide a margin would take a .git the user made just before the
+ * session for the session's. */
 #define NEST_MARGIN_NS 20000000LL
 #define NEST_MARGIN_FAT_NS 2000000000LL
 #ifndef EXFAT_SUPER_MAGIC
@@ -840,10 +852,13 @@ struct nest {
 	 * bare-style git directory here (what the session could change)
 	 * instead of moving aside the new ones. */
 	struct strv *found;
-	long long since_ns;    /* ctime at or after this: made in the session */
-	long long deadline_ns; /* CLOCK_MONOTONIC */
-	unsigned long entries;
-	bool truncated;
+	long long since_ns; /* ctime at or after this: made in the session */
+	const struct widx *old; /* the root's index of the last walk */
+	struct widx *now;       /* the one this walk makes */
+	long long stable_ns;    /* recorded before this: taken as unchanged */
+	int rootfd;             /* the root being walked */
+	size_t rootlen;
+	unsigned long listed;   /* directories listed (changed or new) */
 	/* Directories deeper than NEST_DEPTH: not walked, the rest is (a deep
 	 * chain must not switch the walk off for the whole root). */
 	unsigned long deep;
@@ -856,13 +871,6 @@ struct nest {
 static long long ns_of(const struct timespec *t)
 {
 	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
-}
-
-static long long mono_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return ns_of(&t);
 }
 
 /* PATH (N->path) is a .git made during the session, not one of the
@@ -883,30 +891,19 @@ static bool nested_new(const struct nest *n, const struct stat *st)
 	return true;
 }
 
-/* PATH (N->path) names a directory NAME of FD that cannot be read (the
- * session took its read permission away): its .git, if git can reach it
- * (search permission is all git needs), is looked at all the same; what
- * lies deeper is not, and the end says so. */
-static void nest_unlisted(struct nest *n, int fd, const char *name, size_t len)
+/* The .git entry of the directory FD (its path in N->path, LEN long):
+ * listed at the start; moved aside at the end when the session made it. */
+static void nest_git(struct nest *n, int fd, size_t len)
 {
-	if (!n->unlisted++)
-		memcpy(n->first_unlisted, n->path, len + 1);
-	int p = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
-	if (p < 0 || len + 5 >= sizeof n->path) {
-		if (p >= 0)
-			close(p);
+	if (len + 5 >= sizeof n->path || fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
-	}
-	if (fstatat(p, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		memcpy(n->path + len, "/.git", 6);
-		if (n->found)
-			strv_add(n->found, n->path);
-		else if (nested_new(n, &st))
-			plan_quarantine(&n->s->pol, n->path, n->s->session_id);
-		n->path[len] = '\0';
-	}
-	close(p);
+	memcpy(n->path + len, "/.git", 6);
+	if (n->found)
+		strv_add(n->found, n->path);
+	else if (nested_new(n, &st))
+		plan_quarantine(&n->s->pol, n->path, n->s->session_id);
+	n->path[len] = '\0';
 }
 
 /* An entry NAME of FD that git's is_git_directory() accepts: present,
@@ -961,73 +958,136 @@ static void nest_bare(struct nest *n, int fd, size_t len)
 	n->path[len] = '\0';
 }
 
-/* Walk the directory FD (its path in N->path, LEN long; FD is taken).
- * Never follows a symlink: every open and stat is relative to the
- * directory's descriptor, with O_NOFOLLOW or AT_SYMLINK_NOFOLLOW. */
-static void nest_walk(struct nest *n, int fd, size_t len, int depth)
+static void nest_dir(struct nest *n, size_t len, int depth, uint32_t old, uint32_t parent,
+		     const char *name, const struct stat *st);
+
+/* N->path, LEN long, relative to the root being walked. */
+static const char *rel(const struct nest *n, size_t len)
 {
-	nest_bare(n, fd, len);
-	DIR *dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
+	return len > n->rootlen ? n->path + n->rootlen + 1 : ".";
+}
+
+/* The subdirectory NAME of the directory N->path (LEN long); OLD its
+ * node in the last walk's index, ME its parent's in this one. One stat,
+ * from the root's descriptor: every directory on the way was stat'ed as
+ * one by this walk, and nothing of the session's runs while it walks
+ * (before the command starts, after its pid namespace is gone), so no
+ * symlink is on the way; the last component is not followed. */
+static void nest_sub(struct nest *n, size_t len, int depth, uint32_t old, uint32_t me,
+		     const char *name)
+{
+	size_t nl = strlen(name);
+	struct stat st;
+	if (depth + 1 > NEST_DEPTH || len + 1 + nl >= sizeof n->path) {
+		/* (the directory holding it: what lies below is not walked) */
+		if (!n->deep++)
+			memcpy(n->first_deep, n->path, len + 1);
 		return;
 	}
+	n->path[len] = '/';
+	memcpy(n->path + len + 1, name, nl + 1);
+	if (fstatat(n->rootfd, rel(n, len + 1 + nl), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode))
+		nest_dir(n, len + 1 + nl, depth + 1, old, me, name, &st);
+	n->path[len] = '\0';
+}
+
+/* The directory N->path (LEN long; ST its stat), named NAME under
+ * PARENT in the index this walk makes, OLD in the last one. */
+static void nest_dir(struct nest *n, size_t len, int depth, uint32_t old, uint32_t parent,
+		     const char *name, const struct stat *st)
+{
+	const struct widx *o = n->old;
+	const struct widx_node *on = old != WIDX_NONE ? &o->v[old] : NULL;
+	if (on && (on->dev != (uint64_t)st->st_dev || on->ino != (uint64_t)st->st_ino)) {
+		on = NULL; /* another directory under that name: all of it is new */
+		old = WIDX_NONE;
+	}
+	uint32_t me = widx_add(n->now, parent, name, st);
+	const char *r = rel(n, len);
+	if (on && !(on->flags & WIDX_UNLISTED) && on->ctime_ns == ns_of(&st->st_ctim) &&
+	    on->ctime_ns < n->stable_ns) {
+		/* Unchanged: its entries are those of the last walk. */
+		n->now->v[me].flags = on->flags;
+		int fd = on->flags & (WIDX_HEAD | WIDX_GIT)
+				 ? openat(n->rootfd, r, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+				 : -1;
+		if (fd >= 0 && (on->flags & WIDX_HEAD))
+			nest_bare(n, fd, len);
+		if (fd >= 0 && (on->flags & WIDX_GIT))
+			nest_git(n, fd, len);
+		if (fd >= 0)
+			close(fd);
+		for (uint32_t c = on->first_child; c != WIDX_NONE; c = o->v[c].next_sibling)
+			nest_sub(n, len, depth, c, me, widx_name(o, c));
+		return;
+	}
+	n->listed++;
+	int rd = openat(n->rootfd, r, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rd < 0) {
+		/* The session took its read permission away: its .git, if git
+		 * can reach it (search permission is all git needs), is looked
+		 * at all the same; what lies deeper is not, and the end says so. */
+		n->now->v[me].flags = WIDX_UNLISTED;
+		if (!n->unlisted++)
+			memcpy(n->first_unlisted, n->path, len + 1);
+		int fd = openat(n->rootfd, r, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			nest_git(n, fd, len);
+			close(fd);
+		}
+		return;
+	}
+	DIR *dir = fdopendir(rd);
+	if (!dir) {
+		close(rd);
+		return;
+	}
+	uint32_t flags = 0, *sorted = NULL;
+	size_t ns = 0;
 	struct dirent *e;
 	while ((e = readdir(dir))) {
-		const char *name = e->d_name;
-		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+		const char *en = e->d_name;
+		if (en[0] == '.' && (!en[1] || (en[1] == '.' && !en[2])))
 			continue;
-		if (++n->entries > NEST_ENTRIES ||
-		    ((n->entries & 1023) == 0 && mono_ns() > n->deadline_ns)) {
-			n->truncated = true;
-			break;
+		if (strcmp(en, ".git") == 0) {
+			flags |= WIDX_GIT;
+			continue;
 		}
-		size_t nl = strlen(name);
-		if (len + 1 + nl >= sizeof n->path)
-			continue;
-		bool git = strcmp(name, ".git") == 0;
-		if (!git && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+		if (strcmp(en, "HEAD") == 0)
+			flags |= WIDX_HEAD;
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;
 		/* The ones moved aside (a .git directory's insides are git's). */
-		if (strncmp(name, ".git.quarantined-by-wicket-", 27) == 0)
+		if (strncmp(en, ".git.quarantined-by-wicket-", 27) == 0)
 			continue;
-		/* Only a .git, or a directory the type does not tell, is stat'ed. */
-		struct stat st;
-		if ((git || e->d_type == DT_UNKNOWN) && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		n->path[len] = '/';
-		memcpy(n->path + len + 1, name, nl + 1);
-		if (git) {
-			if (n->found)
-				strv_add(n->found, n->path);
-			else if (nested_new(n, &st))
-				plan_quarantine(&n->s->pol, n->path, n->s->session_id);
-		} else if (e->d_type == DT_DIR || S_ISDIR(st.st_mode)) {
-			int sub = depth < NEST_DEPTH
-					  ? openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-					  : -1;
-			if (sub >= 0)
-				nest_walk(n, sub, len + 1 + nl, depth + 1);
-			else if (depth >= NEST_DEPTH && !n->deep++)
-				memcpy(n->first_deep, n->path, len + 1 + nl + 1);
-			else if (depth < NEST_DEPTH && errno == EACCES)
-				nest_unlisted(n, fd, name, len + 1 + nl);
-		}
-		n->path[len] = '\0';
-		if (n->truncated)
-			break;
+		nest_sub(n, len, depth, widx_child(o, old, en, &sorted, &ns), me, en);
 	}
+	free(sorted);
+	n->now->v[me].flags = flags;
+	if (flags & WIDX_HEAD)
+		nest_bare(n, dirfd(dir), len);
+	if (flags & WIDX_GIT)
+		nest_git(n, dirfd(dir), len);
 	closedir(dir);
 }
 
+/* The index a walk of the start made, for the walk of the end. */
+static struct strv kept_roots;
+static struct widx *kept;
+
 /* Walk each of ROOTS (a root inside another is walked with it); since
- * STARTED, for the walk of the end. WHAT: what the walk looks for, in
- * the warnings of what it could not look through. */
+ * STARTED, for the walk of the end, which saves the indexes. WHAT: what
+ * the walk looks for, in the warnings of what it could not look at. */
 static void nest_roots(struct nest *n, const struct strv *roots, const struct timespec *started,
 		       const char *what)
 {
-	n->deadline_ns = mono_ns() + NEST_SECONDS * 1000000000LL;
-	for (size_t i = 0; i < roots->n && !n->truncated; i++) {
+	bool end = started != NULL;
+	if (!end && !kept) {
+		kept = xcalloc(roots->n ? roots->n : 1, sizeof *kept);
+		strv_free(&kept_roots);
+	}
+	for (size_t i = 0; i < roots->n; i++) {
 		const char *w = roots->v[i];
 		bool inner = false;
 		for (size_t j = 0; j < roots->n && !inner; j++)
@@ -1035,22 +1095,57 @@ static void nest_roots(struct nest *n, const struct strv *roots, const struct ti
 		size_t len = strlen(w);
 		if (inner || len >= sizeof n->path)
 			continue;
-		int fd = open(w, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
+		int fd = open(w, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			if (fd >= 0)
+				close(fd);
 			continue;
+		}
 		memcpy(n->path, w, len + 1);
+		n->rootfd = fd;
+		n->rootlen = len;
 		struct statfs sf;
 		bool fat = fstatfs(fd, &sf) == 0 &&
 			   (sf.f_type == MSDOS_SUPER_MAGIC || sf.f_type == EXFAT_SUPER_MAGIC);
-		n->since_ns = started ? ns_of(started) - (fat ? NEST_MARGIN_FAT_NS : NEST_MARGIN_NS)
-				      : 0;
+		long long margin = fat ? NEST_MARGIN_FAT_NS : NEST_MARGIN_NS;
+		n->since_ns = end ? ns_of(started) - margin : 0;
+		/* The last walk's index: the start's, kept; else the one saved. */
+		struct widx old = {0}, now = {0};
+		size_t k = kept_roots.n;
+		for (size_t j = 0; j < kept_roots.n; j++)
+			if (strcmp(kept_roots.v[j], w) == 0)
+				k = j;
+		if (k < kept_roots.n) {
+			old = kept[k];
+			memset(&kept[k], 0, sizeof kept[k]);
+		} else if (!fat) {
+			widx_load(w, &old);
+		}
+		/* FAT's change times are not kept apart from the others': no
+		 * directory there is taken as unchanged. */
+		if (fat)
+			widx_free(&old);
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		now.made_ns = ns_of(&t);
+		n->old = &old;
+		n->now = &now;
+		n->stable_ns = old.made_ns - margin;
 		/* "/" is refused as a root; a trailing slash never comes. */
-		nest_walk(n, fd, len, 0);
+		nest_dir(n, len, 0, old.n ? 0 : WIDX_NONE, WIDX_NONE, "", &st);
+		close(fd);
+		n->rootfd = -1;
+		widx_free(&old);
+		widx_link(&now);
+		if (end) {
+			widx_save(w, &now);
+			widx_free(&now);
+		} else {
+			kept[kept_roots.n] = now;
+			strv_add(&kept_roots, w);
+		}
 	}
-	if (n->truncated)
-		warnmsg("WARNING: the writable roots hold more than %d entries (or took more than "
-			"%d s to look through): not all were checked for %s; review them before "
-			"running git there", NEST_ENTRIES, NEST_SECONDS, what);
 	if (n->deep)
 		warnmsg("WARNING: %lu directories in the writable roots lie deeper than %d levels "
 			"(%s first): what lies below them was not checked for %s; review them before "
@@ -1069,6 +1164,11 @@ void autorun_check_nested(const struct session *s)
 		   ".git directories or files the session made, which git outside would use "
 		   "(find DIR -name .git -newer ...)");
 	free(n);
+	for (size_t i = 0; i < kept_roots.n; i++)
+		widx_free(&kept[i]);
+	free(kept);
+	kept = NULL;
+	strv_free(&kept_roots);
 }
 
 bool autorun_nested_git_places(const struct strv *roots, const char *const *homes,

@@ -242,3 +242,38 @@ interactive() {
 	assert_output --partial "$HOME/.profile"
 	assert_output --partial "GITHUB_TOKEN"
 }
+
+# --- 3: the end-of-session walk cannot be worn out --------------------------
+
+@test "planted: a flood of entries left by one session does not let a later one keep a planted repository" {
+	command -v git >/dev/null || skip "git is not installed"
+	# Session 1: 2.5 million names (hard links, 60000 to a file) in ten
+	# directories: more than any bound of entries a walk could have. It
+	# takes the kernel half a minute to make them: only with
+	# WICKET_TEST_FLOOD=full; else 25000, which takes the same paths.
+	local per=2500
+	[ "${WICKET_TEST_FLOOD-}" != full ] || per=250000
+	(cd "$WS" && bounded 600 "$WICKET" run -- "$PY" -c '
+import os, sys
+per = int(sys.argv[1])
+for d in range(10):
+    os.mkdir("f%d" % d)
+    for i in range(per):
+        if i % 60000 == 0:
+            src = "f%d/x%d" % (d, i)
+            open(src, "w").close()
+        else:
+            os.link(src, "f%d/%x" % (d, i))
+' "$per") </dev/null
+	[ -e "$WS/f9/$(printf %x $((per - 1)))" ]
+	aged
+	# Session 2: a repository planted in each of them, and in a new one.
+	local plant='for d in "$@"; do mkdir -p "$d/sub" && git init -q "$d/sub" &&
+		git -C "$d/sub" config core.fsmonitor "touch '"$PWNED"'; false"; done'
+	sbx sh -c "$plant" _ f0 f1 f2 f3 f4 f5 f6 f7 f8 f9 new
+	local d
+	for d in f0 f1 f2 f3 f4 f5 f6 f7 f8 f9 new; do
+		host_status "$WS/$d/sub"
+	done
+	not_pwned "git status outside ran a core.fsmonitor planted after a flood of entries"
+}

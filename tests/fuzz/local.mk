@@ -69,6 +69,7 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/launcher/supervisor/closer.c \
 	$(top_srcdir)/launcher/base/state.c \
 	$(top_srcdir)/launcher/plan/autorun.c \
+	$(top_srcdir)/launcher/plan/walkidx.c \
 	$(top_srcdir)/launcher/plan/plan.c \
 	$(top_srcdir)/launcher/base/mountops.c \
 	$(top_srcdir)/lib/envscrub.c \

@@ -16,7 +16,10 @@ tests_unit_test_plan_SOURCES = tests/unit/test-plan.c
 tests_unit_test_plan_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_plan_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 # The planner on a real tree: the plan, its refusals, what is done after.
-check_PROGRAMS += tests/unit/test-planner
+check_PROGRAMS += tests/unit/test-planner tests/unit/test-walkidx
+tests_unit_test_walkidx_SOURCES = tests/unit/test-walkidx.c
+tests_unit_test_walkidx_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_walkidx_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 tests_unit_test_planner_SOURCES = tests/unit/test-planner.c
 tests_unit_test_planner_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_planner_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
