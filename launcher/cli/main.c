@@ -465,8 +465,11 @@ static void late_prepare(struct session *s)
 	/* What git, shells and desktops would run later from a writable
 	 * root: protected like the policy's own protect rules. */
 	bool complete = autorun_git_places(&s->pol.write, s->homes, &s->autorun_git_start);
-	/* And those of every repository nested deeper that is there now. */
-	complete &= autorun_nested_git_places(&s->pol.write, s->homes, &s->autorun_git_start);
+	/* And those of every repository nested deeper that is there now (a
+	 * session without a sandbox checks nothing at its end either). */
+	if (s->pol.sandbox)
+		complete &= autorun_nested_git_places(&s->pol.write, s->homes,
+						      &s->autorun_git_start);
 	for (size_t i = 0; i < s->autorun_git_start.n; i++)
 		strv_add(&s->autorun_start, s->autorun_git_start.v[i]);
 	if (!autorun_startup_places(&s->pol.write, s->homes, &s->autorun_start) || !complete)
