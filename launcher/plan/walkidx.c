@@ -3,6 +3,7 @@
 #include "base/state.h"
 #include "plan/walkidx.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -132,6 +133,58 @@ struct rec {
 	uint32_t name_len, pad;
 };
 
+/* The indexes kept: the roots used last (by the time their index was
+ * saved); a workspace gone leaves its index until this many newer ones. */
+#define WIDX_KEEP 64
+
+struct kept_file {
+	long long mtime;
+	char name[20];
+};
+
+static int older_first(const void *a, const void *b)
+{
+	const struct kept_file *x = a, *y = b;
+	return (x->mtime > y->mtime) - (x->mtime < y->mtime);
+}
+
+/* The oldest indexes in DIR past WIDX_KEEP removed (names of 16 hex
+ * digits only: nothing else of the state directory's). */
+static void prune(const char *dir)
+{
+	/* host: the user's own state directory */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	struct kept_file *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		struct stat st;
+		if (strlen(e->d_name) != 16 || strspn(e->d_name, "0123456789abcdef") != 16 ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 128;
+			v = xrealloc(v, cap * sizeof *v);
+		}
+		v[n].mtime = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+		memcpy(v[n].name, e->d_name, 17);
+		n++;
+	}
+	if (n > WIDX_KEEP) {
+		qsort(v, n, sizeof *v, older_first);
+		for (size_t i = 0; i < n - WIDX_KEEP; i++)
+			unlinkat(dirfd(d), v[i].name, 0);
+	}
+	free(v);
+	closedir(d);
+}
+
 /* One buffer, one write: the walk's cost is what it looks at. */
 void widx_save(const char *root, const struct widx *x)
 {
@@ -165,6 +218,9 @@ void widx_save(const char *root, const struct widx *x)
 		if (close(fd) != 0 || !ok || rename(tmp, p) != 0)
 			unlink(tmp);
 	}
+	char *dir = path_dirname(p);
+	prune(dir);
+	free(dir);
 	free(tmp);
 	free(buf);
 	free(p);

@@ -79,6 +79,17 @@ int main(void)
 	widx_load("/w/root", &y);
 	ok(y.n == 0, "an index cut short is refused");
 	widx_free(&y);
+	/* The roots used last are kept, the oldest indexes go. */
+	for (int i = 0; i < 70; i++) {
+		char root[32];
+		snprintf(root, sizeof root, "/w/r%d", i);
+		widx_save(root, &x);
+	}
+	snprintf(cmd, sizeof cmd, "test \"$(ls %s | wc -l)\" -eq 64", path);
+	ok(system(cmd) == 0, "64 indexes kept");
+	widx_load("/w/r69", &y);
+	ok(y.n == x.n, "the newest among them");
+	widx_free(&y);
 	widx_free(&x);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpl);
 	ok(system(cmd) == 0, "cleaned up");
