@@ -317,6 +317,10 @@ char *askr_render(const struct askr_question *q, unsigned width, unsigned rows)
 		field(&o, "  reason:", "(none given)", width);
 	if (q->careful)
 		text_field(&o, "CAREFUL:", q->careful, width, CAREFUL_LINES);
+	if (q->outside)
+		text_field(&o, "  instead:", "a grant runs it in a sandbox of its own with only the "
+			   "rights it needs: answer no, and ask again without --outside, with "
+			   "--write, --read, --net, --socket or --env", width, CAREFUL_LINES);
 	if (q->input)
 		text_field(&o, "  input:", q->input, width, CAREFUL_LINES);
 	word_field(&o, "  program:", q->path, width, FIELD_LINES, NULL);

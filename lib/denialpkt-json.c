@@ -41,6 +41,13 @@ bool wk_denial_decode(json_t *o, struct wk_denial_pkt *d)
 		bad = true;
 	if ((quiet && !json_is_boolean(quiet)) || (shown && !json_is_boolean(shown)))
 		bad = true;
+	/* A JSON number any reader takes whole (ackpage.h's tokens are). */
+	json_t *ack = json_object_get(o, "ack");
+	if (json_is_integer(ack) && json_integer_value(ack) > 0 &&
+	    json_integer_value(ack) < 1LL << 53)
+		d->ack = (unsigned long long)json_integer_value(ack);
+	else if (ack)
+		bad = true;
 	d->show = json_is_true(quiet) ? WK_DENIAL_QUIET :
 		  json_is_true(shown) ? WK_DENIAL_SHOWN : WK_DENIAL_PRINT;
 	bool known = false;

@@ -93,8 +93,14 @@ size_t wk_denial_encode(char *buf, size_t size, const struct wk_denial_pkt *d)
 	put_s(&o, ",\"pid\":");
 	netfmt_uint(num, d->pid > 0 ? (unsigned long long)d->pid : 0);
 	put_s(&o, num);
-	put_s(&o, d->show == WK_DENIAL_QUIET ? ",\"quiet\":true}" :
-		  d->show == WK_DENIAL_SHOWN ? ",\"shown\":true}" : "}");
+	put_s(&o, d->show == WK_DENIAL_QUIET ? ",\"quiet\":true" :
+		  d->show == WK_DENIAL_SHOWN ? ",\"shown\":true" : "");
+	if (d->ack) {
+		put_s(&o, ",\"ack\":");
+		netfmt_uint(num, d->ack);
+		put_s(&o, num);
+	}
+	put_s(&o, "}");
 	if (o.over)
 		return 0;
 	buf[o.n] = '\0';

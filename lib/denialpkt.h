@@ -2,10 +2,12 @@
  * the supervisor over the control socket for each sandbox denial,
  *   {"v":1,"type":"denial","kind":"write"|"read"|"network",
  *    "object":"/etc/hosts","what":"open for writing","comm":"sed",
- *    "pid":4242[,"quiet":true|,"shown":true]}
+ *    "pid":4242[,"quiet":true|,"shown":true][,"ack":TOKEN]}
  * "pid" is the process's own view (inside the pid namespace); "shown":
  * the shim printed the line itself (WICKET_DIAG=stderr); "quiet": no line
  * and no summary (WICKET_DIAG=off). Either way `wicket why` has it.
+ * "ack": the sender waits until the supervisor has put TOKEN on the
+ * acknowledgement page (lib/ackpage.h), once the line is out.
  *
  * One codec, both directions: wk_denial_encode (lib/denialpkt.c, in
  * libcore: no allocation, no jansson, no lock; the shim calls it from
@@ -38,6 +40,7 @@ struct wk_denial_pkt {
 	const char *comm;
 	long pid;           /* 1 to 2^30 - 1 */
 	enum wk_denial_show show;
+	unsigned long long ack; /* 0: none; else 1 to 2^53 - 1 */
 };
 
 /* D as one packet in BUF (SIZE bytes): its length, or 0 when it does not
@@ -51,7 +54,9 @@ size_t wk_denial_encode(char *buf, size_t size, const struct wk_denial_pkt *d);
 /* O, a packet parsed by jansson (a json_t * with "type": "denial"), into
  * D, whose strings point into O (valid while O is). False when anything
  * is wrong: a field missing, of the wrong type, too long, with a NUL in
- * it; a kind that is not one of the three; a pid out of range. */
+ * it; a kind that is not one of the three; a pid out of range. D->ack is
+ * set whenever "ack" is well-formed, even in a packet that is not: its
+ * sender waits all the same. */
 struct json_t;
 bool wk_denial_decode(struct json_t *o, struct wk_denial_pkt *d);
 

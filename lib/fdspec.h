@@ -1,10 +1,10 @@
-/* WICKET_FD and WICKET_STATUS_FD: a descriptor the supervisor hands the
- * sandbox, as "FD:DEV:INO" (the number, and the identity of what it held
- * then, so a number reused since is told apart), or a bare "FD", taken
- * unchecked. Written by control.c, read by the shim (preload/diag.c,
- * preload/fdguard.c), `wicket why` and `wicket ask`. Nothing here
- * allocates or uses stdio: the shim runs it in signal handlers and vfork
- * children. */
+/* WICKET_FD, WICKET_STATUS_FD and WICKET_ACK_FD: a descriptor the
+ * supervisor hands the sandbox, as "FD:DEV:INO" (the number, and the
+ * identity of what it held then, so a number reused since is told
+ * apart), or a bare "FD", taken unchecked. Written by control.c, read
+ * by the shim (preload/diag.c, preload/fdguard.c), `wicket why` and
+ * `wicket ask`. Nothing here allocates or uses stdio: the shim runs it
+ * in signal handlers and vfork children. */
 #ifndef WICKET_FDSPEC_H
 #define WICKET_FDSPEC_H
 

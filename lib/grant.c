@@ -71,15 +71,15 @@ static char *net_canonical(const char *value, char *out, size_t outsz)
 	if (value[0] == '[') {
 		const char *end = strchr(value, ']');
 		if (!end || (size_t)(end - value - 1) >= sizeof host)
-			return xasprintf("\"%s\": an IPv6 address goes in brackets, \"[::1]:8080\"", value);
+			return xasprintf("%s: an IPv6 address goes in brackets, \"[::1]:8080\"", value);
 		memcpy(host, value + 1, (size_t)(end - value - 1));
 		host[end - value - 1] = '\0';
 		if (end[1] && (end[1] != ':' || !(portp = end + 2)))
-			return xasprintf("\"%s\": after \"]\" only \":PORT\"", value);
+			return xasprintf("%s: after \"]\" only \":PORT\"", value);
 		if (!wk_addr_canonical(host, AF_INET6, addr, sizeof addr))
-			return xasprintf("\"%s\": not an IPv6 address in the brackets", value);
+			return xasprintf("%s: not an IPv6 address in the brackets", value);
 		if (portp && !port_of(portp, &port))
-			return xasprintf("\"%s\": the port is a number from 1 to 65535", value);
+			return xasprintf("%s: the port is a number from 1 to 65535", value);
 		if (port)
 			snprintf(out, outsz, "[%s]:%d", addr, port);
 		else
@@ -88,19 +88,19 @@ static char *net_canonical(const char *value, char *out, size_t outsz)
 	}
 	if (colons > 1) {
 		if (!wk_addr_canonical(value, AF_INET6, addr, sizeof addr))
-			return xasprintf("\"%s\": not a name, an address or HOST:PORT (an IPv6 "
+			return xasprintf("%s: not a name, an address or HOST:PORT (an IPv6 "
 					 "address with a port is \"[ADDRESS]:PORT\")", value);
 		snprintf(out, outsz, "[%s]", addr);
 		return NULL;
 	}
 	size_t hl = colons ? (size_t)(strchr(value, ':') - value) : strlen(value);
 	if (hl == 0 || hl >= sizeof host)
-		return xasprintf("\"%s\": no host, or a host longer than %d bytes", value,
+		return xasprintf("%s: no host, or a host longer than %d bytes", value,
 				 WK_NAME_MAX);
 	memcpy(host, value, hl);
 	host[hl] = '\0';
 	if (colons && !port_of(value + hl + 1, &port))
-		return xasprintf("\"%s\": the port is a number from 1 to 65535", value);
+		return xasprintf("%s: the port is a number from 1 to 65535", value);
 	if (wk_addr_canonical(host, AF_INET, addr, sizeof addr)) {
 		snprintf(host, sizeof host, "%s", addr);
 	} else {
@@ -111,7 +111,7 @@ static char *net_canonical(const char *value, char *out, size_t outsz)
 			host[hl - 1] = '\0';
 		const char *why = wk_pattern_check(host);
 		if (why)
-			return xasprintf("\"%s\": not a name, \"*.\" and a name, or an address: %s",
+			return xasprintf("%s: not a name, \"*.\" and a name, or an address: %s",
 					 value, why);
 	}
 	if (port)

@@ -48,9 +48,7 @@ static void err(struct loader *l, const char *label, const char *ptr, const char
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *msg;
-	if (vasprintf(&msg, fmt, ap) < 0)
-		die("out of memory");
+	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (ptr)
 		strv_push(&l->ctx->errors, xasprintf("%s: %s: %s", label, ptr[0] ? ptr : "/", msg));
@@ -120,6 +118,8 @@ static const char *ptr_idx_buf(char *buf, size_t cap, const char *parent, size_t
 
 static const char *type_name(const json_t *j)
 {
+	if (!j)
+		return "nothing (the key is missing)";
 	switch (json_typeof(j)) {
 	case JSON_OBJECT:
 		return "an object";

@@ -135,15 +135,20 @@ char *xstrdup(const char *s)
 	return p;
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *p;
+	if (vasprintf(&p, fmt, ap) < 0)
+		oom();
+	return p;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
-	char *p;
 	va_start(ap, fmt);
-	int r = vasprintf(&p, fmt, ap);
+	char *p = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		oom();
 	return p;
 }
 

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/openat2.h>
@@ -48,6 +49,46 @@ int view_path(int root, const char *path, bool follow)
 	}
 	struct lookup l = {root, path, follow};
 	return run(lookup, &l);
+}
+
+struct program {
+	int root;
+	const char *dirs, *name;
+};
+
+static int program(void *arg)
+{
+	const struct program *p = arg;
+	for (const char *d = p->dirs; *d;) {
+		size_t len = strcspn(d, ":");
+		char cand[PATH_MAX];
+		if (len && d[0] == '/' &&
+		    snprintf(cand, sizeof cand, "%.*s/%s", (int)len, d, p->name) < (int)sizeof cand) {
+			struct lookup l = {p->root, cand, true};
+			struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+					       .resolve = RESOLVE_NO_MAGICLINKS};
+			/* ROOT -1: the supervisor's own files (a name of the
+			 * policy's), never through a magic link either. */
+			int fd = p->root >= 0 ? lookup(&l)
+					      : (int)syscall(SYS_openat2, AT_FDCWD, cand, &how, sizeof how);
+			struct stat st;
+			if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
+				return fd;
+			if (fd >= 0)
+				close(fd);
+		}
+		d += len;
+		if (*d == ':')
+			d++;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+int view_program(int root, const char *dirs, const char *name)
+{
+	struct program p = {root, dirs, name};
+	return root >= 0 ? run(program, &p) : program(&p);
 }
 
 static int reopen(void *arg)

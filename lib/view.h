@@ -40,6 +40,14 @@ void view_set_runner(int (*run)(int (*fn)(void *), void *arg));
  * (/proc/PID/root, /proc/self/fd/N), EINVAL for a relative path. */
 int view_path(int root, const char *path, bool follow);
 
+/* NAME (no slash) in the first of DIRS (colon-separated, absolute entries
+ * only) where the view has a regular executable file of that name,
+ * opened O_PATH; -1 (ENOENT) when there is none. One lookup for the whole
+ * walk (a runner's round trip, not one per directory). ROOT -1: in the
+ * caller's own files, in the calling thread (a name of the policy's: a
+ * rule's program, the approver), no magic link followed. */
+int view_program(int root, const char *dirs, const char *name);
+
 /* stat/lstat of PATH in the view: true when it exists. */
 bool view_stat(int root, const char *path, struct stat *st);
 bool view_lstat(int root, const char *path, struct stat *st);

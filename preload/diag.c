@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -38,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ackpage.h"
 #include "classify.h"
 #include "dac.h"
 #include "denialpkt.h"
@@ -60,12 +62,13 @@ static char arena[ARENA_SIZE];
 static _Atomic int cfg_state = CFG_UNSET;
 static bool cfg_ok; /* rules present and fit in the arena */
 static int cfg_out;
-static struct fdspec cfg_ctl;
+static struct fdspec cfg_ctl, cfg_ack;
 
 struct cfg {
 	const char *rules; /* NULL: stay silent */
 	int out;
 	struct fdspec ctl; /* WICKET_FD; fd -1 when unset or malformed */
+	struct fdspec ack; /* WICKET_ACK_FD, the same */
 };
 
 static int parse_out(const char *s)
@@ -94,6 +97,7 @@ static void get_cfg(struct cfg *c)
 			memcpy(arena, r, n + 1);
 		cfg_out = parse_out(getenv("WICKET_DIAG"));
 		fdspec_parse(getenv("WICKET_FD"), &cfg_ctl);
+		fdspec_parse(getenv("WICKET_ACK_FD"), &cfg_ack);
 		atomic_store_explicit(&cfg_state, CFG_READY, memory_order_release);
 		st = CFG_READY;
 	}
@@ -101,12 +105,14 @@ static void get_cfg(struct cfg *c)
 		c->rules = cfg_ok ? arena : NULL;
 		c->out = cfg_out;
 		c->ctl = cfg_ctl;
+		c->ack = cfg_ack;
 		return;
 	}
 	const char *r = getenv("WICKET_RULES");
 	c->rules = r && strlen(r) < sizeof arena ? r : NULL;
 	c->out = parse_out(getenv("WICKET_DIAG"));
 	fdspec_parse(getenv("WICKET_FD"), &c->ctl);
+	fdspec_parse(getenv("WICKET_ACK_FD"), &c->ack);
 }
 
 /* ---- the rules (lib/rules.c) ------------------------------------------ */
@@ -121,7 +127,10 @@ static bool supervisor_reports(const char *rules)
 
 #define PBUF 4096
 
-/* The path an fd refers to, when it is a path (not "pipe:[...]"). */
+/* The path an fd refers to, when it is a path (not "pipe:[...]"), and
+ * names the file still: not a removed file's, nor a memfd's
+ * ("/memfd:NAME (deleted)", the acknowledgement page's among them), which
+ * no rule is about. */
 static bool fd_path(int fd, char *out, size_t outsz)
 {
 	char link[40] = "/proc/self/fd/";
@@ -130,6 +139,11 @@ static bool fd_path(int fd, char *out, size_t outsz)
 	if (n <= 0 || (size_t)n >= outsz - 1 || out[0] != '/')
 		return false;
 	out[n] = '\0';
+	static const char gone[] = " (deleted)";
+	struct stat st;
+	if ((size_t)n >= sizeof gone - 1 && strcmp(out + n - (sizeof gone - 1), gone) == 0 &&
+	    fstat(fd, &st) == 0 && st.st_nlink == 0)
+		return false;
 	return true;
 }
 
@@ -414,18 +428,52 @@ static bool wait_fd(int fd, short events, const struct timespec *t0, long ms)
  * failing call returns: after what the program wrote before the call,
  * before what it writes next (its own complaint, the rest of its line),
  * however busy the machine is; and a storm of denials on a busy machine
- * is counted whole, not dropped because the socket was full. A process
+ * is counted whole, not dropped because the socket was full. The bound
+ * is a fail-safe, never reached while the supervisor runs: a process
  * whose supervisor did not answer in time waits for it no more. */
 #define ACK_WAIT_MS 2000
 static _Atomic bool ack_gave_up;
 
+/* The acknowledgement page (lib/ackpage.h), mapped read-only at the
+ * first report that waits, once a process (a fork keeps it, an exec maps
+ * it again). ACK_NONE: no page (WICKET_ACK_FD unset, closed, or not the
+ * supervisor's any more): then nothing waits. */
+#define ACK_NONE ((struct ack_page *)1)
+static _Atomic(struct ack_page *) ack_map;
+static _Atomic uint32_t ack_count;
+
+static const struct ack_page *ack_page(const struct cfg *c)
+{
+	struct ack_page *p = atomic_load_explicit(&ack_map, memory_order_acquire);
+	if (p)
+		return p == ACK_NONE ? NULL : p;
+	struct stat st;
+	struct ack_page *m = ACK_NONE;
+	if (c->ack.fd >= 0 && fstat(c->ack.fd, &st) == 0 && fdspec_same(&c->ack, &st) &&
+	    S_ISREG(st.st_mode) && st.st_size >= ACK_PAGE_SIZE) {
+		void *v = mmap(NULL, ACK_PAGE_SIZE, PROT_READ, MAP_SHARED, c->ack.fd, 0);
+		if (v != MAP_FAILED)
+			m = v;
+	}
+	/* Another thread (or the code this signal handler interrupted) may
+	 * have mapped it meanwhile: one mapping stays. */
+	struct ack_page *none = NULL;
+	if (!atomic_compare_exchange_strong_explicit(&ack_map, &none, m, memory_order_acq_rel,
+						     memory_order_acquire)) {
+		if (m != ACK_NONE)
+			munmap(m, ACK_PAGE_SIZE);
+		m = none;
+	}
+	return m == ACK_NONE ? NULL : m;
+}
+
 /* The report to the supervisor over the control socket: one packet
- * (lib/denialpkt.h), with a socket for the acknowledgement when the
- * supervisor prints its line (it answers, or closes its end, once the
- * line is written). */
-static __attribute__((noinline)) void send_report(int fd, const char *kind, const char *obj,
-						  const char *what, const char *comm, pid_t pid,
-						  int out)
+ * (lib/denialpkt.h), with a token to wait for when the supervisor prints
+ * its line: it puts the token on the acknowledgement page once the line
+ * is written. No descriptor is made or passed for it. */
+static __attribute__((noinline)) void send_report(const struct cfg *c, int fd, const char *kind,
+						  const char *obj, const char *what,
+						  const char *comm, pid_t pid)
 {
 	char b[WK_DENIAL_MAX];
 	struct wk_denial_pkt d = {
@@ -434,24 +482,26 @@ static __attribute__((noinline)) void send_report(int fd, const char *kind, cons
 		.what = what,
 		.comm = comm,
 		.pid = (long)pid,
-		.show = out == OUT_OFF ? WK_DENIAL_QUIET : out == OUT_STDERR ? WK_DENIAL_SHOWN :
-									WK_DENIAL_PRINT,
+		.show = c->out == OUT_OFF ? WK_DENIAL_QUIET :
+			c->out == OUT_STDERR ? WK_DENIAL_SHOWN : WK_DENIAL_PRINT,
 	};
+	bool wait = !atomic_load(&ack_gave_up);
+	const struct ack_page *page = wait && d.show == WK_DENIAL_PRINT ? ack_page(c) : NULL;
+	/* Read before the packet goes: its acknowledgement comes after. */
+	uint32_t start = 0;
+	if (page && !atomic_load_explicit(&page->closed, memory_order_acquire)) {
+		start = atomic_load_explicit(&page->done, memory_order_acquire);
+		d.ack = ack_token(pid, atomic_fetch_add(&ack_count, 1));
+	}
 	size_t n = wk_denial_encode(b, sizeof b, &d);
 	if (!n)
 		return;
-	bool wait = !atomic_load(&ack_gave_up);
-	int sv[2] = {-1, -1};
-	if (wait && d.show == WK_DENIAL_PRINT &&
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		sv[0] = sv[1] = -1;
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ssize_t w;
 	bool full = false;
 	for (;;) {
-		w = sv[1] >= 0 ? fdpass_send(fd, b, n, &sv[1], 1, MSG_DONTWAIT)
-			       : send(fd, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		w = send(fd, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (w >= 0)
 			break;
 		if (errno == EINTR)
@@ -463,11 +513,14 @@ static __attribute__((noinline)) void send_report(int fd, const char *kind, cons
 	/* Full all that time: the supervisor is stuck. */
 	if (w < 0 && full && wait)
 		atomic_store(&ack_gave_up, true);
-	if (sv[1] >= 0) {
-		close(sv[1]);
-		if (w >= 0 && !wait_fd(sv[0], POLLIN, &t0, ACK_WAIT_MS))
+	if (w >= 0 && d.ack) {
+		struct timespec end = t0;
+		end.tv_sec += ACK_WAIT_MS / 1000;
+		end.tv_nsec += (ACK_WAIT_MS % 1000) * 1000000L;
+		if (end.tv_nsec >= 1000000000L)
+			end.tv_sec++, end.tv_nsec -= 1000000000L;
+		if (ack_wait(page, start, d.ack, &end) == ACK_TIMEOUT)
 			atomic_store(&ack_gave_up, true);
-		close(sv[0]);
 	}
 }
 
@@ -491,7 +544,7 @@ static void report(const struct cfg *c, const char *kind, const char *obj, const
 	char num[24];
 	netfmt_uint(num, (unsigned long long)pid);
 	if (fd >= 0)
-		send_report(fd, kind, obj, what, comm, pid, c->out);
+		send_report(c, fd, kind, obj, what, comm, pid);
 	if (c->out == OUT_STDERR || (fd < 0 && c->out == OUT_DEFAULT))
 		write_line(kind, obj, what, comm, num);
 }

@@ -1,8 +1,9 @@
 /* libwicket-preload, the guard half: the supervisor's descriptors outlive
  * programs that close what they inherited (DESIGN §6).
  *
- * Every sandboxed process inherits WICKET_FD (the control socket) and,
- * while it exists, WICKET_STATUS_FD (the count the shell hooks read), each as
+ * Every sandboxed process inherits WICKET_FD (the control socket),
+ * WICKET_ACK_FD (the acknowledgement page, lib/ackpage.h) and, while it
+ * exists, WICKET_STATUS_FD (the count the shell hooks read), each as
  * "N:DEV:INO" (or a bare "N", taken unchecked). Python's subprocess,
  * closefrom()-using daemons and `exec N>&-` would lose them, and with
  * them every denial line of their children. So close, close_range,
@@ -46,7 +47,7 @@
 enum { G_UNSET, G_BUSY, G_READY };
 
 _Atomic bool fdguard_ready;
-int fdguard_fd[FDGUARD_MAX] = {-1, -1};
+int fdguard_fd[FDGUARD_MAX] = {-1, -1, -1};
 static struct fdspec guards[FDGUARD_MAX];
 static _Atomic int gstate = G_UNSET;
 
@@ -62,6 +63,7 @@ static void parse_env(struct fdspec g[FDGUARD_MAX])
 {
 	parse_guard(getenv("WICKET_FD"), &g[0]);
 	parse_guard(getenv("WICKET_STATUS_FD"), &g[1]);
+	parse_guard(getenv("WICKET_ACK_FD"), &g[2]);
 }
 
 /* The guards, read once into static storage. A thread that finds another
@@ -137,7 +139,6 @@ bool fdguard_refuse_dup(int old, int fd)
 
 /* The guarded descriptors in [LO, HI] that are intact, ascending, without
  * duplicates, into KEEP; their number. */
-_Static_assert(FDGUARD_MAX == 2, "held_in sorts two");
 static int held_in(unsigned lo, unsigned hi, unsigned keep[FDGUARD_MAX])
 {
 	struct fdspec local[FDGUARD_MAX];
@@ -145,14 +146,19 @@ static int held_in(unsigned lo, unsigned hi, unsigned keep[FDGUARD_MAX])
 	int n = 0;
 	for (int i = 0; i < FDGUARD_MAX; i++) {
 		if (g[i].fd < 0 || (unsigned)g[i].fd < lo || (unsigned)g[i].fd > hi ||
-		    (n == 1 && keep[0] == (unsigned)g[i].fd) || !intact(&g[i]))
+		    !intact(&g[i]))
 			continue;
-		keep[n++] = (unsigned)g[i].fd;
-	}
-	if (n == 2 && keep[0] > keep[1]) {
-		unsigned t = keep[0];
-		keep[0] = keep[1];
-		keep[1] = t;
+		/* Into its place, once. */
+		unsigned fd = (unsigned)g[i].fd;
+		int at = n;
+		while (at > 0 && keep[at - 1] > fd)
+			at--;
+		if (at > 0 && keep[at - 1] == fd)
+			continue;
+		for (int j = n; j > at; j--)
+			keep[j] = keep[j - 1];
+		keep[at] = fd;
+		n++;
 	}
 	return n;
 }

@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#define FDGUARD_MAX 2 /* WICKET_FD and WICKET_STATUS_FD */
+#define FDGUARD_MAX 3 /* WICKET_FD, WICKET_STATUS_FD and WICKET_ACK_FD */
 
 /* Set once the environment has been read (the library's constructor,
  * or the first call); fdguard_fd then holds the guarded numbers, -1 for
@@ -29,7 +29,8 @@ bool fdguard_held_slow(int fd);
 static inline bool fdguard_held(int fd)
 {
 	if (__builtin_expect(atomic_load_explicit(&fdguard_ready, memory_order_acquire), 1) &&
-	    __builtin_expect(fd != fdguard_fd[0] && fd != fdguard_fd[1], 1))
+	    __builtin_expect(fd != fdguard_fd[0] && fd != fdguard_fd[1] &&
+				     fd != fdguard_fd[2], 1))
 		return false;
 	return fdguard_held_slow(fd);
 }

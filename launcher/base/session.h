@@ -196,6 +196,7 @@ struct session {
 	struct strv shell_env;    /* NAME=value the shell's hooks need (shell.c) */
 	bool shell_hooks;         /* the shell loads wicket's hooks */
 	int status_fd;            /* denial count for the hooks, -1: none (control.c) */
+	int ack_fd;               /* the acknowledgement page, -1: none (control.c) */
 	struct watch watch[WK_MAX_WATCH];
 	bool best_effort;
 	bool read_only;
@@ -217,6 +218,10 @@ struct session {
 	/* This session is the sandbox of a grant of session GRANT_OF: it
 	 * asks for nothing more (ask.c), and says nothing of its own start. */
 	const char *grant_of;
+	/* Where the command starts: the workspace; a grant's, the asker's
+	 * cwd (the supervisor starts its wicket there, checked to be the same
+	 * directory outside as in the sandbox). */
+	const char *start_dir;
 	/* The shell's history of this session (history.c): a directory of
 	 * the supervisor's, held open, and the user's file it goes into. */
 	char *hist_dir;

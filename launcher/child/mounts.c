@@ -56,11 +56,23 @@ static int do_setattr(int dfd, const char *path, unsigned int flags, __u64 set, 
 	return (int)syscall(SYS_mount_setattr, dfd, path, flags, &attr, sizeof attr);
 }
 
-/* A detached copy of the mount tree at PATH, private and nosuid. */
+static int open_nofollow(const char *path);
+
+/* A detached copy of the mount tree at PATH (canonical: opened without
+ * following symlinks, so that a component swapped for a link since the
+ * plan, by another session or the sandbox a grant is for, brings no other
+ * tree into view), private and nosuid. */
 static int clone_tree(const char *path)
 {
-	int fd = (int)syscall(SYS_open_tree, AT_FDCWD, path,
-			      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	int pfd = open_nofollow(path);
+	int fd = pfd < 0 ? -1 : (int)syscall(SYS_open_tree, pfd, "",
+					      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+						      AT_RECURSIVE);
+	if (pfd >= 0) {
+		int e = errno;
+		close(pfd);
+		errno = e;
+	}
 	if (fd < 0)
 		return setup_fail(STAGE_MOUNT, errno, "clone %s", path);
 	if (do_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,

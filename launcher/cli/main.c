@@ -30,6 +30,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 
 #include "envscrub.h"
 #include "grant.h"
@@ -49,9 +51,10 @@ static void usage_main(FILE *f)
 		"       wicket why [--json] [-n N] [--session N]\n"
 		"                                         what the sandbox blocked, and how to allow it\n"
 		"       wicket why --list [--json]        the sessions kept, newest first\n"
-		"       wicket ask [--reason TEXT] -- CMD [ARGS...]\n"
-		"                                         (inside a session) run CMD once outside\n"
-		"                                         the sandbox, if approved\n"
+		"       wicket ask [GRANT...] [--reason TEXT] -- CMD [ARGS...]\n"
+		"                                         (inside a session) run CMD once in a\n"
+		"                                         sandbox of its own with more rights, if\n"
+		"                                         approved (--outside: outside, you only)\n"
 		"\n"
 		"The default policy, workspace-write: the workspace (the current directory)\n"
 		"is writable; everything else is read-only, metadata included; /tmp is\n"
@@ -82,18 +85,21 @@ static void usage_main(FILE *f)
 		"                        ports (the policy's port lists), ports:80,443 (TCP\n"
 		"                        connections to those ports only), or domains (the\n"
 		"                        policy's names, through wicket's proxy)\n"
-		"      --allow-domain NAME  reach NAME (or *.NAME's subdomains) through wicket's\n"
-		"                        proxy; implies --net domains (repeatable)\n"
+		"      --allow-domain NAME[:PORT]  reach NAME (or *.NAME's subdomains) through\n"
+		"                        wicket's proxy, on PORT only if given; implies --net\n"
+		"                        domains (repeatable)\n"
 		"      --socket PATH     let the command connect to the host's unix socket at\n"
 		"                        PATH (e.g. \"$SSH_AUTH_SOCK\"; repeatable)\n"
-		"      --allow-address ADDRESS  let the proxy reach this IP address (loopback\n"
-		"                        and private ones included); implies --net domains\n"
+		"      --allow-address ADDRESS[:PORT]  let the proxy reach this IP address\n"
+		"                        ([v6]:PORT with a port), loopback and private ones\n"
+		"                        included; implies --net domains (repeatable)\n"
 		"      --best-effort     run even where the kernel cannot enforce everything,\n"
 		"                        saying up front what is weaker\n"
 		"      --no-diagnostics  do not explain denials (no preload library)\n"
 		"      --shell bash|zsh  the shell to start (wicket, wicket shell; default $SHELL)\n"
-		"      --approver CMD    the program that answers `wicket ask` requests (exit 0:\n"
-		"                        yes), instead of the policy's approver or the terminal\n"
+		"      --approver CMD    the program that answers `wicket ask` requests for a\n"
+		"                        grant (exit 0: yes), instead of the policy's approver\n"
+		"                        or the terminal\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		"\n"
@@ -156,6 +162,29 @@ static char *absolute(const char *p, const char *cwd, const char *home)
 	return n;
 }
 
+/* A grant's path comes as the object the supervisor checked,
+ * /proc/self/fd/N (ask.c, grant_run_plan): the name it resolves to now
+ * (R) must still lead to that object with no symbolic link on the way,
+ * else the grant is refused. The mounts then take R without following
+ * links either (mounts.c). Other paths: nothing to do. */
+static void held_verify(const char *a, const char *r, const char *opt)
+{
+	long fd;
+	if (strncmp(a, "/proc/self/fd/", 14) != 0 || !parse_long(a + 14, 3, INT_MAX, &fd))
+		return;
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
+	int now = (int)syscall(SYS_openat2, AT_FDCWD, r, &how, sizeof how);
+	struct stat h, n;
+	bool same = now >= 0 && fstat((int)fd, &h) == 0 && fstat(now, &n) == 0 &&
+		    h.st_dev == n.st_dev && h.st_ino == n.st_ino;
+	if (now >= 0)
+		close(now);
+	if (!same)
+		die("%s %s: the place granted was moved or replaced while its sandbox started; "
+		    "not run", opt, r);
+	fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+}
+
 /* The paths of a command-line option (--write, --read, --protect,
  * --hide) added to TO: expanded (~, relative to CWD), canonical when
  * CANON; each must exist, or the option would silently do nothing.
@@ -172,6 +201,7 @@ static void cli_paths(const struct strv *in, const char *opt, const char *cwd, c
 		char *r = canon ? realpath(a, NULL) : xstrdup(a);
 		if (!r)
 			die("%s %s: %s", opt, in->v[i], strerror(errno));
+		held_verify(a, r, opt);
 		free(a);
 		if (also && !strv_contains(also, r))
 			strv_add(also, r);
@@ -197,7 +227,8 @@ static void cli_net_item(struct strv *to, const char *arg, bool address)
 	if (addr != address)
 		die(address ? "--allow-address %s: not an IPv4 or IPv6 address (a name is reached "
 			      "with --allow-domain)"
-			    : "--allow-domain %s: an address, not a name (use --allow-address)",
+			    : "--allow-domain %s: an address, not a name (use --allow-address, or "
+			      "\"allow_addresses\" in a policy's network section)",
 		    arg);
 	strv_add(to, g.v[WK_GRANT_NET].v[0]);
 	wk_grant_free(&g);
@@ -518,6 +549,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	s.diagnostics = !cli->no_diagnostics;
 	s.ctl_child = -1;
 	s.status_fd = -1;
+	s.ack_fd = -1;
 	s.view_root = s.view_ns = -1;
 	s.read_only = cli->read_only;
 	s.uid = getuid();
@@ -568,6 +600,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 				: cli->read_only ? "read-only" : DEFAULT_POLICY, &wp);
 	rerun_plan(&s, cli, &wp, cwd, home);
 	s.grant_of = cli->grant_of;
+	s.start_dir = cli->grant_of ? cwd : s.workspace;
 	if (!wp.sandbox && (cli->write.n || cli->protect.n || cli->read.n || cli->hide.n ||
 			    cli->read_only || cli->domains.n || cli->addresses.n ||
 			    (cli->net_set && cli->net != NET_FULL)))
@@ -644,8 +677,10 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		free(a);
 		for (size_t j = 0; r && j < s.pol.hide.n; j++) {
 			char *h = realpath(s.pol.hide.v[j], NULL);
-			bool lifted = cli->grant_of && (path_is_under(s.pol.hide.v[j], r) ||
-							(h && path_is_under(h, r)));
+			/* A grant's --read of the store itself; stores beneath
+			 * a wider path stay hidden. */
+			bool lifted = cli->grant_of && (strcmp(s.pol.hide.v[j], r) == 0 ||
+							(h && strcmp(h, r) == 0));
 			free(h);
 			if (lifted) {
 				/* A grant's --read: the hidden store, read. */
@@ -658,7 +693,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 			}
 			h = realpath(s.pol.hide.v[j], NULL);
 			if (path_is_under(r, s.pol.hide.v[j]) || (h && path_is_under(r, h)))
-				die("--read %s: it is hidden by the rule \"%s\"; %s", cli->read.v[i],
+				die("--read %s: it is hidden by the policy's rule \"%s\"; %s", cli->read.v[i],
 				    s.pol.hide.v[j], cli->grant_of ? "a grant reads the whole of it or "
 				    "nothing (ask for --read of that path)" : "the command line does not "
 				    "lift it (write a policy that does not hide it; see wicket-policy(5))");
@@ -681,6 +716,16 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		if (!strv_contains(&s.pol.read, k))
 			strv_add(&s.pol.read, k);
 	}
+	/* The objects of a grant's paths (held_verify) are taken: closed, so
+	 * that nothing of the supervisor's reaches the sandbox's init. */
+	const struct strv *held[] = {&cli->write, &cli->read, &cli->sockets};
+	for (size_t k = 0; k < 3 && cli->grant_of; k++)
+		for (size_t i = 0; i < held[k]->n; i++) {
+			long fd;
+			if (strncmp(held[k]->v[i], "/proc/self/fd/", 14) == 0 &&
+			    parse_long(held[k]->v[i] + 14, 3, INT_MAX, &fd))
+				close((int)fd);
+		}
 	/* Protected and hidden paths stay lexical, like the policy's: the
 	 * plan resolves them. */
 	cli_paths(&cli->protect, "--protect", cwd, home, false, &s.pol.protect, &s.cli_protect);

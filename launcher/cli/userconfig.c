@@ -55,13 +55,10 @@ static void err(struct userconfig *c, const char *ptr, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *m = NULL;
-	if (vasprintf(&m, fmt, ap) < 0)
-		m = NULL;
+	char *m = xvasprintf(fmt, ap);
 	va_end(ap);
 	strv_push(&c->errors, xasprintf("%s%s%s: %s", c->file, ptr ? ": " : "",
-					ptr ? (ptr[0] ? ptr : "(top level)") : "",
-					m ? m : "?"));
+					ptr ? (ptr[0] ? ptr : "(top level)") : "", m));
 	free(m);
 }
 

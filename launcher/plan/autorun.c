@@ -695,13 +695,41 @@ static void later_env_free(struct later_env *le)
 		free(le->vars[i]);
 }
 
+/* The last directory resolved: most places share one (the home,
+ * ~/.config), and most do not exist, so where one would be made is that
+ * directory's real place and its name. */
+struct dir_cache {
+	char *dir, *real;
+};
+
+/* Where P really is (real_place), the directory of one that does not
+ * exist resolved once for all its neighbours. */
+static char *real_place_cached(const char *p, struct dir_cache *dc)
+{
+	struct stat st;
+	if (lstat(p, &st) == 0)
+		return real_place(p);
+	char *d = path_dirname(p);
+	if (!dc->dir || strcmp(d, dc->dir) != 0) {
+		free(dc->dir);
+		free(dc->real);
+		dc->dir = d;
+		dc->real = realpath(d, NULL);
+	} else {
+		free(d);
+	}
+	const char *base = strrchr(p, '/');
+	return dc->real ? path_join(dc->real, base + 1) : NULL;
+}
+
 /* P (a place of the list, existing or not) where a root holds it: as
  * named, and where it really is (a dotfiles repository linked from the
  * home, stow's way, may be a writable root); a root inside P is kept
  * read-only whole, as P is. */
-static void startup_place(const struct strv *roots, const char *p, struct strv *out)
+static void startup_place(const struct strv *roots, const char *p, struct strv *out,
+			  struct dir_cache *dc)
 {
-	char *r = real_place(p);
+	char *r = real_place_cached(p, dc);
 	if (in_roots(roots, p))
 		add(out, xstrdup(p));
 	if (r && in_roots(roots, r))
@@ -719,20 +747,23 @@ bool autorun_startup_places(const struct strv *roots, const char *const *homes, 
 	later_env_of(homes, &le);
 	/* Every fixed place of the list: those beneath "/". */
 	struct strv all = {0};
+	struct dir_cache dc = {0};
 	wk_later_places(&le.env, "/", &all);
 	for (size_t i = 0; i < all.n; i++) {
 		const char *p = all.v[i];
 		if (!strchr(p, '*')) {
-			startup_place(roots, p, out);
+			startup_place(roots, p, out, &dc);
 			continue;
 		}
 		/* A pattern (a python version): the ones there now. */
 		glob_t g;
 		if (glob(p, GLOB_NOSORT, NULL, &g) == 0)
 			for (size_t j = 0; j < g.gl_pathc; j++)
-				startup_place(roots, g.gl_pathv[j], out);
+				startup_place(roots, g.gl_pathv[j], out, &dc);
 		globfree(&g);
 	}
+	free(dc.dir);
+	free(dc.real);
 	strv_free(&all);
 	later_env_free(&le);
 	for (size_t h = 0; homes[h]; h++) {
@@ -947,6 +978,16 @@ static void nest_bare(struct nest *n, int fd, size_t len)
 	}
 	git_part(fd, "commondir", false, &common);
 	git_part(fd, "config", false, &config);
+	if (len + 8 >= sizeof n->path)
+		return;
+	/* A repository known at the start: its config and hooks were
+	 * protected and a commondir watched (autorun_git_places), so new refs
+	 * and objects are git's own work (a push to it), not a plant. */
+	memcpy(n->path + len, "/config", 8);
+	bool known = strv_contains(&n->s->autorun_git_start, n->path);
+	n->path[len] = '\0';
+	if (known)
+		return;
 	if (head < n->since_ns && objects < n->since_ns && refs < n->since_ns &&
 	    common < n->since_ns && config < n->since_ns)
 		return;

@@ -65,6 +65,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,7 @@
 #include "classify.h"
 #include "fdpass.h"
 #include "grant.h"
+#include "sha256.h"
 #include "careful.h"
 #include "askrender.h"
 #include "path.h"
@@ -139,6 +141,8 @@ struct ask {
 	struct wk_grant given;  /* a grant's: what its sandbox gets (the request's, or
 				 * less: an approver's answer) */
 	char **run_argv, **run_envp; /* a grant's: the wicket that starts its sandbox */
+	int *held;              /* and the objects of its paths (grant_check), -1 ended */
+	size_t nheld;
 	int approver_out;       /* the approver's standard output (its answer), or -1 */
 	const char *input;      /* its standard input: "terminal", "null", or what the
 				 * sandbox writes ("pipe", "file", "socket", "device") */
@@ -167,6 +171,19 @@ struct ask {
 
 static struct ask asks[ASK_MAX];
 static bool init_done;
+
+/* A grant's writable roots and the places beneath them that run code
+ * later (autorun.c), as they were when its sandbox started. Its own
+ * wicket moves aside what its command made there when it ends; when the
+ * session ends, after every command of it has (end_commands), they are
+ * looked at again here (grant_guards_check), so that a grant's wicket
+ * killed before its own look leaves nothing planted either. */
+#define GUARDS_MAX 64
+struct grant_guard {
+	struct strv roots, before;
+};
+static struct grant_guard guards[GUARDS_MAX];
+static size_t n_guards;
 static int self_fd = -1; /* wicket itself (init_once) */
 static struct wk_wset wset; /* what the session can write (plan_wset) */
 static bool wset_done;
@@ -411,6 +428,65 @@ static json_t *audit_argv(const struct strv *v)
 	return a;
 }
 
+/* V does not fit an audit line whole (audit_argv cuts it). */
+static bool argv_cut(const struct strv *v)
+{
+	if (v->n > AUDIT_ARGS)
+		return true;
+	for (size_t i = 0; i < v->n; i++)
+		if (strlen(v->v[i]) > AUDIT_STR / 2)
+			return true;
+	return false;
+}
+
+/* The whole of V, kept beside the audit log in a file named by its
+ * digest (audit-argv/SHA256.json), so that the record holds what ran
+ * however long it was; the name, relative to the log's directory, or
+ * NULL when it could not be kept (the line then says so). Its bytes
+ * count against the session's budget. */
+static char *audit_argv_file(const struct strv *v)
+{
+	json_t *a = argv_json(v);
+	char *text = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	char *dir = wicket_state_dir(), *name = NULL;
+	if (text && dir && wicket_state_dir_make(dir)) {
+		char hex[65];
+		size_t n = strlen(text);
+		wk_sha256_hex(text, n, hex);
+		char *sub = path_join(dir, "audit-argv");
+		char *rel = xasprintf("audit-argv/%s.json", hex);
+		char *file = path_join(dir, rel);
+		char *tmp = xasprintf("%s.%d.tmp", file, (int)getpid());
+		struct stat st;
+		/* host: the user's state directory */
+		if ((mkdir(sub, 0700) == 0 || errno == EEXIST) && lstat(sub, &st) == 0 &&
+		    S_ISDIR(st.st_mode)) {
+			/* host: a file of the state directory, named by its content */
+			int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+			bool ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
+			if (fd >= 0)
+				close(fd);
+			/* host: the same */
+			if (ok && rename(tmp, file) == 0) {
+				name = rel;
+				rel = NULL;
+				audit_bytes += n;
+			} else {
+				/* host: the same */
+				unlink(tmp);
+			}
+		}
+		free(tmp);
+		free(file);
+		free(rel);
+		free(sub);
+	}
+	free(dir);
+	free(text);
+	return name;
+}
+
 static const char *policy_name(const struct session *s)
 {
 	return s->pol.name ? s->pol.name : DEFAULT_POLICY;
@@ -459,6 +535,12 @@ static void audit(const struct session *s, const struct ask *a)
 	json_object_set_new(o, "exe", jstr_cut(a->exe));
 	json_object_set_new(o, "argc", json_integer((json_int_t)a->req.argv.n));
 	json_object_set_new(o, "argv", audit_argv(&a->req.argv));
+	if (argv_cut(&a->req.argv)) {
+		char *whole = audit_argv_file(&a->req.argv);
+		json_object_set_new(o, "argv_whole", whole ? json_string(whole)
+				    : json_string("(not kept: the state directory could not take it)"));
+		free(whole);
+	}
 	json_object_set_new(o, "path", jstr_cut(a->path));
 	json_object_set_new(o, "cwd", jstr_cut(a->cwd));
 	json_object_set_new(o, "reason", jstr_cut(a->req.reason));
@@ -514,6 +596,9 @@ void ask_audit_net(const struct session *s, const char *comm, long host_pid, con
 
 static void timer_rearm(void);
 static void prompt_next(struct session *s);
+static bool grant_is_path(int k);
+static char *fd_path(int fd);
+static char *grant_check(const struct session *s, const struct wk_grant *g, int *held);
 static void reap_adopted(pid_t sandbox);
 
 /* The process group of a child of ours; never kill(0) or kill(-1),
@@ -530,6 +615,16 @@ static void free_vec(char **v)
 	for (size_t i = 0; v && v[i]; i++)
 		free(v[i]);
 	free(v);
+}
+
+static void held_close(struct ask *a)
+{
+	for (size_t i = 0; i < a->nheld; i++)
+		if (a->held[i] >= 0)
+			close(a->held[i]);
+	free(a->held);
+	a->held = NULL;
+	a->nheld = 0;
 }
 
 static void slot_free(struct ask *a)
@@ -557,6 +652,7 @@ static void slot_free(struct ask *a)
 	wk_grant_free(&a->given);
 	free_vec(a->run_argv);
 	free_vec(a->run_envp);
+	held_close(a);
 	close_fd(&a->approver_out);
 	*a = (struct ask){.io = {-1, -1, -1}, .reply = -1, .cwd_fd = -1, .exe_fd = -1,
 			  .child_pidfd = -1, .status = -1, .ctty = -1, .approver_out = -1};
@@ -618,6 +714,18 @@ static void conclude(struct session *s, struct ask *a, const char *decision, con
 static void deny(struct session *s, struct ask *a, const char *by, const char *msg)
 {
 	conclude(s, a, "denied", by, msg);
+}
+
+/* deny() with a message made of FMT. */
+__attribute__((format(printf, 4, 5))) static void denyf(struct session *s, struct ask *a,
+							const char *by, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *m = xvasprintf(fmt, ap);
+	va_end(ap);
+	deny(s, a, by, m);
+	free(m);
 }
 
 struct spawn {
@@ -853,6 +961,8 @@ static int command_child(void *arg)
 	 * descriptor does (a script's interpreter opens /dev/fd/N). */
 	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
 	if (a->run_argv) {
+		for (size_t i = 0; i < a->nheld; i++)
+			fcntl(a->held[i], F_SETFD, 0); /* named /proc/self/fd/N in run_argv */
 		syscall(SYS_execveat, self_fd, "", a->run_argv, a->run_envp, AT_EMPTY_PATH);
 		_exit(EXIT_WICKET);
 	}
@@ -868,10 +978,53 @@ static int command_child(void *arg)
 
 /* The wicket that starts a grant's sandbox: the session planned again
  * from the host (s->rerun), the grant's rights, and the command; the
- * supervisor's environment with the values of the session's --env. */
-static void grant_run_plan(const struct session *s, struct ask *a)
+ * supervisor's environment with the values of the session's --env. The
+ * grant is checked once more, on what is given, and each path goes as
+ * the object checked (/proc/self/fd/N, held open for it), never a name
+ * the sandbox could point elsewhere in between. NULL, or why not. */
+static char *grant_run_plan(const struct session *s, struct ask *a)
 {
+	size_t npaths = 0;
+	for (int k = 0; k < WK_GRANT_KINDS; k++)
+		npaths += grant_is_path(k) ? a->given.v[k].n : 0;
+	a->held = xcalloc(npaths + 1, sizeof *a->held);
+	for (size_t i = 0; i < npaths; i++)
+		a->held[i] = -1;
+	a->nheld = npaths;
+	char *bad = grant_check(s, &a->given, a->held);
+	if (bad)
+		return bad;
+	if (a->given.v[WK_GRANT_WRITE].n) {
+		if (n_guards == GUARDS_MAX)
+			return xasprintf("this session has had %d grants with --write; no more (each "
+					 "is looked at again when the session ends)", GUARDS_MAX);
+		struct grant_guard *g = &guards[n_guards++];
+		*g = (struct grant_guard){0};
+		for (size_t i = 0; i < a->given.v[WK_GRANT_WRITE].n; i++) {
+			char *where = fd_path(a->held[i]); /* write items come first */
+			if (where)
+				strv_push(&g->roots, where);
+		}
+		struct strv places = {0};
+		if (!autorun_places(&g->roots, s->homes, &places)) {
+			n_guards--;
+			strv_free(&g->roots);
+			strv_free(&places);
+			return xstrdup("a granted path holds too many git directories or config "
+				       "includes to know what runs code beneath it");
+		}
+		/* Those that exist now (the list holds places git would read
+		 * if they did, such as a commondir). */
+		for (size_t i = 0; i < places.n; i++) {
+			struct stat st;
+			/* host: a place beneath a granted root, as autorun.c found it */
+			if (lstat(places.v[i], &st) == 0)
+				strv_add(&g->before, places.v[i]);
+		}
+		strv_free(&places);
+	}
 	struct strv v = {0};
+	size_t h = 0;
 	strv_add(&v, "wicket");
 	for (size_t i = 0; i < s->rerun.n; i++)
 		strv_add(&v, s->rerun.v[i]);
@@ -881,6 +1034,11 @@ static void grant_run_plan(const struct session *s, struct ask *a)
 	for (int k = 0; k < WK_GRANT_KINDS; k++)
 		for (size_t i = 0; i < a->given.v[k].n; i++) {
 			const char *item = a->given.v[k].v[i];
+			if (grant_is_path(k)) {
+				strv_add(&v, opt[k]);
+				strv_push(&v, xasprintf("/proc/self/fd/%d", a->held[h++]));
+				continue;
+			}
 			if (k != WK_GRANT_NET) {
 				strv_add(&v, opt[k]);
 				strv_add(&v, item);
@@ -915,6 +1073,7 @@ static void grant_run_plan(const struct session *s, struct ask *a)
 	for (size_t i = 0; i < s->rerun_env.n; i++)
 		strv_add(&e, s->rerun_env.v[i]);
 	a->run_envp = e.v ? e.v : xcalloc(1, sizeof *e.v);
+	return NULL;
 }
 
 static void run_command(struct session *s, struct ask *a)
@@ -925,7 +1084,12 @@ static void run_command(struct session *s, struct ask *a)
 			deny(s, a, "error", "wicket cannot find its own program to start the sandbox");
 			return;
 		}
-		grant_run_plan(s, a);
+		char *bad = grant_run_plan(s, a);
+		if (bad) {
+			denyf(s, a, "error", "not run: %s", bad);
+			free(bad);
+			return;
+		}
 	}
 	/* What the sandbox wrote, unless the person (or a rule's "stdin":
 	 * true) passed it on: /dev/null instead (input_kind). */
@@ -980,6 +1144,7 @@ static void run_command(struct session *s, struct ask *a)
 		deny(s, a, "error", "cannot start the command (fork failed)");
 		return;
 	}
+	held_close(a); /* the command's wicket has them now */
 	a->st = A_RUNNING;
 	a->by = by;
 	a->deadline = 0;
@@ -1194,7 +1359,8 @@ static void prompt_next(struct session *s)
 			continue;
 		}
 		a->st = A_PROMPT;
-		bool ok = pty_prompt(s, t, a->net ? PTY_ASK_HOST : PTY_ASK_RUN, prompt_done, a);
+		bool ok = pty_prompt(s, t, a->net ? PTY_ASK_HOST : a->req.outside ? PTY_ASK_RUN
+								 : PTY_ASK_GRANT, prompt_done, a);
 		free(t);
 		if (ok)
 			return;
@@ -1297,25 +1463,7 @@ static int open_program(const char *name, int root, const char *cwd)
 	const char *p = getenv("PATH");
 	if (!p)
 		p = "/usr/local/bin:/usr/bin:/bin";
-	while (*p) {
-		size_t len = strcspn(p, ":");
-		if (len && p[0] == '/') {
-			char *cand = xasprintf("%.*s/%s", (int)len, p, name);
-			int fd = open_in(root, NULL, cand);
-			free(cand);
-			struct stat st;
-			if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-			    (st.st_mode & 0111))
-				return fd;
-			if (fd >= 0)
-				close(fd);
-		}
-		p += len;
-		if (*p == ':')
-			p++;
-	}
-	errno = ENOENT;
-	return -1;
+	return view_program(root, p, name);
 }
 
 static char *fd_path(int fd)
@@ -1351,20 +1499,17 @@ static void ask_approver(struct session *s, struct ask *a, const char *approver)
 		free(path);
 		if (fd >= 0)
 			close(fd);
-		char *m = xasprintf("the approver %s cannot be found", approver);
-		deny(s, a, "error", m);
-		free(m);
+		denyf(s, a, "error", "the approver %s cannot be found", approver);
 		return;
 	}
 	char *why = wk_program_writable(session_wset(s), path);
 	bool writable = why != NULL;
 	free(why);
 	if (writable) {
-		char *m = xasprintf("the approver %s is writable inside the sandbox: it is not asked", path);
 		close(fd);
+		denyf(s, a, "error", "the approver %s is writable inside the sandbox: it is not asked",
+		      path);
 		free(path);
-		deny(s, a, "error", m);
-		free(m);
 		return;
 	}
 	json_t *doc = request_json(s, a);
@@ -1633,14 +1778,13 @@ static bool host_bound(const struct session *s, const char *path)
  * writable (autorun.c's places and the session's protected paths; those
  * beneath P its sandbox protects as any session does). NULL, or why not. */
 static char *grant_path_check(const struct session *s, const struct wk_fstable *t,
-			      enum wk_grant_kind k, const char *p)
+			      enum wk_grant_kind k, const char *p, int *held)
 {
 	const char *opt = wk_grant_kind_name(k);
 	struct wk_fsmatch m;
 	enum wk_fs_verdict v = wk_classify(t, p, &m);
-	if (v == WK_FS_HIDDEN)
-		return k == WK_GRANT_READ ? NULL
-		       : xasprintf("--%s %s: hidden from the session; a grant reads a hidden store "
+	if (v == WK_FS_HIDDEN && k != WK_GRANT_READ)
+		return xasprintf("--%s %s: hidden from the session; a grant reads a hidden store "
 				   "(--read), it does not %s one", opt, p,
 				   k == WK_GRANT_WRITE ? "write" : "reach a socket in");
 	if (k == WK_GRANT_WRITE && v == WK_FS_PROTECTED)
@@ -1663,7 +1807,14 @@ static char *grant_path_check(const struct session *s, const struct wk_fstable *
 				 "symbolic link on the way)", opt, p,
 				 errno == ELOOP ? "goes through a symbolic link" : "does not exist");
 	}
-	close(fd);
+	/* What is checked is this object: held, it is what the grant's
+	 * sandbox gets (grant_run_plan), whatever the name means later. */
+	if (held)
+		*held = fd;
+	else
+		close(fd);
+	if (v == WK_FS_HIDDEN)
+		return NULL;
 	if (k == WK_GRANT_SOCKET)
 		return S_ISSOCK(so.st_mode) ? NULL : xasprintf("--socket %s: not a unix socket", p);
 	if (v != WK_FS_UNREADABLE &&
@@ -1674,24 +1825,77 @@ static char *grant_path_check(const struct session *s, const struct wk_fstable *
 				 opt, p, S_ISDIR(so.st_mode) ? "directory" : "file");
 	if (k != WK_GRANT_WRITE)
 		return NULL;
-	struct strv roots = {0}, places = {0};
-	strv_add(&roots, p);
-	autorun_startup_places(&roots, s->homes, &places);
-	char *why = NULL;
-	for (size_t i = 0; i < places.n && !why; i++)
-		if (path_is_under(p, places.v[i]))
-			why = xasprintf("--write %s: %s runs code later (a shell's or a tool's startup "
-					"file): a grant never makes it writable", p, places.v[i]);
-	strv_free(&roots);
-	strv_free(&places);
-	return why;
+	/* The startup places of the whole file system, worked out once a
+	 * session (their names, and what the user's git config includes:
+	 * files the sandbox cannot change). */
+	static struct strv startup;
+	static bool startup_done;
+	if (!startup_done) {
+		struct strv all = {0};
+		strv_add(&all, "/");
+		autorun_startup_places(&all, s->homes, &startup);
+		strv_free(&all);
+		startup_done = true;
+	}
+	for (size_t i = 0; i < startup.n; i++)
+		if (path_is_under(p, startup.v[i]))
+			return xasprintf("--write %s: %s runs code later (a shell's or a tool's startup "
+					 "file): a grant never makes it writable", p, startup.v[i]);
+	return NULL;
 }
 
-/* The request's grant, checked before anyone decides on it: NULL, or why
- * it cannot be given (allocated). */
-static char *grant_check(const struct session *s, const struct ask *a)
+/* What the sandbox made during the session where the user's tools would
+ * run it (the protected places absent at the start, plan_check_absent's),
+ * for the person asked about a command outside: "made during this
+ * session: P (pointing at ...)", at most three; NULL when none. */
+static char *session_made(const struct session *s)
 {
-	const struct wk_grant *g = &a->req.grant;
+	struct strv seen = {0};
+	for (size_t i = 0; i < s->plan.absent_protect.n && seen.n < 3; i++) {
+		const char *p = s->plan.absent_protect.v[i];
+		struct stat st;
+		if (!view_lstat(s->view_root, p, &st))
+			continue;
+		char text[160] = "";
+		ssize_t n = S_ISREG(st.st_mode) ? view_read_text(s->view_root, p, text, sizeof text) : -1;
+		if (S_ISLNK(st.st_mode))
+			n = view_readlink(s->view_root, p, text, sizeof text - 1);
+		if (n > 0) {
+			text[n < (ssize_t)sizeof text ? n : (ssize_t)sizeof text - 1] = '\0';
+			text[strcspn(text, "\n")] = '\0';
+		} else {
+			text[0] = '\0';
+		}
+		strv_push(&seen, text[0] ? xasprintf("%s (pointing at %s)", p, text) : xstrdup(p));
+	}
+	if (!seen.n)
+		return NULL;
+	size_t len = 64;
+	for (size_t i = 0; i < seen.n; i++)
+		len += strlen(seen.v[i]) + 2;
+	char *o = xmalloc(len);
+	strcpy(o, "made during this session: ");
+	for (size_t i = 0; i < seen.n; i++) {
+		if (i)
+			strcat(o, ", ");
+		strcat(o, seen.v[i]);
+	}
+	strv_free(&seen);
+	return o;
+}
+
+static bool grant_is_path(int k)
+{
+	return k == WK_GRANT_WRITE || k == WK_GRANT_READ || k == WK_GRANT_SOCKET;
+}
+
+/* A grant's check (G: asked, or as it is to be given): NULL, or why it
+ * cannot be given (allocated). Made before anyone decides on it, and
+ * again on what is given when it runs, then with HELD (room for every
+ * path item, in G's order, -1 each) getting the object of each path,
+ * which its sandbox gets instead of the name. */
+static char *grant_check(const struct session *s, const struct wk_grant *g, int *held)
+{
 	if (g->v[WK_GRANT_NET].n && s->pol.net == NET_PORTS)
 		return xstrdup("--net: the session's network mode is ports; a grant reaches hosts "
 			       "through the proxy of mode domains (start the session with --net none "
@@ -1703,10 +1907,11 @@ static char *grant_check(const struct session *s, const struct ask *a)
 	struct wk_fstable t;
 	plan_fstable(s, &t);
 	char *why = NULL;
-	static const enum wk_grant_kind paths[] = {WK_GRANT_WRITE, WK_GRANT_READ, WK_GRANT_SOCKET};
-	for (size_t k = 0; k < 3 && !why; k++)
-		for (size_t i = 0; i < g->v[paths[k]].n && !why; i++)
-			why = grant_path_check(s, &t, paths[k], g->v[paths[k]].v[i]);
+	size_t n = 0;
+	for (int k = 0; k < WK_GRANT_KINDS && !why; k++)
+		for (size_t i = 0; i < g->v[k].n && !why && grant_is_path(k); i++)
+			why = grant_path_check(s, &t, (enum wk_grant_kind)k, g->v[k].v[i],
+					       held ? &held[n++] : NULL);
 	plan_fstable_free(&t);
 	return why;
 }
@@ -2054,22 +2259,18 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	a->exe_fd = open_program(a->req.argv.v[0], s->view_root, a->cwd);
 	if (a->exe_fd < 0 && errno == ELOOP) {
 		char *clean = text_clean(a->req.argv.v[0], 256);
-		char *m = xasprintf("%s: refused: the path goes through /proc (a link into another "
-				    "process's view of the files) or loops", clean);
+		denyf(s, a, "error", "%s: refused: the path goes through /proc (a link into another "
+		      "process's view of the files) or loops", clean);
 		free(clean);
-		deny(s, a, "error", m);
-		free(m);
 		return;
 	}
 	struct stat st;
 	if (a->exe_fd < 0 || fstat(a->exe_fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    !(a->path = fd_path(a->exe_fd))) {
 		char *clean = text_clean(a->req.argv.v[0], 256);
-		char *m = xasprintf("%s: command not found", clean);
-		free(clean);
 		a->status = EXIT_NOTFOUND;
-		deny(s, a, "error", m);
-		free(m);
+		denyf(s, a, "error", "%s: command not found", clean);
+		free(clean);
 		return;
 	}
 
@@ -2105,6 +2306,13 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 					   .program = a->path, .argv = a->req.argv.v,
 					   .argc = a->req.argv.n};
 		char *careful = wk_careful(&ci);
+		char *made = session_made(s);
+		if (made) {
+			char *both = xasprintf("%s%s%s", careful ? careful : "", careful ? "; " : "", made);
+			free(careful);
+			free(made);
+			careful = both;
+		}
 		/* Shown on the terminal and logged: it quotes paths and
 		 * arguments of the sandbox's, so no control character and a
 		 * bounded length. */
@@ -2116,12 +2324,6 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 			return;
 		}
 		ask_someone(s, a, NULL);
-		return;
-	}
-	char *bad = grant_check(s, a);
-	if (bad) {
-		deny(s, a, "error", bad);
-		free(bad);
 		return;
 	}
 	for (int k = 0; k < WK_GRANT_KINDS; k++)
@@ -2142,11 +2344,9 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		a->rule = rule_text(r);
 		char *more = wk_grant_covers(&r->grant, &a->req.grant);
 		if (more) {
-			char *m = xasprintf("the rule grants less than was asked: %s is not in its "
-					    "grant", more);
+			denyf(s, a, "rule", "the rule grants less than was asked: %s is not in its "
+			      "grant", more);
 			free(more);
-			deny(s, a, "rule", m);
-			free(m);
 			return;
 		}
 		if (r->stdin)
@@ -2157,6 +2357,14 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 	/* 3. the mode. */
 	if (s->wpol.esc_mode == WK_ESC_DENY) {
 		deny(s, a, "policy", "the policy refuses every request (escalation.mode \"deny\")");
+		return;
+	}
+	/* No one is asked about a grant that cannot be given (a rule's yes
+	 * meets the same check where it runs: grant_run_plan). */
+	char *bad = grant_check(s, &a->req.grant, NULL);
+	if (bad) {
+		deny(s, a, "error", bad);
+		free(bad);
 		return;
 	}
 	ask_someone(s, a, approver_of(s));
@@ -2317,6 +2525,32 @@ static void end_commands(pid_t sandbox)
 	reap_adopted(sandbox);
 }
 
+/* After every command of the session has ended: what the grants' commands
+ * made beneath their writable roots that runs code later, moved aside. */
+static void grant_guards_check(const struct session *s)
+{
+	for (size_t i = 0; i < n_guards; i++) {
+		struct grant_guard *g = &guards[i];
+		struct strv now = {0};
+		if (!autorun_places(&g->roots, s->homes, &now))
+			warnmsg("WARNING: a granted path holds too many git directories or config "
+				"includes to check them all for what the grant's command planted: "
+				"review them before running git there");
+		struct policy within = {0};
+		within.write = g->roots;
+		for (size_t j = 0; j < now.n; j++) {
+			struct stat st;
+			/* host: a place beneath a granted root, as autorun.c found it */
+			if (!strv_contains(&g->before, now.v[j]) && lstat(now.v[j], &st) == 0)
+				plan_quarantine(&within, now.v[j], s->session_id ? s->session_id : "0");
+		}
+		strv_free(&now);
+		strv_free(&g->roots);
+		strv_free(&g->before);
+	}
+	n_guards = 0;
+}
+
 void ask_session_over(struct session *s)
 {
 	if (init_done)
@@ -2334,6 +2568,7 @@ void ask_finish(struct session *s)
 			asks[i].ctty = -1;
 		}
 	end_commands(s->child);
+	grant_guards_check(s);
 	for (size_t i = 0; i < ASK_MAX; i++) {
 		struct ask *a = &asks[i];
 		switch (a->st) {

@@ -7,8 +7,9 @@
  *
  *   denial  the preload shim reports a sandbox denial: the packet and its
  *           codec are lib/denialpkt.h. When its line is printed it
- *           carries a reply socket: once the line is written, one byte
- *           ("\n") is sent on it and it is closed; the refused call
+ *           carries a token ("ack"): once the line is written, the token
+ *           goes on the acknowledgement page (lib/ackpage.h, a sealed
+ *           memfd that only we write, WICKET_ACK_FD); the refused call
  *           waits for that (preload/diag.c).
  *   why     `wicket why` asks for the session's denials; the packet
  *           carries a reply socket (SCM_RIGHTS), on which one JSON
@@ -56,6 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ackpage.h"
 #include "askproto.h"
 #include "classify.h"
 #include "denialpkt.h"
@@ -108,6 +110,11 @@ static unsigned recorded[N_KINDS]; /* all, WICKET_DIAG=off too: `wicket why` */
 static unsigned printed;
 static bool said_more;
 static int status_fd = -1;
+/* The acknowledgement page (lib/ackpage.h): written here only, never read
+ * back; ack_count is the count of acknowledgements it holds. */
+static struct ack_page *ack_page;
+static uint32_t ack_count;
+static bool ack_closed;
 /* The newest lines, for the shell's hooks (status_update). */
 #define STATUS_LINES 3
 static char *recent[STATUS_LINES];
@@ -850,6 +857,7 @@ static char *out_buf;
 static size_t out_len, out_cap;
 static int print_timer = -1;
 static bool timer_armed, print_now;
+static bool acking; /* a report waits for its line: no timer, out at once */
 static bool relay_midline;   /* the copied stderr's last byte was not a newline */
 static long long held_since; /* when a flush first waited for it, or 0 */
 static void (*relay_catch_up)(void);
@@ -966,6 +974,18 @@ static void timer_ready(struct session *s, struct watch *w, short revents)
 
 static void queue_line(char *line);
 
+/* isatty(control_out_fd), asked once: not a system call per denial. */
+static bool out_is_tty(void)
+{
+	static int asked = -1;
+	static bool tty;
+	if (asked != control_out_fd) {
+		asked = control_out_fd;
+		tty = isatty(asked);
+	}
+	return tty;
+}
+
 /* False when the line was not printed (past MAX_PRINTED). */
 static bool print_line(const struct denial_entry *e)
 {
@@ -992,7 +1012,7 @@ static void queue_line(char *line)
 	memcpy(out_buf + out_len, line, n);
 	out_len += n;
 	free(line);
-	if (print_timer < 0 || print_now || out_len >= PRINT_BUF_MAX)
+	if (print_timer < 0 || print_now || acking || out_len >= PRINT_BUF_MAX)
 		flush_lines();
 	else if (!timer_armed)
 		arm(PRINT_DELAY_NS);
@@ -1122,7 +1142,7 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 		print_now = false;
 		for (int fd = 0; fd < 3; fd++)
 			print_now |= s->stdio[fd].kind == STDIO_PTY;
-		said = print_line(e) && (s->stdio[2].kind == STDIO_PTY || isatty(control_out_fd));
+		said = print_line(e) && (s->stdio[2].kind == STDIO_PTY || out_is_tty());
 	}
 	/* A way around the proxy of mode "domains": once a session, what
 	 * the program should have used. */
@@ -1357,18 +1377,28 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 				d.args = args;
 				d.args_len = args_of(sender, sender_pidfd, args, sizeof args);
 			}
+			acking = p.ack && ack_page;
 			control_denial(s, &d, p.show == WK_DENIAL_QUIET ? DENIAL_QUIET :
 					      p.show == WK_DENIAL_SHOWN ? DENIAL_SHOWN : DENIAL_PRINT);
+			acking = false;
 		}
 		/* The shim waits with the failing call for the line (diag.c's
 		 * send_report): out now, after what the command wrote before
-		 * it and on a line of its own, then a byte and the end of the
-		 * socket say so. Never waiting for the reader. */
-		if (fd >= 0) {
+		 * it and on a line of its own, then its token on the page says
+		 * so. A malformed packet's sender is let go all the same. */
+		if (p.ack && ack_page) {
 			control_lines_out();
-			(void)!send(fd, "\n", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-			closer_close(fd);
+			ack_publish(ack_page, &ack_count, p.ack);
 		}
+		/* Past the last line and the message that says so, nothing
+		 * is printed: no report need wait any more (the shim asks for
+		 * none once it reads this). */
+		if (ack_page && said_more && !ack_closed) {
+			ack_close(ack_page);
+			ack_closed = true;
+		}
+		if (fd >= 0)
+			closer_close(fd);
 	} else if (strcmp(type, "why") == 0) {
 		json_t *n = json_object_get(o, "n");
 		json_int_t want = n && json_is_integer(n) ? json_integer_value(n) : 20;
@@ -1476,6 +1506,7 @@ void control_plan(struct session *s)
 	wk_before_message = message_break;
 	s->ctl_child = -1;
 	s->status_fd = -1;
+	s->ack_fd = -1;
 	for (size_t i = 0; i < PENDING_MAX; i++)
 		pending[i] = (struct pending){.fd = -1};
 	for (size_t i = 0; i < WK_MAX_WATCH; i++)
@@ -1505,6 +1536,11 @@ void control_plan(struct session *s)
 	if (!w)
 		die("internal error: no room to watch the control socket");
 	w->takes_fds = true;
+	/* Without it the shim waits for nothing: the line's place is left
+	 * to chance, as it was before the acknowledgement. */
+	s->ack_fd = ack_page_make(&ack_page);
+	if (s->ack_fd >= 0)
+		s->ack_fd = high_fd(s->ack_fd);
 	print_timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (print_timer >= 0 && !session_watch(s, print_timer, POLLIN, timer_ready, NULL)) {
 		close(print_timer);
@@ -1546,6 +1582,7 @@ size_t control_env(const struct session *s, char **env, size_t w)
 	/* Each returns how many are left. */
 	env_unset(env, "WICKET_FD");
 	env_unset(env, "WICKET_STATUS_FD");
+	env_unset(env, "WICKET_ACK_FD");
 	w = env_unset(env, "WICKET_ASK_TAKE");
 	char *v = s->status_fd >= 0 ? fd_var("WICKET_STATUS_FD", s->status_fd) : NULL;
 	if (v)
@@ -1553,6 +1590,9 @@ size_t control_env(const struct session *s, char **env, size_t w)
 	if (s->ctl_child >= 0) {
 		v = fd_var("WICKET_FD", s->ctl_child);
 		env[w++] = v ? v : xasprintf("WICKET_FD=%d", s->ctl_child);
+		v = s->ack_fd >= 0 ? fd_var("WICKET_ACK_FD", s->ack_fd) : NULL;
+		if (v)
+			env[w++] = v;
 		/* Where every sendmsg() of the sandbox's is a seccomp
 		 * notification (unixnotify.c), `wicket ask` names its
 		 * descriptors and sends with send(), which is not one; the
@@ -1664,8 +1704,15 @@ void control_init_close(struct session *s)
 		close(status_fd);
 	if (print_timer >= 0)
 		close(print_timer);
+	if (s->ack_fd >= 0)
+		close(s->ack_fd);
+	/* init is inside the sandbox: the page's one writable mapping
+	 * stays the supervisor's. */
+	if (ack_page)
+		munmap(ack_page, ACK_PAGE_SIZE);
+	ack_page = NULL;
 	ctl_sup = status_fd = print_timer = -1;
-	s->ctl_child = s->status_fd = -1;
+	s->ctl_child = s->status_fd = s->ack_fd = -1;
 }
 
 void control_finish(struct session *s)
@@ -1683,6 +1730,10 @@ void control_finish(struct session *s)
 	closer_close(ctl_sup);
 	ctl_sup = -1;
 	flush_lines();
+	/* Nothing more is read: a report sent since waits for nothing. */
+	if (ack_page && !ack_closed)
+		ack_close(ack_page);
+	ack_closed = true;
 	if (print_timer >= 0)
 		close(print_timer);
 	print_timer = -1;
@@ -1700,5 +1751,10 @@ void control_finish(struct session *s)
 		n += (size_t)snprintf(msg + n, sizeof msg - n, "%s%u %s%s", n ? ", " : "", counts[k],
 				      what[k], counts[k] == 1 ? "" : "s");
 	}
-	warnmsg("the sandbox blocked %s; run `wicket why` for details", msg);
+	if (s->grant_of)
+		/* The session that asked explains its own refusals, not these. */
+		warnmsg("the grant's sandbox blocked %s; outside the sandbox, `wicket why --session "
+			"%s` has the details", msg, s->session_id ? s->session_id : "?");
+	else
+		warnmsg("the sandbox blocked %s; run `wicket why` for details", msg);
 }

@@ -115,13 +115,16 @@ char *proxy_no_proxy(const struct policy *pol)
 {
 	/* The sandbox's own loopback is not the host's: nothing to proxy,
 	 * unless the policy allows the name, which then means the host's
-	 * (reached by the proxy's rules: allow_addresses). Left in NO_PROXY,
-	 * an allowed "localhost" would go to the sandbox's own loopback and
-	 * the program be blamed for not using the proxy. */
+	 * (reached by the proxy's rules: allow_addresses), or the address
+	 * itself (allow_addresses, a grant's --net 127.0.0.1:PORT: a URL
+	 * that names it means the host's service). Left in NO_PROXY, an
+	 * allowed "localhost" or 127.0.0.1 would go to the sandbox's own
+	 * loopback and the program be blamed for not using the proxy. */
 	static const char *const local[] = {"localhost", "127.0.0.1", "::1"};
 	char *list = xstrdup("");
 	for (size_t i = 0; i < sizeof local / sizeof local[0]; i++) {
-		if (strv_contains(&pol->domains_allow, local[i]))
+		if (strv_contains(&pol->domains_allow, local[i]) ||
+		    strv_contains(&pol->allow_addresses, local[i]))
 			continue;
 		char *l = xasprintf("%s%s%s", list, list[0] ? "," : "", local[i]);
 		free(list);
@@ -1196,18 +1199,24 @@ static void proxy_answer(unsigned long token, enum pty_answer answer, bool settl
 		warnmsg("the proxy: an answer was lost: %s", strerror(errno));
 }
 
-/* C->t's port, for a target allowed by RULE (a pattern or an address):
- * true, or refused here when the session reaches RULE on other ports
- * only (a grant's HOST:PORT, grant.h). */
+/* C->t refused: its port is not one the session reaches RULE on (a
+ * grant's HOST:PORT, grant.h). */
+static void port_refuse(int i, const char *rule)
+{
+	char reason[WK_NAME_MAX + 64];
+	snprintf(reason, sizeof reason, "port %u is not one allowed for %s",
+		 (unsigned)conns[i].t.port, rule);
+	refuse(i, PROXY_DENIED, reason, NULL, 403, WK_SOCKS_NOT_ALLOWED);
+}
+
+/* C->t's port, for a target allowed by RULE (a pattern): true, or
+ * refused here when the session reaches RULE on other ports only. */
 static bool port_allowed(int i, const char *rule)
 {
-	struct conn *c = &conns[i];
-	if (wk_grant_port_ok(sess->pol.port_limits.v, sess->pol.port_limits.n, rule, c->t.port))
+	if (wk_grant_port_ok(sess->pol.port_limits.v, sess->pol.port_limits.n, rule,
+			     conns[i].t.port))
 		return true;
-	char reason[WK_NAME_MAX + 64];
-	snprintf(reason, sizeof reason, "port %u is not one allowed for %s", (unsigned)c->t.port,
-		 rule);
-	refuse(i, PROXY_DENIED, reason, NULL, 403, WK_SOCKS_NOT_ALLOWED);
+	port_refuse(i, rule);
 	return false;
 }
 
@@ -1227,13 +1236,28 @@ static void decide(int i)
 			refuse(i, PROXY_RAW_IP, "an address, not a name", NULL, 403, WK_SOCKS_NOT_ALLOWED);
 			return;
 		}
-		char text[NETFMT_IPV6_MAX], canon[NETFMT_IPV6_MAX];
-		if (a.family == AF_INET)
-			netfmt_ipv4(text, a.a);
-		else
-			netfmt_ipv6(text, a.a);
-		if (!wk_addr_canonical(text, 0, canon, sizeof canon) || !port_allowed(i, canon))
+		/* The port limits of the entries that allowed it (an IPv4
+		 * address matches its v4-mapped form too), each by its own
+		 * canonical text, never the target's. */
+		bool port_ok = false;
+		char rule[NETFMT_IPV6_MAX] = "?";
+		for (size_t k = 0; k < n_allowed && !port_ok; k++) {
+			char text[NETFMT_IPV6_MAX];
+			if (!wk_addr_in(&a, &allowed_addrs[k], 1))
+				continue;
+			if (allowed_addrs[k].family == AF_INET)
+				netfmt_ipv4(text, allowed_addrs[k].a);
+			else
+				netfmt_ipv6(text, allowed_addrs[k].a);
+			if (!wk_addr_canonical(text, 0, rule, sizeof rule))
+				continue;
+			port_ok = wk_grant_port_ok(sess->pol.port_limits.v, sess->pol.port_limits.n,
+						   rule, c->t.port);
+		}
+		if (!port_ok) {
+			port_refuse(i, rule);
 			return;
+		}
 		use_addresses(i, &a, 1);
 		return;
 	}

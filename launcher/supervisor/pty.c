@@ -1189,7 +1189,7 @@ static void prompt_answer(struct session *s, enum pty_answer answer)
 	void (*done)(struct session *, enum pty_answer, void *) = Q.done;
 	void *data = Q.data;
 	tty_say(answer != PTY_NO ? "\n" :
-		Q.kind == PTY_ASK_RUN ? "\nwicket: not run.\n" : "\nwicket: refused.\n");
+		Q.kind != PTY_ASK_HOST ? "\nwicket: not run.\n" : "\nwicket: refused.\n");
 	prompt_close();
 	if (done)
 		done(s, answer, data);
@@ -1247,11 +1247,14 @@ static void grace_over(struct session *s, struct watch *w, short revents)
 	Q.grace_fd = -1;
 	tcflush(P.tty_rd, TCIFLUSH);
 	Q.open = true;
+	/* The question says where the command would run: a grant's in a
+	 * sandbox, never "outside". */
 	static const char run_q[] = "Run it outside the sandbox once?",
+			  grant_q[] = "Run it once in that sandbox of its own?",
 			  host_q[] = "Let it connect? y: this once, s: for this session, n: no.";
 	static const char run_keys[] = "[y/N] ", host_keys[] = "[y/s/N] ";
-	const char *q = Q.kind == PTY_ASK_RUN ? run_q : host_q;
-	const char *keys = Q.kind == PTY_ASK_RUN ? run_keys : host_keys;
+	const char *q = Q.kind == PTY_ASK_RUN ? run_q : Q.kind == PTY_ASK_GRANT ? grant_q : host_q;
+	const char *keys = Q.kind != PTY_ASK_HOST ? run_keys : host_keys;
 	unsigned rows, cols = tty_columns(&rows);
 	if (cols && cols < strlen(q) + 1 + strlen(keys)) {
 		tty_say_wrapped(q);

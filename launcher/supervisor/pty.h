@@ -92,9 +92,10 @@ bool pty_cmd_active(void);
 /* Keys are held until Enter after a command ended by a signal. */
 bool pty_cmd_held(void);
 void pty_cmd_end(struct session *s, const char *note, bool hold);
-/* What is asked: to run a command outside (y/N), or to let the proxy
- * connect to a host (y: once, s: for the session, N). */
-enum pty_ask { PTY_ASK_RUN, PTY_ASK_HOST };
+/* What is asked: to run a command outside (y/N), or in a sandbox of its
+ * own, on a grant (y/N), or to let the proxy connect to a host (y: once,
+ * s: for the session, N). */
+enum pty_ask { PTY_ASK_RUN, PTY_ASK_GRANT, PTY_ASK_HOST };
 enum pty_answer { PTY_NO, PTY_YES, PTY_SESSION };
 bool pty_prompt(struct session *s, const char *text, enum pty_ask kind,
 		void (*done)(struct session *, enum pty_answer, void *), void *data);

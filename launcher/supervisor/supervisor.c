@@ -332,10 +332,12 @@ static noreturn void exec_command(struct session *s, int ruleset, int errfd, con
 		for (int fd = 3; fd < 65536; fd++)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
 	}
-	/* The one descriptor that does cross: the sandbox's end of the
-	 * control socket (control.c). */
+	/* The descriptors that do cross: the sandbox's end of the control
+	 * socket and the acknowledgement page (control.c). */
 	if (s->ctl_child >= 0)
 		fcntl(s->ctl_child, F_SETFD, 0);
+	if (s->ack_fd >= 0)
+		fcntl(s->ack_fd, F_SETFD, 0);
 	/* And for an interactive shell with hooks, the denial count they
 	 * read (control.c). */
 	if (s->status_fd >= 0)
@@ -562,12 +564,12 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 			if (recv_late_plan(s, &late) < 0)
 				child_fail(errfd);
 		} else {
-			plan_mount_ops_late(&s->plan, s->workspace, &late);
+			plan_mount_ops_late(&s->plan, s->start_dir, &late);
 		}
 		if (mounts_run(&late) < 0)
 			child_fail(errfd);
-	} else if (chdir(s->workspace) < 0) {
-		setup_fail(STAGE_CHDIR, errno, "chdir %s", s->workspace);
+	} else if (chdir(s->start_dir) < 0) {
+		setup_fail(STAGE_CHDIR, errno, "chdir %s", s->start_dir);
 		child_fail(errfd);
 	}
 	int keep_stdin = -1;
@@ -643,7 +645,7 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 static void send_late_plan(struct session *s)
 {
 	struct mount_ops late;
-	plan_mount_ops_late(&s->plan, s->workspace, &late);
+	plan_mount_ops_late(&s->plan, s->start_dir, &late);
 	size_t olen;
 	char *ops = mount_ops_encode(&late, &olen);
 	mount_ops_free(&late);
@@ -1003,6 +1005,11 @@ int session_run(struct session *s)
 	if (s->ctl_child >= 0) {
 		close(s->ctl_child);
 		s->ctl_child = -1;
+	}
+	/* The page stays mapped here (control.c). */
+	if (s->ack_fd >= 0) {
+		close(s->ack_fd);
+		s->ack_fd = -1;
 	}
 	bool watching = false;
 	for (int i = 0; i < WK_MAX_WATCH; i++)

@@ -1,13 +1,16 @@
 #!/usr/bin/env bats
-# `wicket ask`: an allow rule or an approver must never say yes for the
-# person at the terminal when the command's code is the sandbox's to
-# write (CAREFUL), and a rule matches the whole argv, not a prefix.
+# `wicket ask --outside`: only the person at the terminal may approve a
+# command to run outside; an allow rule or an approver is never asked,
+# and CAREFUL (the command's code is the sandbox's to write) is the
+# advice the question and the audit give. A rule matches the whole argv,
+# not a prefix, and approves only the grant it gives.
 #
 # Every attack here has an allow rule that names the command and an
-# approver that says yes to anything: without the CAREFUL mark or with
-# prefix matching, the command runs without a question. The sessions have
-# no terminal, so a CAREFUL command is refused. Judged by a marker file
-# outside the sandbox ($OUT/made), which the command would create.
+# approver that says yes to anything (and leaves $OUT/approver-ran: the
+# teardown fails a test where it was asked, unless the test says so).
+# The sessions have no terminal, so a request --outside is refused.
+# Judged by a marker file outside the sandbox ($OUT/made), which the
+# command would create. The same attacks on a grant: grant.bats.
 
 load ../lib/common
 load escape_helpers
@@ -18,17 +21,24 @@ setup() {
 	WS=$(mk_workspace) && OUT=$(mk_outside) || return 1
 	export XDG_STATE_HOME=$OUT/state
 	AUDIT=$XDG_STATE_HOME/wicket/audit.jsonl
-	printf '#!/bin/sh\ncat >/dev/null\nexit 0\n' >"$OUT/yes"
+	printf '#!/bin/sh\ncat >/dev/null\ntouch "%s/approver-ran"\nexit 0\n' "$OUT" >"$OUT/yes"
 	chmod 755 "$OUT/yes"
 	export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 	export WS OUT WICKET PY
 	HOSTTMP=
+	APPROVER_OK=
 }
 
 teardown() {
+	local asked=
+	[ -e "$OUT/approver-ran" ] && asked=1
 	[ -n "$HOSTTMP" ] && rm -rf -- "$HOSTTMP"
 	escape_cleanup
 	common_teardown
+	if [ -n "$asked" ] && [ -z "$APPROVER_OK" ]; then
+		echo "the approver was asked about a request to run outside"
+		return 1
+	fi
 }
 
 wsrun() {
@@ -39,18 +49,30 @@ wsrun() {
 
 # not_run_outside CMD SETUP: in a session whose approver says yes to
 # anything, SETUP (sh code, $1 the outside directory) makes the sandbox's
-# programs, then `wicket ask -- CMD` (split at blanks) must be refused as
-# CAREFUL (no terminal: 123) and leave no $OUT/made.
+# programs, then `wicket ask --outside -- CMD` (split at blanks) must be
+# refused (no terminal: 123) without the approver asked, and leave no
+# $OUT/made; then `wicket ask -- CMD`, which the approver approves, runs
+# on a grant (nothing more): what it runs still leaves no $OUT/made.
 not_run_outside() {
-	rm -f "$OUT/made"
+	rm -f "$OUT/made" "$OUT/approver-ran"
 	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c "$2"'
-		"$2" ask -- $3
+		"$2" ask --outside -- $3
 		echo "rc=$?"' _ "$OUT" "$WICKET" "$1" </dev/null
 	if [ -e "$OUT/made" ]; then
 		echo "ESCAPE: $1 ran a program of the sandbox's outside"
 		return 1
 	fi
 	assert_line "rc=123"
+	[ ! -e "$OUT/approver-ran" ]
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c "$2"'
+		"$2" ask -- $3
+		echo "rc=$?"' _ "$OUT" "$WICKET" "$1" </dev/null
+	if [ -e "$OUT/made" ]; then
+		echo "ESCAPE: $1 approved on a grant ran a program of the sandbox's outside"
+		return 1
+	fi
+	[ -e "$OUT/approver-ran" ]
+	rm -f "$OUT/approver-ran"
 }
 
 # policy NAME BASE ALLOW-JSON: a policy file outside the workspace.
@@ -73,7 +95,7 @@ mkrepos() {
 	policy open workspace-write-strict '[["git", "push", "**"]]'
 	for p in exact open; do
 		run --separate-stderr wsrun "$WS" --policy "$OUT/$p.json" --approver "$OUT/yes" -- sh -c '
-			"$1" ask -- git push --receive-pack="sh -c \"touch $2/made\" #" "$2/bare.git" HEAD:main
+			"$1" ask --outside -- git push --receive-pack="sh -c \"touch $2/made\" #" "$2/bare.git" HEAD:main
 			echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
 		assert_line "rc=123"
 		[ ! -e "$OUT/made" ]
@@ -88,7 +110,7 @@ mkrepos() {
 	command -v autoconf >/dev/null || skip "autoconf is not installed"
 	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
 		printf "m4_esyscmd([touch %s/made])AC_INIT([x],[1])\nAC_OUTPUT\n" "$2" >configure.ac
-		"$1" ask -- autoconf </dev/null
+		"$1" ask --outside -- autoconf </dev/null
 		echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
 	if [ -e "$OUT/made" ]; then
 		echo "ESCAPE: autoconf ran the sandbox's m4_esyscmd outside on an approver's yes"
@@ -102,7 +124,7 @@ mkrepos() {
 	mkrepos
 	policy fetch workspace-write-strict '[{"argv": ["git", "fetch", "*", "*"], "cwd": "${cwd}"}]'
 	run --separate-stderr wsrun "$WS" --policy "$OUT/fetch.json" --approver "$OUT/yes" -- sh -c '
-		"$1" ask -- git fetch --upl="sh -c \"touch $2/made\" #" "$2/bare.git"
+		"$1" ask --outside -- git fetch --upl="sh -c \"touch $2/made\" #" "$2/bare.git"
 		echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
 	if [ -e "$OUT/made" ]; then
 		echo "ESCAPE: git ran the sandbox's upload-pack command outside without a question"
@@ -112,16 +134,23 @@ mkrepos() {
 	grep -q 'CAREFUL: the git option --upl=' "$AUDIT"
 }
 
-@test "ask careful: rules match exactly: an exact git push runs without a question, one more argument does not" {
+@test "ask careful: rules match exactly: an exact git push runs on the rule's grant without a question, one more argument or right does not" {
 	mkrepos
-	policy exact workspace-write-strict '[["git", "push", "-q", "'"$OUT"'/bare.git", "HEAD:main"]]'
+	# The grant: what a push writes (objects, refs), not the whole bare
+	# repository: a session with all of it writable moves its existing
+	# HEAD aside at the end as if the session had made it.
+	policy exact workspace-write-strict '[{"argv": ["git", "push", "-q", "'"$OUT"'/bare.git", "HEAD:main"], "grant": {"write": ["'"$OUT"'/bare.git/objects", "'"$OUT"'/bare.git/refs"]}}]'
 	run --separate-stderr wsrun "$WS" --policy "$OUT/exact.json" -- sh -c '
-		"$1" ask -- git push -q "$2/bare.git" HEAD:main; echo "rc=$?"
-		"$1" ask -- git push -q "$2/bare.git" HEAD:main --force; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+		"$1" ask --write "$2/bare.git/objects" --write "$2/bare.git/refs" -- git push -q "$2/bare.git" HEAD:main; echo "rc=$?"
+		"$1" ask --write "$2/bare.git/objects" --write "$2/bare.git/refs" -- git push -q "$2/bare.git" HEAD:main --force; echo "rc=$?"
+		"$1" ask --write "$2" -- git push -q "$2/bare.git" HEAD:main; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
 	assert_line --index 0 "rc=0"
 	assert_line --index 1 "rc=123"
+	# The same command with more rights than the rule gives: refused.
+	assert_line --index 2 "rc=122"
 	git -C "$OUT/bare.git" rev-parse -q --verify main
 	grep -q '"decision":"approved","by":"rule"' "$AUDIT"
+	grep -q 'the rule grants less than was asked' "$AUDIT"
 }
 
 @test "ask careful: a rule with a cwd matches only in that directory" {
@@ -141,7 +170,7 @@ mkrepos() {
 	run --separate-stderr wsrun "$WS" --policy "$OUT/exact.json" --approver "$OUT/yes" -- sh -c '
 		mkdir -p .git/hooks && printf "#!/bin/sh\ntouch %s/made\n" "$2" >.git/hooks/pre-push
 		chmod 755 .git/hooks/pre-push
-		"$1" ask -- git push -q "$2/bare.git" HEAD:main; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+		"$1" ask --outside -- git push -q "$2/bare.git" HEAD:main; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
 	assert_line "rc=123"
 	[ ! -e "$OUT/made" ]
 	grep -q '"message":"CAREFUL: ' "$AUDIT"
@@ -155,8 +184,8 @@ mkrepos() {
 		git init -q --bare target.git
 		printf "#!/bin/sh\ntouch %s/made\n" "$2" >target.git/hooks/pre-receive
 		chmod 755 target.git/hooks/pre-receive
-		"$1" ask -- git push -q "$PWD/target.git" HEAD:main; echo "rc=$?"
-		"$1" ask -- git push -q up HEAD:main; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+		"$1" ask --outside -- git push -q "$PWD/target.git" HEAD:main; echo "rc=$?"
+		"$1" ask --outside -- git push -q up HEAD:main; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
 	assert_line --index 0 "rc=123"
 	assert_line --index 1 "rc=123"
 	[ ! -e "$OUT/made" ]
@@ -166,7 +195,7 @@ mkrepos() {
 	policy py workspace-write '[["python3", "check.py"], {"argv": ["python3", "check.py"], "cwd": "${cwd}"}]'
 	run --separate-stderr wsrun "$WS" --policy "$OUT/py.json" --approver "$OUT/yes" -- sh -c '
 		printf "open(\"%s/made\", \"w\")\n" "$2" >check.py
-		"$1" ask -- python3 check.py; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+		"$1" ask --outside -- python3 check.py; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
 	assert_line "rc=123"
 	[ ! -e "$OUT/made" ]
 	grep -qE "CAREFUL: python3[.0-9]* runs in $WS" "$AUDIT"
@@ -211,7 +240,7 @@ mkrepos() {
 	run --separate-stderr wsrun "$WS" --policy "$OUT/tmp.json" --approver "$OUT/yes" -- sh -c '
 		for d in "$2" "$3"; do
 			mkdir -p "$d" && printf "#!/bin/sh\necho sandbox\n" >"$d/tool" && chmod 755 "$d/tool"
-			"$1" ask -- "$d/tool"; echo "rc=$?"
+			"$1" ask --outside -- "$d/tool"; echo "rc=$?"
 		done' _ "$WICKET" "$HOSTTMP" "$shm" </dev/null
 	assert_line --index 0 "rc=123"
 	assert_line --index 1 "rc=123"
@@ -242,7 +271,7 @@ mksubrepos() {
 		run --separate-stderr wsrun "$WS" --policy "$OUT/st.json" --approver "$OUT/yes" -- sh -c '
 			rm -f .gitmodules
 			git init -q sub && git -C sub config core.fsmonitor "touch $2/made; false"
-			"$1" ask -- git $3
+			"$1" ask --outside -- git $3
 			echo "rc=$?"' _ "$WICKET" "$OUT" "$c" </dev/null
 		if [ -e "$OUT/made" ]; then
 			echo "ESCAPE: git $c ran the sandbox's core.fsmonitor outside without a question"
@@ -274,7 +303,7 @@ mksubrepos() {
 			git init -q --bare evil.git
 			printf "#!/bin/sh\ntouch %s/made\n" "$2" >evil.git/hooks/pre-receive
 			chmod 755 evil.git/hooks/pre-receive
-			"$1" ask -- git push "$3=$PWD/evil.git"
+			"$1" ask --outside -- git push "$3=$PWD/evil.git"
 			echo "rc=$?"' _ "$WICKET" "$OUT" "$opt" </dev/null
 		if [ -e "$OUT/made" ]; then
 			echo "ESCAPE: $opt= pushed to a repository whose hook the sandbox wrote, outside"
@@ -309,7 +338,7 @@ mksubrepos() {
 	policy gr workspace-write-strict '[{"argv": ["git", "grep", "**"], "cwd": "${cwd}"}]'
 	for o in "-Otouch $OUT/made; :" "--open-files-in-pager=touch $OUT/made; :" "--open=touch $OUT/made; :"; do
 		run --separate-stderr wsrun "$WS" --policy "$OUT/gr.json" --approver "$OUT/yes" -- sh -c '
-			"$1" ask -- git grep --no-recurse-submodules "$2" hi
+			"$1" ask --outside -- git grep --no-recurse-submodules "$2" hi
 			echo "rc=$?"' _ "$WICKET" "$o" </dev/null
 		if [ -e "$OUT/made" ]; then
 			echo "ESCAPE: git grep $o ran a command of the sandbox's choosing outside"
@@ -326,7 +355,7 @@ mksubrepos() {
 	for o in "--output=$OUT/victim" "--outp=$OUT/victim" "-o $OUT/victim"; do
 		# shellcheck disable=SC2086 # -o FILE is two words
 		run --separate-stderr wsrun "$WS" --policy "$OUT/lg.json" --approver "$OUT/yes" -- sh -c '
-			"$1" ask -- git log $2
+			"$1" ask --outside -- git log $2
 			echo "rc=$?"' _ "$WICKET" "$o" </dev/null
 		if [ "$(cat "$OUT/victim")" != original ]; then
 			echo "ESCAPE: git log $o overwrote a file outside the sandbox"
@@ -394,7 +423,7 @@ mksubrepos() {
 	chmod 777 "$HOSTTMP/proj/out"
 	run --separate-stderr wsrun "$WS" --read "$HOSTTMP/proj" --write "$HOSTTMP/proj/out" --approver "$OUT/yes" -- sh -c '
 		printf "#!/bin/sh\ntouch %s/made\n" "$2" >"$3/out/evil.sh" && chmod 755 "$3/out/evil.sh"
-		"$1" ask -- "$3/out/evil.sh"
+		"$1" ask --outside -- "$3/out/evil.sh"
 		echo "rc=$?"' _ "$WICKET" "$OUT" "$HOSTTMP/proj" </dev/null
 	if [ -e "$OUT/made" ]; then
 		echo "ESCAPE: the approver approved a program the sandbox wrote, and it ran outside"
@@ -429,7 +458,7 @@ mksubrepos() {
 		run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
 			: >evil
 			(sleep 0.4; printf "#!/bin/sh\ntouch %s/made\n" "$2" >evil.new && chmod 755 evil.new && mv evil.new evil) &
-			"$1" ask -- $3
+			"$1" ask --outside -- $3
 			echo "rc=$?"; wait' _ "$WICKET" "$OUT" "$c" </dev/null
 		if [ -e "$OUT/made" ]; then
 			echo "ESCAPE: $c ran a program the sandbox made after the request"
@@ -536,10 +565,10 @@ mklongrepo() {
 	[ -e "$exec_path/git-status" ] || skip "no $exec_path/git-status"
 	run --separate-stderr wsrun "$WS" --policy workspace-write-strict --approver "$OUT/yes" -- sh -c '
 		git init -q sub && git -C sub config core.fsmonitor "touch $2/made; false"
-		"$1" ask -- "$3/git-status"; echo "rc=$?"
+		"$1" ask --outside -- "$3/git-status"; echo "rc=$?"
 		rm -rf sub/.git
 		git init -q push && ln -s "$(command -v git)" git-clone
-		"$1" ask -- ./git-clone push origin "-utouch $2/made; git-upload-pack"; echo "rc=$?"
+		"$1" ask --outside -- ./git-clone push origin "-utouch $2/made; git-upload-pack"; echo "rc=$?"
 		rm -rf push origin git-clone' _ "$WICKET" "$OUT" "$exec_path" </dev/null
 	if [ -e "$OUT/made" ]; then
 		echo "ESCAPE: git's dashed form ran code the sandbox chose, outside, without a question"
@@ -571,8 +600,8 @@ mklongrepo() {
 		run --separate-stderr wsrun "$WS" $how -- sh -c '
 			git clone -q --no-checkout "$2/upsub" sub.new && rm -rf sub && mv sub.new sub
 			git -C sub config diff.external "sh -c \"touch $2/made\" #"
-			"$1" ask -- git show --submodule=diff; echo "rc=$?"
-			"$1" ask -- git log -p --submodule=diff; echo "rc=$?"
+			"$1" ask --outside -- git show --submodule=diff; echo "rc=$?"
+			"$1" ask --outside -- git log -p --submodule=diff; echo "rc=$?"
 			rm -rf sub/.git' _ "$WICKET" "$OUT" </dev/null
 		if [ -e "$OUT/made" ]; then
 			echo "ESCAPE: a diff of a submodule ran the sandbox's diff.external outside ($how)"
@@ -593,12 +622,12 @@ mklongrepo() {
 	chmod -R a+rX "$WS" "$OUT/bare.git"
 	policy gr workspace-write-strict '[{"argv": ["git", "grep", "**"], "cwd": "${cwd}"}]'
 	run --separate-stderr wsrun "$WS" --policy "$OUT/gr.json" --approver "$OUT/yes" -- sh -c '
-		"$1" ask -- git grep --no-recurse-submodules "-iOtouch $2/made-grep; :" hi; echo "rc=$?"
+		"$1" ask --outside -- git grep --no-recurse-submodules "-iOtouch $2/made-grep; :" hi; echo "rc=$?"
 		mkdir -p h && printf "#!/bin/sh\ntouch %s/made-hook\n" "$2" >h/post-checkout
 		chmod 755 h/post-checkout
 		cd "$2"
-		"$1" ask -- git clone -qccore.hooksPath="$3/h" "$2/bare.git" "$2/c1"; echo "rc=$?"
-		"$1" ask -- git clone "-qutouch $2/made-upload; git-upload-pack" "$2/bare.git" "$2/c2"; echo "rc=$?"' _ "$WICKET" "$OUT" "$WS" </dev/null
+		"$1" ask --outside -- git clone -qccore.hooksPath="$3/h" "$2/bare.git" "$2/c1"; echo "rc=$?"
+		"$1" ask --outside -- git clone "-qutouch $2/made-upload; git-upload-pack" "$2/bare.git" "$2/c2"; echo "rc=$?"' _ "$WICKET" "$OUT" "$WS" </dev/null
 	if ls "$OUT"/made-*; then
 		echo "ESCAPE: a bundled short option ran a command of the sandbox's choosing outside"
 		false
@@ -617,9 +646,9 @@ mklongrepo() {
 		printf "touch %s/made-bash\n" "$2" >x.sh
 		printf "touch %s/made-flock\n" "$2" >y.sh
 		cd "$2"
-		"$1" ask -- env --chdir="$3" make; echo "rc=$?"
-		"$1" ask -- bash --rcfile /dev/null -c ". $3/x.sh"; echo "rc=$?"
-		"$1" ask -- flock /etc/hostname -c ". $3/y.sh"; echo "rc=$?"' _ "$WICKET" "$OUT" "$WS" </dev/null
+		"$1" ask --outside -- env --chdir="$3" make; echo "rc=$?"
+		"$1" ask --outside -- bash --rcfile /dev/null -c ". $3/x.sh"; echo "rc=$?"
+		"$1" ask --outside -- flock /etc/hostname -c ". $3/y.sh"; echo "rc=$?"' _ "$WICKET" "$OUT" "$WS" </dev/null
 	if ls "$OUT"/made-*; then
 		echo "ESCAPE: a wrapper or shell ran the workspace's code outside without a question"
 		false
@@ -644,14 +673,14 @@ mklongrepo() {
 		h=$(echo hi | git --git-dir=. hash-object -w --stdin)
 		t=$(printf "100644 blob %s\tf\n" "$h" | git --git-dir=. mktree)
 		git --git-dir=. -c user.email=a@b -c user.name=a commit-tree -m x "$t" >refs/heads/main
-		"$1" ask -- git --bare log -p --ignore-submodules >/dev/null; echo "rc=$?"
+		"$1" ask --outside -- git --bare log -p --ignore-submodules >/dev/null; echo "rc=$?"
 		cp "$(command -v touch)" prog
-		"$1" ask -- "$3" ./prog "$2/made-ld"; echo "rc=$?"
+		"$1" ask --outside -- "$3" ./prog "$2/made-ld"; echo "rc=$?"
 		printf "Host x\n  ProxyCommand sh -c \"touch %s/made-ssh\"\n" "$2" >cfg
-		"$1" ask -- ssh -F ./cfg x true 2>/dev/null; echo "rc=$?"
+		"$1" ask --outside -- ssh -F ./cfg x true 2>/dev/null; echo "rc=$?"
 		echo "touch $2/made-login" >payload
 		printf "url = \"file://%s/payload\"\noutput = \"%s/victim\"\nsilent\n" "$PWD" "$2" >curlcfg
-		"$1" ask -- curl -K./curlcfg; echo "rc=$?"' _ "$WICKET" "$OUT" "$ldso" </dev/null
+		"$1" ask --outside -- curl -K./curlcfg; echo "rc=$?"' _ "$WICKET" "$OUT" "$ldso" </dev/null
 	echo "$output"
 	echo "$stderr"
 	if ls "$OUT"/made-* || [ "$(cat "$OUT/victim")" != original ]; then
@@ -679,9 +708,9 @@ while True:
     c.close()
 " &
 		sleep 1
-		"$1" ask -- ssh -S ./ctl -o BatchMode=yes localhost true </dev/null 2>/dev/null; echo "rc=$?"
-		"$1" ask -- ssh -o ControlPath=./ctl -o BatchMode=yes localhost true </dev/null 2>/dev/null; echo "rc=$?"
-		"$1" ask -- tmux -S ./ctl attach </dev/null 2>/dev/null; echo "rc=$?"
+		"$1" ask --outside -- ssh -S ./ctl -o BatchMode=yes localhost true </dev/null 2>/dev/null; echo "rc=$?"
+		"$1" ask --outside -- ssh -o ControlPath=./ctl -o BatchMode=yes localhost true </dev/null 2>/dev/null; echo "rc=$?"
+		"$1" ask --outside -- tmux -S ./ctl attach </dev/null 2>/dev/null; echo "rc=$?"
 		kill $!' _ "$WICKET" "$PY" </dev/null
 	echo "$output"
 	if [ -e "$WS/reached" ]; then
@@ -700,8 +729,8 @@ while True:
 	printf '#include <fcntl.h>\n#include <unistd.h>\n__attribute__((constructor)) static void init(void) { close(open("%s/made", O_CREAT|O_WRONLY, 0644)); }\n' "$OUT" >"$WS/e.c"
 	cc -shared -fPIC -o "$WS/e.so" "$WS/e.c" || skip "cannot build a shared library"
 	run --separate-stderr wsrun "$WS" --policy workspace-write --approver "$OUT/yes" -- sh -c '
-		"$1" ask -- curl -s --engine "$PWD/e.so" http://127.0.0.1:1/; echo "rc=$?"
-		"$1" ask -- openssl req -engine "$PWD/e.so" -help 2>/dev/null; echo "rc=$?"' _ "$WICKET" </dev/null
+		"$1" ask --outside -- curl -s --engine "$PWD/e.so" http://127.0.0.1:1/; echo "rc=$?"
+		"$1" ask --outside -- openssl req -engine "$PWD/e.so" -help 2>/dev/null; echo "rc=$?"' _ "$WICKET" </dev/null
 	echo "$output"
 	if [ -e "$OUT/made" ]; then
 		echo "ESCAPE: a library the sandbox built was loaded outside without a question"
@@ -722,9 +751,9 @@ while True:
 	printf '#env\nLESSOPEN=|touch %s/made-less %%s\n' "$OUT" >"$WS/keys.src"
 	printf ':call writefile([], "%s/made-vim")\n:qa!\n' "$OUT" >"$WS/x.vim"
 	run --separate-stderr wsrun "$WS" --policy workspace-write --approver "$OUT/yes" -- sh -c '
-		"$1" ask -- less --lesskey-src="$PWD/keys.src" /etc/hostname >/dev/null; echo "rc=$?"
-		"$1" ask -- ssh-keygen -D "$PWD/p.so" >/dev/null 2>&1; echo "rc=$?"
-		"$1" ask -- vim -es -N -S "$PWD/x.vim"; echo "rc=$?"' _ "$WICKET" </dev/null
+		"$1" ask --outside -- less --lesskey-src="$PWD/keys.src" /etc/hostname >/dev/null; echo "rc=$?"
+		"$1" ask --outside -- ssh-keygen -D "$PWD/p.so" >/dev/null 2>&1; echo "rc=$?"
+		"$1" ask --outside -- vim -es -N -S "$PWD/x.vim"; echo "rc=$?"' _ "$WICKET" </dev/null
 	echo "$output"
 	if ls "$OUT"/made-*; then
 		echo "ESCAPE: code the sandbox wrote ran outside without a question"
@@ -738,8 +767,8 @@ while True:
 	chmod a+rwx "$OUT"
 	run --separate-stderr wsrun "$WS" --policy workspace-write --approver "$OUT/yes" -- sh -c '
 		printf "1e touch %s/made-f\n" "$2" >x.sed
-		"$1" ask -- sed -f x.sed /etc/hostname >/dev/null; echo "rc=$?"
-		"$1" ask -- sed -n "1e touch $2/made-e" /etc/hostname >/dev/null; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+		"$1" ask --outside -- sed -f x.sed /etc/hostname >/dev/null; echo "rc=$?"
+		"$1" ask --outside -- sed -n "1e touch $2/made-e" /etc/hostname >/dev/null; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
 	echo "$output"
 	if ls "$OUT"/made-*; then
 		echo "ESCAPE: sed ran the sandbox's command outside without a question"
@@ -754,7 +783,7 @@ while True:
 	chmod a+rwx "$OUT"
 	run --separate-stderr wsrun "$WS" --policy workspace-write --approver "$OUT/yes" -- sh -c '
 		printf "#!/bin/sh\ntouch %s/made\n" "$2" >ap && chmod +x ap
-		"$1" ask -- wget -q --spider --use-askpass="$PWD/ap" --user=x http://127.0.0.1:1/; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+		"$1" ask --outside -- wget -q --spider --use-askpass="$PWD/ap" --user=x http://127.0.0.1:1/; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
 	echo "$output"
 	if [ -e "$OUT/made" ]; then
 		echo "ESCAPE: wget ran the sandbox's askpass program outside without a question"
@@ -769,7 +798,7 @@ while True:
 	run --separate-stderr wsrun "$WS" --policy workspace-write --approver "$OUT/yes" -- sh -c '
 		git init -q repo && cd repo && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m x &&
 		git config core.sshCommand "touch $2/made; false #" && git remote add origin ssh://h/x && cd .. &&
-		"$1" ask -- scalar run fetch repo </dev/null >/dev/null 2>&1; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
+		"$1" ask --outside -- scalar run fetch repo </dev/null >/dev/null 2>&1; echo "rc=$?"' _ "$WICKET" "$OUT" </dev/null
 	echo "$output"
 	if [ -e "$OUT/made" ]; then
 		echo "ESCAPE: scalar ran the config of the sandbox's repository outside without a question"

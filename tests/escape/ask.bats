@@ -164,18 +164,23 @@ for pid in (1, os.getppid(), 999999):
 	chmod 644 "$OUT/env.json"
 	run --separate-stderr wsrun "$WS" --policy "$OUT/env.json" -- sh -c '
 		export PATH="$PWD/bin:$PATH" LD_PRELOAD="$PWD/evil.so" WK_PLANTED=1
+		echo "asker=$WICKET_SESSION"
 		"$1" ask -- true; echo "rc=$?"
 		"$1" ask -- env' _ "$WICKET" </dev/null
 	assert_equal "$status" 0
-	assert_line --index 0 "rc=0"
+	assert_line --index 1 "rc=0"
 	refute_line --partial "WK_PLANTED"
 	refute_line --partial "evil.so"
 	refute_line --regexp "^PATH=.*$WS"
-	refute_line --regexp "^WICKET_FD="
+	# The command's sandbox is a session of its own: nothing of the
+	# asker's control socket or session reaches it.
+	local asker=${lines[0]#asker=}
+	[ -n "$asker" ]
+	refute_line "WICKET_SESSION=$asker"
 	[ ! -e "$OUT/made" ]
 }
 
-@test "ask: swapping the cwd between the request and the run changes nothing; a program the sandbox could swap is never approved" {
+@test "ask: swapping the cwd between the request and the run changes nothing; a program the sandbox swaps runs only on its grant, never outside" {
 	mkdir "$WS/d"
 	printf '#!/bin/sh\necho original; pwd -P\n' >"$OUT/tool"
 	chmod 755 "$OUT/tool"
@@ -186,17 +191,26 @@ for pid in (1, os.getppid(), 999999):
 		wait' _ "$WICKET" "$OUT" </dev/null
 	assert_equal "$status" 0
 	assert_equal "${lines[*]}" "original $WS/d.old"
-	# A program in the workspace is CAREFUL: the approver is not asked.
+	# A program in the workspace the sandbox swaps after the approver
+	# said yes: what runs is on the grant (nothing more), in a sandbox of
+	# its own; outside, only the person could approve it, and there is
+	# no terminal to ask.
 	printf '#!/bin/sh\necho original\n' >"$WS/tool"
 	printf '#!/bin/sh\necho swapped; touch %s/made\n' "$OUT" >"$WS/evil"
 	chmod 755 "$WS/tool" "$WS/evil"
-	run --separate-stderr wsrun "$WS" --approver "$OUT/slowyes" -- sh -c '
-		{ "$1" ask -- ./tool; echo "rc=$?"; } &
-		sleep 0.5
-		mv tool tool.old && mv evil tool
-		wait' _ "$WICKET" </dev/null
+	local how
+	for how in "" --outside; do
+		run --separate-stderr wsrun "$WS" --approver "$OUT/slowyes" -- sh -c '
+			{ "$1" ask $2 -- ./tool; echo "rc=$?"; } &
+			sleep 0.5
+			mv tool tool.old && mv evil tool
+			wait' _ "$WICKET" "$how" </dev/null
+		[ ! -e "$OUT/made" ]
+		mv "$WS/tool" "$WS/evil" && mv "$WS/tool.old" "$WS/tool"
+	done
 	assert_equal "${lines[*]}" "rc=123"
-	[ ! -e "$OUT/made" ]
+	grep -q '"decision":"approved","by":"approver"' "$AUDIT"
+	grep -q '"outside":true,.*"decision":"denied","by":"no-terminal"' "$AUDIT"
 }
 
 @test "ask: a request that names its descriptors (send(), no SCM_RIGHTS) gets only the sender's own, never with passed ones, never ones it lacks" {

@@ -124,9 +124,11 @@ for atyp, addr in ((1, bytes([127, 0, 0, 1])), (4, bytes(10) + b"\xff\xff" + byt
 @test "domains escape: refused connections in a loop do not spend the session's audit budget for wicket ask" {
 	# 6000 refused requests for names of their own (each an audit line
 	# of about 250 bytes: 1.5 MB if all were logged, more than the
-	# session's whole budget), then a request an allow rule approves.
+	# session's whole budget), then a request an allow rule approves
+	# (on a grant: the rule's, a directory outside made writable).
+	mkdir "$DOM/g"
 	cat >"$DOM/flood.json" <<JSON
-{"extends": "$DOM/allow.json", "escalation": {"allow": [["touch", "$DOM/after"]]}}
+{"extends": "$DOM/allow.json", "escalation": {"allow": [{"argv": ["touch", "$DOM/g/after"], "grant": {"write": ["$DOM/g"]}}]}}
 JSON
 	run --separate-stderr bounded 300 sh -c 'cd "$1" && shift && exec "$@"' sh "$WS" \
 		"$WICKET" run -P "$DOM/flood.json" -- sh -c '
@@ -138,10 +140,10 @@ for i in range(6000):
     s.recv(100)
     s.close()
 EOF_PY
-		"$2" ask -- touch "$3/after"; echo "after=$?"' _ "$PY" "$WICKET" "$DOM"
+		"$2" ask --write "$3/g" -- touch "$3/g/after"; echo "after=$?"' _ "$PY" "$WICKET" "$DOM"
 	assert_success
 	assert_output "after=0"
-	[ -e "$DOM/after" ]
+	[ -e "$DOM/g/after" ]
 	# And the log holds the share the proxy may take, not 1.5 MB.
 	[ "$(wc -c <"$XDG_STATE_HOME/wicket/audit.jsonl")" -le 300000 ]
 }

@@ -169,3 +169,52 @@ PLANT_NOMKDIR='printf "ref: refs/heads/main\n" >evil/HEAD && : >evil/objects && 
 		false
 	fi
 }
+
+# A root that is a bare repository: git push into it from the session.
+# PLANT_BARE (sh -c, $1 the repository, $2 the mark outside) plants what
+# git run there outside would take: a hook, config, and a commondir
+# naming a directory with hooks of its own.
+PLANT_BARE='printf "#!/bin/sh\ntouch %s\n" "$2" >"$1/hooks/post-update"; chmod +x "$1/hooks/post-update"
+	printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$2" >>"$1/config"
+	mkdir -p "$1/evil/hooks" && cp -a "$1/HEAD" "$1/objects" "$1/refs" "$1/config" "$1/evil/" &&
+	printf "#!/bin/sh\ntouch %s\n" "$2" >"$1/evil/hooks/post-update" && chmod +x "$1/evil/hooks/post-update"
+	echo "$1/evil" >"$1/commondir"'
+
+# host_push REPO: a commit made outside, pushed from the workspace into
+# REPO by the host's git (which runs REPO's hooks).
+host_push() {
+	(cd "$WS" && export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 &&
+		git -c user.name=t -c user.email=t@example.invalid commit -q --allow-empty -m "probe $RANDOM" &&
+		git push -q "$1" HEAD:refs/heads/main) >/dev/null 2>&1 || true
+}
+
+@test "git nested: a writable root that is a bare repository keeps its HEAD through a push; its hooks, config and commondir stay the host's" {
+	local r bare
+	# Sanity: the plant, made outside, runs when the host pushes there.
+	mkout r
+	git init -q --bare "$r"
+	sh -c "$PLANT_BARE" _ "$r" "$PWNED"
+	host_push "$r"
+	[ -e "$PWNED" ]
+	rm -f "$PWNED"
+
+	mkout bare
+	git init -q --bare "$bare"
+	(cd "$WS" && GIT_CONFIG_GLOBAL=/dev/null git -c user.name=t -c user.email=t@example.invalid \
+		commit -q --allow-empty -m one)
+	# The repository was one when the session started: its hooks, config
+	# and commondir were kept from it, and a push changes only its refs
+	# and objects; nothing of it is moved aside.
+	sbx_opts --write "$bare" -- sh -c 'git push -q "$1" HEAD:refs/heads/main; echo "rc=$?"
+		'"$PLANT_BARE" _ "$bare" "$PWNED"
+	assert_line rc=0
+	[ -f "$bare/HEAD" ]
+	[ "$(git -C "$bare" rev-parse refs/heads/main)" = "$(git -C "$WS" rev-parse HEAD)" ]
+	[ ! -e "$bare/commondir" ]
+	host_push "$bare"
+	[ "$(git -C "$bare" rev-parse refs/heads/main)" = "$(git -C "$WS" rev-parse HEAD)" ]
+	if [ -e "$PWNED" ]; then
+		echo "ESCAPE: git on the host ran a hook planted in a bare repository the session could write"
+		false
+	fi
+}

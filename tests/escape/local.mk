@@ -30,7 +30,11 @@ EXTRA_DIST += \
 	tests/escape/escape_helpers.bash \
 	tests/escape/fs.bats \
 	tests/escape/git.bats \
+	tests/escape/git-nested.bats \
+	tests/escape/grant-push.bats \
+	tests/escape/grant-race.bats \
 	tests/escape/planted.bats \
+	tests/escape/redteam.bats \
 	tests/escape/shared.bats \
 	tests/escape/ipc.bats \
 	tests/escape/kernel.bats \
@@ -45,6 +49,7 @@ EXTRA_DIST += \
 	tests/escape/resources.bats \
 	tests/escape/ask.bats \
 	tests/escape/ask-careful.bats \
+	tests/escape/grant.bats \
 	tests/escape/view.bats \
 	tests/escape/unixsock.bats \
 	tests/escape/ask-terminal.bats

@@ -57,6 +57,7 @@ FUZZ_CORPUS = \
 	tests/fuzz/corpus/example-node.json \
 	tests/fuzz/corpus/example-postgres.json \
 	tests/fuzz/corpus/ok-empty.json \
+	tests/fuzz/corpus/ok-escalation-grant.json \
 	tests/fuzz/corpus/ok-extends-chain.json \
 	tests/fuzz/corpus/ok-sandbox-false.json \
 	tests/fuzz/corpus/ok-unicode.json
@@ -87,6 +88,7 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/lib/util.c \
 	$(top_srcdir)/lib/fdpass.c \
 	$(top_srcdir)/lib/fdspec.c \
+	$(top_srcdir)/lib/ackpage.c \
 	$(top_srcdir)/lib/netfmt.c
 CONTROL_CORPUS = \
 	tests/fuzz/control-corpus/denial-net \
@@ -123,8 +125,10 @@ ASK_FUZZ_SRCS = \
 ASK_CORPUS = \
 	tests/fuzz/ask-corpus/bad \
 	tests/fuzz/ask-corpus/controls \
+	tests/fuzz/ask-corpus/grant \
 	tests/fuzz/ask-corpus/nul \
 	tests/fuzz/ask-corpus/ok \
+	tests/fuzz/ask-corpus/outside \
 	tests/fuzz/ask-corpus/signal
 EXTRA_DIST += tests/fuzz/ask-fuzz.c tests/fuzz/ask.dict $(ASK_CORPUS)
 CLEANFILES += tests/fuzz/ask-fuzz

@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
-# `wicket ask` (wicket(1), ASKING TO RUN OUTSIDE THE SANDBOX): a command
-# inside asks the supervisor to run one command outside, once; the
-# policy's rules, an approver or the terminal decide; it runs with the
-# requester's stdio and cwd; every request is one line of the audit log.
+# `wicket ask` (wicket(1)): a command inside asks the supervisor to run
+# one command once, in a sandbox of its own (the session's policy and a
+# grant: `--write P`...), or with --outside, outside any sandbox; the
+# policy's rules, an approver or the terminal decide (--outside: the
+# terminal only); it runs with the requester's stdio and cwd; every
+# request is one line of the audit log.
 
 load ../lib/common
 load integration_helpers
@@ -18,24 +20,29 @@ setup() {
 	printf '#!/bin/sh\ncat >/dev/null\nexit 1\n' >"$OUT/no"
 	printf '#!/bin/sh\ncat >/dev/null\nexec sleep 30\n' >"$OUT/slow"
 	chmod 755 "$OUT/yes" "$OUT/no" "$OUT/slow"
-	export WS OUT WICKET
+	# A directory outside that a grant makes writable: what the command
+	# leaves there is seen from outside (its own pid namespace hides its
+	# pid, the session's view hides nothing of the host's).
+	mkdir "$OUT/g"
+	GR=$OUT/g
+	export WS OUT GR WICKET
 }
 
 teardown() { it_teardown; }
 
-# gone_after_session PID WHAT: PID is gone (a zombie counts as gone),
-# 5 s at most for its end to be seen; else it is killed and the test
-# fails saying WHAT.
+# gone_after_session PATTERN WHAT: no process whose command line matches
+# PATTERN (pgrep -f; a zombie has none) is left, 5 s at most for their end
+# to be seen; else they are killed and the test fails saying WHAT. By
+# pattern: a command on a grant runs in a pid namespace of its own, the
+# pid it sees is not the host's.
 gone_after_session() {
-	local i
+	local i p
 	for ((i = 0; i < 50; i++)); do
-		case $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) in
-		'' | Z) return 0 ;;
-		esac
+		pgrep -f "$1" >/dev/null || return 0
 		sleep 0.1
 	done
-	kill -KILL "$1" 2>/dev/null || true
-	echo "$2 (pid $1)"
+	for p in $(pgrep -f "$1"); do kill -KILL "$p" 2>/dev/null || true; done
+	echo "$2 ($(pgrep -f "$1" | tr '\n' ' '))"
 	return 1
 }
 
@@ -53,55 +60,58 @@ policy() {
 	assert_equal "$status" 125
 }
 
-# chain_ended_with_session WHAT ASK...: wicket ask -- ASK... (which starts
-# a fork chain writing $OUT/alive) in a session that then ends; the chain
-# must have started, the session ended within 15 s, and the chain no
-# longer move, judged outside; else fail saying WHAT.
+# chain_ended_with_session WHAT ASK...: wicket ask --write $GR -- ASK...
+# (which starts a fork chain writing $GR/alive, and stays: a grant's
+# sandbox ends with its command, and all in it) in a session that then
+# ends; the chain must have started, the session ended within 15 s, and
+# the chain no longer move, judged outside; else fail saying WHAT.
 chain_ended_with_session() {
 	local what=$1 t0=$SECONDS a b
 	shift
 	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
 		w=$1 out=$2
 		shift 2
-		"$w" ask -- "$@"
+		"$w" ask --write "$out" -- sh -c "\"\$@\" && exec sleep 30" _ "$@" </dev/null &
 		i=0
 		while [ ! -s "$out/alive" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-		sleep 0.5; echo started' _ "$WICKET" "$OUT" "$@"
+		sleep 0.5; echo started' _ "$WICKET" "$GR" "$@"
 	assert_success
 	assert_output started
-	[ -s "$OUT/alive" ]
+	[ -s "$GR/alive" ]
 	[ $((SECONDS - t0)) -lt 15 ]
-	a=$(cat "$OUT/alive")
+	a=$(cat "$GR/alive")
 	sleep 1
-	b=$(cat "$OUT/alive")
+	b=$(cat "$GR/alive")
 	if [ "$a" != "$b" ]; then
 		echo "$what outlived the session ($a, then $b)"
 		return 1
 	fi
 }
 
-@test "ask: the approver says yes: the command runs outside with the requester's cwd and stdio, its status comes back" {
+@test "ask: the approver says yes: the command runs on its grant with the requester's cwd and stdio, its status comes back" {
 	mkdir "$WS/sub"
-	# A program outside the workspace: a shell in a directory the sandbox
-	# can write would be CAREFUL, which no approver may approve.
-	printf '#!/bin/sh\ntouch "$1/made"; pwd; echo err >&2; exit 7\n' >"$OUT/act"
+	printf '#!/bin/sh\ntouch "$1/made"; touch "$2/beyond" 2>/dev/null; pwd; echo err >&2; exit 7\n' >"$OUT/act"
 	chmod 755 "$OUT/act"
 	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
-		cd sub && "$1" ask --reason "make the file" -- "$2/act" "$2"
-		echo "rc=$?"' _ "$WICKET" "$OUT"
+		cd sub && "$1" ask --write "$2" --reason "make the file" -- "$3/act" "$2" "$3"
+		echo "rc=$?"' _ "$WICKET" "$GR" "$OUT"
 	assert_equal "$status" 0
 	assert_line --index 0 "$WS/sub"
 	assert_line --index 1 "rc=7"
-	assert_equal "$stderr" "err"
-	[ -f "$OUT/made" ]
-	"$PY" - "$OUT" "$WS" <<'PYEOF'
+	# What the grant gives is written; the rest of outside is not.
+	[ -f "$GR/made" ]
+	[ ! -e "$OUT/beyond" ]
+	# (the grant's sandbox says what it blocked on the same stderr)
+	grep -qx err <<<"$stderr"
+	"$PY" - "$OUT" "$WS" "$GR" <<'PYEOF'
 import glob, json, sys
-out, ws = sys.argv[1], sys.argv[2]
+out, ws, gr = sys.argv[1], sys.argv[2], sys.argv[3]
 reqs = glob.glob(out + "/req.*.json")
 assert len(reqs) == 1, reqs
 r = json.load(open(reqs[0]))
 assert r["v"] == 1 and r["type"] == "ask", r
-assert r["argv"] == [out + "/act", out], r
+assert r["argv"] == [out + "/act", gr, out], r
+assert r["grant"] == {"write": [gr]}, r
 assert r["path"] == out + "/act", r
 assert r["cwd"] == ws + "/sub", r
 assert r["reason"] == "make the file", r
@@ -170,12 +180,38 @@ PYEOF
 	assert_equal "${lines[*]}" "SigBlk:	0000000000000000 SigIgn:	0000000000000000"
 }
 
-@test "ask: an allow rule never approves a program the sandbox can write" {
-	policy allowtool '{"mode": "deny", "allow": [["'"$WS"'/tool"]]}'
-	printf '#!/bin/sh\necho ran\n' >"$WS/tool" && chmod 755 "$WS/tool"
+@test "ask: an allow rule runs a program the sandbox wrote only on its grant: what else it writes outside stays unwritten" {
+	# The rule decides on rights, not on the program: the sandbox may
+	# change ./tool, and what runs has the session's policy and the
+	# rule's grant, no more.
+	policy allowtool '{"allow": [{"argv": ["'"$WS"'/tool", "*", "*"], "grant": {"write": ["'"$GR"'"]}}]}'
+	printf '#!/bin/sh\ntouch "$1/made" "$2/made" 2>/dev/null; echo ran\n' >"$WS/tool" && chmod 755 "$WS/tool"
 	run --separate-stderr wsrun "$WS" --policy "$OUT/allowtool.json" -- sh -c '
-		"$1" ask -- ./tool; echo "rc=$?"' _ "$WICKET"
-	assert_equal "$output" "rc=122"
+		"$1" ask --write "$2" -- ./tool "$2" "$3"; echo "rc=$?"
+		"$1" ask -- ./tool "$2" "$3"; echo "rc=$?"
+		"$1" ask --write "$3" -- ./tool "$2" "$3"; echo "rc=$?"
+		"$1" ask --outside -- ./tool "$2" "$3"; echo "rc=$?"' _ "$WICKET" "$GR" "$OUT" </dev/null
+	assert_equal "${lines[*]}" "ran rc=0 ran rc=0 rc=122 rc=123"
+	[ -e "$GR/made" ]
+	[ ! -e "$OUT/made" ]
+	# A request for more than the rule grants is refused by it; one to
+	# run outside never reaches it (and has no one to ask here).
+	[[ "$stderr" == *"the rule grants less than was asked: --write $OUT is not in its grant"* ]]
+	assert_equal "$(grep -c '"decision":"approved","by":"rule"' "$AUDIT")" 2
+	grep -q '"outside":true,.*"decision":"denied","by":"no-terminal"' "$AUDIT"
+}
+
+@test "ask: a command run on a grant asks for nothing more, on a grant or outside" {
+	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+		"$1" ask --write "$2" -- sh -c "
+			\"\$0\" ask --write \"\$1\" -- touch \"\$1/again\"; echo inner=\$?
+			\"\$0\" ask --outside -- touch \"\$1/outside\"; echo inner=\$?" "$1" "$2"
+		echo "rc=$?"' _ "$WICKET" "$GR" </dev/null
+	assert_equal "${lines[*]}" "inner=122 inner=122 rc=0"
+	[ ! -e "$GR/again" ] && [ ! -e "$GR/outside" ]
+	assert_equal "$(grep -c 'a command run on a grant asks for nothing more' <<<"$stderr")" 2
+	# The approver saw the first request only.
+	assert_equal "$(find "$OUT" -maxdepth 1 -name 'req.*.json' | wc -l)" 1
 }
 
 @test "ask: without a terminal and without an approver: no one to ask, exit 123" {
@@ -240,19 +276,20 @@ PYEOF
 }
 
 @test "ask: a command that ignores SIGHUP and SIGTERM does not outlive the session it was approved in" {
-	# Outside the workspace, so not CAREFUL; its signals ignored (nohup
-	# does that much), its sleeps too.
+	# Its signals ignored (nohup does that much), its sleeps too.
 	printf '#!/bin/sh\ntrap "" HUP TERM\necho $$ >"$1/pid.new" && mv "$1/pid.new" "$1/pid"\nwhile :; do sleep 0.1; done\n' >"$OUT/stay"
 	chmod 755 "$OUT/stay"
 	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
-		"$1" ask -- "$2/stay" "$2" </dev/null >/dev/null 2>&1 &
+		"$1" ask --write "$2" -- "$3/stay" "$2" </dev/null >/dev/null 2>&1 &
 		i=0
 		while [ ! -s "$2/pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-		echo started' _ "$WICKET" "$OUT"
+		echo started' _ "$WICKET" "$GR" "$OUT"
 	assert_success
 	assert_output started
-	# Judged outside: the process is gone once wicket run has returned.
-	gone_after_session "$(cat "$OUT/pid")" "an approved command outlived its session"
+	[ -s "$GR/pid" ]
+	# Judged outside: neither the command nor the wicket that runs its
+	# sandbox is left once wicket run has returned.
+	gone_after_session "$OUT/stay" "an approved command outlived its session"
 	grep -q '"message":"the session ended while it ran"' "$AUDIT"
 }
 
@@ -260,17 +297,19 @@ PYEOF
 	# It holds the session's output (a pipe here), which wicket relays
 	# until no one writes: the session ends all the same, and so does it.
 	# (It stops by itself after 30 s, so that a failure cannot hang.)
+	# A grant's sandbox ends with its command and takes such a process
+	# with it; so the command stays, and the session ends first.
 	printf '#!/bin/sh\ntrap "" HUP TERM\necho $$ >"$1/pid.new" && mv "$1/pid.new" "$1/pid"\ni=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done\n' >"$OUT/stay"
 	chmod 755 "$OUT/stay"
 	local t0=$SECONDS
 	run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
-		"$1" ask -- setsid -f "$2/stay" "$2" </dev/null
-		echo "rc=$?"
+		"$1" ask --write "$2" -- sh -c "setsid -f \"\$1\" \"\$2\"; echo rc=\$?; exec sleep 30" _ "$3/stay" "$2" </dev/null &
 		i=0
-		while [ ! -s "$2/pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done' _ "$WICKET" "$OUT"
+		while [ ! -s "$2/pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done' _ "$WICKET" "$GR" "$OUT"
 	assert_success
 	assert_output rc=0
-	gone_after_session "$(cat "$OUT/pid")" \
+	[ -s "$GR/pid" ]
+	gone_after_session "$OUT/stay" \
 		"a process an approved command left behind outlived the session"
 	# Ended by the session (about 2 s), not by itself (30 s).
 	[ $((SECONDS - t0)) -lt 20 ]
@@ -290,7 +329,7 @@ exit 0
 EOF_SH
 	chmod 755 "$OUT/chain"
 	chain_ended_with_session "a fork chain of an approved command" \
-		setsid -f "$OUT/chain" "$OUT" "$(($(date +%s) + 20))"
+		setsid -f "$OUT/chain" "$GR" "$(($(date +%s) + 20))"
 }
 
 @test "ask: a C fork chain as fast as fork goes, left by an approved command, ends with the session" {
@@ -299,25 +338,31 @@ EOF_SH
 	# SIGHUP and SIGTERM. It stops by itself after 20 s.
 	local chain=$WICKET_TEST_BINDIR/escape/probes/forkchain
 	[ -x "$chain" ]
-	chain_ended_with_session "a C fork chain of an approved command" "$chain" "$OUT" 20
+	chain_ended_with_session "a C fork chain of an approved command" "$chain" "$GR" 20
 	# And no process of it is left.
-	! pgrep -f "^$chain $OUT 20\$" >/dev/null
+	! pgrep -f "^$chain $GR 20\$" >/dev/null
 }
 
-@test "ask: the audit log: one line per request, owner-only, no environment" {
-	policy au '{"allow": [["true", "*", "b"]], "deny": [["false"]]}'
-	run -127 --separate-stderr env WK_SECRET_VALUE=s3cr3t bash -c 'cd "$1" && timeout 60 "$2" run --policy "$3" -- sh -c "
-		\"\$0\" ask --reason \"why not\" -- true a b
+@test "ask: the audit log: one line per request, owner-only, no environment, the grant asked and given" {
+	policy au '{"allow": [{"argv": ["true", "*", "b"], "grant": {"write": ["'"$GR"'"]}}], "deny": [["false"]]}'
+	run -123 --separate-stderr env WK_SECRET_VALUE=s3cr3t bash -c 'cd "$1" && timeout 60 "$2" run --policy "$3" -- sh -c "
+		\"\$0\" ask --reason \"why not\" --write \"\$1\" -- true a b
 		\"\$0\" ask -- false
-		\"\$0\" ask -- nonexistent-wk-cmd" "$2"' _ "$WS" "$WICKET" "$OUT/au.json" </dev/null
+		\"\$0\" ask -- nonexistent-wk-cmd
+		\"\$0\" ask --outside -- true a b" "$2" "$4"' _ "$WS" "$WICKET" "$OUT/au.json" "$GR" </dev/null
 	[ "$(stat -c %a "$AUDIT")" = 600 ]
 	! grep -q s3cr3t "$AUDIT"
-	"$PY" - "$AUDIT" "$WS" "$OUT/au.json" <<'PYEOF'
+	"$PY" - "$AUDIT" "$WS" "$OUT/au.json" "$GR" <<'PYEOF'
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
-assert len(lines) == 3, lines
-a, b, c = (json.loads(l) for l in lines)
-for x in (a, b, c):
+assert len(lines) == 4, lines
+a, b, c, d = (json.loads(l) for l in lines)
+gr = sys.argv[4]
+assert a["grant_asked"] == {"write": [gr]} and a["grant"] == {"write": [gr]}, a
+assert b["grant_asked"] == {} and "grant" not in b and "outside" not in b, b
+assert d["outside"] is True and "grant_asked" not in d and "grant" not in d, d
+assert d["decision"] == "denied" and d["by"] == "no-terminal", d
+for x in (a, b, c, d):
     for k in ("time", "session", "policy", "pid", "sandbox_pid", "comm", "exe", "argv", "path",
               "cwd", "reason", "decision", "by", "status", "duration_ms"):
         assert k in x, (k, x)
@@ -342,7 +387,7 @@ PYEOF
 # drive: a python program on stdin with tests/lib/ptydrive importable.
 drive() { PYTHONPATH=$BATS_TEST_DIRNAME/../lib bounded 120 "$PY" - "$@"; }
 
-@test "ask on the terminal: the question shows who asks and what would run; y runs it, n and Enter do not; the relay resumes" {
+@test "ask on the terminal: the question shows who asks, the grant and what would run; y runs it, n and Enter do not; the relay resumes" {
 	TIOCSTI=$WICKET_TEST_BINDIR/escape/probes/tiocsti
 	export TIOCSTI
 	drive <<'PYEOF'
@@ -350,20 +395,29 @@ import os
 from ptydrive import Term, check, run
 
 def main():
-    out, ws = os.environ["OUT"], os.environ["WS"]
+    out, ws, gr = os.environ["OUT"], os.environ["WS"], os.environ["GR"]
     t = Term([os.environ["WICKET"], "run", "--", "bash", "--norc", "--noprofile", "-i"],
              cwd=ws, env=dict(os.environ, PS1="wk$ ", HISTFILE=""))
     t.expect(r"wk\$ ")
     w = os.environ["WICKET"]
-    t.line('"%s" ask --reason "$(printf "need\\033[31mit")" -- touch "%s/yes" "a b"; echo "rc=$?"' % (w, out))
-    t.expect(r"  asked by: wicket \(pid \d+ in the sandbox\)\r\n  in:       " + ws + r"\r\n")
+    t.line('"%s" ask --write "%s" --reason "$(printf "need\\033[31mit")" -- touch "%s/yes" "a b"; echo "rc=$?"' % (w, gr, gr))
+    t.expect(r"asks to run a command in a sandbox of its own:\r\nthis session's policy, with these rights added\.\r\n")
+    t.expect(r"  asked by: wicket \(pid \d+ in the sandbox\)\r\n  grant:    --write %s\r\n  in:       " % gr + ws + r"\r\n")
     t.expect(r"  reason:   \$'need\\x1b\[31mit'\r\n")
     t.expect(r"  program:  /\S*/touch\r\n  argv:     3 words, one a line, as a shell would take them:\r\n"
-             r"  \[0\]       touch\r\n  \[1\]       %s/yes\r\n  \[2\]       'a b'\r\n" % out)
+             r"  \[0\]       touch\r\n  \[1\]       %s/yes\r\n  \[2\]       'a b'\r\n" % gr)
+    t.expect(r"Run it once in that sandbox of its own\? \[y/N\] ")
+    t.send("y\r")
+    t.expect(r"rc=0\r\n")
+    check(os.path.exists(gr + "/yes"), "y ran it")
+    # --outside: said so, and only y at the terminal runs it there.
+    t.line('"%s" ask --outside -- touch "%s/outside"; echo "rc=$?"' % (w, out))
+    t.expect(r"asks to run a command OUTSIDE the sandbox, with\r\nyour own rights and environment")
+    t.expect(r"  \[1\]       %s/outside\r\n" % out)
     t.expect(r"Run it outside the sandbox once\? \[y/N\] ")
     t.send("y\r")
     t.expect(r"rc=0\r\n")
-    check(os.path.exists(out + "/yes"), "y ran it")
+    check(os.path.exists(out + "/outside"), "y ran it outside")
     t.line('"%s" ask -- touch "%s/refused"; echo "rc=$?"' % (w, out))
     t.expect(r"\[y/N\] ")
     t.send("n\r")

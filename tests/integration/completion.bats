@@ -43,7 +43,7 @@ run
 shell
 version
 why"
-	complete wicket --s
+	complete wicket --sh
 	assert_output "--shell"
 }
 
@@ -58,7 +58,8 @@ none
 ports
 ports:"
 	complete wicket run --allow
-	assert_output "--allow-domain
+	assert_output "--allow-address
+--allow-domain
 --allow-shared-write"
 	complete wicket run --allow-domain ''
 	assert_output ""
@@ -111,9 +112,18 @@ show"
 @test "bash: ask's options, and the command after --; --approver takes a program" {
 	complete wicket ask --
 	assert_output "--
+--env
 --help
+--net
+--outside
+--read
 --reason
---timeout"
+--socket
+--timeout
+--write"
+	# A grant's option takes a value: the word after it is not the command.
+	complete wicket ask --net example.org --wr
+	assert_output "--write"
 	# ask's -r takes a reason: the word after it is not the command.
 	complete wicket ask -r because ''
 	assert_line --reason
@@ -136,7 +146,8 @@ show"
 	# Parsed by zsh (no syntax error), and naming both.
 	run zsh -n "$WICKET_SRCDIR/shellhooks/_wicket"
 	assert_success
-	grep -qF 'ask\:"run a command once outside' "$WICKET_SRCDIR/shellhooks/_wicket"
+	grep -qF 'ask\:"run a command once in a sandbox with more rights' "$WICKET_SRCDIR/shellhooks/_wicket"
+	grep -qF -- "--outside[" "$WICKET_SRCDIR/shellhooks/_wicket"
 	grep -q -- "--approver\[" "$WICKET_SRCDIR/shellhooks/_wicket"
 	grep -q -- "ask)" "$WICKET_SRCDIR/shellhooks/_wicket"
 }

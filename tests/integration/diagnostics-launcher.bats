@@ -92,6 +92,108 @@ wicket: the sandbox blocked 2 writes; run `wicket why` for details$'
 	assert_equal "$(printf '%s\n' "$stderr" | sed -E 's/by bash\[[0-9]+\]/by bash[PID]/')" "${want%$'\n'}"
 }
 
+# stress_session S HID: one session of 400 refused calls ($shares: how
+# many each program makes) from programs that say so themselves right
+# after each one: touch, mkdir and cat (of HID, hidden) with many
+# arguments, python3 in a loop, a curl per call (network mode none). In
+# $ws, under $pin; its stderr in $out/s$S.err.
+stress_session() {
+	local s=$1 hid=$2
+	# shellcheck disable=SC2016
+	(cd "$ws" && bounded 120 "${pin[@]}" "$WICKET" run --net none --hide "$hid" -- bash -c '
+		s=$1 hid=$2 t=$3 m=$4 c=$5 p=$6 u=$7 py=$8
+		a=(); for ((i = 0; i < t; i++)); do a+=("/var/tmp/wkst-$s-t$i"); done
+		((t)) && touch "${a[@]}"
+		a=(); for ((i = 0; i < m; i++)); do a+=("/var/tmp/wkst-$s-m$i"); done
+		((m)) && mkdir "${a[@]}"
+		a=(); for ((i = 0; i < c; i++)); do a+=("$hid/wkst-$s-c$i"); done
+		((c)) && cat "${a[@]}"
+		"$py" -c "
+import sys
+for i in range(int(sys.argv[2])):
+    p = \"/var/tmp/wkst-%s-p%d\" % (sys.argv[1], i)
+    try:
+        open(p, \"w\")
+    except OSError as e:
+        sys.stderr.write(\"python3: %s: %s\n\" % (p, e.strerror))
+        sys.stderr.flush()" "$s" "$p"
+		for ((i = 0; i < u; i++)); do curl -sS "http://127.0.0.1:$((1000 + i))/"; done
+		exit 0' _ "$s" "$hid" $shares "$PY") </dev/null >/dev/null 2>"$out/s$s.err"
+}
+
+# stress_check FILE N: in FILE (a session's stderr), each of N annotations
+# is on a line of its own, right before the program's own message about
+# the same object (for curl's socket, curl's message), and nothing comes
+# out of order; wicket's summary last.
+stress_check() {
+	awk -v n="$2" '
+	function fail(why) { if (!bad) bad = FILENAME ":" FNR ": " why ": " $0 }
+	summary { fail("after the summary") }
+	/^wicket: the sandbox blocked / { summary = 1; next }
+	index($0, "sandbox: ") > 1 { fail("an annotation inside a line") }
+	want_msg {
+		if ($0 ~ /^sandbox: /)
+			fail("two annotations in a row: the first one'"'"'s message is missing")
+		else if (obj == "socket ipv4/tcp" ? $0 !~ /^curl: / : index($0, obj) == 0)
+			fail("not the message about " obj)
+		want_msg = 0
+		pairs++
+		next
+	}
+	{
+		if (!match($0, /^sandbox: (write|read|network) blocked: /)) {
+			fail("the program'"'"'s message before its annotation")
+			next
+		}
+		obj = substr($0, RLENGTH + 1)
+		sub(/ \([^(]*\)$/, "", obj)
+		want_msg = 1
+	}
+	END {
+		if (!bad && pairs != n)
+			bad = FILENAME ": " pairs " annotations followed by their message, " n " expected"
+		if (bad) {
+			print bad
+			exit 1
+		}
+	}' "$1"
+}
+
+@test "stress: every annotation starts a line and precedes its program's own message, 10,000 refused calls under 4 busy loops" {
+	# A line's place must follow from the order of the calls alone, on a
+	# loaded machine too: without the shim's wait for the supervisor's
+	# acknowledgement this fails at the first line. The calls are spread
+	# over sessions of 400, below the 500 lines a session prints.
+	# WICKET_TEST_STRESS_CALLS: how many (10000 by default; a session's
+	# worth at least).
+	local ws out hid calls=${WICKET_TEST_STRESS_CALLS:-10000} sessions s i pin=() \
+		have_curl=0 shares
+	ws=$(mk_workspace)
+	out=$(mk_outside)
+	track "$ws" "$out"
+	hid=$out/hidden
+	mkdir "$hid"
+	command -v curl >/dev/null && have_curl=1
+	# touch, mkdir, cat, python3, curl: 400 a session.
+	shares="100 100 100 $((100 - 10 * have_curl)) $((10 * have_curl))"
+	sessions=$(((calls + 399) / 400))
+	# Two CPUs, as on the machine the issue was seen on.
+	if [ "$(nproc)" -gt 2 ] && command -v taskset >/dev/null; then
+		pin=(taskset -c 0,1)
+	fi
+	for i in 1 2 3 4; do
+		"${pin[@]}" timeout 600 sh -c 'while :; do :; done' &
+		_WK_STARTED+=("$!")
+	done
+	for ((s = 1; s <= sessions; s++)); do
+		stress_session "$s" "$hid"
+	done
+	stop_started
+	for ((s = 1; s <= sessions; s++)); do
+		stress_check "$out/s$s.err" 400
+	done
+}
+
 # more_denials: a session that makes 500 denials, starts a line on its
 # stderr (a file outside: copied), makes the 501st, and ends the line;
 # $stderr holds the copy.
@@ -273,6 +375,50 @@ print("wrote")'
 	[ "$(grep -c '^sandbox: write blocked: /x (evil\[7\])$' <<<"$stderr")" = 0 ]
 	# And the supervisor was still listening afterwards.
 	assert_regex "$stderr" 'sandbox: write blocked: /after-the-junk \(evil\[7\]\)'
+}
+
+@test "attack: the acknowledgement page cannot be written, resized or remapped from inside; the supervisor goes on" {
+	# The supervisor stores into its mapping of the page after each
+	# acknowledged line: a page shrunk from inside would kill it with
+	# SIGBUS there, a writable one would let the sandbox forge its word.
+	local ws
+	ws=$(mk_workspace)
+	track "$ws"
+	cat >"$ws/probe.py" <<'EOF'
+import mmap, os, sys
+fd = int(os.environ["WICKET_ACK_FD"].split(":")[0])
+done = []
+def attempt(what, f):
+    try:
+        f()
+        done.append(what)
+    except (OSError, ValueError):
+        pass
+rw = mmap.PROT_READ | mmap.PROT_WRITE
+attempt("mapped-for-writing", lambda: mmap.mmap(fd, 4096, mmap.MAP_SHARED, rw))
+attempt("reopened-for-writing", lambda: mmap.mmap(
+    os.open("/proc/self/fd/%d" % fd, os.O_RDWR), 4096, mmap.MAP_SHARED, rw))
+attempt("written", lambda: os.pwrite(fd, b"\xff" * 64, 0))
+attempt("grown", lambda: os.ftruncate(fd, 1 << 20))
+attempt("shrunk", lambda: os.ftruncate(fd, 0))
+print(" ".join(done) or "none", flush=True)
+for i in range(3):
+    try:
+        open("/var/tmp/wk-ack-%d" % i, "w")
+    except OSError as e:
+        print("probe: %s" % e.strerror, file=sys.stderr, flush=True)
+EOF
+	run --separate-stderr wsrun "$ws" -- "$PY" probe.py
+	assert_equal "$status" 0
+	assert_equal "$output" none
+	assert_equal "$(printf '%s\n' "$stderr" | sed -E 's/\[[0-9]+\]/[N]/')" \
+		"sandbox: write blocked: /var/tmp/wk-ack-0 (create by python3[N])
+probe: Read-only file system
+sandbox: write blocked: /var/tmp/wk-ack-1 (create by python3[N])
+probe: Read-only file system
+sandbox: write blocked: /var/tmp/wk-ack-2 (create by python3[N])
+probe: Read-only file system
+wicket: the sandbox blocked 3 writes; run \`wicket why\` for details"
 }
 
 @test "attack: a process that closed the control socket and reused its number never gets our reports in its own socket" {

@@ -15,9 +15,12 @@ setup() { dom_setup; }
 teardown() { dom_teardown; }
 
 @test "domains: the proxy variables are set, and name wicket's proxy" {
-	dom_run "$DOM/allow.json" sh -c 'echo "$HTTP_PROXY $HTTPS_PROXY $ALL_PROXY $http_proxy $https_proxy $all_proxy $NO_PROXY"'
+	dom_run "$DOM/noaddr.json" sh -c 'echo "$HTTP_PROXY $HTTPS_PROXY $ALL_PROXY $http_proxy $https_proxy $all_proxy $NO_PROXY $no_proxy"'
 	assert_success
-	assert_output "http://127.0.0.1:3128 http://127.0.0.1:3128 socks5h://127.0.0.1:1080 http://127.0.0.1:3128 http://127.0.0.1:3128 socks5h://127.0.0.1:1080 localhost,127.0.0.1,::1"
+	assert_output "http://127.0.0.1:3128 http://127.0.0.1:3128 socks5h://127.0.0.1:1080 http://127.0.0.1:3128 http://127.0.0.1:3128 socks5h://127.0.0.1:1080 localhost,127.0.0.1,::1 localhost,127.0.0.1,::1"
+	# An allowed address is the host's: NO_PROXY leaves it to the proxy.
+	dom_run "$DOM/allow.json" sh -c 'echo "$NO_PROXY $no_proxy"'
+	assert_output "localhost,::1 localhost,::1"
 }
 
 @test "domains: curl reaches an allowed name over HTTP (absolute URI)" {
@@ -114,6 +117,13 @@ assert any(x["kind"] == "policy" and x["policy"]["network"] == {"mode": "domains
 	dom_run "$DOM/allow.json" curl -fsS --noproxy '' -x http://127.0.0.1:3128 "http://127.0.0.1:$HTTP_PORT/hello.txt"
 	assert_success
 	assert_output hello
+	# The variables alone take a client there (NO_PROXY leaves out an
+	# allowed address).
+	: >"$DOM/log"
+	dom_run "$DOM/allow.json" curl -fsS "http://127.0.0.1:$HTTP_PORT/hello.txt"
+	assert_success
+	assert_output hello
+	server_got http GET /hello.txt "127.0.0.1:$HTTP_PORT"
 }
 
 @test "domains: an allowed name that resolves to a private or link-local address is refused" {

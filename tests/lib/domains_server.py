@@ -11,11 +11,13 @@ Usage: domains_server.py ROOT LOG PORTFILE CERT KEY LIFETIME"""
 import http.server
 import os
 import ssl
-import subprocess
 import sys
 import socket
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import git_http  # noqa: E402
 
 root, log, portfile, cert, key, lifetime = sys.argv[1:7]
 lock = threading.Lock()
@@ -33,39 +35,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                        self.headers.get("Host")))
 
     def reply(self, status, body, ctype="text/plain", extra=()):
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in extra:
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
+        git_http.respond(self, status, body, ctype, extra)
 
     def git(self):
         path, _, query = self.path[len("/git"):].partition("?")
-        n = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(n) if n else b""
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_PROJECT_ROOT": root,
-               "GIT_HTTP_EXPORT_ALL": "1", "PATH_INFO": path, "QUERY_STRING": query,
-               "REQUEST_METHOD": self.command, "CONTENT_LENGTH": str(len(body)),
-               "CONTENT_TYPE": self.headers.get("Content-Type", ""),
-               "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
-               "REMOTE_ADDR": "127.0.0.1"}
-        out = subprocess.run(["git", "http-backend"], input=body, env=env,
-                             capture_output=True, timeout=30).stdout
-        sep = b"\r\n\r\n" if b"\r\n\r\n" in out else b"\n\n"
-        head, _, rest = out.partition(sep)
-        status, extra, ctype = 200, [], "text/plain"
-        for line in head.decode().splitlines():
-            k, _, v = line.partition(":")
-            v = v.strip()
-            if k.lower() == "status":
-                status = int(v.split()[0])
-            elif k.lower() == "content-type":
-                ctype = v
-            elif k:
-                extra.append((k, v))
-        self.reply(status, rest, ctype, extra)
+        self.reply(*git_http.relay(self, root, path, query))
 
     def do_GET(self):
         self.note()
@@ -105,8 +79,7 @@ def serve_hrr():
     """A TLS front that routes by server name, as far as the test needs:
     it logs the name of each ClientHello it gets ("hrr NAME"), answers
     the first with a HelloRetryRequest, the second with one byte."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import tls_hrr
+    import tls_hrr  # noqa: E402 (found through the path set above)
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     s.listen(16)

@@ -98,6 +98,12 @@ check_PROGRAMS += tests/unit/test-denialpkt
 tests_unit_test_denialpkt_SOURCES = tests/unit/test-denialpkt.c
 tests_unit_test_denialpkt_CPPFLAGS = $(UNIT_CPPFLAGS) $(JANSSON_CFLAGS)
 tests_unit_test_denialpkt_LDADD = lib/libwicket.la $(JANSSON_LIBS)
+# The acknowledgement page (lib/ackpage.c): the supervisor writes, the
+# shim waits on it.
+check_PROGRAMS += tests/unit/test-ackpage
+tests_unit_test_ackpage_SOURCES = tests/unit/test-ackpage.c
+tests_unit_test_ackpage_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_ackpage_LDADD = lib/libcore.la
 # The WICKET_FD format (lib/fdspec.c): control.c writes, the shim and
 # `wicket why`/`ask` read.
 check_PROGRAMS += tests/unit/test-fdspec
@@ -110,3 +116,8 @@ check_PROGRAMS += tests/unit/test-proxy
 tests_unit_test_proxy_SOURCES = tests/unit/test-proxy.c
 tests_unit_test_proxy_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_proxy_LDADD = lib/libwicket.la $(JANSSON_LIBS)
+# Grants (lib/grant.c): canonical items, refusals, coverage.
+check_PROGRAMS += tests/unit/test-grant
+tests_unit_test_grant_SOURCES = tests/unit/test-grant.c
+tests_unit_test_grant_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_grant_LDADD = lib/libwicket.la $(JANSSON_LIBS)

@@ -280,6 +280,65 @@ static void reading(void)
 	free(t);
 }
 
+/* A question to run outside shows every word whole, or is not asked; a
+ * grant's says what it grants. */
+static void outside(void)
+{
+	char *argv[160];
+	char num[160][8];
+	argv[0] = "rm";
+	for (size_t i = 1; i < 144; i++) {
+		snprintf(num[i], sizeof num[i], "f%zu", i);
+		argv[i] = num[i];
+	}
+	struct askr_question q = question(argv, 144);
+	q.outside = true;
+	char *t = askr_render(&q, 80, 24);
+	ok(t == NULL, "144 words outside on 24 lines: not asked");
+	free(t);
+	t = drawn(&q, 80, 200, "144 words outside on 200 lines");
+	ok(t && strstr(t, "  [143]     f143\n") && !strstr(t, "not shown"), "every word, none left out");
+	ok(t && strstr(t, "OUTSIDE") && strstr(t, "instead:"), "said to be outside, a grant offered");
+	free(t);
+	char prog[6000];
+	memset(prog, 'x', sizeof prog - 1);
+	prog[sizeof prog - 1] = '\0';
+	char *awk[] = {"awk", prog, "f"};
+	q = question(awk, 3);
+	q.outside = true;
+	t = askr_render(&q, 80, 24);
+	ok(t == NULL, "a 6000-byte program outside on 80x24: not asked");
+	free(t);
+	t = drawn(&q, 80, 200, "a 6000-byte program outside on 80x200");
+	ok(t && !strstr(t, "bytes not shown"), "shown whole");
+	free(t);
+	/* One-letter words take a line each; the question uses every line
+	 * it may (all but three) before it gives up. */
+	char *letters[20];
+	for (size_t i = 0; i < 20; i++)
+		letters[i] = "a";
+	q = question(letters, 20);
+	q.outside = true;
+	unsigned r = 0;
+	for (unsigned rows = 10; rows < 80 && !r; rows++) {
+		t = askr_render(&q, 80, rows);
+		if (t)
+			r = rows;
+		if (t)
+			ok(lines_of(t) == rows - 3, "the fewest rows that show 20 words (%u): all but "
+			   "three lines used (%zu)", rows, lines_of(t));
+		free(t);
+	}
+	ok(r > 20, "20 one-letter words need more than 20 rows (%u)", r);
+	q = question(awk, 3);
+	q.outside = false;
+	q.grant = "--write /srv/r.git";
+	t = drawn(&q, 80, 24, "a grant's question");
+	ok(t && strstr(t, "  grant:    --write /srv/r.git\n") && strstr(t, "bytes not shown"),
+	   "the grant shown, a long word cut");
+	free(t);
+}
+
 int main(void)
 {
 	words();
@@ -288,6 +347,8 @@ int main(void)
 	fields();
 	rows();
 	reading();
+
+	outside();
 
 	char *plain[] = {"git", "push", "origin", "main"};
 	struct askr_question q = question(plain, 4);

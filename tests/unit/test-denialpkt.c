@@ -32,7 +32,8 @@ static void trip(const struct wk_denial_pkt *d, const char *object, const char *
 	json_t *doc;
 	bool r = round_trip(d, &got, &doc);
 	ok(r && same(got.kind, d->kind) && same(got.object, object) && same(got.what, d->what) &&
-	   same(got.comm, d->comm) && got.pid == d->pid && got.show == d->show, "%s", name);
+	   same(got.comm, d->comm) && got.pid == d->pid && got.show == d->show &&
+	   got.ack == d->ack, "%s", name);
 	if (r && !same(got.object, object))
 		printf("#   object: '%s'\n", got.object);
 	json_decref(doc);
@@ -67,6 +68,12 @@ int main(void)
 	n = wk_denial_encode(buf, sizeof buf, &net);
 	ok(n && strstr(buf, "\"what\"") == NULL && strstr(buf, ",\"shown\":true}"),
 	   "no \"what\" written without one; \"shown\" last");
+
+	net.show = WK_DENIAL_PRINT;
+	net.ack = (1ULL << 53) - 1;
+	trip(&net, net.object, "an acknowledgement's token, the largest");
+	n = wk_denial_encode(buf, sizeof buf, &net);
+	ok(n && strstr(buf, ",\"ack\":9007199254740991}"), "\"ack\" last, as a number");
 
 	struct wk_denial_pkt r = {.kind = "read", .object = "/a \"q\" \\b/caf\xc3\xa9/\xf0\x9f\x94\x91",
 				  .what = "open", .comm = "c\"a\\t", .pid = 7};
@@ -136,6 +143,21 @@ int main(void)
 				       "\"what\":\"0123456789012345678901234567890123456789012345678901"
 				       "234567890123\",\"pid\":1}", 0, NULL);
 		ok(o && wk_denial_decode(o, &got) && strlen(got.what) == 64, "\"what\" of 64 bytes");
+		json_decref(o);
+	}
+	refused("{\"v\":1,\"type\":\"denial\",\"kind\":\"read\",\"object\":\"/x\",\"pid\":1,"
+		"\"ack\":0}", "an \"ack\" of 0");
+	refused("{\"v\":1,\"type\":\"denial\",\"kind\":\"read\",\"object\":\"/x\",\"pid\":1,"
+		"\"ack\":9007199254740992}", "an \"ack\" of 2^53");
+	refused("{\"v\":1,\"type\":\"denial\",\"kind\":\"read\",\"object\":\"/x\",\"pid\":1,"
+		"\"ack\":\"5\"}", "an \"ack\" as a string");
+	{
+		/* Its sender waits all the same. */
+		struct wk_denial_pkt got;
+		json_t *o = json_loads("{\"v\":1,\"type\":\"denial\",\"kind\":\"exec\",\"pid\":1,"
+				       "\"ack\":77}", 0, NULL);
+		ok(o && !wk_denial_decode(o, &got) && got.ack == 77,
+		   "a malformed packet's well-formed \"ack\" is read");
 		json_decref(o);
 	}
 	refused("{\"v\":1,\"kind\":\"read\",\"object\":\"/x\",\"pid\":1}", "no type");

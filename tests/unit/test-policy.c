@@ -349,6 +349,19 @@ int main(void)
 		     "t.json: /escalation/allow/0/cwd: relative path \"rel\"; write an absolute path "
 		     "or ${cwd}/rel",
 		     "object rule: unknown key, relative cwd");
+	expect_error("{\"escalation\": {\"allow\": [{\"cwd\": \"/\"}]}}",
+		     "t.json: /escalation/allow/0/argv: expected a command: a non-empty array of "
+		     "strings like [\"git\", \"status\"], or an object {\"argv\": [...], \"cwd\": "
+		     "\"${cwd}\"}, got nothing (the key is missing)",
+		     "object rule without argv");
+	expect_error("{\"escalation\": {\"allow\": [{\"argv\": [\"git\"], \"grant\": "
+		     "{\"write\": [\"rel\"]}}]}}",
+		     "t.json: /escalation/allow/0/grant: --write rel: not an absolute path",
+		     "a rule's grant: paths absolute");
+	expect_error("{\"escalation\": {\"deny\": [{\"argv\": [\"git\"], \"grant\": {}}]}}",
+		     "t.json: /escalation/deny/0/grant: \"grant\" belongs in an allow rule (a deny "
+		     "rule refuses the command whatever it would be granted)",
+		     "no grant in a deny rule");
 	expect_error("{\"escalation\": {\"allow\": [{\"argv\": [\"wc\"], \"stdin\": 1}], "
 		     "\"deny\": [{\"argv\": [\"rm\"], \"stdin\": true}]}}",
 		     "t.json: /escalation/allow/0/stdin: expected true or false, got an integer\n"
