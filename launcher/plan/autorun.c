@@ -707,19 +707,24 @@ struct dir_cache {
 static char *real_place_cached(const char *p, struct dir_cache *dc)
 {
 	struct stat st;
-	if (lstat(p, &st) == 0)
-		return real_place(p);
 	char *d = path_dirname(p);
 	if (!dc->dir || strcmp(d, dc->dir) != 0) {
 		free(dc->dir);
 		free(dc->real);
 		dc->dir = d;
-		dc->real = realpath(d, NULL);
+		/* One stat for a directory that is not there (most of the
+		 * list's), rather than realpath's look at each component. */
+		dc->real = stat(d, &st) == 0 ? realpath(d, NULL) : NULL;
 	} else {
 		free(d);
 	}
+	/* No directory: nothing of P can be there, nor be made. */
+	if (!dc->real)
+		return NULL;
+	if (lstat(p, &st) == 0)
+		return real_place(p);
 	const char *base = strrchr(p, '/');
-	return dc->real ? path_join(dc->real, base + 1) : NULL;
+	return path_join(dc->real, base + 1);
 }
 
 /* P (a place of the list, existing or not) where a root holds it: as
@@ -740,6 +745,11 @@ static void startup_place(const struct strv *roots, const char *p, struct strv *
 	free(r);
 }
 
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 bool autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out)
 {
 	struct walk wk = {.out = out, .roots = roots, .homes = homes};
@@ -749,6 +759,9 @@ bool autorun_startup_places(const struct strv *roots, const char *const *homes, 
 	struct strv all = {0};
 	struct dir_cache dc = {0};
 	wk_later_places(&le.env, "/", &all);
+	/* In order, so that places in one directory come together and the
+	 * directory is resolved once (a grant's check runs this each time). */
+	qsort(all.v, all.n, sizeof *all.v, by_path);
 	for (size_t i = 0; i < all.n; i++) {
 		const char *p = all.v[i];
 		if (!strchr(p, '*')) {
