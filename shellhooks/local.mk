@@ -3,7 +3,7 @@
 # tree at shellhooks/ (copied from the source tree in a separate build
 # directory, as for make distcheck).
 shellhooksdir = $(pkgdatadir)/shellhooks
-dist_shellhooks_DATA = shellhooks/wicket.bash shellhooks/wicket.zsh
+dist_shellhooks_DATA = shellhooks/wicket.bash shellhooks/wicket.zsh shellhooks/env.bash
 shellhooks_zdotdirdir = $(pkgdatadir)/shellhooks/zdotdir
 dist_shellhooks_zdotdir_DATA = shellhooks/zdotdir/.zshenv shellhooks/zdotdir/.zshrc
 

@@ -20,6 +20,11 @@ if [ -r "$HOME/.bashrc" ]; then
 	# shellcheck source=/dev/null
 	. "$HOME/.bashrc"
 fi
+# What ~/.bashrc exported again of the names the policy removes goes
+# (env.bash, which is also bash's BASH_ENV in the session).
+# shellcheck source=shellhooks/env.bash
+. "${BASH_SOURCE[0]%/*}/env.bash"
+__wicket_scrub
 # The session's own wicket (see wicket(1), ENVIRONMENT) stays first in
 # PATH even when the user's start-up files set PATH: the hints below name
 # `wicket why` and `wicket ask`.

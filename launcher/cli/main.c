@@ -378,7 +378,7 @@ static char **build_env(const struct session *s, const char *session_id)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 32, sizeof *env);
+	char **env = xcalloc(n + s->pol.env_set.n + s->shell_env.n + 40, sizeof *env);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		/* Our own variables are set below, never inherited; without a
@@ -496,6 +496,11 @@ static void late_prepare(struct session *s)
 	/* What git, shells and desktops would run later from a writable
 	 * root: protected like the policy's own protect rules. */
 	bool complete = autorun_git_places(&s->pol.write, s->homes, &s->autorun_git_start);
+	/* And those of every repository nested deeper that is there now (a
+	 * session without a sandbox checks nothing at its end either). */
+	if (s->pol.sandbox)
+		complete &= autorun_nested_git_places(&s->pol.write, s->homes,
+						      &s->autorun_git_start);
 	for (size_t i = 0; i < s->autorun_git_start.n; i++)
 		strv_add(&s->autorun_start, s->autorun_git_start.v[i]);
 	if (!autorun_startup_places(&s->pol.write, s->homes, &s->autorun_start) || !complete)
@@ -507,6 +512,7 @@ static void late_prepare(struct session *s)
 			strv_add(&s->pol.protect, s->autorun_start.v[i]);
 	plan_build_late(s);
 	stdio_check_late(s);
+	shell_scrub_env(s);
 	s->envp = build_env(s, s->session_id);
 }
 
@@ -752,6 +758,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		shell_plan(&s, cli->shell, session_passwd(s.uid));
 	else
 		s.argv = argv;
+	shell_scrub_note(&s);
 	int rc = resolve_command(s.argv[0], &s.exec_path);
 	if (rc == EXIT_NOTFOUND)
 		die_code(rc, "%s: command not found", s.argv[0]);

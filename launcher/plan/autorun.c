@@ -2,10 +2,12 @@
  * later, outside any sandbox: git's hooks and the config files that name
  * commands (core.fsmonitor, core.hooksPath, core.sshCommand, filter and
  * diff drivers, include paths), and the files shells and desktops run at
- * login. A session that could write them would leave code behind for
- * `git status` in a prompt or the next login to run.
+ * login, and tools' startup files and config (lib/runslater.c has the
+ * list of those; this file finds them on disk). A session that could
+ * write them would leave code behind for `git status` in a prompt or the
+ * next login to run.
  *
- * One list, used three ways: protected (read-only) when they exist at
+ * Used three ways: protected (read-only) when they exist at
  * the start (main.c adds them to the protect list, plan.c mounts them),
  * moved aside after the session when it created them (autorun_check_new),
  * and never lifted by `wicket why`'s advice (control.c).
@@ -24,16 +26,18 @@
  * .git entries made during the session, and the HEAD of any directory
  * that git would take for a repository itself and that the session made
  * or changed (autorun_check_nested). Repositories nested deeper that
- * existed at the start are not protected (see wicket-policy(5), "Files
- * that run code"). */
+ * exist at the start are found by the same walk before the command runs
+ * (autorun_nested_git_places) and protected as the root's is. */
 #include "config.h"
 #include "base/session.h"
 #include "plan/autorun.h"
 #include "plan/plan.h"
+#include "plan/walkidx.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +48,7 @@
 #include <unistd.h>
 
 #include "path.h"
+#include "runslater.h"
 
 /* Submodules of submodules, worktrees of those: deep enough for any real
  * repository, bounded for a crafted one (pointers that form a cycle, a
@@ -90,20 +95,6 @@ static struct dirent *next_entry(struct walk *w, DIR *dir, int *n)
 	}
 	return NULL;
 }
-
-/* What shells, desktops and tools run code from in a home directory:
- * shells' startup files (Debian's default .bashrc sources .bash_aliases),
- * desktops' autostart and user units, git's config, and the config of
- * tools that run commands from it when they start (tmux's run-shell,
- * vim's and neovim's vimscript and Lua). Not .inputrc: readline's macros
- * only type keys into the shell the user is at, where the user sees them. */
-static const char *const startup_files[] = {
-	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
-	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
-	".config/fish", ".config/autostart", ".config/systemd/user", ".local/share/systemd",
-	".config/environment.d", ".gitconfig", ".config/git",
-	".tmux.conf", ".config/tmux", ".vimrc", ".vim", ".config/nvim", NULL,
-};
 
 /* Git's config files of a home (whose includes are followed). */
 static const char *const home_git_configs[] = {".gitconfig", ".config/git/config", NULL};
@@ -659,51 +650,139 @@ static char *real_place(const char *p)
 	return real_place_n(p, 0);
 }
 
+/* Where the user's tools look, for wk_runs_later: the homes' real paths,
+ * and $ZDOTDIR, $XDG_CONFIG_HOME and $XDG_DATA_HOME as wicket was started
+ * with them (the user's own, which the session cannot change), real where
+ * they exist. Released by later_env_free. */
+struct later_env {
+	struct wk_later_env env;
+	struct strv homes;
+	char *vars[3];
+};
+
+static char *env_dir(const char *name)
+{
+	const char *v = getenv(name);
+	if (!v || v[0] != '/')
+		return NULL;
+	char *r = realpath(v, NULL);
+	return r ? r : path_normalize(v);
+}
+
+static void later_env_of(const char *const *homes, struct later_env *le)
+{
+	memset(le, 0, sizeof *le);
+	for (size_t h = 0; homes && homes[h]; h++) {
+		char *home = realpath(homes[h], NULL);
+		if (home && !strv_contains(&le->homes, home))
+			strv_push(&le->homes, home);
+		else
+			free(home);
+	}
+	le->vars[0] = env_dir("ZDOTDIR");
+	le->vars[1] = env_dir("XDG_CONFIG_HOME");
+	le->vars[2] = env_dir("XDG_DATA_HOME");
+	le->env = (struct wk_later_env){.homes = (const char *const *)le->homes.v,
+					.zdotdir = le->vars[0],
+					.xdg_config = le->vars[1],
+					.xdg_data = le->vars[2]};
+}
+
+static void later_env_free(struct later_env *le)
+{
+	strv_free(&le->homes);
+	for (size_t i = 0; i < 3; i++)
+		free(le->vars[i]);
+}
+
+/* The last directory resolved: most places share one (the home,
+ * ~/.config), and most do not exist, so where one would be made is that
+ * directory's real place and its name. */
+struct dir_cache {
+	char *dir, *real;
+};
+
+/* Where P really is (real_place), the directory of one that does not
+ * exist resolved once for all its neighbours. */
+static char *real_place_cached(const char *p, struct dir_cache *dc)
+{
+	struct stat st;
+	char *d = path_dirname(p);
+	if (!dc->dir || strcmp(d, dc->dir) != 0) {
+		free(dc->dir);
+		free(dc->real);
+		dc->dir = d;
+		/* One stat for a directory that is not there (most of the
+		 * list's), rather than realpath's look at each component. */
+		dc->real = stat(d, &st) == 0 ? realpath(d, NULL) : NULL;
+	} else {
+		free(d);
+	}
+	/* No directory: nothing of P can be there, nor be made. */
+	if (!dc->real)
+		return NULL;
+	if (lstat(p, &st) == 0)
+		return real_place(p);
+	const char *base = strrchr(p, '/');
+	return path_join(dc->real, base + 1);
+}
+
+/* P (a place of the list, existing or not) where a root holds it: as
+ * named, and where it really is (a dotfiles repository linked from the
+ * home, stow's way, may be a writable root); a root inside P is kept
+ * read-only whole, as P is. */
+static void startup_place(const struct strv *roots, const char *p, struct strv *out,
+			  struct dir_cache *dc)
+{
+	char *r = real_place_cached(p, dc);
+	if (in_roots(roots, p))
+		add(out, xstrdup(p));
+	if (r && in_roots(roots, r))
+		add(out, xstrdup(r));
+	for (size_t i = 0; i < roots->n; i++)
+		if (path_is_under(roots->v[i], p) || (r && path_is_under(roots->v[i], r)))
+			add(out, xstrdup(roots->v[i]));
+	free(r);
+}
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 bool autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out)
 {
 	struct walk wk = {.out = out, .roots = roots, .homes = homes};
+	struct later_env le;
+	later_env_of(homes, &le);
+	/* Every fixed place of the list: those beneath "/". */
+	struct strv all = {0};
+	struct dir_cache dc = {0};
+	wk_later_places(&le.env, "/", &all);
+	/* In order, so that places in one directory come together and the
+	 * directory is resolved once (a grant's check runs this each time). */
+	qsort(all.v, all.n, sizeof *all.v, by_path);
+	for (size_t i = 0; i < all.n; i++) {
+		const char *p = all.v[i];
+		if (!strchr(p, '*')) {
+			startup_place(roots, p, out, &dc);
+			continue;
+		}
+		/* A pattern (a python version): the ones there now. */
+		glob_t g;
+		if (glob(p, GLOB_NOSORT, NULL, &g) == 0)
+			for (size_t j = 0; j < g.gl_pathc; j++)
+				startup_place(roots, g.gl_pathv[j], out, &dc);
+		globfree(&g);
+	}
+	free(dc.dir);
+	free(dc.real);
+	strv_free(&all);
+	later_env_free(&le);
 	for (size_t h = 0; homes[h]; h++) {
 		char *home = realpath(homes[h], NULL);
 		if (!home)
 			continue;
-		/* Only where a root contains them: a home that is not
-		 * writable costs nothing here. */
-		/* The last directory resolved: most startup files share one
-		 * (the home, ~/.config), and most do not exist, so where one
-		 * would be made is that directory's real place and its name. */
-		char *dir_of = NULL, *real_dir = NULL;
-		for (size_t i = 0; startup_files[i]; i++) {
-			char *p = path_join(home, startup_files[i]);
-			/* And where it really is: a dotfiles repository linked
-			 * from the home (stow) may be a writable root. */
-			struct stat st;
-			char *r;
-			if (lstat(p, &st) == 0) {
-				r = real_place(p);
-			} else {
-				char *d = path_dirname(p);
-				if (!dir_of || strcmp(d, dir_of) != 0) {
-					free(dir_of);
-					free(real_dir);
-					dir_of = d;
-					real_dir = realpath(d, NULL);
-				} else {
-					free(d);
-				}
-				const char *base = strrchr(p, '/');
-				r = real_dir ? path_join(real_dir, base + 1) : NULL;
-			}
-			if (in_roots(roots, p))
-				add(out, p);
-			else
-				free(p);
-			if (r && in_roots(roots, r))
-				add(out, r);
-			else
-				free(r);
-		}
-		free(dir_of);
-		free(real_dir);
 		/* What the home's git config includes, writable or not
 		 * (~/.gitconfig can include a file of the workspace). */
 		for (size_t i = 0; home_git_configs[i]; i++) {
@@ -714,26 +793,48 @@ bool autorun_startup_places(const struct strv *roots, const char *const *homes, 
 		}
 		free(home);
 	}
-	/* Git's other global and system config: $XDG_CONFIG_HOME/git (where
-	 * it is not ~/.config) and /etc/gitconfig, protected where a root
-	 * holds them, and followed as the home's are. */
+	/* Git's other global and system config: $XDG_CONFIG_HOME/git/config
+	 * (where it is not ~/.config) and /etc/gitconfig (both in the list),
+	 * followed as the home's are. */
 	const char *x = getenv("XDG_CONFIG_HOME");
-	char *dirs[] = {x && x[0] == '/' ? path_join(x, "git") : NULL, NULL};
-	char *cfgs[] = {dirs[0] ? path_join(dirs[0], "config") : NULL, xstrdup("/etc/gitconfig")};
+	char *cfgs[] = {x && x[0] == '/' ? path_join(x, "git/config") : NULL,
+			xstrdup("/etc/gitconfig")};
 	for (size_t i = 0; i < 2; i++) {
-		if (dirs[i] && in_roots(roots, dirs[i]) && !strv_contains(out, dirs[i]))
-			strv_add(out, dirs[i]);
-		if (cfgs[i] && in_roots(roots, cfgs[i]) && !strv_contains(out, cfgs[i]))
-			strv_add(out, cfgs[i]);
 		if (cfgs[i]) {
 			config_includes(&wk, cfgs[i], INC_DEPTH);
 			hooks_path_places(&wk, cfgs[i], NULL);
 		}
-		free(dirs[i]);
 		free(cfgs[i]);
 	}
 	strv_free(&wk.read);
 	return !wk.truncated;
+}
+
+char *autorun_write_runs_later(const char *const *homes, const char *dir, const char *obj)
+{
+	struct later_env le;
+	later_env_of(homes, &le);
+	char *place = NULL;
+	if (wk_runs_later(&le.env, obj, &place) != WK_LATER_IN) {
+		free(place);
+		/* DIR holds one that a root there would not keep read-only
+		 * (the .pth files of a site directory): only the fixed ones
+		 * are (autorun_startup_places). */
+		if (wk_runs_later(&le.env, dir, &place) == WK_LATER_HOLDS) {
+			struct strv fixed = {0};
+			wk_later_places(&le.env, dir, &fixed);
+			if (strv_contains(&fixed, place)) {
+				free(place);
+				place = NULL;
+			}
+			strv_free(&fixed);
+		} else {
+			free(place);
+			place = NULL;
+		}
+	}
+	later_env_free(&le);
+	return place;
 }
 
 bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out)
@@ -763,15 +864,26 @@ void autorun_check_new(const struct session *s, const char *const *homes)
 	strv_free(&now);
 }
 
-/* The walk for nested .git entries: bounded in entries, depth and time;
- * past a bound it stops and says so. */
-#define NEST_ENTRIES 2000000
-#define NEST_SECONDS 5
+/* The walk for nested .git entries, made twice a session: before the
+ * command starts (the repositories there, to protect) and after it ends
+ * (those it made, to move aside). Its cost follows what changed, not the
+ * size of the roots: an index of each root's directories (walkidx.h),
+ * kept in the state directory, says which directories are as the last
+ * walk saw them (no entry made, removed or renamed: the same change
+ * time), and those are not listed again, only their subdirectories
+ * visited, and their .git or HEAD looked at where they had one. So no
+ * amount of content a session leaves can wear the walk out: it is never
+ * cut short (a walk that stopped at a bound would leave a planted
+ * repository in place); what it lists at most once, it then knows. Only
+ * the depth is bounded, and what lies below is named in a warning. */
 #define NEST_DEPTH 256
 /* File systems stamp ctime from a coarse clock (one tick, up to 10 ms):
- * a .git made right at the start may look a little older. FAT keeps
- * 2 s steps. Too wide a margin would take a .git the user made just
- * before the session for the session's. */
+ * a .git made right at the start may look a little older, and a
+ * directory changed within a tick of the walk that recorded it may look
+ * unchanged; so a directory whose change time lies within the margin
+ * before the walk that recorded it is listed again. FAT keeps 2 s steps.
+ * Too wide a margin would take a .git the user made just before the
+ * session for the session's. */
 #define NEST_MARGIN_NS 20000000LL
 #define NEST_MARGIN_FAT_NS 2000000000LL
 #ifndef EXFAT_SUPER_MAGIC
@@ -780,10 +892,17 @@ void autorun_check_new(const struct session *s, const char *const *homes)
 
 struct nest {
 	const struct session *s;
-	long long since_ns;    /* ctime at or after this: made in the session */
-	long long deadline_ns; /* CLOCK_MONOTONIC */
-	unsigned long entries;
-	bool truncated;
+	/* Not NULL: the walk of the start, which lists every .git entry and
+	 * bare-style git directory here (what the session could change)
+	 * instead of moving aside the new ones. */
+	struct strv *found;
+	long long since_ns; /* ctime at or after this: made in the session */
+	const struct widx *old; /* the root's index of the last walk */
+	struct widx *now;       /* the one this walk makes */
+	long long stable_ns;    /* recorded before this: taken as unchanged */
+	int rootfd;             /* the root being walked */
+	size_t rootlen;
+	unsigned long listed;   /* directories listed (changed or new) */
 	/* Directories deeper than NEST_DEPTH: not walked, the rest is (a deep
 	 * chain must not switch the walk off for the whole root). */
 	unsigned long deep;
@@ -796,13 +915,6 @@ struct nest {
 static long long ns_of(const struct timespec *t)
 {
 	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
-}
-
-static long long mono_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return ns_of(&t);
 }
 
 /* PATH (N->path) is a .git made during the session, not one of the
@@ -823,28 +935,19 @@ static bool nested_new(const struct nest *n, const struct stat *st)
 	return true;
 }
 
-/* PATH (N->path) names a directory NAME of FD that cannot be read (the
- * session took its read permission away): its .git, if git can reach it
- * (search permission is all git needs), is looked at all the same; what
- * lies deeper is not, and the end says so. */
-static void nest_unlisted(struct nest *n, int fd, const char *name, size_t len)
+/* The .git entry of the directory FD (its path in N->path, LEN long):
+ * listed at the start; moved aside at the end when the session made it. */
+static void nest_git(struct nest *n, int fd, size_t len)
 {
-	if (!n->unlisted++)
-		memcpy(n->first_unlisted, n->path, len + 1);
-	int p = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
-	if (p < 0 || len + 5 >= sizeof n->path) {
-		if (p >= 0)
-			close(p);
+	if (len + 5 >= sizeof n->path || fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
-	}
-	if (fstatat(p, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		memcpy(n->path + len, "/.git", 6);
-		if (nested_new(n, &st))
-			plan_quarantine(&n->s->pol, n->path, n->s->session_id);
-		n->path[len] = '\0';
-	}
-	close(p);
+	memcpy(n->path + len, "/.git", 6);
+	if (n->found)
+		strv_add(n->found, n->path);
+	else if (nested_new(n, &st))
+		plan_quarantine(&n->s->pol, n->path, n->s->session_id);
+	n->path[len] = '\0';
 }
 
 /* An entry NAME of FD that git's is_git_directory() accepts: present,
@@ -882,6 +985,10 @@ static void nest_bare(struct nest *n, int fd, size_t len)
 	if (!git_part(fd, "HEAD", false, &head) || !git_part(fd, "refs", true, &refs) ||
 	    (!git_part(fd, "objects", true, &objects) && !git_part(fd, "commondir", false, &objects)))
 		return;
+	if (n->found) {
+		strv_add(n->found, n->path);
+		return;
+	}
 	git_part(fd, "commondir", false, &common);
 	git_part(fd, "config", false, &config);
 	if (len + 8 >= sizeof n->path)
@@ -905,104 +1012,254 @@ static void nest_bare(struct nest *n, int fd, size_t len)
 	n->path[len] = '\0';
 }
 
-/* Walk the directory FD (its path in N->path, LEN long; FD is taken).
- * Never follows a symlink: every open and stat is relative to the
- * directory's descriptor, with O_NOFOLLOW or AT_SYMLINK_NOFOLLOW. */
-static void nest_walk(struct nest *n, int fd, size_t len, int depth)
+static void nest_dir(struct nest *n, size_t len, int depth, uint32_t old, uint32_t parent,
+		     const char *name, const struct stat *st);
+
+/* N->path, LEN long, relative to the root being walked. */
+static const char *rel(const struct nest *n, size_t len)
 {
-	nest_bare(n, fd, len);
-	DIR *dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
+	return len > n->rootlen ? n->path + n->rootlen + 1 : ".";
+}
+
+/* The subdirectory NAME of the directory N->path (LEN long); OLD its
+ * node in the last walk's index, ME its parent's in this one. One stat,
+ * from the root's descriptor: every directory on the way was stat'ed as
+ * one by this walk, and nothing of the session's runs while it walks
+ * (before the command starts, after its pid namespace is gone), so no
+ * symlink is on the way; the last component is not followed. */
+static void nest_sub(struct nest *n, size_t len, int depth, uint32_t old, uint32_t me,
+		     const char *name)
+{
+	size_t nl = strlen(name);
+	struct stat st;
+	if (depth + 1 > NEST_DEPTH || len + 1 + nl >= sizeof n->path) {
+		/* (the directory holding it: what lies below is not walked) */
+		if (!n->deep++)
+			memcpy(n->first_deep, n->path, len + 1);
 		return;
 	}
+	n->path[len] = '/';
+	memcpy(n->path + len + 1, name, nl + 1);
+	if (fstatat(n->rootfd, rel(n, len + 1 + nl), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode))
+		nest_dir(n, len + 1 + nl, depth + 1, old, me, name, &st);
+	n->path[len] = '\0';
+}
+
+/* The directory N->path (LEN long; ST its stat), named NAME under
+ * PARENT in the index this walk makes, OLD in the last one. */
+static void nest_dir(struct nest *n, size_t len, int depth, uint32_t old, uint32_t parent,
+		     const char *name, const struct stat *st)
+{
+	const struct widx *o = n->old;
+	const struct widx_node *on = old != WIDX_NONE ? &o->v[old] : NULL;
+	if (on && (on->dev != (uint64_t)st->st_dev || on->ino != (uint64_t)st->st_ino)) {
+		on = NULL; /* another directory under that name: all of it is new */
+		old = WIDX_NONE;
+	}
+	uint32_t me = widx_add(n->now, parent, name, st);
+	const char *r = rel(n, len);
+	if (on && !(on->flags & WIDX_UNLISTED) && on->ctime_ns == ns_of(&st->st_ctim) &&
+	    on->ctime_ns < n->stable_ns) {
+		/* Unchanged: its entries are those of the last walk. */
+		n->now->v[me].flags = on->flags;
+		int fd = on->flags & (WIDX_HEAD | WIDX_GIT)
+				 ? openat(n->rootfd, r, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+				 : -1;
+		if (fd >= 0 && (on->flags & WIDX_HEAD))
+			nest_bare(n, fd, len);
+		if (fd >= 0 && (on->flags & WIDX_GIT))
+			nest_git(n, fd, len);
+		if (fd >= 0)
+			close(fd);
+		for (uint32_t c = on->first_child; c != WIDX_NONE; c = o->v[c].next_sibling)
+			nest_sub(n, len, depth, c, me, widx_name(o, c));
+		return;
+	}
+	n->listed++;
+	int rd = openat(n->rootfd, r, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rd < 0) {
+		/* The session took its read permission away: its .git, if git
+		 * can reach it (search permission is all git needs), is looked
+		 * at all the same; what lies deeper is not, and the end says so. */
+		n->now->v[me].flags = WIDX_UNLISTED;
+		if (!n->unlisted++)
+			memcpy(n->first_unlisted, n->path, len + 1);
+		int fd = openat(n->rootfd, r, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			nest_git(n, fd, len);
+			close(fd);
+		}
+		return;
+	}
+	DIR *dir = fdopendir(rd);
+	if (!dir) {
+		close(rd);
+		return;
+	}
+	uint32_t flags = 0, *sorted = NULL;
+	size_t ns = 0;
 	struct dirent *e;
 	while ((e = readdir(dir))) {
-		const char *name = e->d_name;
-		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+		const char *en = e->d_name;
+		if (en[0] == '.' && (!en[1] || (en[1] == '.' && !en[2])))
 			continue;
-		if (++n->entries > NEST_ENTRIES ||
-		    ((n->entries & 1023) == 0 && mono_ns() > n->deadline_ns)) {
-			n->truncated = true;
-			break;
+		if (strcmp(en, ".git") == 0) {
+			flags |= WIDX_GIT;
+			continue;
 		}
-		size_t nl = strlen(name);
-		if (len + 1 + nl >= sizeof n->path)
-			continue;
-		bool git = strcmp(name, ".git") == 0;
-		if (!git && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+		if (strcmp(en, "HEAD") == 0)
+			flags |= WIDX_HEAD;
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;
 		/* The ones moved aside (a .git directory's insides are git's). */
-		if (strncmp(name, ".git.quarantined-by-wicket-", 27) == 0)
+		if (strncmp(en, ".git.quarantined-by-wicket-", 27) == 0)
 			continue;
-		/* Only a .git, or a directory the type does not tell, is stat'ed. */
-		struct stat st;
-		if ((git || e->d_type == DT_UNKNOWN) && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		n->path[len] = '/';
-		memcpy(n->path + len + 1, name, nl + 1);
-		if (git) {
-			if (nested_new(n, &st))
-				plan_quarantine(&n->s->pol, n->path, n->s->session_id);
-		} else if (e->d_type == DT_DIR || S_ISDIR(st.st_mode)) {
-			int sub = depth < NEST_DEPTH
-					  ? openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-					  : -1;
-			if (sub >= 0)
-				nest_walk(n, sub, len + 1 + nl, depth + 1);
-			else if (depth >= NEST_DEPTH && !n->deep++)
-				memcpy(n->first_deep, n->path, len + 1 + nl + 1);
-			else if (depth < NEST_DEPTH && errno == EACCES)
-				nest_unlisted(n, fd, name, len + 1 + nl);
-		}
-		n->path[len] = '\0';
-		if (n->truncated)
-			break;
+		nest_sub(n, len, depth, widx_child(o, old, en, &sorted, &ns), me, en);
 	}
+	free(sorted);
+	n->now->v[me].flags = flags;
+	if (flags & WIDX_HEAD)
+		nest_bare(n, dirfd(dir), len);
+	if (flags & WIDX_GIT)
+		nest_git(n, dirfd(dir), len);
 	closedir(dir);
+}
+
+/* The index a walk of the start made, for the walk of the end. */
+static struct strv kept_roots;
+static struct widx *kept;
+
+/* Walk each of ROOTS (a root inside another is walked with it); since
+ * STARTED, for the walk of the end, which saves the indexes. WHAT: what
+ * the walk looks for, in the warnings of what it could not look at. */
+static void nest_roots(struct nest *n, const struct strv *roots, const struct timespec *started,
+		       const char *what)
+{
+	bool end = started != NULL;
+	if (!end && !kept) {
+		kept = xcalloc(roots->n ? roots->n : 1, sizeof *kept);
+		strv_free(&kept_roots);
+	}
+	for (size_t i = 0; i < roots->n; i++) {
+		const char *w = roots->v[i];
+		bool inner = false;
+		for (size_t j = 0; j < roots->n && !inner; j++)
+			inner = j != i && path_is_under(w, roots->v[j]) && strcmp(w, roots->v[j]) != 0;
+		size_t len = strlen(w);
+		if (inner || len >= sizeof n->path)
+			continue;
+		int fd = open(w, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		memcpy(n->path, w, len + 1);
+		n->rootfd = fd;
+		n->rootlen = len;
+		struct statfs sf;
+		bool fat = fstatfs(fd, &sf) == 0 &&
+			   (sf.f_type == MSDOS_SUPER_MAGIC || sf.f_type == EXFAT_SUPER_MAGIC);
+		long long margin = fat ? NEST_MARGIN_FAT_NS : NEST_MARGIN_NS;
+		n->since_ns = end ? ns_of(started) - margin : 0;
+		/* The last walk's index: the start's, kept; else the one saved. */
+		struct widx old = {0}, now = {0};
+		size_t k = kept_roots.n;
+		for (size_t j = 0; j < kept_roots.n; j++)
+			if (strcmp(kept_roots.v[j], w) == 0)
+				k = j;
+		if (k < kept_roots.n) {
+			old = kept[k];
+			memset(&kept[k], 0, sizeof kept[k]);
+		} else if (!fat) {
+			widx_load(w, &old);
+		}
+		/* FAT's change times are not kept apart from the others': no
+		 * directory there is taken as unchanged. */
+		if (fat)
+			widx_free(&old);
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		now.made_ns = ns_of(&t);
+		n->old = &old;
+		n->now = &now;
+		n->stable_ns = old.made_ns - margin;
+		/* "/" is refused as a root; a trailing slash never comes. */
+		nest_dir(n, len, 0, old.n ? 0 : WIDX_NONE, WIDX_NONE, "", &st);
+		close(fd);
+		n->rootfd = -1;
+		widx_free(&old);
+		widx_link(&now);
+		if (end) {
+			widx_save(w, &now);
+			widx_free(&now);
+		} else {
+			kept[kept_roots.n] = now;
+			strv_add(&kept_roots, w);
+		}
+	}
+	if (n->deep)
+		warnmsg("WARNING: %lu directories in the writable roots lie deeper than %d levels "
+			"(%s first): what lies below them was not checked for %s; review them before "
+			"running git there", n->deep, NEST_DEPTH, n->first_deep, what);
+	if (n->unlisted)
+		warnmsg("WARNING: %lu directories in the writable roots could not be read (%s "
+			"first): what lies below them was not checked for %s; review them before "
+			"running git there", n->unlisted, n->first_unlisted, what);
 }
 
 void autorun_check_nested(const struct session *s)
 {
 	struct nest *n = xcalloc(1, sizeof *n);
 	n->s = s;
-	n->deadline_ns = mono_ns() + NEST_SECONDS * 1000000000LL;
-	for (size_t i = 0; i < s->pol.write.n && !n->truncated; i++) {
-		const char *w = s->pol.write.v[i];
-		/* A root inside another was walked with it. */
-		bool inner = false;
-		for (size_t j = 0; j < s->pol.write.n && !inner; j++)
-			inner = j != i && path_is_under(w, s->pol.write.v[j]) &&
-				strcmp(w, s->pol.write.v[j]) != 0;
-		size_t len = strlen(w);
-		if (inner || len >= sizeof n->path)
-			continue;
-		int fd = open(w, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		memcpy(n->path, w, len + 1);
-		struct statfs sf;
-		bool fat = fstatfs(fd, &sf) == 0 &&
-			   (sf.f_type == MSDOS_SUPER_MAGIC || sf.f_type == EXFAT_SUPER_MAGIC);
-		n->since_ns = ns_of(&s->started) - (fat ? NEST_MARGIN_FAT_NS : NEST_MARGIN_NS);
-		/* "/" is refused as a root; a trailing slash never comes. */
-		nest_walk(n, fd, len, 0);
-	}
-	if (n->truncated)
-		warnmsg("WARNING: the writable roots hold more than %d entries (or took more than "
-			"%d s to look through): not all were checked for .git directories or files "
-			"the session made, which git outside would use; review them (find DIR -name "
-			".git -newer ...) before running git there",
-			NEST_ENTRIES, NEST_SECONDS);
-	if (n->deep)
-		warnmsg("WARNING: %lu directories in the writable roots lie deeper than %d levels "
-			"(%s first): what lies below them was not checked for .git directories or "
-			"files the session made, which git outside would use; review them before "
-			"running git there", n->deep, NEST_DEPTH, n->first_deep);
-	if (n->unlisted)
-		warnmsg("WARNING: %lu directories in the writable roots could not be read (%s "
-			"first): what lies below them was not checked for .git directories or files "
-			"the session made, which git outside would use; review them before running "
-			"git there", n->unlisted, n->first_unlisted);
+	nest_roots(n, &s->pol.write, &s->started,
+		   ".git directories or files the session made, which git outside would use "
+		   "(find DIR -name .git -newer ...)");
 	free(n);
+	for (size_t i = 0; i < kept_roots.n; i++)
+		widx_free(&kept[i]);
+	free(kept);
+	kept = NULL;
+	strv_free(&kept_roots);
+}
+
+bool autorun_nested_git_places(const struct strv *roots, const char *const *homes,
+			       struct strv *out)
+{
+	struct nest *n = xcalloc(1, sizeof *n);
+	struct strv found = {0};
+	n->found = &found;
+	nest_roots(n, roots, NULL, "repositories nested in them, whose hooks and config stay "
+		   "writable in the session");
+	free(n);
+	struct strv here = {0};
+	struct walk wk = {.out = &here, .roots = roots, .homes = homes};
+	for (size_t i = 0; i < found.n; i++) {
+		const char *p = found.v[i];
+		const char *base = strrchr(p, '/');
+		if (base && strcmp(base + 1, ".git") == 0)
+			dot_git_places(&wk, p, GIT_DEPTH);
+		else
+			git_dir_places(&wk, p, GIT_DEPTH);
+	}
+	strv_free(&found);
+	strv_free(&wk.seen);
+	strv_free(&wk.read);
+	/* A place reached through a symbolic link in the root (a config
+	 * linked to a file elsewhere in it) is protected where it really is:
+	 * the plan refuses a protected path through a link the session could
+	 * re-aim, and a layout found deep in a root must not end the session
+	 * before it starts. */
+	for (size_t j = 0; j < here.n; j++) {
+		char *r = real_place(here.v[j]);
+		if (r && strcmp(r, here.v[j]) != 0 && !in_roots(roots, r)) {
+			free(r);
+			continue;
+		}
+		add(out, r ? r : xstrdup(here.v[j]));
+	}
+	strv_free(&here);
+	return !wk.truncated;
 }

@@ -12,10 +12,23 @@
 bool autorun_git_places(const struct strv *roots, const char *const *homes, struct strv *out);
 bool autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out);
 bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out);
+/* Whether `--write DIR` to let the session write OBJ would make a place
+ * that runs code later writable (runslater.h: OBJ in one, or one in DIR
+ * that a writable root there would not keep read-only): the place
+ * (allocated), or NULL. Text only, with the user's homes and
+ * environment: nothing of DIR is looked at. */
+char *autorun_write_runs_later(const char *const *homes, const char *dir, const char *obj);
 void autorun_check_new(const struct session *s, const char *const *homes);
 /* The .git entries (directories, files, symlinks) the session made deeper
- * in a writable root, moved aside: after a session that made directories
- * or names (or could have, unwatched), a bounded walk of the roots. */
+ * in a writable root, moved aside: after every session, a walk of the
+ * roots over the index of their directories (walkidx.h), never cut short;
+ * it saves the index for the next session. */
 void autorun_check_nested(const struct session *s);
+/* The places of the repositories nested deeper in ROOTS at the start
+ * (each .git entry, each bare-style git directory, and what git follows
+ * from them), appended to OUT: the same walk, whose index the walk of the
+ * end then starts from. False: too many git directories to list. */
+bool autorun_nested_git_places(const struct strv *roots, const char *const *homes,
+			       struct strv *out);
 
 #endif

@@ -111,14 +111,13 @@ static size_t zsh_stamp_len(const char *p, size_t n)
 	return i + 1;
 }
 
+/* A line bash reads as a time stamp: "#" and a digit, whatever follows
+ * (its HIST_TIMESTAMP_START). Once a file has one, bash joins the lines
+ * up to the next into one entry, so "#1x" before "ls" and a hidden
+ * command would make `!ls` run both. */
 static bool bash_stamp(const char *p, size_t n)
 {
-	if (n < 2 || p[0] != '#')
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (p[i] < '0' || p[i] > '9')
-			return false;
-	return true;
+	return n >= 2 && p[0] == '#' && p[1] >= '0' && p[1] <= '9';
 }
 
 size_t history_filter(const char *in, size_t n, char *out, bool partial_first, bool zsh,
@@ -312,11 +311,30 @@ void history_merge(struct session *s)
 		memmove(out, out + keep_from, m - keep_from);
 		m -= keep_from;
 	}
+	/* The block begins with a line of the supervisor's saying whose it
+	 * is: a comment, an entry both shells keep and show in recall. */
+	if (m) {
+		char when[32] = "";
+		time_t t = time(NULL);
+		struct tm tm;
+		if (localtime_r(&t, &tm))
+			strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+		char *mark = xasprintf("# wicket: the commands of sandbox session %s, %s\n",
+				       s->session_id ? s->session_id : "?", when);
+		size_t ml = strlen(mark);
+		char *both = xmalloc(ml + m + 1);
+		memcpy(both, mark, ml);
+		memcpy(both + ml, out, m);
+		free(mark);
+		free(out);
+		out = both;
+		m += ml;
+	}
 	/* The time stamps are the supervisor's: zsh's when the session's
 	 * lines had them (extended history), bash's when the user's file has
 	 * them. */
 	if (m && ((zsh && stamped) || (!zsh && file_stamped(s->hist_target)))) {
-		char *st = xmalloc(m + (HIST_LINES_MAX + 1) * 32);
+		char *st = xmalloc(m + (HIST_LINES_MAX + 2) * 32);
 		long long now = (long long)time(NULL);
 		size_t w = 0;
 		for (size_t j = 0; j < m;) {

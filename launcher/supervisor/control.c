@@ -423,7 +423,7 @@ static char *write_would_not_help(const struct session *s, const char *dir, cons
 	if (wk_classify(&t, obj, &m) == WK_FS_PROTECTED)
 		*(strv_contains(&kept, m.rule) ? &k : &prot) = m.rule;
 	free(tab);
-	char *why = NULL;
+	char *why = NULL, *later = NULL;
 	if (k) {
 		why = xasprintf("%s stays read-only in every writable root (git hooks and settings "
 				"that run code, shell and desktop startup files)", k);
@@ -433,6 +433,10 @@ static char *write_would_not_help(const struct session *s, const char *dir, cons
 		why = xasprintf("%s stays read-only in a writable root (%s)", prot,
 				from ? from : origin);
 		free(origin);
+	} else if ((later = autorun_write_runs_later(s->homes, dir, obj))) {
+		why = xasprintf("%s runs code later, outside the sandbox (a shell's, a desktop's "
+				"or a tool's startup file or config): wicket keeps it read-only in "
+				"every writable root", later);
 	} else if ((k = plan_shared_in(&s->shared, dir))) {
 		why = xasprintf("%s %s %s; wicket refuses it as a writable root", dir,
 				strcmp(k, dir) == 0 ? "is" : "holds",
@@ -449,6 +453,7 @@ static char *write_would_not_help(const struct session *s, const char *dir, cons
 			free(top);
 		}
 	}
+	free(later);
 	strv_free(&kept);
 	return why;
 }

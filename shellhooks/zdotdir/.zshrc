@@ -7,4 +7,5 @@ else
 fi
 unset __wicket_user_zdotdir __wicket_user_zdotdir_set
 [[ -r ${ZDOTDIR:-$HOME}/.zshrc ]] && source "${ZDOTDIR:-$HOME}/.zshrc"
+__wicket_scrub
 source "${${(%):-%x}:A:h:h}/wicket.zsh"

