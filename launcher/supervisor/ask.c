@@ -1825,22 +1825,17 @@ static char *grant_path_check(const struct session *s, const struct wk_fstable *
 				 opt, p, S_ISDIR(so.st_mode) ? "directory" : "file");
 	if (k != WK_GRANT_WRITE)
 		return NULL;
-	/* The startup places of the whole file system, worked out once a
-	 * session (their names, and what the user's git config includes:
-	 * files the sandbox cannot change). */
-	static struct strv startup;
-	static bool startup_done;
-	if (!startup_done) {
-		struct strv all = {0};
-		strv_add(&all, "/");
-		autorun_startup_places(&all, s->homes, &startup);
-		strv_free(&all);
-		startup_done = true;
+	/* The rule why's --write advice follows (runslater.h): never a place
+	 * that runs code later, nor one that holds such a place that its
+	 * sandbox would not keep read-only. Text only. */
+	char *place = autorun_write_runs_later(s->homes, p, p);
+	if (place) {
+		char *why = xasprintf("--write %s: %s runs code later (a shell's or a tool's startup "
+				      "file, a config home, git's or Python's): a grant never makes it "
+				      "writable", p, place);
+		free(place);
+		return why;
 	}
-	for (size_t i = 0; i < startup.n; i++)
-		if (path_is_under(p, startup.v[i]))
-			return xasprintf("--write %s: %s runs code later (a shell's or a tool's startup "
-					 "file): a grant never makes it writable", p, startup.v[i]);
 	return NULL;
 }
 

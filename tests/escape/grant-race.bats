@@ -147,3 +147,24 @@ EOF
 	assert_line "store=0"
 	[ "$(grep -c "SECRET$RND" <<<"$output")" = 1 ]
 }
+
+@test "grant race: no grant makes writable a place that runs code later (the list why follows)" {
+	local home=$OUT/home site
+	site=$home/.local/lib/python3.11/site-packages
+	mkdir -p "$site" "$home/.config/zsh" "$home/proj"
+	chmod -R a+rX "$home"
+	run --separate-stderr bounded 60 env HOME="$home" ZDOTDIR="$home/.config/zsh" "$WICKET" run -C "$WS" \
+		--approver "$OUT/yes" -- sh -c '
+		wicket ask --write "$1" -- sh -c "echo import os >\"\$1/evil.pth\"" _ "$1"; echo "site=$?"
+		wicket ask --write "$2" -- sh -c "echo touch x >\"\$1/.zshrc\"" _ "$2"; echo "zdot=$?"
+		wicket ask --write "$3" -- true; echo "proj=$?"' _ "$site" "$home/.config/zsh" "$home/proj"
+	assert_success
+	# A site directory is refused: what runs there has no fixed name.
+	# $ZDOTDIR may be granted, its startup files kept read-only or moved
+	# aside when made: none is left for the next zsh.
+	assert_line "site=125"
+	assert_line "proj=0"
+	[ ! -e "$site/evil.pth" ]
+	[ ! -e "$home/.config/zsh/.zshrc" ]
+	[[ $stderr == *"runs code later"* ]]
+}
