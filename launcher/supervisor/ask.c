@@ -1005,8 +1005,26 @@ static char *grant_run_plan(const struct session *s, struct ask *a)
 			if (where)
 				strv_push(&g->roots, where);
 		}
+		/* What runs code later beneath the roots: git's places, and the
+		 * startup places of the whole file system (worked out once a
+		 * session: the homes' files and what their git config includes,
+		 * which the sandbox cannot change) that lie there. */
+		static struct strv startup_all;
+		static bool startup_done;
+		if (!startup_done) {
+			struct strv all = {0};
+			strv_add(&all, "/");
+			autorun_startup_places(&all, s->homes, &startup_all);
+			strv_free(&all);
+			startup_done = true;
+		}
 		struct strv places = {0};
-		if (!autorun_places(&g->roots, s->homes, &places)) {
+		for (size_t i = 0; i < startup_all.n; i++)
+			for (size_t r = 0; r < g->roots.n; r++)
+				if (path_is_under(startup_all.v[i], g->roots.v[r]) &&
+				    !strv_contains(&places, startup_all.v[i]))
+					strv_add(&places, startup_all.v[i]);
+		if (!autorun_git_places(&g->roots, s->homes, &places)) {
 			n_guards--;
 			strv_free(&g->roots);
 			strv_free(&places);
