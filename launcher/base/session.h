@@ -215,6 +215,7 @@ struct session {
 	 * "--" and the command; NAME=VALUE of each --env, passed in the
 	 * environment, not on a command line others can read. */
 	struct strv rerun, rerun_env;
+	char *rerun_chain; /* the policy's sources, one a line (WICKET_GRANT_CHAIN) */
 	/* This session is the sandbox of a grant of session GRANT_OF: it
 	 * asks for nothing more (ask.c), and says nothing of its own start. */
 	const char *grant_of;

@@ -271,6 +271,37 @@ static void net_items_apply(struct policy *pol, const struct strv *items, struct
 	strv_free(&any);
 }
 
+/* The files (absolute) and built-ins a policy was loaded from, base
+ * first, one a line: what a grant's sandbox must load again. */
+static void policy_chain(const struct wk_policy *wp, const char *cwd, char **out)
+{
+	size_t len = 1;
+	struct strv ids = {0};
+	for (size_t i = 0; i < wp->chain.n; i++) {
+		const char *c = wp->chain.v[i];
+		char *id = strncmp(c, "built-in ", 9) == 0 ? xstrdup(c) : NULL;
+		if (!id) {
+			char *abs = c[0] == '/' ? xstrdup(c) : path_join(cwd, c);
+			id = realpath(abs, NULL);
+			if (!id)
+				id = abs;
+			else
+				free(abs);
+		}
+		len += strlen(id) + 1;
+		strv_push(&ids, id);
+	}
+	char *o = xmalloc(len);
+	o[0] = '\0';
+	for (size_t i = 0; i < ids.n; i++) {
+		strcat(o, ids.v[i]);
+		strcat(o, "\n");
+	}
+	strv_free(&ids);
+	free(*out);
+	*out = o;
+}
+
 /* What plans this session again from the host (s->rerun: the sandbox of
  * a grant, ask.c): the command line's options, each path absolute as it
  * was meant here; the value of each --env in s->rerun_env. */
@@ -279,10 +310,17 @@ static void rerun_plan(struct session *s, const struct cli *cli, const struct wk
 {
 	struct strv *r = &s->rerun;
 	strv_add(r, "run");
-	if (cli->policy) {
-		strv_add(r, "--policy");
-		strv_add(r, wp->source && wp->source[0] == '/' ? wp->source : cli->policy);
-	}
+	/* The policy the session has, not a name looked up again (from the
+	 * asker's cwd, a search directory or a user configuration the
+	 * sandbox could have filled since): its file, or the built-in's
+	 * name; the grant's wicket then checks that it loaded the same chain
+	 * (WICKET_GRANT_CHAIN, policy_chain). */
+	strv_add(r, "--policy");
+	if (wp->source && strncmp(wp->source, "built-in", 8) != 0)
+		strv_push(r, absolute(wp->source, cwd, home));
+	else
+		strv_add(r, wp->name);
+	policy_chain(wp, cwd, &s->rerun_chain);
 	strv_add(r, "--workspace");
 	strv_add(r, s->workspace);
 	const struct {
@@ -600,6 +638,16 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 				: cli->read_only ? "read-only" : DEFAULT_POLICY, &wp);
 	rerun_plan(&s, cli, &wp, cwd, home);
 	s.grant_of = cli->grant_of;
+	if (cli->grant_of) {
+		/* The same policy as the session's, file for file: a file made
+		 * meanwhile where a name is looked up (a search directory, the
+		 * user configuration) would otherwise choose the grant's. */
+		const char *want = getenv("WICKET_GRANT_CHAIN");
+		if (!want || strcmp(want, s.rerun_chain) != 0)
+			die("the session's policy is no longer what it was loaded from (a policy file "
+			    "was made or moved meanwhile); the grant is not run");
+		unsetenv("WICKET_GRANT_CHAIN");
+	}
 	s.start_dir = cli->grant_of ? cwd : s.workspace;
 	if (!wp.sandbox && (cli->write.n || cli->protect.n || cli->read.n || cli->hide.n ||
 			    cli->read_only || cli->domains.n || cli->addresses.n ||

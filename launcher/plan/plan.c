@@ -346,6 +346,12 @@ void plan_build_late(struct session *s)
 			if (!strv_contains(&plan->dac_closed, pol->hide.v[i]))
 				strv_add(&plan->dac_closed, pol->hide.v[i]);
 		}
+		/* Its directories in a writable root pinned, as a protected
+		 * path's are: renamed, they would take it where the next
+		 * session's (or a grant's) rule no longer finds it. */
+		const char *w = writable_root_of(pol, real);
+		if (w)
+			plan_pins(w, real, &plan->pins);
 		if (!strv_contains(&plan->hide, real))
 			strv_push(&plan->hide, real);
 		else

@@ -1080,7 +1080,7 @@ static char *grant_run_plan(const struct session *s, struct ask *a)
 
 	struct strv e = {0};
 	for (char **p = environ; *p; p++) {
-		bool over = false;
+		bool over = strncmp(*p, "WICKET_GRANT_CHAIN=", 19) == 0;
 		for (size_t i = 0; i < s->rerun_env.n && !over; i++) {
 			size_t nl = strcspn(s->rerun_env.v[i], "=") + 1;
 			over = strncmp(*p, s->rerun_env.v[i], nl) == 0;
@@ -1090,6 +1090,7 @@ static char *grant_run_plan(const struct session *s, struct ask *a)
 	}
 	for (size_t i = 0; i < s->rerun_env.n; i++)
 		strv_add(&e, s->rerun_env.v[i]);
+	strv_push(&e, xasprintf("WICKET_GRANT_CHAIN=%s", s->rerun_chain ? s->rerun_chain : ""));
 	a->run_envp = e.v ? e.v : xcalloc(1, sizeof *e.v);
 	return NULL;
 }

@@ -168,3 +168,39 @@ EOF
 	[ ! -e "$home/.config/zsh/.zshrc" ]
 	[[ $stderr == *"runs code later"* ]]
 }
+
+@test "grant race: the grant's sandbox has the session's policy, not one the sandbox put in its way" {
+	# A relative --policy, looked up again from the asker's directory.
+	printf '{"extends": "workspace-write"}\n' >"$WS/pol.json"
+	chmod 644 "$WS/pol.json"
+	run --separate-stderr wsrun "$WS" --policy pol.json --approver "$OUT/yes" -- sh -c '
+		mkdir sub && printf "{\"extends\": \"full-access\"}\n" >sub/pol.json && cd sub &&
+		wicket ask -- sh -c "touch \"\$1/relative\"" _ "$1"; echo "rc=$?"' _ "$OUT"
+	assert_success
+	[ ! -e "$OUT/relative" ]
+	# A name the search directories resolve, shadowed by a file the
+	# sandbox makes where the user's config home lies in the workspace.
+	mkdir "$WS/cfg"
+	XDG_CONFIG_HOME=$WS/cfg run --separate-stderr wsrun "$WS" --approver "$OUT/yes" -- sh -c '
+		mkdir -p cfg/wicket/policies &&
+		printf "{\"extends\": \"full-access\"}\n" >cfg/wicket/policies/workspace-write.json &&
+		wicket ask -- sh -c "touch \"\$1/shadowed\"" _ "$1"; echo "rc=$?"' _ "$OUT"
+	[ ! -e "$OUT/shadowed" ]
+}
+
+@test "grant race: a hidden path's directories cannot be renamed away from its rule" {
+	mkdir -p "$WS/config"
+	printf 'TOP%s\n' "$RND" >"$WS/config/secrets.json"
+	printf '{"extends": "workspace-write", "filesystem": {"hide": ["%s/config/secrets.json"]}}\n' \
+		"$WS" >"$OUT/hide.json"
+	chmod 644 "$OUT/hide.json"
+	run --separate-stderr wsrun "$WS" --policy "$OUT/hide.json" --approver "$OUT/yes" -- sh -c '
+		mv config config2; echo "mv=$?"
+		wicket ask -- sh -c "cat config2/secrets.json config/secrets.json" 2>/dev/null; echo "ask=$?"'
+	assert_success
+	refute_output --partial "TOP$RND"
+	[ -e "$WS/config/secrets.json" ]
+	# And the next session's rule still finds it where it was.
+	run --separate-stderr wsrun "$WS" --policy "$OUT/hide.json" -- sh -c 'cat config*/secrets.json'
+	refute_output --partial "TOP$RND"
+}
