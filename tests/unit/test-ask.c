@@ -196,6 +196,33 @@ static void request(void)
 	ok(parses_with("[\"x\"]", ",\"timeout\":86400") && !parses_with("[\"x\"]", ",\"timeout\":86401") &&
 		   !parses_with("[\"x\"]", ",\"timeout\":0") && !parses_with("[\"x\"]", ",\"timeout\":\"5\""),
 	   "timeouts from 1 to 86400 seconds, as numbers");
+
+	/* A grant, or outside: never both. */
+	const char grant[] = "{\"v\":1,\"type\":\"ask\",\"argv\":[\"x\"],"
+			     "\"grant\":{\"write\":[\"/a/./b\"],\"net\":[\"Example.org:443\"]}}";
+	ok(ask_parse(grant, strlen(grant), &r, &err) && !r.outside &&
+		   r.grant.v[WK_GRANT_WRITE].n == 1 && strcmp(r.grant.v[WK_GRANT_WRITE].v[0], "/a/b") == 0 &&
+		   strcmp(r.grant.v[WK_GRANT_NET].v[0], "example.org:443") == 0,
+	   "a grant taken, canonical");
+	ask_req_free(&r);
+	ok(!parses_with("[\"x\"]", ",\"grant\":{\"write\":[\"rel\"]}") &&
+		   !parses_with("[\"x\"]", ",\"grant\":{\"run\":[\"/x\"]}") &&
+		   !parses_with("[\"x\"]", ",\"grant\":[]"),
+	   "a relative path, an unknown kind, no object: refused");
+	const char out[] = "{\"v\":1,\"type\":\"ask\",\"argv\":[\"x\"],\"outside\":true}";
+	ok(ask_parse(out, strlen(out), &r, &err) && r.outside && wk_grant_empty(&r.grant),
+	   "outside taken");
+	ask_req_free(&r);
+	const char in[] = "{\"v\":1,\"type\":\"ask\",\"argv\":[\"x\"],\"outside\":false}";
+	ok(ask_parse(in, strlen(in), &r, &err) && !r.outside, "outside false: a grant (empty)");
+	ask_req_free(&r);
+	ok(!parses_with("[\"x\"]", ",\"outside\":1") && !parses_with("[\"x\"]", ",\"outside\":\"true\""),
+	   "outside is true or false, nothing else");
+	ok(!parses_with("[\"x\"]", ",\"outside\":true,\"grant\":{\"write\":[\"/a\"]}"),
+	   "outside with a grant refused");
+	ok(parses_with("[\"x\"]", ",\"outside\":false,\"grant\":{\"write\":[\"/a\"]}") &&
+		   parses_with("[\"x\"]", ",\"outside\":true,\"grant\":{}"),
+	   "a grant not outside, or an empty one outside: taken");
 }
 
 static int sig(const char *text)

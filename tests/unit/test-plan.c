@@ -106,6 +106,12 @@ int main(void)
 	ok(!plan_unix_root(&us, "/tmp/host-x11/X0"), "a read root kept in the private /tmp: the host's");
 	is_str(plan_unix_root(&us, "/tmp/host-x11b/s"), "/tmp", "beside it: the session's own");
 	strv_free(&us.plan.read_keep);
+	/* --socket: that very socket of the host's, kept in view; no other. */
+	strv_add(&us.pol.sockets, "/run/user/1/agent.sock");
+	is_str(plan_unix_root(&us, "/run/user/1/agent.sock"), "/run/user/1/agent.sock",
+	       "a socket named by --socket");
+	ok(!plan_unix_root(&us, "/run/user/1/other.sock"), "not its neighbour");
+	strv_free(&us.pol.sockets);
 	is_str(plan_unix_root(&us, "/dev/shm/s.sock"), "/dev/shm", "its own /dev/shm");
 	ok(!plan_unix_root(&us, "/var/tmp/s.sock"), "/var/tmp: out of reach");
 	ok(!plan_unix_root(&us, "/work/wsx/s.sock"), "a sibling with a common prefix: out of reach");
