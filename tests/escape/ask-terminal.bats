@@ -381,10 +381,11 @@ fs_same() {
 	fi
 	if command -v top >/dev/null; then
 		# Its numbers (time, load, tasks, processes) differ: what is
-		# drawn where, the first word of each line and the header, must
-		# not.
+		# drawn where, the name of each line (before its first colon:
+		# the values after it change their width, and with it where the
+		# words fall, with the load) and the header, must not.
 		TMUX_SOCK=$base-top
-		fs_same '^ *PID +USER' q "sed -n '1,7p' | sed 's/[0-9]//g' | awk '{print \$1, \$2}'" top -d 100
+		fs_same '^ *PID +USER' q "sed -n '1,7p' | cut -d: -f1 | sed 's/[0-9]//g' | awk '{print \$1, \$2}'" top -d 100
 	fi
 }
 
