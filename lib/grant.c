@@ -107,7 +107,9 @@ static char *net_canonical(const char *value, char *out, size_t outsz)
 		for (char *c = host; *c; c++)
 			if (*c >= 'A' && *c <= 'Z')
 				*c = (char)(*c - 'A' + 'a');
-		if (hl > 1 && host[hl - 1] == '.')
+		/* Canonical without the trailing dot a name may have; a second
+		 * one would be an empty label, which the check refuses. */
+		if (hl > 1 && host[hl - 1] == '.' && host[hl - 2] != '.')
 			host[hl - 1] = '\0';
 		const char *why = wk_pattern_check(host);
 		if (why)

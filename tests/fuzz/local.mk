@@ -130,7 +130,8 @@ ASK_CORPUS = \
 	tests/fuzz/ask-corpus/nul \
 	tests/fuzz/ask-corpus/ok \
 	tests/fuzz/ask-corpus/outside \
-	tests/fuzz/ask-corpus/signal
+	tests/fuzz/ask-corpus/signal \
+	tests/fuzz/ask-corpus/trailing-dots
 EXTRA_DIST += tests/fuzz/ask-fuzz.c tests/fuzz/ask.dict $(ASK_CORPUS)
 CLEANFILES += tests/fuzz/ask-fuzz
 # The question `wicket ask` draws (lib/askrender.c): it reads back as the

@@ -78,6 +78,8 @@ int main(void)
 	/* Hosts: lower case, no trailing dot; ports 1 to 65535; addresses
 	 * in inet_ntop's form, IPv6 in brackets. */
 	canon(WK_GRANT_NET, "GitHub.COM.", "github.com");
+	canon(WK_GRANT_NET, "a.read6..:443", NULL);
+	canon(WK_GRANT_NET, "a.org..", NULL);
 	canon(WK_GRANT_NET, "github.com:443", "github.com:443");
 	canon(WK_GRANT_NET, "*.example.org:80", "*.example.org:80");
 	canon(WK_GRANT_NET, "127.0.0.1:8080", "127.0.0.1:8080");
