@@ -27,8 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
@@ -100,6 +102,9 @@ static void usage_main(FILE *f)
 		"      --approver CMD    the program that answers `wicket ask` requests for a\n"
 		"                        grant (exit 0: yes), instead of the policy's approver\n"
 		"                        or the terminal\n"
+		"      --approver-fd FD  send the approver's JSON requests over FD, a connected\n"
+		"                        stream socket, and read its answers there (one a line)\n"
+		"      --approver-socket PATH  the same over a unix socket wicket connects to\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		"\n"
@@ -110,7 +115,7 @@ static void usage_main(FILE *f)
 
 enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER, OPT_ALLOW_SHARED,
        OPT_READ, OPT_HIDE, OPT_ALLOW_DOMAIN, OPT_ALLOW_ADDRESS, OPT_GRANT_OF,
-       OPT_SOCKET };
+       OPT_SOCKET, OPT_APPROVER_FD, OPT_APPROVER_SOCKET };
 
 static const struct option run_opts[] = {
 	{"policy", required_argument, NULL, 'P'},
@@ -127,6 +132,8 @@ static const struct option run_opts[] = {
 	{"no-diagnostics", no_argument, NULL, OPT_NO_DIAGNOSTICS},
 	{"shell", required_argument, NULL, OPT_SHELL},
 	{"approver", required_argument, NULL, OPT_APPROVER},
+	{"approver-fd", required_argument, NULL, OPT_APPROVER_FD},
+	{"approver-socket", required_argument, NULL, OPT_APPROVER_SOCKET},
 	{"allow-shared-write", no_argument, NULL, OPT_ALLOW_SHARED},
 	{"allow-address", required_argument, NULL, OPT_ALLOW_ADDRESS},
 	{"grant-of", required_argument, NULL, OPT_GRANT_OF},
@@ -148,6 +155,7 @@ struct cli {
 	bool read_only, best_effort, no_diagnostics, allow_shared;
 	const char *shell;   /* --shell bash|zsh (wicket shell only) */
 	const char *approver; /* --approver CMD */
+	int approver_fd;      /* --approver-fd FD, --approver-socket PATH (connected), or -1 */
 	bool net_set;
 	enum net_mode net;
 };
@@ -594,6 +602,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	s.gid = getgid();
 	s.late_pipe[0] = s.late_pipe[1] = -1;
 	s.approver = cli->approver;
+	s.approver_fd = cli->approver_fd;
 	s.allow_shared = cli->allow_shared;
 
 	char *cwd = getcwd(NULL, 0);
@@ -903,11 +912,50 @@ static void cli_ports(struct port_list *pl, const char *list)
 	}
 }
 
+/* --approver-fd FD: a connected stream socket the harness gave wicket
+ * (never standard input, output or error: those are the command's). It
+ * is made close-on-exec, so that nothing wicket starts inherits it. */
+static int approver_fd_of(const char *arg)
+{
+	char *end;
+	errno = 0;
+	long fd = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || fd < 3 || fd > INT_MAX)
+		die("--approver-fd %s: not a descriptor number above 2", arg);
+	struct stat st;
+	int type = 0;
+	socklen_t len = sizeof type;
+	if (fstat((int)fd, &st) < 0)
+		die("--approver-fd %ld: %s", fd, strerror(errno));
+	if (!S_ISSOCK(st.st_mode) ||
+	    getsockopt((int)fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_STREAM)
+		die("--approver-fd %ld: not a stream socket (a socketpair or a connected unix "
+		    "socket)", fd);
+	if (fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0)
+		die("--approver-fd %ld: %s", fd, strerror(errno));
+	return (int)fd;
+}
+
+/* --approver-socket PATH: connected here, before the sandbox exists. */
+static int approver_connect(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (!path[0] || strlen(path) >= sizeof sa.sun_path)
+		die("--approver-socket: the path is empty or longer than %zu bytes",
+		    sizeof sa.sun_path - 1);
+	memcpy(sa.sun_path, path, strlen(path));
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
+		die("--approver-socket %s: %s", path, strerror(errno));
+	return fd;
+}
+
 static int cmd_run(int argc, char **argv, bool shell)
 {
 	struct cli cli;
 	memset(&cli, 0, sizeof cli);
 	cli.net = NET_NONE;
+	cli.approver_fd = -1;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -981,6 +1029,16 @@ static int cmd_run(int argc, char **argv, bool shell)
 				die("--approver: empty command");
 			cli.approver = optarg;
 			break;
+		case OPT_APPROVER_FD:
+			if (cli.approver_fd >= 0)
+				die("--approver-fd/--approver-socket: given twice");
+			cli.approver_fd = approver_fd_of(optarg);
+			break;
+		case OPT_APPROVER_SOCKET:
+			if (cli.approver_fd >= 0)
+				die("--approver-fd/--approver-socket: given twice");
+			cli.approver_fd = approver_connect(optarg);
+			break;
 		case OPT_NO_DIAGNOSTICS:
 			cli.no_diagnostics = true;
 			break;
@@ -1004,6 +1062,8 @@ static int cmd_run(int argc, char **argv, bool shell)
 			die("option '%s' needs an argument (see 'wicket --help')", argv[optind - 1]);
 		}
 	}
+	if (cli.approver && cli.approver_fd >= 0)
+		die("--approver and --approver-fd/--approver-socket: one approver, not two");
 	refuse_inside_session(shell ? "shell" : "run");
 	if (shell) {
 		if (optind < argc && (strcmp(argv[optind], "run") == 0 ||
