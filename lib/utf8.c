@@ -2,6 +2,7 @@
 #include "config.h"
 #include "utf8.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -63,4 +64,17 @@ char *wk_utf8_lossy(const char *s, size_t n, bool *lossy)
 	if (lossy)
 		*lossy = lost;
 	return o;
+}
+
+json_t *wk_json_bytes(const char *s, size_t n)
+{
+	char *t = wk_utf8_lossy(s, n, NULL);
+	json_t *j = json_string(t);
+	free(t);
+	return j;
+}
+
+json_t *wk_json_text(const char *s)
+{
+	return wk_json_bytes(s, strlen(s));
 }

@@ -4,6 +4,7 @@
 #ifndef WICKET_UTF8_H
 #define WICKET_UTF8_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -15,5 +16,10 @@
 char *wk_utf8_lossy(const char *s, size_t n, bool *lossy);
 /* The length of the valid UTF-8 sequence at P (N bytes left), or 0. */
 size_t wk_utf8_seq(const unsigned char *p, size_t n);
+
+/* A JSON string of S (NUL-terminated) or of N bytes, by wk_utf8_lossy:
+ * never NULL for a string jansson would refuse. */
+json_t *wk_json_text(const char *s);
+json_t *wk_json_bytes(const char *s, size_t n);
 
 #endif
