@@ -1847,7 +1847,8 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The oldest records beyond WK_KEEP_SESSIONS go. */
+/* The oldest records go, those past WK_KEEP_BYTES counted from the
+ * newest. */
 static void prune_records(int sfd)
 {
 	DIR *dir = opendir_dup(sfd);
@@ -1855,20 +1856,25 @@ static void prune_records(int sfd)
 		return;
 	struct strv names = {0};
 	struct dirent *de;
-	while ((de = readdir(dir)) && names.n < 10000)
+	while ((de = readdir(dir)) && names.n < WK_KEEP_NAMES)
 		if (session_record_name(de->d_name))
 			strv_add(&names, de->d_name);
 	closedir(dir);
-	if (names.n > WK_KEEP_SESSIONS) {
-		qsort(names.v, names.n, sizeof *names.v, cmp_name);
-		for (size_t i = 0; i + WK_KEEP_SESSIONS < names.n; i++)
+	qsort(names.v, names.n, sizeof *names.v, cmp_name);
+	unsigned long long total = 0;
+	for (size_t i = names.n; i-- > 0;) {
+		struct stat st;
+		/* host: a record in the state directory's sessions */
+		if (fstatat(sfd, names.v[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+			total += (unsigned long long)st.st_size;
+		if (total > WK_KEEP_BYTES && i + 1 < names.n)
 			unlinkat(sfd, names.v[i], 0);
 	}
 	strv_free(&names);
 }
 
 /* The session's denials, for `wicket why` after it: a fresh file in
- * sessions/ (the newest WK_KEEP_SESSIONS are kept, for `wicket why
+ * sessions/ (the newest, WK_KEEP_BYTES of them, are kept, for `wicket why
  * --list` and `--session N`), and last-session.json a second name of it;
  * never written through a link. */
 static void save_state(const struct session *s)
