@@ -5,7 +5,8 @@
  * end keeps its flags), a socket is sent to with MSG_DONTWAIT. What the
  * reader does not take at once waits in the buffer for a writer thread,
  * started the first time there is a backlog; past EVENTS_BUFFER a line
- * is dropped whole and counted ("lost" on the "end" line). */
+ * is dropped whole and counted ("lost" on the "end" line). Into a pipe
+ * each line is one write, whole or not at all up to PIPE_BUF bytes. */
 #include "config.h"
 #include "supervisor/events.h"
 
@@ -27,7 +28,7 @@
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int out = -1;
-static bool is_sock, on, ending, thread_up;
+static bool is_sock, is_pipe, on, ending, thread_up;
 static pthread_t writer;
 static char *buf;
 static size_t len;
@@ -61,6 +62,7 @@ static int own_open(int fd, const char **err)
 	}
 	if (S_ISREG(st.st_mode)) /* a file never makes a write wait for a reader */
 		return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	is_pipe = S_ISFIFO(st.st_mode);
 	char p[32];
 	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
 	/* host: a descriptor the caller handed us, reopened for its flags */
@@ -106,8 +108,15 @@ static bool write_some(void)
 	bool moved = false;
 	while (len) {
 		ssize_t w;
+		/* Into a pipe one line a write: one of PIPE_BUF bytes or less
+		 * goes whole or not at all, so a reader that stops at the end
+		 * never holds half of one (a longer line may be cut then). */
+		size_t n = len;
+		const char *nl = is_pipe ? memchr(buf, '\n', len) : NULL;
+		if (nl)
+			n = (size_t)(nl - buf) + 1;
 		if (is_sock) {
-			w = send(out, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+			w = send(out, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 		} else {
 			/* SIGPIPE, should the reader be gone, stays this thread's
 			 * and is taken back: the supervisor is not ended by it. */
@@ -115,7 +124,7 @@ static bool write_some(void)
 			sigemptyset(&pipe_set);
 			sigaddset(&pipe_set, SIGPIPE);
 			pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-			w = write(out, buf, len);
+			w = write(out, buf, n);
 			int e = errno;
 			if (w < 0 && e == EPIPE) {
 				struct timespec zero = {0, 0};

@@ -37,6 +37,8 @@ need = {
     'denial': {'session', 'kind', 'category', 'object', 'operation', 'pid', 'comm', 'argv',
                'rule', 'source', 'fixes', 'shown'},
     'end': {'session', 'status', 'denials', 'counts', 'refused', 'lost'},
+    'proxy': {'session', 'decision', 'host', 'port', 'request', 'why'},
+    'ask': {'session', 'phase', 'request'},
 }
 cats = {}
 for d in docs:
@@ -267,4 +269,43 @@ EOF
 	[ ! -e "$XDG_STATE_HOME/wicket/sessions/0000000000.000000000-0000000000000001.json" ]
 	run --separate-stderr wkb why --session "$(cat "$OUT/sid")" --json
 	assert_success
+}
+
+@test "ask: the request put to the approver and its decision" {
+	printf '#!/bin/sh\ncat >/dev/null; exit 1\n' >"$OUT/no"
+	chmod 755 "$OUT/no"
+	run --separate-stderr wsrun "$WS" --events "$EV" --approver "$OUT/no" -- sh -c '
+		"$1" ask --write "$2" --reason "to make it" -- touch "$2/x"' _ "$WICKET" "$HOME/data"
+	assert_equal "$status" 122
+	"$PY" - "$EV" "$HOME/data" <<'EOF'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+asks = [d for d in docs if d['event'] == 'ask']
+assert [a['phase'] for a in asks] == ['asked', 'decided'], asks
+assert asks[0]['to'] == 'approver', asks[0]
+assert asks[1]['decision'] == 'denied' and asks[1]['by'] == 'approver', asks[1]
+for a in asks:
+    assert a['request']['argv'] == ['touch', sys.argv[2] + '/x'], a
+    assert a['request']['reason'] == 'to make it', a
+EOF
+}
+
+@test "proxy: each decision, allowed and refused, with host, port and why" {
+	wsrun "$WS" --events "$EV" --allow-domain localhost --allow-address 127.0.0.1 -- "$PY" -c '
+import urllib.request
+for url in ("http://localhost:9/", "http://refused.invalid:8080/"):
+    try:
+        urllib.request.urlopen(url, timeout=10)
+    except Exception:
+        pass' </dev/null 2>/dev/null || true
+	"$PY" - "$EV" <<'EOF'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+px = {d['host']: d for d in docs if d['event'] == 'proxy'}
+assert set(px) == {'localhost', 'refused.invalid'}, px
+ok, no = px['localhost'], px['refused.invalid']
+assert ok['decision'] == 'allowed' and ok['port'] == 9, ok
+assert ok['why'] == 'in the allowed domains (localhost)' and ok['address'] == '127.0.0.1', ok
+assert no['decision'] == 'refused' and no['port'] == 8080 and no['why'], no
+EOF
 }
