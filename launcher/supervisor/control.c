@@ -1470,8 +1470,14 @@ static json_t *denials_json(const struct session *s, size_t n, bool ended)
 			      s->workspace ? s->workspace : "", "ended", ended, "time",
 			      (json_int_t)time(NULL), "counts", cnt, "distinct", (json_int_t)n_entries,
 			      "denials", list);
-	if (o && s->argv && s->argv[0])
-		json_object_set_new(o, "command", json_string(s->argv[0]));
+	if (o && s->argv && s->argv[0]) {
+		json_object_set_new(o, "command", wk_json_text(s->argv[0]));
+		/* The whole command: calls of one program tell apart by it. */
+		json_t *argv = json_array();
+		for (size_t i = 0; s->argv[i]; i++)
+			json_array_append_new(argv, wk_json_text(s->argv[i]));
+		json_object_set_new(o, "argv", argv);
+	}
 	return o;
 }
 

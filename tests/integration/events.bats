@@ -160,6 +160,7 @@ d, sid, obj = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
 assert d['session'] == sid, d
 assert sorted(e['object'] for e in d['denials']) == [obj, obj + '-b'], (obj, d['denials'])
 assert all(e['category'] == 'outside-writable' for e in d['denials']), d['denials']
+assert d['command'] == 'sh' and d['argv'][-1] == obj.rsplit('-', 1)[1], d['argv']
 EOF
 	done
 	# Ids unique: eight of them.
