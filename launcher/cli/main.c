@@ -15,6 +15,7 @@
 #include "plan/plan.h"
 #include "plan/shell.h"
 #include "supervisor/control.h"
+#include "supervisor/events.h"
 #include "supervisor/proxy.h"
 #include "supervisor/stdio.h"
 #include "supervisor/supervisor.h"
@@ -39,6 +40,7 @@
 #include "grant.h"
 #include "netdomain.h"
 #include "path.h"
+#include "utf8.h"
 
 extern char **environ;
 
@@ -105,6 +107,12 @@ static void usage_main(FILE *f)
 		"      --approver-fd FD  send the approver's JSON requests over FD, a connected\n"
 		"                        stream socket, and read its answers there (one a line)\n"
 		"      --approver-socket PATH  the same over a unix socket wicket connects to\n"
+		"      --events FD|PATH  JSON lines as things happen: the session, each denial\n"
+		"                        with its category and fixes, the proxy's decisions,\n"
+		"                        requests, the end (see EVENTS in wicket(1)); a\n"
+		"                        descriptor (3 or more) or a new file\n"
+		"      --session-id-file PATH  write the session's id there before the\n"
+		"                        command starts (for wicket why --session ID)\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		"\n"
@@ -115,7 +123,7 @@ static void usage_main(FILE *f)
 
 enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER, OPT_ALLOW_SHARED,
        OPT_READ, OPT_HIDE, OPT_ALLOW_DOMAIN, OPT_ALLOW_ADDRESS, OPT_GRANT_OF,
-       OPT_SOCKET, OPT_APPROVER_FD, OPT_APPROVER_SOCKET };
+       OPT_SOCKET, OPT_APPROVER_FD, OPT_APPROVER_SOCKET, OPT_EVENTS, OPT_SESSION_ID_FILE };
 
 static const struct option run_opts[] = {
 	{"policy", required_argument, NULL, 'P'},
@@ -138,6 +146,8 @@ static const struct option run_opts[] = {
 	{"allow-address", required_argument, NULL, OPT_ALLOW_ADDRESS},
 	{"grant-of", required_argument, NULL, OPT_GRANT_OF},
 	{"socket", required_argument, NULL, OPT_SOCKET},
+	{"events", required_argument, NULL, OPT_EVENTS},
+	{"session-id-file", required_argument, NULL, OPT_SESSION_ID_FILE},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -156,6 +166,8 @@ struct cli {
 	const char *shell;   /* --shell bash|zsh (wicket shell only) */
 	const char *approver; /* --approver CMD */
 	int approver_fd;      /* --approver-fd FD, --approver-socket PATH (connected), or -1 */
+	const char *events;   /* --events FD|PATH */
+	const char *session_id_file; /* --session-id-file PATH */
 	bool net_set;
 	enum net_mode net;
 };
@@ -587,10 +599,59 @@ static void session_bin(struct session *s)
 	free(link);
 }
 
+/* The session's id in PATH, before the command starts, for the caller
+ * to name it later (wicket why --session ID). */
+static void session_id_write(const char *path, const char *sid)
+{
+	/* host: a file the caller names */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		die("--session-id-file %s: %s", path, strerror(errno));
+	bool ok = write_all(fd, sid, strlen(sid)) && write_all(fd, "\n", 1);
+	if (close(fd) < 0 || !ok)
+		die("--session-id-file %s: %s", path, strerror(errno));
+}
+
+static json_t *strv_json(const struct strv *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; v && i < v->n; i++)
+		json_array_append_new(a, wk_json_text(v->v[i]));
+	return a;
+}
+
+/* The stream's first line (events.h): what this session is. */
+static void events_session(const struct session *s)
+{
+	static const char *const net[] = {"none", "full", "ports", "domains"};
+	struct strv argv = {0};
+	for (size_t i = 0; s->argv && s->argv[i]; i++)
+		strv_add(&argv, s->argv[i]);
+	json_t *o = json_object();
+	json_object_set_new(o, "session", json_string(s->session_id));
+	json_object_set_new(o, "policy", wk_json_text(s->pol.name ? s->pol.name : DEFAULT_POLICY));
+	json_object_set_new(o, "policy_source", wk_json_text(s->wpol.source ? s->wpol.source : ""));
+	json_object_set_new(o, "policy_chain", strv_json(&s->wpol.chain));
+	json_object_set_new(o, "sandbox", json_boolean(s->pol.sandbox));
+	json_object_set_new(o, "workspace", wk_json_text(s->workspace));
+	json_object_set_new(o, "writable", strv_json(&s->pol.write));
+	json_object_set_new(o, "private_tmp", json_boolean(s->layers.mntns && s->pol.private_tmp));
+	json_object_set_new(o, "net", json_string(net[s->pol.net]));
+	json_object_set_new(o, "argv", strv_json(&argv));
+	json_object_set_new(o, "pid", json_integer(getpid()));
+	strv_free(&argv);
+	events_emit("session", o);
+}
+
 static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 {
 	struct session s;
 	memset(&s, 0, sizeof s);
+	/* First: the descriptor it names is closed here, before anything
+	 * could hand it on to the sandbox. */
+	const char *bad = cli->events ? events_open(cli->events) : NULL;
+	if (bad)
+		die("--events %s: %s", cli->events, bad);
 	s.best_effort = cli->best_effort;
 	s.diagnostics = !cli->no_diagnostics;
 	s.ctl_child = -1;
@@ -835,6 +896,9 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	char sid[20] = "";
 	random_hex(sid, sizeof sid);
 	s.session_id = sid;
+	if (cli->session_id_file)
+		session_id_write(cli->session_id_file, sid);
+	events_session(&s);
 	if (s.layers.mntns) {
 		if (pipe2(s.late_pipe, O_CLOEXEC) < 0)
 			die_errno("pipe");
@@ -852,6 +916,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		autorun_check_nested(&s);
 	}
 	plan_check_absent(&s.pol, &s.plan, sid);
+	events_end(json_pack("{s:s, s:i}", "session", sid, "status", rc));
 	if (s.fallback_tmp)
 		rm_tree(s.fallback_tmp);
 	history_merge(&s);
@@ -1012,6 +1077,16 @@ static int cmd_run(int argc, char **argv, bool shell)
 			break;
 		case OPT_SOCKET:
 			strv_add(&cli.sockets, optarg);
+			break;
+		case OPT_EVENTS:
+			if (!optarg[0])
+				die("--events: a descriptor number or a path");
+			cli.events = optarg;
+			break;
+		case OPT_SESSION_ID_FILE:
+			if (!optarg[0])
+				die("--session-id-file: empty path");
+			cli.session_id_file = optarg;
 			break;
 		case OPT_GRANT_OF:
 			if (!optarg[0] || strspn(optarg, "0123456789abcdef") != strlen(optarg))

@@ -55,6 +55,7 @@
 #include "supervisor/ask.h"
 #include "supervisor/approverlink.h"
 #include "supervisor/closer.h"
+#include "supervisor/events.h"
 #include "supervisor/pty.h"
 #include "supervisor/watch.h"
 
@@ -597,6 +598,34 @@ void ask_audit_net(const struct session *s, const char *comm, long host_pid, con
 
 /* --- the life of a request ---------------------------------------------------- */
 
+static json_t *request_json(const struct session *s, const struct ask *a);
+
+/* An "ask" line of the event stream (events.h): request A put to WHO
+ * ("approver" or "terminal"; NULL: decided, as A says). */
+static void ask_event(const struct session *s, const struct ask *a, const char *who)
+{
+	if (!events_on())
+		return;
+	json_t *req = request_json(s, a);
+	json_object_del(req, "v");
+	json_object_del(req, "session");
+	json_t *o = json_object();
+	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
+	json_object_set_new(o, "phase", json_string(who ? "asked" : "decided"));
+	if (who) {
+		json_object_set_new(o, "to", json_string(who));
+	} else {
+		json_object_set_new(o, "decision", json_string(a->decision ? a->decision : "error"));
+		json_object_set_new(o, "by", json_string(a->by ? a->by : "error"));
+		if (a->message)
+			json_object_set_new(o, "message", jstr(a->message));
+		if (a->status >= 0)
+			json_object_set_new(o, "status", json_integer(a->status));
+	}
+	json_object_set_new(o, "request", req);
+	events_emit("ask", o);
+}
+
 static void timer_rearm(void);
 static void prompt_next(struct session *s);
 static bool grant_is_path(int k);
@@ -681,6 +710,7 @@ static void conclude(struct session *s, struct ask *a, const char *decision, con
 		json_object_set_new(r, "status", json_integer(a->status));
 	send_doc(a->reply, r);
 	audit(s, a);
+	ask_event(s, a, NULL);
 	if (a->net) {
 		/* No one to ask, or a policy that asks no one: the plain
 		 * refusal; else who said no. */
@@ -2187,11 +2217,13 @@ static void ask_someone(struct session *s, struct ask *a, bool approver_may)
 {
 	const char *approver = approver_may ? approver_of(s) : NULL;
 	if (approver_may && s->approver_fd >= 0) {
+		ask_event(s, a, "approver");
 		ask_link(s, a);
 		timer_rearm();
 		return;
 	}
 	if (approver) {
+		ask_event(s, a, "approver");
 		ask_approver(s, a, approver);
 		timer_rearm();
 		return;
@@ -2209,6 +2241,7 @@ static void ask_someone(struct session *s, struct ask *a, bool approver_may)
 		flood_deny(s, a);
 		return;
 	}
+	ask_event(s, a, "terminal");
 	timer_rearm();
 	prompt_next(s);
 }

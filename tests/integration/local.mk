@@ -22,7 +22,8 @@ EXTRA_DIST += \
 	tests/integration/userconfig.bats \
 	tests/integration/domains.bats \
 	tests/integration/supervisor-fds.bats \
-	tests/integration/approver-link.bats
+	tests/integration/approver-link.bats \
+	tests/integration/events.bats
 
 # Network calls as programs the preload shim cannot see make them (the
 # supervisor reports those, launcher/supervisor/netnotify.c): raw system calls from a
