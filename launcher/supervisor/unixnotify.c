@@ -608,19 +608,23 @@ static int read_iov(pid_t tid, uint64_t iov_addr, size_t n, size_t max, bool who
 		free(v);
 		return -ENOMEM;
 	}
-	size_t got = 0;
+	/* The caller's pieces cut to TOTAL, read in one call. */
+	size_t got = 0, m = 0;
 	for (size_t i = 0; i < n && got < total; i++) {
 		size_t k = v[i].iov_len < total - got ? v[i].iov_len : total - got;
-		if (!read_all(tid, (uintptr_t)v[i].iov_base, *buf + got, k)) {
-			free(v);
-			free(*buf);
-			*buf = NULL;
-			return -EFAULT;
-		}
+		v[m].iov_base = v[i].iov_base;
+		v[m++].iov_len = k;
 		got += k;
 	}
+	struct iovec local = {*buf, total};
+	bool ok = !total || process_vm_readv(tid, &local, 1, v, m, 0) == (ssize_t)total;
 	free(v);
-	*len = got;
+	if (!ok) {
+		free(*buf);
+		*buf = NULL;
+		return -EFAULT;
+	}
+	*len = total;
 	return 0;
 }
 
@@ -697,7 +701,14 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 	long r;
 	bool stream = type == SOCK_STREAM;
 	r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen,
-		     stream ? STREAM_CHUNK : DGRAM_MAX, !stream, &data, &dlen, &total);
+		     stream || j->lane ? STREAM_CHUNK : DGRAM_MAX,
+		     !stream || j->lane, &data, &dlen, &total);
+	if (r == -EMSGSIZE && j->lane) {
+		/* More than the lane takes: a worker's, which knows the type. */
+		*hand_on = true;
+		*ret = 0;
+		return false;
+	}
 	if (r == 0 && h->msg_controllen) {
 		if (h->msg_controllen > CONTROL_MAX) {
 			r = -ENOBUFS;
@@ -965,12 +976,14 @@ static bool process(const struct job *j)
 		ret = errno == EBADF ? -EBADF : -errno;
 		goto done;
 	}
+	/* The lane needs neither the type (it takes a message of up to
+	 * STREAM_CHUNK whole, or hands it on; sendmsg says ENOTSOCK itself)
+	 * nor the family but for ancillary data (below). */
 	l = sizeof type;
-	if (getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &l) < 0) {
+	if (!j->lane && getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &l) < 0) {
 		ret = -ENOTSOCK;
 		goto done;
 	}
-	/* The lane needs the family only for ancillary data (below). */
 	l = sizeof fam;
 	if (!j->lane)
 		getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &fam, &l);
