@@ -121,6 +121,14 @@ static int dgram_to(const char *op, const char *path, const char *msg)
 
 /* --- race --------------------------------------------------------------- */
 
+/* A race's rounds: at most 3000, for 3 s at most from T0. */
+static int more_rounds(int i, const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return i < 3000 && now.tv_sec - t0->tv_sec < 3;
+}
+
 static struct sockaddr_un shared_s, shared_d; /* rewritten all the time */
 static struct sockaddr_un good_s, bad_s, good_d, bad_d;
 static atomic_int stop;
@@ -162,14 +170,11 @@ static int race(const char *good, const char *bad, const char *msg)
 	pthread_t t;
 	if (pthread_create(&t, NULL, flipper, NULL) != 0)
 		return say("race-thread", -1, EAGAIN);
-	struct timespec t0, now;
+	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	unsigned ok = 0, other = 0;
 	char buf[256];
-	for (int i = 0; i < 3000; i++) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - t0.tv_sec >= 3)
-			break;
+	for (int i = 0; more_rounds(i, &t0); i++) {
 		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
 		if (s >= 0 && connect(s, (struct sockaddr *)&shared_s, l) == 0) {
 			send(s, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -234,14 +239,11 @@ static int fastrace(const char *bad, const char *msg)
 	pthread_t t;
 	if (pthread_create(&t, NULL, fast_flipper, NULL) != 0)
 		return say("fastrace-thread", -1, EAGAIN);
-	struct timespec t0, now;
+	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	unsigned ok = 0, other = 0;
 	char buf[256];
-	for (int i = 0; i < 3000; i++) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - t0.tv_sec >= 3)
-			break;
+	for (int i = 0; more_rounds(i, &t0); i++) {
 		if (sendmsg(fast_fd, &fast_m, MSG_DONTWAIT) < 0)
 			other++;
 		/* Three messages, the middle one to BAD: on as a caller
