@@ -576,14 +576,16 @@ static bool do_connect(const struct job *j, int sock, const struct addr *a, long
 }
 
 /* The data of IOV (N entries of the caller's) into BUF (at most MAX
- * bytes; *LEN what was read, *TOTAL what the caller gave). */
+ * bytes; *LEN what was read, *TOTAL what the caller gave), and with it,
+ * in the same call where it fits, CLEN bytes at the caller's CADDR into
+ * CTL (the ancillary data; none when CLEN is 0). */
 static int read_iov(pid_t tid, uint64_t iov_addr, size_t n, size_t max, bool whole, char **buf,
-		    size_t *len, size_t *total_out)
+		    size_t *len, size_t *total_out, uint64_t caddr, char *ctl, size_t clen)
 {
 	if (n > IOV_MAX_K)
 		return -EMSGSIZE;
-	struct iovec *v = n ? calloc(n, sizeof *v) : NULL;
-	if (n && (!v || !read_all(tid, iov_addr, v, n * sizeof *v))) {
+	struct iovec *v = calloc(n + 1, sizeof *v);
+	if (!v || (n && !read_all(tid, iov_addr, v, n * sizeof *v))) {
 		free(v);
 		return v ? -EFAULT : -ENOMEM;
 	}
@@ -608,7 +610,8 @@ static int read_iov(pid_t tid, uint64_t iov_addr, size_t n, size_t max, bool who
 		free(v);
 		return -ENOMEM;
 	}
-	/* The caller's pieces cut to TOTAL, read in one call. */
+	/* The caller's pieces cut to TOTAL, and the ancillary data, read in
+	 * one call (each call checks ptrace access again). */
 	size_t got = 0, m = 0;
 	for (size_t i = 0; i < n && got < total; i++) {
 		size_t k = v[i].iov_len < total - got ? v[i].iov_len : total - got;
@@ -616,8 +619,18 @@ static int read_iov(pid_t tid, uint64_t iov_addr, size_t n, size_t max, bool who
 		v[m++].iov_len = k;
 		got += k;
 	}
-	struct iovec local = {*buf, total};
-	bool ok = !total || process_vm_readv(tid, &local, 1, v, m, 0) == (ssize_t)total;
+	struct iovec local[2] = {{*buf, total}, {ctl, clen}};
+	size_t want = total;
+	bool ctl_apart = clen && m + 1 > IOV_MAX_K;
+	if (clen && !ctl_apart) {
+		v[m].iov_base = (void *)(uintptr_t)caddr;
+		v[m++].iov_len = clen;
+		want += clen;
+	}
+	bool ok = !want || process_vm_readv(tid, local, want > total ? 2 : 1, v, m, 0) ==
+				   (ssize_t)want;
+	if (ok && ctl_apart)
+		ok = read_all(tid, caddr, ctl, clen);
 	free(v);
 	if (!ok) {
 		free(*buf);
@@ -700,26 +713,27 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 	size_t nfds = 0, reserved = 0;
 	long r;
 	bool stream = type == SOCK_STREAM;
+	/* The ancillary data is read with the data. */
+	size_t clen = h->msg_controllen <= CONTROL_MAX ? h->msg_controllen : 0;
+	if (clen && !(ctl = malloc(clen)))
+		return *ret = -ENOMEM, true;
 	r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen,
 		     stream || j->lane ? STREAM_CHUNK : DGRAM_MAX,
-		     !stream || j->lane, &data, &dlen, &total);
+		     !stream || j->lane, &data, &dlen, &total, (uintptr_t)h->msg_control, ctl, clen);
 	if (r == -EMSGSIZE && j->lane) {
 		/* More than the lane takes: a worker's, which knows the type. */
+		free(ctl);
 		*hand_on = true;
 		*ret = 0;
 		return false;
 	}
-	if (r == 0 && h->msg_controllen) {
-		if (h->msg_controllen > CONTROL_MAX) {
-			r = -ENOBUFS;
-		} else if (!(ctl = malloc(h->msg_controllen)) ||
-			   !read_all(j->tid, (uintptr_t)h->msg_control, ctl, h->msg_controllen)) {
-			r = ctl ? -EFAULT : -ENOMEM;
-		} else {
-			r = take_control(j->lane, pidfd, fam, ctl, h->msg_controllen, fds, &nfds,
-					 sizeof fds / sizeof fds[0], &reserved);
-		}
-	}
+	if (r == 0 && h->msg_controllen > CONTROL_MAX)
+		r = -ENOBUFS;
+	else if (r == 0 && clen)
+		/* The lane does not ask the family: the kernel refuses
+		 * SCM_RIGHTS on any other socket itself (EINVAL). */
+		r = take_control(j->lane, pidfd, j->lane ? AF_UNIX : fam, ctl, clen, fds, &nfds,
+				 sizeof fds / sizeof fds[0], &reserved);
 	bool answered = true;
 	if (r == 0) {
 		struct iovec iov = {data, dlen};
@@ -848,7 +862,7 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 	/* What the kernel would take (a datagram of up to DGRAM_MAX), and
 	 * of it what the supervisor reads (control.c's PACKET_MAX). */
 	long r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen, 65536, false, &p->buf,
-			  &p->len, &total);
+			  &p->len, &total, 0, NULL, 0);
 	if (r == 0 && total > DGRAM_MAX)
 		r = -EMSGSIZE;
 	if (r == 0 && h->msg_controllen) {
@@ -978,7 +992,7 @@ static bool process(const struct job *j)
 	}
 	/* The lane needs neither the type (it takes a message of up to
 	 * STREAM_CHUNK whole, or hands it on; sendmsg says ENOTSOCK itself)
-	 * nor the family but for ancillary data (below). */
+	 * nor the family (do_send). */
 	l = sizeof type;
 	if (!j->lane && getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &l) < 0) {
 		ret = -ENOTSOCK;
@@ -1024,9 +1038,6 @@ static bool process(const struct job *j)
 		answered = false;
 		goto done;
 	}
-	l = sizeof fam;
-	if (j->lane && h.msg_controllen)
-		getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &fam, &l);
 	int err = 0;
 	enum verdict v = V_PASS;
 	if (have_addr)
