@@ -121,6 +121,15 @@ static int dgram_to(const char *op, const char *path, const char *msg)
 
 /* --- race --------------------------------------------------------------- */
 
+/* A race's other thread FN started (*T), and its start (*T0). */
+static int race_start(pthread_t *t, void *(*fn)(void *), struct timespec *t0)
+{
+	if (pthread_create(t, NULL, fn, NULL) != 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, t0);
+	return 1;
+}
+
 /* A race's rounds: at most 3000, for 3 s at most from T0. */
 static int more_rounds(int i, const struct timespec *t0)
 {
@@ -168,10 +177,9 @@ static int race(const char *good, const char *bad, const char *msg)
 	memcpy(&shared_s, &good_s, sizeof shared_s);
 	memcpy(&shared_d, &good_d, sizeof shared_d);
 	pthread_t t;
-	if (pthread_create(&t, NULL, flipper, NULL) != 0)
-		return say("race-thread", -1, EAGAIN);
 	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!race_start(&t, flipper, &t0))
+		return say("race-thread", -1, EAGAIN);
 	unsigned ok = 0, other = 0;
 	char buf[256];
 	for (int i = 0; more_rounds(i, &t0); i++) {
@@ -237,10 +245,9 @@ static int fastrace(const char *bad, const char *msg)
 	fast_m.msg_iov = &iov;
 	fast_m.msg_iovlen = 1;
 	pthread_t t;
-	if (pthread_create(&t, NULL, fast_flipper, NULL) != 0)
-		return say("fastrace-thread", -1, EAGAIN);
 	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!race_start(&t, fast_flipper, &t0))
+		return say("fastrace-thread", -1, EAGAIN);
 	unsigned ok = 0, other = 0;
 	char buf[256];
 	for (int i = 0; more_rounds(i, &t0); i++) {
