@@ -17,7 +17,8 @@ bench_autorunbench_SOURCES = bench/autorunbench.c
 bench_autorunbench_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 bench_spawnbench_SOURCES = bench/spawnbench.c
 bench_workload_SOURCES = bench/workload.c
-EXTRA_DIST += bench/run-bench bench/README.md bench/gen-project bench/quantile.awk bench/pairstat.awk bench/insidestat.awk bench/hookbench.py bench/grantbench.py
+EXTRA_DIST += bench/run-bench bench/README.md bench/gen-project bench/quantile.awk bench/pairstat.awk bench/insidestat.awk bench/hookbench.py bench/grantbench.py \
+	bench/ipcstat.awk bench/ipcbench.py
 CLEANFILES += bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT) bench/workload$(EXEEXT) \
 	bench/autorunbench$(EXEEXT) bench/seccompcost$(EXEEXT) \
 	bench/layerwrap$(EXEEXT)

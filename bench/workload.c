@@ -26,6 +26,12 @@
  *   workload [-s | -S] unix-sendmsg DIR N
  *       N sendmsg() of 64 bytes on a datagram socket pair, each received
  *       (every sendmsg goes through the supervisor before ABI 9).
+ *   workload [-s | -S] unix-pair DIR N
+ *       N sendmsg() of one byte on a stream socket pair, each received
+ *       with recv(): the message of an IPC channel (DIR unused).
+ *   workload [-s | -S] tcp-connect PORT N
+ *       a TCP listener on 127.0.0.1:PORT (0: any free port), then N times
+ *       socket, connect() to it, accept, close both.
  *
  * -s: fail unless the preload shim is loaded; -S: fail if it is. A row
  * that measures the wrong thing (no shim where one was meant) is worse
@@ -40,12 +46,15 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -161,6 +170,25 @@ static double open_read(const char *file, long n)
 	return now_ms() - t0;
 }
 
+/* N times: a socket of A's family, connect() to A (WHAT, for an error)
+ * where the listener L waits, accept, close both. */
+static double connect_loop(int l, const struct sockaddr *a, socklen_t alen, const char *what,
+			   long n)
+{
+	double t0 = now_ms();
+	for (long i = 0; i < n; i++) {
+		int c = socket(a->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c < 0 || connect(c, a, alen) < 0)
+			die(errno, "connect %s", what);
+		int s = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+		if (s < 0)
+			die(errno, "accept");
+		close(s);
+		close(c);
+	}
+	return now_ms() - t0;
+}
+
 static double unix_connect(const char *dir, long n)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -170,18 +198,7 @@ static double unix_connect(const char *dir, long n)
 	int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 16) < 0)
 		die(errno, "listen on %s", a.sun_path);
-	double t0 = now_ms();
-	for (long i = 0; i < n; i++) {
-		int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (c < 0 || connect(c, (struct sockaddr *)&a, sizeof a) < 0)
-			die(errno, "connect %s", a.sun_path);
-		int s = accept4(l, NULL, NULL, SOCK_CLOEXEC);
-		if (s < 0)
-			die(errno, "accept");
-		close(s);
-		close(c);
-	}
-	double ms = now_ms() - t0;
+	double ms = connect_loop(l, (struct sockaddr *)&a, sizeof a, a.sun_path, n);
 	close(l);
 	unlink(a.sun_path);
 	return ms;
@@ -205,6 +222,44 @@ static double unix_sendmsg(long n)
 	double ms = now_ms() - t0;
 	close(sv[0]);
 	close(sv[1]);
+	return ms;
+}
+
+static double unix_pair(long n)
+{
+	int sv[2];
+	char c = 'w';
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		die(errno, "socketpair");
+	double t0 = now_ms();
+	for (long i = 0; i < n; i++) {
+		struct iovec iov = {&c, 1};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+		if (sendmsg(sv[0], &m, 0) != 1)
+			die(errno, "sendmsg");
+		if (recv(sv[1], &c, 1, 0) != 1)
+			die(errno, "recv");
+	}
+	double ms = now_ms() - t0;
+	close(sv[0]);
+	close(sv[1]);
+	return ms;
+}
+
+static double tcp_connect(long port, long n)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof a;
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	/* The previous run's connections may still be in TIME_WAIT. */
+	if (l >= 0)
+		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 16) < 0 ||
+	    getsockname(l, (struct sockaddr *)&a, &al) < 0)
+		die(errno, "listen on 127.0.0.1:%ld", port);
+	double ms = connect_loop(l, (struct sockaddr *)&a, sizeof a, "127.0.0.1", n);
+	close(l);
 	return ms;
 }
 
@@ -246,13 +301,17 @@ int main(int argc, char **argv)
 		ms = unix_connect(argv[1], parse_n(argv[2]));
 	else if (argc == 3 && strcmp(argv[0], "unix-sendmsg") == 0)
 		ms = unix_sendmsg(parse_n(argv[2]));
+	else if (argc == 3 && strcmp(argv[0], "unix-pair") == 0)
+		ms = unix_pair(parse_n(argv[2]));
+	else if (argc == 3 && strcmp(argv[0], "tcp-connect") == 0)
+		ms = tcp_connect(strcmp(argv[1], "0") == 0 ? 0 : parse_n(argv[1]), parse_n(argv[2]));
 	else
 		goto usage;
 	printf("%.6f\n", ms);
 	return fflush(stdout) == 0 ? 0 : 1;
 
 usage:
-	fprintf(stderr, "usage: workload [-s|-S] loop|storm|storm-same|absent|open|unix-connect|unix-sendmsg "
+	fprintf(stderr, "usage: workload [-s|-S] loop|storm|storm-same|absent|open|unix-connect|unix-sendmsg|unix-pair|tcp-connect "
 			"DIR N\n");
 	return 2;
 }

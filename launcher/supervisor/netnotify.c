@@ -31,6 +31,10 @@
  * (the supervisor died), the kernel fails those calls with ENOSYS:
  * still refused.
  *
+ * Where the supervisor decides unix sockets (Landlock ABI < 9),
+ * unixnotify.c's own thread reads the listener, makes the unix sockets'
+ * calls, and hands the rest here, to the relay loop (handle_notif).
+ *
  * Bounds. A bounded number of notifications per wake-up, so a flood
  * cannot starve the relay loop; each reported (process, object) once,
  * remembered in a fixed ring; /proc and memory reads of fixed size; a
@@ -70,12 +74,6 @@
 #include "fdpass.h"
 #include "netfmt.h"
 #include "rules.h"
-
-#if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#endif
 
 #define NOTIFS_PER_WAKE 16   /* then the relay loop gets its turn */
 #define SEEN_MAX 256         /* (process, object) pairs remembered */
@@ -424,28 +422,19 @@ static void netnotify_report(struct session *s, long pid, long host_pid, const c
 					   .pid = pid, .host_pid = host_pid}, show);
 }
 
-static void handle_one(struct session *s)
+/* A network refusal (NOTIF, a struct seccomp_notif): said, and answered
+ * EPERM. */
+static void handle_notif(struct session *s, const void *notif)
 {
-	union {
-		struct seccomp_notif n;
-		char b[NOTIF_BUF];
-	} req;
+	const struct seccomp_notif *n = notif;
 	union {
 		struct seccomp_notif_resp r;
 		char b[NOTIF_BUF];
 	} resp;
-	memset(&req, 0, (size_t)notif_size);
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
-		return; /* ENOENT: the caller is gone already */
-	const struct seccomp_notif *n = &req.n;
 	bool native = true;
-#ifdef NATIVE_ARCH
-	native = n->data.arch == NATIVE_ARCH; /* others are killed by the filter */
+#ifdef NOTIFY_NATIVE_ARCH
+	native = n->data.arch == NOTIFY_NATIVE_ARCH; /* others are killed by the filter */
 #endif
-	/* A unix socket's connect or send: decided and made by a worker
-	 * (unixnotify.c). The loop checked there was room. */
-	if (native && unixnotify_takes(s, n) && unixnotify_submit(n))
-		return;
 	char obj[160] = "";
 	struct netnotify_who w;
 	bool known = false;
@@ -484,6 +473,18 @@ static void handle_one(struct session *s)
 	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
+static void handle_one(struct session *s)
+{
+	union {
+		struct seccomp_notif n;
+		char b[NOTIF_BUF];
+	} req;
+	memset(&req, 0, (size_t)notif_size);
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		return; /* ENOENT: the caller is gone already */
+	handle_notif(s, &req.n);
+}
+
 static void listener_close(void)
 {
 	if (lwatch)
@@ -499,13 +500,6 @@ static void listener_ready(struct session *s, struct watch *w, short revents)
 	(void)w;
 	bool more = revents & POLLIN;
 	for (int i = 0; more && i < NOTIFS_PER_WAKE; i++) {
-		if (unixnotify_full()) {
-			/* Every worker busy, the queue full: the callers wait in
-			 * the kernel until a worker is free (report_ready). */
-			if (lwatch)
-				lwatch->events = 0;
-			return;
-		}
 		handle_one(s);
 		/* RECV waits for a notification: only ask when one is there. */
 		struct pollfd p = {.fd = listener, .events = POLLIN};
@@ -515,13 +509,6 @@ static void listener_ready(struct session *s, struct watch *w, short revents)
 	 * (POLLERR is transient: a signal while the kernel took a lock.) */
 	if (revents & POLLNVAL || ((revents & POLLHUP) && !more))
 		listener_close();
-}
-
-/* Read the listener again: a worker is free (unixnotify.c calls it). */
-static void netnotify_resume(void)
-{
-	if (lwatch)
-		lwatch->events = POLLIN;
 }
 
 /* The descriptor is a seccomp listener (not something else the sandbox
@@ -584,16 +571,18 @@ void netnotify_start(struct session *s, bool started)
 		return; /* no listener: the command loaded the plain filter */
 	const char *d = getenv("WICKET_DIAG");
 	show = !s->diagnostics || (d && strcmp(d, "off") == 0) ? DENIAL_QUIET : DENIAL_PRINT;
+	/* Where the supervisor decides unix sockets, unixnotify.c's thread
+	 * reads the listener and hands the rest back here. */
+	static const struct unixnotify_up up = {netnotify_report, handle_notif};
+	if (unixnotify_start(s, listener, resp_size, &up))
+		return;
 	lwatch = session_watch(s, listener, POLLIN, listener_ready, NULL);
 	if (!lwatch) {
 		/* Closed, the listener's calls fail with ENOSYS: refused still,
 		 * but unexplained. */
 		warnmsg("internal error: no room to watch the seccomp listener");
 		listener_close();
-		return;
 	}
-	static const struct unixnotify_up up = {netnotify_report, netnotify_resume};
-	unixnotify_start(s, listener, resp_size, &up);
 }
 
 void netnotify_finish(struct session *s)

@@ -5,6 +5,7 @@
 #ifndef WICKET_NOTIFYUTIL_H
 #define WICKET_NOTIFYUTIL_H
 
+#include <linux/audit.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -18,6 +19,13 @@
 /* The /proc directory of a packet's sender (PID and PIDFD as
  * control_handle has them), or -1 when the sender is gone. */
 int proc_dir_of(pid_t pid, int pidfd);
+
+/* The architecture whose calls the filter lets through (others kill). */
+#if defined(__x86_64__)
+#define NOTIFY_NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NOTIFY_NATIVE_ARCH AUDIT_ARCH_AARCH64
+#endif
 
 struct session;
 bool netnotify_unix(const struct session *s);    /* the supervisor decides unix sockets */

@@ -42,11 +42,26 @@
  * and the supervisor's line "sandbox: network blocked: connect
  * unix:/path (prog[pid])".
  *
- * Threads. A connect() to a listener whose backlog is full, or a
- * datagram to a full queue, blocks (as long as the caller's socket is
- * blocking, up to its SO_SNDTIMEO): a pool of WORKERS threads makes the
- * calls, so the relay loop never waits. A bounded queue: when it is full
- * the loop stops reading the listener (the callers wait in the kernel).
+ * Threads. One thread, the lane, reads the listener itself (blocking,
+ * with the kernel's synchronous wake-up: the caller's CPU goes straight
+ * to the lane and back) and makes the sends that name no destination
+ * there and then, MSG_DONTWAIT: a message on a socket pair or a
+ * connected socket costs one notification's round trip and the few calls
+ * that take the socket and copy the message, and no hand-off to another
+ * thread. Everything else (a connect, a send with an address, a send on
+ * the control socket, a send that would block a blocking caller) goes to
+ * a pool of WORKERS threads: a connect() to a listener whose backlog is
+ * full, or a datagram to a full queue, blocks (as long as the caller's
+ * socket is blocking, up to its SO_SNDTIMEO). A bounded queue: when it is
+ * full the lane waits (the callers wait in the kernel). What is not a
+ * unix socket's call (a network refusal) goes to the relay loop, through
+ * the same pipe as the denials. The relay loop never waits for either:
+ * the lane closes what it took itself, and a close that waits (a
+ * lingering socket in flight) holds up only the sandbox's own calls.
+ * A send of the lane's on a blocking stream socket may take less than
+ * the whole message when the peer's buffer is nearly full (the count
+ * says so, as for a send cut short by a signal); one that can take
+ * nothing goes to a worker, which waits.
  * When a caller is interrupted by a signal the kernel drops its
  * notification (SECCOMP_IOCTL_NOTIF_ID_VALID fails) and restarts or fails
  * the call; a watchdog thread sees that and interrupts the worker's call
@@ -102,6 +117,12 @@
 #ifndef MSG_FASTOPEN
 #define MSG_FASTOPEN 0x20000000
 #endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 
 #define WORKERS 8
 #define QUEUE_MAX 64
@@ -116,6 +137,7 @@
 
 struct job {
 	uint64_t id;
+	bool lane;   /* the lane's attempt: never waits, may hand it on */
 	pid_t tid;   /* the calling thread, as the supervisor sees it */
 	int nr;
 	uint64_t args[6];
@@ -125,6 +147,10 @@ static struct job queue[QUEUE_MAX];
 static size_t q_head, q_len;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t q_room = PTHREAD_COND_INITIALIZER; /* the lane waits for room */
+static pthread_t lane_thread;
+static bool lane_started;
+static atomic_bool lane_done;
 static struct worker {
 	pthread_t t;
 	bool started;
@@ -135,7 +161,6 @@ static pthread_t watchdog;
 static pthread_cond_t watchdog_cv;    /* stopping: the watchdog ends now, not a period later */
 static bool watchdog_started;
 static atomic_bool stopping;
-static atomic_bool paused;            /* the relay loop stopped reading the listener */
 static int lfd = -1;                  /* the workers' own copy of the listener */
 static int resp_size;
 static int report[2] = {-1, -1};      /* workers -> relay loop */
@@ -158,10 +183,12 @@ struct packet {
 	int nfds;
 };
 
-/* What a worker tells the relay loop: a denial to report, a control
- * packet, or only that it is free again. */
+/* What the lane or a worker tells the relay loop: a denial to report,
+ * a control packet, or a notification that is not a unix socket's. */
 struct report_rec {
 	bool denial;
+	bool other;
+	struct seccomp_notif notif;
 	long pid, host_pid;
 	char comm[64];
 	char obj[200];
@@ -549,14 +576,16 @@ static bool do_connect(const struct job *j, int sock, const struct addr *a, long
 }
 
 /* The data of IOV (N entries of the caller's) into BUF (at most MAX
- * bytes; *LEN what was read, *TOTAL what the caller gave). */
+ * bytes; *LEN what was read, *TOTAL what the caller gave), and with it,
+ * in the same call where it fits, CLEN bytes at the caller's CADDR into
+ * CTL (the ancillary data; none when CLEN is 0). */
 static int read_iov(pid_t tid, uint64_t iov_addr, size_t n, size_t max, bool whole, char **buf,
-		    size_t *len, size_t *total_out)
+		    size_t *len, size_t *total_out, uint64_t caddr, char *ctl, size_t clen)
 {
 	if (n > IOV_MAX_K)
 		return -EMSGSIZE;
-	struct iovec *v = n ? calloc(n, sizeof *v) : NULL;
-	if (n && (!v || !read_all(tid, iov_addr, v, n * sizeof *v))) {
+	struct iovec *v = calloc(n + 1, sizeof *v);
+	if (!v || (n && !read_all(tid, iov_addr, v, n * sizeof *v))) {
 		free(v);
 		return v ? -EFAULT : -ENOMEM;
 	}
@@ -581,29 +610,55 @@ static int read_iov(pid_t tid, uint64_t iov_addr, size_t n, size_t max, bool who
 		free(v);
 		return -ENOMEM;
 	}
-	size_t got = 0;
+	/* The caller's pieces cut to TOTAL, and the ancillary data, read in
+	 * one call (each call checks ptrace access again). */
+	size_t got = 0, m = 0;
 	for (size_t i = 0; i < n && got < total; i++) {
 		size_t k = v[i].iov_len < total - got ? v[i].iov_len : total - got;
-		if (!read_all(tid, (uintptr_t)v[i].iov_base, *buf + got, k)) {
-			free(v);
-			free(*buf);
-			*buf = NULL;
-			return -EFAULT;
-		}
+		v[m].iov_base = v[i].iov_base;
+		v[m++].iov_len = k;
 		got += k;
 	}
+	struct iovec local[2] = {{*buf, total}, {ctl, clen}};
+	size_t want = total;
+	bool ctl_apart = clen && m + 1 > IOV_MAX_K;
+	if (clen && !ctl_apart) {
+		v[m].iov_base = (void *)(uintptr_t)caddr;
+		v[m++].iov_len = clen;
+		want += clen;
+	}
+	bool ok = !want || process_vm_readv(tid, local, want > total ? 2 : 1, v, m, 0) ==
+				   (ssize_t)want;
+	if (ok && ctl_apart)
+		ok = read_all(tid, caddr, ctl, clen);
 	free(v);
-	*len = got;
+	if (!ok) {
+		free(*buf);
+		*buf = NULL;
+		return -EFAULT;
+	}
+	*len = total;
 	return 0;
+}
+
+/* A descriptor taken from the caller, closed: by the lane itself (a
+ * close that waits holds up only the sandbox's own calls), by the closer
+ * for a worker (closer.h). */
+static void drop_fd(bool lane, int fd)
+{
+	if (lane)
+		close(fd);
+	else
+		closer_close(fd);
 }
 
 /* The caller's ancillary data (CTL, LEN bytes, read) for a send of ours:
  * SCM_RIGHTS with the caller's descriptors taken over (kept in FDS for
- * closing), SCM_CREDENTIALS refused. Room for them is reserved with the
- * closer first (adding to *RESERVED, which the caller gives back once
- * they are the closer's). */
-static int take_control(int pidfd, int fam, char *ctl, size_t len, int *fds, size_t *nfds,
-			size_t maxfds, size_t *reserved)
+ * closing), SCM_CREDENTIALS refused. A worker reserves room for them
+ * with the closer first (adding to *RESERVED, which it gives back once
+ * they are the closer's); the lane closes them itself. */
+static int take_control(bool lane, int pidfd, int fam, char *ctl, size_t len, int *fds,
+			size_t *nfds, size_t maxfds, size_t *reserved)
 {
 	struct msghdr m = {.msg_control = ctl, .msg_controllen = len};
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
@@ -620,9 +675,10 @@ static int take_control(int pidfd, int fam, char *ctl, size_t len, int *fds, siz
 		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		if (*nfds + k > maxfds)
 			return -ETOOMANYREFS;
-		if (!closer_reserve(k, ROOM_WAIT_MS))
+		if (!lane && !closer_reserve(k, ROOM_WAIT_MS))
 			return -ENOBUFS;
-		*reserved += k;
+		if (!lane)
+			*reserved += k;
 		for (size_t i = 0; i < k; i++) {
 			int theirs, ours;
 			memcpy(&theirs, CMSG_DATA(c) + i * sizeof(int), sizeof theirs);
@@ -636,10 +692,20 @@ static int take_control(int pidfd, int fam, char *ctl, size_t len, int *fds, siz
 	return 0;
 }
 
+/* Whether the caller's send would wait (FLAGS its own, SOCK its socket). */
+static bool caller_blocks(int sock, int flags)
+{
+	int fl = fcntl(sock, F_GETFL);
+	return !(flags & MSG_DONTWAIT) && fl >= 0 && !(fl & O_NONBLOCK);
+}
+
 /* A send of the caller's: its msghdr (H, the name already decided in A,
- * NULL: none), with its data and ancillary data read into ours. */
+ * NULL: none), with its data and ancillary data read into ours. The
+ * lane's never waits: *HAND_ON when it would have to, nothing sent and
+ * nothing answered. */
 static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
-		    const struct msghdr *h, const struct addr *a, int flags, long *ret)
+		    const struct msghdr *h, const struct addr *a, int flags, long *ret,
+		    bool *hand_on)
 {
 	char *data = NULL, *ctl = NULL;
 	size_t dlen = 0, total = 0;
@@ -647,19 +713,27 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 	size_t nfds = 0, reserved = 0;
 	long r;
 	bool stream = type == SOCK_STREAM;
+	/* The ancillary data is read with the data. */
+	size_t clen = h->msg_controllen <= CONTROL_MAX ? h->msg_controllen : 0;
+	if (clen && !(ctl = malloc(clen)))
+		return *ret = -ENOMEM, true;
 	r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen,
-		     stream ? STREAM_CHUNK : DGRAM_MAX, !stream, &data, &dlen, &total);
-	if (r == 0 && h->msg_controllen) {
-		if (h->msg_controllen > CONTROL_MAX) {
-			r = -ENOBUFS;
-		} else if (!(ctl = malloc(h->msg_controllen)) ||
-			   !read_all(j->tid, (uintptr_t)h->msg_control, ctl, h->msg_controllen)) {
-			r = ctl ? -EFAULT : -ENOMEM;
-		} else {
-			r = take_control(pidfd, fam, ctl, h->msg_controllen, fds, &nfds,
-					 sizeof fds / sizeof fds[0], &reserved);
-		}
+		     stream || j->lane ? STREAM_CHUNK : DGRAM_MAX,
+		     !stream || j->lane, &data, &dlen, &total, (uintptr_t)h->msg_control, ctl, clen);
+	if (r == -EMSGSIZE && j->lane) {
+		/* More than the lane takes: a worker's, which knows the type. */
+		free(ctl);
+		*hand_on = true;
+		*ret = 0;
+		return false;
 	}
+	if (r == 0 && h->msg_controllen > CONTROL_MAX)
+		r = -ENOBUFS;
+	else if (r == 0 && clen)
+		/* The lane does not ask the family: the kernel refuses
+		 * SCM_RIGHTS on any other socket itself (EINVAL). */
+		r = take_control(j->lane, pidfd, j->lane ? AF_UNIX : fam, ctl, clen, fds, &nfds,
+				 sizeof fds / sizeof fds[0], &reserved);
 	bool answered = true;
 	if (r == 0) {
 		struct iovec iov = {data, dlen};
@@ -668,9 +742,14 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 				   .msg_iov = &iov, .msg_iovlen = 1,
 				   .msg_control = ctl, .msg_controllen = ctl ? h->msg_controllen : 0};
 		/* SIGPIPE would be the supervisor's: raised for the caller below. */
-		RETRY(j->id, r, sendmsg(sock, &m, flags | MSG_NOSIGNAL));
+		int lane_fl = j->lane ? MSG_DONTWAIT : 0;
+		RETRY(j->id, r, sendmsg(sock, &m, flags | lane_fl | MSG_NOSIGNAL));
 		if (r < 0 && errno == EINTR) {
 			answered = false;
+		} else if (r < 0 && j->lane && (errno == EAGAIN || errno == EWOULDBLOCK) &&
+			   caller_blocks(sock, flags)) {
+			answered = false;
+			*hand_on = true;
 		} else if (r < 0) {
 			r = -errno;
 			if (r == -EPIPE && !(flags & MSG_NOSIGNAL) && valid(j->id)) {
@@ -680,7 +759,7 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 		}
 	}
 	for (size_t i = 0; i < nfds; i++)
-		closer_close(fds[i]); /* the sandbox's: closer.h */
+		drop_fd(j->lane, fds[i]); /* the sandbox's */
 	closer_unreserve(reserved);
 	free(data);
 	free(ctl);
@@ -711,6 +790,64 @@ static bool post(const struct report_rec *r)
 	return w == (ssize_t)sizeof *r;
 }
 
+/* The lane's pidfds of the threads that called last (PIDFD_THREAD ones
+ * only, which name one thread: a process's would name another's table
+ * once the thread is gone). A thread's pidfd names it and nothing else:
+ * while it lives, its id is its own, so the thread behind a notification
+ * with that id is that thread; once it is gone, pidfd_getfd fails with
+ * ESRCH (a thread that is exiting but not yet released keeps its id,
+ * and has no descriptors). Only the lane uses them. */
+#define PIDFDS 16
+static struct {
+	pid_t tid;
+	int fd;
+} pidfds[PIDFDS];
+static size_t pidfd_next;
+
+static void pidfd_forget(pid_t tid)
+{
+	for (size_t i = 0; i < PIDFDS; i++)
+		if (pidfds[i].tid == tid && pidfds[i].fd > 0) {
+			close(pidfds[i].fd);
+			pidfds[i].tid = 0;
+			pidfds[i].fd = 0;
+		}
+}
+
+/* A pidfd of J's caller, or -1 when it is gone. A new one is checked to
+ * be the caller's (the notification still pending once it is open: the
+ * id was not another's). *CACHED: the lane keeps it (not to be closed). */
+static int caller_pidfd(const struct job *j, bool *cached)
+{
+	*cached = false;
+	if (j->lane)
+		for (size_t i = 0; i < PIDFDS; i++)
+			if (pidfds[i].tid == j->tid && pidfds[i].fd > 0) {
+				*cached = true;
+				return pidfds[i].fd;
+			}
+	bool thread = true;
+	int pidfd = (int)syscall(SYS_pidfd_open, j->tid, PIDFD_THREAD);
+	if (pidfd < 0) {
+		thread = false;
+		pidfd = (int)syscall(SYS_pidfd_open, netnotify_tgid(j->tid), 0);
+	}
+	if (pidfd < 0 || !valid(j->id)) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return -1;
+	}
+	if (j->lane && thread) {
+		size_t i = pidfd_next++ % PIDFDS;
+		if (pidfds[i].fd > 0)
+			close(pidfds[i].fd);
+		pidfds[i].tid = j->tid;
+		pidfds[i].fd = pidfd;
+		*cached = true;
+	}
+	return pidfd;
+}
+
 /* The caller's sendmsg (H, FLAGS) on the control socket: the packet to
  * the relay loop. Returns the bytes taken or -errno. */
 static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
@@ -725,7 +862,7 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 	/* What the kernel would take (a datagram of up to DGRAM_MAX), and
 	 * of it what the supervisor reads (control.c's PACKET_MAX). */
 	long r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen, 65536, false, &p->buf,
-			  &p->len, &total);
+			  &p->len, &total, 0, NULL, 0);
 	if (r == 0 && total > DGRAM_MAX)
 		r = -EMSGSIZE;
 	if (r == 0 && h->msg_controllen) {
@@ -735,7 +872,7 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 			 !read_all(j->tid, (uintptr_t)h->msg_control, ctl, h->msg_controllen))
 			r = ctl ? -EFAULT : -ENOMEM;
 		else
-			r = take_control(pidfd, AF_UNIX, ctl, h->msg_controllen, fds, &nfds,
+			r = take_control(false, pidfd, AF_UNIX, ctl, h->msg_controllen, fds, &nfds,
 					 sizeof fds / sizeof fds[0], &reserved);
 	}
 	free(ctl);
@@ -815,41 +952,55 @@ static long mmsg_sent(const struct job *j, unsigned sent)
 	return process_vm_writev(j->tid, &lv, 1, &rv, 1, 0) == sizeof sent ? 1 : -EFAULT;
 }
 
-static void process(const struct job *j)
+/* The call J, answered; false when the lane hands it on to a worker
+ * instead (nothing answered, nothing sent). */
+static bool process(const struct job *j)
 {
+	if (j->lane && j->nr != SYS_sendmsg && j->nr != SYS_sendmmsg)
+		return false;
 	long ret = 0;
-	int pidfd = (int)syscall(SYS_pidfd_open, j->tid, PIDFD_THREAD);
+	bool cached = false;
+	int pidfd = caller_pidfd(j, &cached);
 	if (pidfd < 0)
-		pidfd = (int)syscall(SYS_pidfd_open, netnotify_tgid(j->tid), 0);
-	/* The pid is the caller's still (not reused): the pidfd is its. */
-	if (pidfd < 0 || !valid(j->id)) {
-		if (pidfd >= 0)
-			close(pidfd);
-		return; /* the caller is gone: no answer */
-	}
-	/* What this takes from the caller is closed by the closer: nothing
-	 * while the closer is behind (closer.h); the caller may try again. */
+		return true; /* the caller is gone: no answer */
+	/* What a worker takes from the caller is closed by the closer:
+	 * nothing while the closer is behind (closer.h); the caller may try
+	 * again. The lane closes the socket it takes itself. */
 	int sock = -1;
-	bool room = closer_reserve(1, ROOM_WAIT_MS);
-	if (!room)
+	bool room = !j->lane && closer_reserve(1, ROOM_WAIT_MS);
+	if (!j->lane && !room)
 		errno = ENOBUFS;
 	else
 		sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)j->args[0], 0);
+	if (sock < 0 && errno == ESRCH && cached) {
+		/* The lane's pidfd of a thread that is gone: the id is
+		 * another's now, perhaps the caller's. */
+		pidfd_forget(j->tid);
+		cached = false;
+		if ((pidfd = caller_pidfd(j, &cached)) < 0)
+			return true;
+		sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)j->args[0], 0);
+	}
 	int fam = 0, type = 0;
 	socklen_t l = sizeof fam;
 	struct addr a = {.held = -1};
-	bool have_addr = false, answered = true;
+	bool have_addr = false, answered = true, hand_on = false;
 	struct report_rec rec = {0};
 	if (sock < 0) {
 		ret = errno == EBADF ? -EBADF : -errno;
 		goto done;
 	}
-	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &fam, &l) < 0) {
+	/* The lane needs neither the type (it takes a message of up to
+	 * STREAM_CHUNK whole, or hands it on; sendmsg says ENOTSOCK itself)
+	 * nor the family (do_send). */
+	l = sizeof type;
+	if (!j->lane && getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &l) < 0) {
 		ret = -ENOTSOCK;
 		goto done;
 	}
-	l = sizeof type;
-	getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &l);
+	l = sizeof fam;
+	if (!j->lane)
+		getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &fam, &l);
 	struct msghdr h = {0};
 	int flags = 0;
 	int r = 0;
@@ -880,6 +1031,13 @@ static void process(const struct job *j)
 		ret = r;
 		goto done;
 	}
+	bool ctl = j->nr != SYS_connect && is_control(sock);
+	if (j->lane && (have_addr || ctl)) {
+		/* A destination to decide, or a packet for the relay loop. */
+		hand_on = true;
+		answered = false;
+		goto done;
+	}
 	int err = 0;
 	enum verdict v = V_PASS;
 	if (have_addr)
@@ -903,7 +1061,7 @@ static void process(const struct job *j)
 	}
 	if (j->nr == SYS_connect) {
 		answered = do_connect(j, sock, &a, &ret);
-	} else if (is_control(sock)) {
+	} else if (ctl) {
 		/* Never a packet with the supervisor's own credentials on its
 		 * own control socket (a sender the sandbox could pass for the
 		 * supervisor): sendmsg's (and sendmmsg's first) as the
@@ -947,7 +1105,7 @@ static void process(const struct job *j)
 			ret = rr;
 		} else {
 			answered = do_send(j, pidfd, sock, fam, type, &h, have_addr ? &a : NULL, flags,
-					   &ret);
+					   &ret, &hand_on);
 			if (answered && ret >= 0 && j->nr == SYS_sendmmsg)
 				ret = mmsg_sent(j, (unsigned)ret);
 		}
@@ -956,14 +1114,16 @@ done:
 	if (a.held >= 0)
 		close(a.held);
 	if (sock >= 0)
-		closer_close(sock);
+		drop_fd(j->lane, sock);
 	if (room)
 		closer_unreserve(1);
-	close(pidfd);
+	if (!cached)
+		close(pidfd);
 	if (answered)
 		answer(j, ret);
 	if (rec.denial)
 		(void)post(&rec);
+	return !hand_on;
 }
 
 static void *worker_main(void *arg)
@@ -984,16 +1144,15 @@ static void *worker_main(void *arg)
 		struct job j = queue[q_head];
 		q_head = (q_head + 1) % QUEUE_MAX;
 		q_len--;
+		pthread_cond_signal(&q_room);
 		me->busy = true;
 		me->id = j.id;
 		pthread_mutex_unlock(&mu);
-		process(&j);
+		j.lane = false;
+		(void)process(&j);
 		pthread_mutex_lock(&mu);
 		me->busy = false;
 		pthread_mutex_unlock(&mu);
-		/* A worker is free: wake the relay loop if it waits for one. */
-		if (atomic_exchange(&paused, false))
-			(void)post(&(struct report_rec){0});
 	}
 }
 
@@ -1023,6 +1182,106 @@ static void *watchdog_main(void *arg)
 	return NULL;
 }
 
+/* --- the lane ----------------------------------------------------------------- */
+
+/* A unix socket's call, for the lane or a worker (Fast Open in ports
+ * mode stays a network refusal, netnotify.c's). */
+static bool takes(const struct seccomp_notif *n)
+{
+	int nr = n->data.nr;
+	if (nr != SYS_connect && nr != SYS_sendto && nr != SYS_sendmsg && nr != SYS_sendmmsg)
+		return false;
+#ifdef NOTIFY_NATIVE_ARCH
+	if (n->data.arch != NOTIFY_NATIVE_ARCH)
+		return false; /* killed by the filter: never notified */
+#endif
+	if (net_by_port(sess->pol.net) && nr != SYS_connect) {
+		uint64_t fl = nr == SYS_sendmsg ? n->data.args[2] : n->data.args[3];
+		if ((int)fl & MSG_FASTOPEN)
+			return false;
+	}
+	return true;
+}
+
+/* J to the workers, once the queue has room (the caller waits in the
+ * kernel meanwhile); false when stopping. */
+static bool submit(const struct job *j)
+{
+	pthread_mutex_lock(&mu);
+	while (q_len >= QUEUE_MAX && !atomic_load(&stopping))
+		pthread_cond_wait(&q_room, &mu);
+	bool ok = !atomic_load(&stopping);
+	if (ok) {
+		queue[(q_head + q_len) % QUEUE_MAX] = *j;
+		q_len++;
+		pthread_cond_signal(&cv);
+	}
+	pthread_mutex_unlock(&mu);
+	return ok;
+}
+
+/* R to the relay loop, once the pipe has room: a notification must not
+ * be dropped (its caller would wait for ever). False when stopping. */
+static bool post_wait(const struct report_rec *r)
+{
+	while (!atomic_load(&stopping)) {
+		if (post(r))
+			return true;
+		if (errno != EAGAIN && errno != EINTR)
+			return false;
+		struct pollfd p = {.fd = report[1], .events = POLLOUT};
+		(void)poll(&p, 1, -1); /* WAKE_SIG ends it when stopping */
+	}
+	return false;
+}
+
+static void *lane_main(void *arg)
+{
+	(void)arg;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, wake_sig());
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	union {
+		struct seccomp_notif n;
+		char b[512];
+	} req;
+	while (!atomic_load(&stopping)) {
+		/* RECV waits for a notification (WAKE_SIG ends it). */
+		memset(&req, 0, sizeof req);
+		if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != ENOENT)
+				break;
+			/* The caller is gone already, or every task that used
+			 * the filter is (POLLHUP), when RECV no longer waits:
+			 * none can use it again. */
+			struct pollfd p = {.fd = lfd, .events = POLLIN};
+			if (poll(&p, 1, 0) == 1 && (p.revents & POLLHUP) && !(p.revents & POLLIN))
+				break;
+			continue;
+		}
+		const struct seccomp_notif *n = &req.n;
+		if (!takes(n)) {
+			struct report_rec r = {.other = true, .notif = *n};
+			(void)post_wait(&r);
+			continue;
+		}
+		struct job j = {.id = n->id, .lane = true, .tid = (pid_t)n->pid, .nr = n->data.nr};
+		for (int i = 0; i < 6; i++)
+			j.args[i] = n->data.args[i];
+		if (!process(&j))
+			(void)submit(&j);
+	}
+	for (size_t i = 0; i < PIDFDS; i++)
+		if (pidfds[i].fd > 0)
+			close(pidfds[i].fd);
+	atomic_store(&lane_done, true);
+	return NULL;
+}
+
+
 /* --- the relay loop's side -------------------------------------------------- */
 
 static void report_ready(struct session *s, struct watch *w, short revents)
@@ -1036,6 +1295,8 @@ static void report_ready(struct session *s, struct watch *w, short revents)
 			break;
 		if (r.denial)
 			up.report(s, r.pid, r.host_pid, r.comm, r.obj);
+		if (r.other)
+			up.other(s, &r.notif);
 		if (r.pkt) {
 			/* control_handle takes the descriptors; the pidfd stays ours. */
 			if (r.pkt->too_large)
@@ -1047,61 +1308,13 @@ static void report_ready(struct session *s, struct watch *w, short revents)
 			packet_free(r.pkt);
 		}
 	}
-	/* A worker is free: the listener may be read again. */
-	up.resume();
 }
 
-bool unixnotify_takes(const struct session *s, const void *notif)
-{
-	const struct seccomp_notif *n = notif;
-	if (!started || !netnotify_unix(s))
-		return false;
-	int nr = n->data.nr;
-	if (nr != SYS_connect && nr != SYS_sendto && nr != SYS_sendmsg && nr != SYS_sendmmsg)
-		return false;
-	/* Fast Open in ports mode: refused by netnotify as before. */
-	if (net_by_port(s->pol.net) && nr != SYS_connect) {
-		uint64_t fl = nr == SYS_sendmsg ? n->data.args[2] : n->data.args[3];
-		if ((int)fl & MSG_FASTOPEN)
-			return false;
-	}
-	return true;
-}
-
-bool unixnotify_submit(const void *notif)
-{
-	const struct seccomp_notif *n = notif;
-	pthread_mutex_lock(&mu);
-	bool ok = q_len < QUEUE_MAX;
-	if (ok) {
-		struct job *j = &queue[(q_head + q_len) % QUEUE_MAX];
-		j->id = n->id;
-		j->tid = (pid_t)n->pid;
-		j->nr = n->data.nr;
-		for (int i = 0; i < 6; i++)
-			j->args[i] = n->data.args[i];
-		q_len++;
-		pthread_cond_signal(&cv);
-	}
-	pthread_mutex_unlock(&mu);
-	return ok;
-}
-
-bool unixnotify_full(void)
-{
-	pthread_mutex_lock(&mu);
-	bool full = q_len >= QUEUE_MAX;
-	pthread_mutex_unlock(&mu);
-	if (full)
-		atomic_store(&paused, true);
-	return full;
-}
-
-void unixnotify_start(struct session *s, int listener, int rsize,
+bool unixnotify_start(struct session *s, int listener, int rsize,
 		      const struct unixnotify_up *u)
 {
 	if (!netnotify_unix(s))
-		return;
+		return false;
 	sess = s;
 	up = *u;
 	resp_size = rsize;
@@ -1115,6 +1328,9 @@ void unixnotify_start(struct session *s, int listener, int rsize,
 	    pipe2(report, O_CLOEXEC | O_NONBLOCK) < 0 ||
 	    !(report_watch = session_watch(s, report[0], POLLIN, report_ready, NULL)))
 		die_errno("start deciding unix sockets");
+	/* The caller's CPU switches to the lane and back, instead of
+	 * waking it wherever (Linux 6.6; before, the ordinary wake-up). */
+	(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = wake; /* no SA_RESTART: the blocking call returns EINTR */
@@ -1131,10 +1347,34 @@ void unixnotify_start(struct session *s, int listener, int rsize,
 			   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
 			   pthread_cond_init(&watchdog_cv, &ca) == 0 &&
 			   pthread_create(&watchdog, NULL, watchdog_main, NULL) == 0;
+	lane_started = pthread_create(&lane_thread, NULL, lane_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!watchdog_started || !workers[0].started)
+	if (!watchdog_started || !workers[0].started || !lane_started)
 		die("cannot start the threads that decide unix sockets");
 	started = true;
+	return true;
+}
+
+/* The thread T out of what it waits in (a signal ends it), once DONE
+ * says it is; false: still in a call no signal ends. */
+static bool interrupt_until(pthread_t t, atomic_bool *done, bool *busy)
+{
+	for (int k = 0; k < 200; k++) {
+		bool out;
+		if (done) {
+			out = atomic_load(done);
+		} else {
+			pthread_mutex_lock(&mu);
+			out = !*busy;
+			pthread_mutex_unlock(&mu);
+		}
+		if (out)
+			return true;
+		pthread_kill(t, wake_sig());
+		struct timespec ts = {0, 10 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	return false;
 }
 
 void unixnotify_finish(struct session *s)
@@ -1145,27 +1385,21 @@ void unixnotify_finish(struct session *s)
 	atomic_store(&stopping, true);
 	pthread_mutex_lock(&mu);
 	pthread_cond_broadcast(&cv);
+	pthread_cond_broadcast(&q_room);
 	pthread_cond_broadcast(&watchdog_cv);
 	pthread_mutex_unlock(&mu);
 	if (watchdog_started)
 		pthread_join(watchdog, NULL);
+	if (interrupt_until(lane_thread, &lane_done, NULL))
+		pthread_join(lane_thread, NULL);
+	else
+		stuck = true;
 	for (size_t i = 0; i < WORKERS; i++) {
 		if (!workers[i].started)
 			continue;
 		/* A worker still in a call: interrupted until it is out (a
 		 * call no signal ends, on a hung file system: left to exit). */
-		bool out = false;
-		for (int k = 0; k < 200 && !out; k++) {
-			pthread_mutex_lock(&mu);
-			bool busy = workers[i].busy;
-			pthread_mutex_unlock(&mu);
-			if (!(out = !busy)) {
-				pthread_kill(workers[i].t, wake_sig());
-				struct timespec ts = {0, 10 * 1000000L};
-				nanosleep(&ts, NULL);
-			}
-		}
-		if (out)
+		if (interrupt_until(workers[i].t, NULL, &workers[i].busy))
 			pthread_join(workers[i].t, NULL);
 		else
 			stuck = true;

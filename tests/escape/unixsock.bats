@@ -121,6 +121,25 @@ unreached() {
 	grep -q "sanity-$RND" "$dg"
 }
 
+@test "unixsock: sends without a destination made at once do not become sends to a host socket" {
+	# The supervisor's lane makes a send that names no destination on
+	# the spot. Another thread gives it one after any check (the name in
+	# the msghdr, the descriptor by dup2), and a sendmmsg carries one in
+	# its second message: the host service hears nothing.
+	service unix-dgram "$OUT/log.sock"
+	sbx "$UP" fastrace "$OUT/log.sock" "escape-$RND"
+	if listener_heard; then
+		echo "ESCAPE: the host service heard the sandbox:"
+		head -n 5 "$LISTEN_LOG"
+		false
+	fi
+	# The race was run: the messages without a destination got through.
+	assert_line --regexp '^fastrace: [1-9][0-9]* good'
+	"$UP" sendto "$LISTEN_ADDR" "sanity-$RND"
+	listener_heard
+	grep -q "sanity-$RND" "$LISTEN_LOG"
+}
+
 @test "unixsock: a host socket under a read root inside the private /tmp or /run is not reached" {
 	# A read root under /tmp is bound into the session's private /tmp (and
 	# one under /run into its cover): the sockets in it are the host's,

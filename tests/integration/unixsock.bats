@@ -216,3 +216,60 @@ a, _ = s.accept(); print(a.recv(8).decode())'
 	assert_success
 	assert_output "ok"
 }
+
+@test "sendmsg on socket pairs: a message larger than one call takes, a full buffer, descriptors, boundaries" {
+	# The supervisor makes the sends that name no destination at once
+	# (unixnotify.c's lane) and hands on what would wait or is large.
+	run --separate-stderr wsrun "$WS" -- "$PY" -c '
+import array, os, socket, threading
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+big = os.urandom(600 * 1024)
+got = bytearray()
+def reader():
+    while len(got) < 2 * len(big):
+        got.extend(b.recv(65536))
+t = threading.Thread(target=reader); t.start()
+for _ in range(2):
+    view, calls = memoryview(big), 0
+    while view:
+        n = a.sendmsg([view[:len(view) // 2], view[len(view) // 2:]])
+        assert 0 < n <= len(view)
+        view, calls = view[n:], calls + 1
+t.join()
+assert bytes(got) == big + big
+print("large", "ok")
+# A full buffer: a non-blocking caller hears EAGAIN, a blocking one waits
+# for the reader.
+a.setblocking(False)
+sent = 0
+try:
+    while True:
+        sent += a.sendmsg([b"x" * 4096])
+except BlockingIOError:
+    pass
+a.setblocking(True)
+left = [sent + 4096]
+def drain():
+    while left[0] > 0:
+        left[0] -= len(b.recv(65536))
+t = threading.Thread(target=drain); t.start()
+assert a.sendmsg([b"y" * 4096]) == 4096
+t.join()
+print("full", "ok")
+# Descriptors on a pair, and the boundaries of datagrams and packets.
+for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM, socket.SOCK_SEQPACKET):
+    c, d = socket.socketpair(socket.AF_UNIX, kind)
+    r, w = os.pipe()
+    c.sendmsg([b"fd"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [r]))])
+    m, anc, _, _ = d.recvmsg(64, socket.CMSG_SPACE(4))
+    os.write(w, b"through")
+    assert m == b"fd" and os.read(array.array("i", anc[0][2])[0], 64) == b"through"
+    if kind != socket.SOCK_STREAM:
+        c.sendmsg([b"one"]); c.sendmsg([b"two", b"!"])
+        assert d.recv(64) == b"one" and d.recv(64) == b"two!"
+print("pairs", "ok")'
+	assert_success
+	assert_output "large ok
+full ok
+pairs ok"
+}

@@ -13,8 +13,19 @@
  *                                  sendto() while another thread rewrites
  *                                  the address between GOOD and BAD
  *                                  (BAD.d for datagrams) all the time
+ *   unixprobe fastrace BAD MSG     messages that need no destination, on a
+ *                                  datagram socket pair, for up to 3 s (at
+ *                                  most 3000 rounds), while another thread
+ *                                  turns them into sends to BAD all the
+ *                                  time: the msghdr's name flips between
+ *                                  none and BAD, and dup2 flips the
+ *                                  descriptor between the pair's end and
+ *                                  an unconnected datagram socket; and a
+ *                                  sendmmsg of three, the middle one to
+ *                                  BAD, sent on as a caller would
  *
- * Prints "OP: OK" or "OP: ERRNAME" ("race: N good, M other" for race).
+ * Prints "OP: OK" or "OP: ERRNAME" ("race: N good, M other" for race,
+ * "fastrace: N good, M other" for fastrace, good: received in the pair).
  * Exit status 0 on success, 1 on failure, 2 on usage. The tests judge by
  * the service on the host (what it received), not by this output. */
 #define _GNU_SOURCE
@@ -110,6 +121,23 @@ static int dgram_to(const char *op, const char *path, const char *msg)
 
 /* --- race --------------------------------------------------------------- */
 
+/* A race's other thread FN started (*T), and its start (*T0). */
+static int race_start(pthread_t *t, void *(*fn)(void *), struct timespec *t0)
+{
+	if (pthread_create(t, NULL, fn, NULL) != 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, t0);
+	return 1;
+}
+
+/* A race's rounds: at most 3000, for 3 s at most from T0. */
+static int more_rounds(int i, const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return i < 3000 && now.tv_sec - t0->tv_sec < 3;
+}
+
 static struct sockaddr_un shared_s, shared_d; /* rewritten all the time */
 static struct sockaddr_un good_s, bad_s, good_d, bad_d;
 static atomic_int stop;
@@ -149,16 +177,12 @@ static int race(const char *good, const char *bad, const char *msg)
 	memcpy(&shared_s, &good_s, sizeof shared_s);
 	memcpy(&shared_d, &good_d, sizeof shared_d);
 	pthread_t t;
-	if (pthread_create(&t, NULL, flipper, NULL) != 0)
+	struct timespec t0;
+	if (!race_start(&t, flipper, &t0))
 		return say("race-thread", -1, EAGAIN);
-	struct timespec t0, now;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	unsigned ok = 0, other = 0;
 	char buf[256];
-	for (int i = 0; i < 3000; i++) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - t0.tv_sec >= 3)
-			break;
+	for (int i = 0; more_rounds(i, &t0); i++) {
 		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
 		if (s >= 0 && connect(s, (struct sockaddr *)&shared_s, l) == 0) {
 			send(s, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -190,6 +214,73 @@ static int race(const char *good, const char *bad, const char *msg)
 	return ok ? 0 : 1;
 }
 
+/* --- fastrace ------------------------------------------------------------- */
+
+static struct msghdr fast_m;
+static struct sockaddr_un fast_bad;
+static socklen_t fast_bad_len;
+static int fast_fd, fast_pair, fast_loose;
+
+static void *fast_flipper(void *arg)
+{
+	(void)arg;
+	for (unsigned long i = 0; !atomic_load(&stop); i++) {
+		fast_m.msg_name = i & 1 ? &fast_bad : NULL;
+		fast_m.msg_namelen = i & 1 ? fast_bad_len : 0;
+		if ((i & 63) == 0)
+			dup2((i >> 6) & 1 ? fast_loose : fast_pair, fast_fd);
+	}
+	return NULL;
+}
+
+static int fastrace(const char *bad, const char *msg)
+{
+	int sp[2];
+	fast_bad_len = mkaddr(&fast_bad, bad);
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sp) < 0 ||
+	    (fast_loose = socket(AF_UNIX, SOCK_DGRAM, 0)) < 0 || (fast_fd = dup(sp[0])) < 0)
+		return say("fastrace-setup", -1, errno);
+	fast_pair = sp[0];
+	struct iovec iov = {(void *)msg, strlen(msg)};
+	fast_m.msg_iov = &iov;
+	fast_m.msg_iovlen = 1;
+	pthread_t t;
+	struct timespec t0;
+	if (!race_start(&t, fast_flipper, &t0))
+		return say("fastrace-thread", -1, EAGAIN);
+	unsigned ok = 0, other = 0;
+	char buf[256];
+	for (int i = 0; more_rounds(i, &t0); i++) {
+		if (sendmsg(fast_fd, &fast_m, MSG_DONTWAIT) < 0)
+			other++;
+		/* Three messages, the middle one to BAD: on as a caller
+		 * would, from the first one not sent. */
+		struct mmsghdr mm[3];
+		memset(mm, 0, sizeof mm);
+		for (int k = 0; k < 3; k++) {
+			mm[k].msg_hdr.msg_iov = &iov;
+			mm[k].msg_hdr.msg_iovlen = 1;
+		}
+		mm[1].msg_hdr.msg_name = &fast_bad;
+		mm[1].msg_hdr.msg_namelen = fast_bad_len;
+		for (int k = 0; k < 3;) {
+			int n = sendmmsg(sp[0], mm + k, 3 - k, MSG_DONTWAIT);
+			if (n <= 0) {
+				other++;
+				k++;
+			} else {
+				k += n;
+			}
+		}
+		while (recv(sp[1], buf, sizeof buf, MSG_DONTWAIT) > 0)
+			ok++;
+	}
+	atomic_store(&stop, 1);
+	pthread_join(t, NULL);
+	printf("fastrace: %u good, %u other\n", ok, other);
+	return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "connect") == 0)
@@ -207,7 +298,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 5 && strcmp(argv[1], "race") == 0)
 		return race(argv[2], argv[3], argv[4]);
+	if (argc == 4 && strcmp(argv[1], "fastrace") == 0)
+		return fastrace(argv[2], argv[3]);
 	fprintf(stderr, "usage: unixprobe connect|sendto|sendmsg|sendmmsg|fdpath PATH MSG\n"
-			"       unixprobe race GOOD BAD MSG\n");
+			"       unixprobe race GOOD BAD MSG\n"
+			"       unixprobe fastrace BAD MSG\n");
 	return 2;
 }
