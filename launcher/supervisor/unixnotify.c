@@ -58,10 +58,10 @@
  * the same pipe as the denials. The relay loop never waits for either:
  * the lane closes what it took itself, and a close that waits (a
  * lingering socket in flight) holds up only the sandbox's own calls.
- * A send of the lane's on a blocking stream socket may take less than
- * the whole message when the peer's buffer is nearly full (the count
- * says so, as for a send cut short by a signal); one that can take
- * nothing goes to a worker, which waits.
+ * A send of the lane's on a blocking stream socket that the peer's
+ * buffer takes only part of goes on in a worker, which sends the rest
+ * and waits, as the kernel would have; one that can take nothing goes
+ * to a worker whole.
  * When a caller is interrupted by a signal the kernel drops its
  * notification (SECCOMP_IOCTL_NOTIF_ID_VALID fails) and restarts or fails
  * the call; a watchdog thread sees that and interrupts the worker's call
@@ -141,6 +141,8 @@ struct job {
 	pid_t tid;   /* the calling thread, as the supervisor sees it */
 	int nr;
 	uint64_t args[6];
+	size_t sent; /* of a blocking stream send the lane began: bytes already sent, with
+		      * the ancillary data; the worker sends the rest, waiting */
 };
 
 static struct job queue[QUEUE_MAX];
@@ -701,9 +703,9 @@ static bool caller_blocks(int sock, int flags)
 
 /* A send of the caller's: its msghdr (H, the name already decided in A,
  * NULL: none), with its data and ancillary data read into ours. The
- * lane's never waits: *HAND_ON when it would have to, nothing sent and
- * nothing answered. */
-static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
+ * lane's never waits: *HAND_ON when it would have to, nothing answered
+ * and nothing sent, or the first J->sent bytes of a stream message. */
+static bool do_send(struct job *j, int pidfd, int sock, int fam, int type,
 		    const struct msghdr *h, const struct addr *a, int flags, long *ret,
 		    bool *hand_on)
 {
@@ -713,8 +715,9 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 	size_t nfds = 0, reserved = 0;
 	long r;
 	bool stream = type == SOCK_STREAM;
-	/* The ancillary data is read with the data. */
-	size_t clen = h->msg_controllen <= CONTROL_MAX ? h->msg_controllen : 0;
+	/* The ancillary data is read with the data (and was sent with the
+	 * first part of a send the lane began). */
+	size_t clen = h->msg_controllen <= CONTROL_MAX && !j->sent ? h->msg_controllen : 0;
 	if (clen && !(ctl = malloc(clen)))
 		return *ret = -ENOMEM, true;
 	r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen,
@@ -727,7 +730,7 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 		*ret = 0;
 		return false;
 	}
-	if (r == 0 && h->msg_controllen > CONTROL_MAX)
+	if (r == 0 && h->msg_controllen > CONTROL_MAX && !j->sent)
 		r = -ENOBUFS;
 	else if (r == 0 && clen)
 		/* The lane does not ask the family: the kernel refuses
@@ -735,8 +738,12 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 		r = take_control(j->lane, pidfd, j->lane ? AF_UNIX : fam, ctl, clen, fds, &nfds,
 				 sizeof fds / sizeof fds[0], &reserved);
 	bool answered = true;
-	if (r == 0) {
-		struct iovec iov = {data, dlen};
+	size_t skip = j->sent < dlen ? j->sent : dlen;
+	if (r == 0 && j->sent && skip == dlen) {
+		r = (long)j->sent; /* the rest is gone from its memory: what was sent */
+		answered = true;
+	} else if (r == 0) {
+		struct iovec iov = {data + skip, dlen - skip};
 		struct msghdr m = {.msg_name = a ? (void *)&a->a : NULL,
 				   .msg_namelen = a ? a->len : 0,
 				   .msg_iov = &iov, .msg_iovlen = 1,
@@ -750,6 +757,17 @@ static bool do_send(const struct job *j, int pidfd, int sock, int fam, int type,
 			   caller_blocks(sock, flags)) {
 			answered = false;
 			*hand_on = true;
+		} else if (r >= 0 && j->lane && (size_t)r < dlen && caller_blocks(sock, flags)) {
+			/* Part of a stream message, for a caller that would
+			 * wait for the rest (a short count there would be
+			 * news to most programs): a worker sends the rest. */
+			answered = false;
+			*hand_on = true;
+			j->sent = (size_t)r;
+		} else if (r >= 0 && j->sent) {
+			r += (long)j->sent;
+		} else if (r < 0 && j->sent) {
+			r = (long)j->sent; /* the part sent stands, as the kernel's would */
 		} else if (r < 0) {
 			r = -errno;
 			if (r == -EPIPE && !(flags & MSG_NOSIGNAL) && valid(j->id)) {
@@ -954,7 +972,7 @@ static long mmsg_sent(const struct job *j, unsigned sent)
 
 /* The call J, answered; false when the lane hands it on to a worker
  * instead (nothing answered, nothing sent). */
-static bool process(const struct job *j)
+static bool process(struct job *j)
 {
 	if (j->lane && j->nr != SYS_sendmsg && j->nr != SYS_sendmmsg)
 		return false;

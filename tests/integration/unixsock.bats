@@ -255,6 +255,22 @@ def drain():
 t = threading.Thread(target=drain); t.start()
 assert a.sendmsg([b"y" * 4096]) == 4096
 t.join()
+# Nearly full: room for part of a message; a blocking caller gets all of
+# it sent, as from the kernel, not a short count.
+a.setblocking(False)
+sent = 0
+try:
+    while True:
+        sent += a.sendmsg([b"x" * 4096])
+except BlockingIOError:
+    pass
+a.setblocking(True)
+first = len(b.recv(8192))
+left = [sent - first + 128 * 1024]
+t = threading.Thread(target=drain); t.start()
+n = a.sendmsg([b"z" * (128 * 1024)])
+t.join()
+assert n == 128 * 1024, n
 print("full", "ok")
 # Descriptors on a pair, and the boundaries of datagrams and packets.
 for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM, socket.SOCK_SEQPACKET):
