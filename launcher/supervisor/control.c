@@ -108,6 +108,7 @@ struct denial_entry {
 	char *proxy_name, *proxy_addr;
 	struct wk_grant grant; /* the narrowest grant that allows it (none: empty) */
 	struct strv argv;      /* its process's words (unknown: none) */
+	unsigned long long exec; /* the warm session's exec it came from (0: none; warm.c) */
 };
 
 static struct denial_entry entries[WK_MAX_DENIALS];
@@ -1136,6 +1137,16 @@ static const char *probe_of(const char *obj)
 	return NULL;
 }
 
+/* Which exec of a warm session a process (its host pid) belongs to,
+ * where warm.c says (control_exec_hook): so that a denial names the tool
+ * call it came from, for a stream of that call's own. */
+static unsigned long long (*exec_of)(pid_t host_pid);
+
+void control_exec_hook(unsigned long long (*hook)(pid_t host_pid))
+{
+	exec_of = hook;
+}
+
 void control_denial(struct session *s, const struct denial *d, enum denial_show show)
 {
 	int k = kind_of(d->kind);
@@ -1211,6 +1222,8 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 		memcpy(e->args, args, args_len);
 	}
 	e->probe = probe;
+	pid_t who = d->sender > 0 ? d->sender : (pid_t)d->host_pid;
+	e->exec = exec_of && who > 0 ? exec_of(who) : 0;
 	e->count++;
 	e->last = now;
 	e->seq = ++seq;
@@ -1305,6 +1318,8 @@ static json_t *entry_json(const struct denial_entry *e)
 		json_object_set_new(o, "grant", wk_grant_to_json(&e->grant));
 	if (o && e->argv.n)
 		json_object_set_new(o, "argv", words_json(&e->argv));
+	if (o && e->exec)
+		json_object_set_new(o, "exec", json_integer((json_int_t)e->exec));
 	char *cmd = o ? wk_grant_command(&e->grant, &e->argv) : NULL;
 	if (cmd)
 		json_object_set_new(o, "command", json_string(cmd));
@@ -1467,6 +1482,7 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 				.what = p.what,
 				.comm = p.comm,
 				.pid = p.pid,
+				.sender = sender,
 			};
 			/* A sender may be gone and its number another's by the
 			 * time the advice reads its arguments: read them now,
