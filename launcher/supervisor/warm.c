@@ -44,6 +44,15 @@ static struct client clients[WARM_CLIENTS];
 static int listener = -1, server = -1;
 static struct watch *w_listener, *w_server;
 static unsigned long long next_id;
+/* Execs that ended lately, for the reports that come after their end
+ * (a refused process exits at once; its report is read later). */
+#define WARM_ENDED 256
+struct ended_exec {
+	pid_t pid;
+	unsigned long long id;
+};
+static struct ended_exec ended[WARM_ENDED];
+static size_t n_ended;
 static int stopper = -1; /* the client that stopped the session: held to our end */
 static bool stopping;
 
@@ -77,14 +86,28 @@ char *warm_path(int dirfd, const char *name, const char *ext)
 	return xasprintf("/proc/self/fd/%d/%s.%s", dirfd, name, ext);
 }
 
+static void server_ready(struct session *s, struct watch *w, short revents);
+static struct session *warm_s;
+
 static unsigned long long exec_of(pid_t pid)
 {
+	/* An exec's process says "started" before its exec, so before
+	 * anything it runs reports: what the server socket holds is taken
+	 * first, whichever socket the relay loop happened to read first. */
+	if (w_server && warm_s)
+		server_ready(warm_s, w_server, POLLIN);
 	/* Up the process's parents to an exec's own process, bounded: the
 	 * sandbox can make a chain as long as it likes. */
 	for (int depth = 0; pid > 1 && depth < 64; depth++) {
 		for (size_t i = 0; i < WARM_CLIENTS; i++)
 			if (clients[i].fd >= 0 && clients[i].pid == pid)
 				return clients[i].id;
+		/* Newest first: a number may have been another's before. */
+		for (size_t k = 0; k < WARM_ENDED && k < n_ended; k++) {
+			const struct ended_exec *e = &ended[(n_ended - 1 - k) % WARM_ENDED];
+			if (e->pid == pid)
+				return e->id;
+		}
 		char p[64], buf[512];
 		snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
 		/* host: /proc of a process of the sandbox's, read as text only */
@@ -122,6 +145,8 @@ static void send_msg(int fd, const struct warm_msg *m, const int *fds, size_t nf
 
 static void client_close(struct client *c)
 {
+	if (c->pid > 0)
+		ended[n_ended++ % WARM_ENDED] = (struct ended_exec){c->pid, c->id};
 	if (c->w)
 		session_unwatch(c->w);
 	if (c->fd >= 0)
@@ -359,6 +384,7 @@ void warm_start(struct session *s, bool started)
 	free(path);
 	w_listener = session_watch(s, listener, POLLIN, listener_ready, NULL);
 	w_server = session_watch(s, server, POLLIN, server_ready, NULL);
+	warm_s = s;
 	if (!w_listener || !w_server)
 		die("internal error: no room to watch the session's sockets");
 }

@@ -21,7 +21,8 @@ EXTRA_DIST += \
 	tests/integration/why-fixes.bats \
 	tests/integration/userconfig.bats \
 	tests/integration/domains.bats \
-	tests/integration/supervisor-fds.bats
+	tests/integration/supervisor-fds.bats \
+	tests/integration/warm.bats
 
 # Network calls as programs the preload shim cannot see make them (the
 # supervisor reports those, launcher/supervisor/netnotify.c): raw system calls from a
