@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -435,11 +436,11 @@ static void send_to(int sock, const struct warm_msg *m)
 	free(b);
 }
 
+/* The exec's process, after vfork: system calls only (it borrows the
+ * server's memory until its exec), its "started" message made before. */
 static noreturn void run_child(int sock, const struct warm_msg *m, const int *fds, size_t nfds,
-			       const sigset_t *orig)
+			       const char *started, size_t started_len, const sigset_t *orig)
 {
-	sigprocmask(SIG_SETMASK, orig, NULL);
-	signal(SIGPIPE, SIG_DFL);
 	/* Its own session and process group: a signal for the exec reaches
 	 * all of it (kill(-pid)), and nothing of the others. */
 	setsid();
@@ -460,16 +461,22 @@ static noreturn void run_child(int sock, const struct warm_msg *m, const int *fd
 		if (dup2(use[fd], fd) < 0)
 			_exit(EXIT_WICKET);
 	/* Said by this process, so that the supervisor learns its pid. */
-	struct warm_msg s = {.verb = WARM_STARTED, .id = m->id, .status = -1};
-	send_to(sock, &s);
+	(void)send(sock, started, started_len, MSG_NOSIGNAL);
 	if (m->cwd && chdir(m->cwd) < 0) {
-		dprintf(STDERR_FILENO, "wicket: exec: cannot enter %s in the sandbox: %s\n", m->cwd,
-			strerror(errno));
+		static const char msg[] = "wicket: exec: cannot enter the directory in the sandbox\n";
+		(void)!write(STDERR_FILENO, msg, sizeof msg - 1);
 		_exit(EXIT_WICKET);
 	}
+	/* The server's SIGPIPE (ignored) and mask are not the command's. */
+	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, orig, NULL);
 	execvp(m->argv[0], (char *const *)m->argv);
 	int e = errno;
-	dprintf(STDERR_FILENO, "wicket: %s: %s\n", m->argv[0], strerror(e));
+	const char *why = e == ENOENT ? ": command not found\n" : ": cannot execute it\n";
+	struct iovec iov[3] = {{(void *)"wicket: ", 8},
+			       {(void *)m->argv[0], strlen(m->argv[0])},
+			       {(void *)why, strlen(why)}};
+	(void)!writev(STDERR_FILENO, iov, 3);
 	_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
 }
 
@@ -535,9 +542,13 @@ int warm_serve(int argc, char **argv)
 			continue;
 		}
 		if (m.verb == WARM_EXEC && m.id) {
-			pid_t p = njobs < SERVE_MAX ? fork() : -1;
+			struct warm_msg st = {.verb = WARM_STARTED, .id = m.id, .status = -1};
+			size_t sl;
+			char *sb = warm_encode(&st, &sl);
+			pid_t p = njobs < SERVE_MAX && sb ? vfork() : -1;
 			if (p == 0)
-				run_child((int)sock, &m, in.fds, in.nfds, &orig);
+				run_child((int)sock, &m, in.fds, in.nfds, sb, sl, &orig);
+			free(sb);
 			if (p > 0) {
 				jobs[njobs++] = (struct job){p, m.id};
 			} else {
