@@ -1631,16 +1631,13 @@ void control_plan(struct session *s)
 	if (!s->pol.sandbox)
 		return;
 	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+	if (fdpass_pair(sv) < 0)
 		die_errno("control socket");
 	int one = 1;
-	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0)
-		die_errno("control socket: SO_PASSCRED");
 	/* And a pidfd of the sender with each packet, where the kernel can
 	 * (6.5): `wicket ask` then knows its requester's /proc entry is not
 	 * that of a process which got the number after the requester died. */
 	pidfds = setsockopt(sv[0], SOL_SOCKET, SO_PASSPIDFD, &one, sizeof one) == 0;
-	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
 	if (sv[0] <= 2)
 		sv[0] = high_fd(sv[0]);
 	ctl_sup = sv[0];

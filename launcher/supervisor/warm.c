@@ -336,12 +336,8 @@ void warm_plan(struct session *s)
 	for (size_t i = 0; i < WARM_CLIENTS; i++)
 		clients[i] = (struct client){.fd = -1};
 	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		die_errno("socketpair");
-	int one = 1;
-	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0)
-		die_errno("SO_PASSCRED");
-	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+	if (fdpass_pair(sv) < 0)
+		die_errno("warm session: the server's socket");
 	server = sv[0];
 	s->warm_child = sv[1];
 	control_exec_hook(exec_of);
