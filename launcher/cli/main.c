@@ -652,6 +652,9 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	const struct userconfig_entry *pick = userconfig_pick(&ucfg, s.workspace);
 	policy_load_or_die(&pctx, cli->policy ? cli->policy : pick ? pick->policy
 				: cli->read_only ? "read-only" : DEFAULT_POLICY, &wp);
+	if (cli->warm_name && !wp.sandbox)
+		die("session start: policy %s runs without a sandbox; a warm session is one sandbox "
+		    "for many commands (pick a sandboxing policy)", wp.name);
 	rerun_plan(&s, cli, &wp, cwd, home);
 	s.grant_of = cli->grant_of;
 	if (cli->grant_of) {

@@ -187,17 +187,28 @@ static void client_exec(struct client *c, const struct warm_msg *req, struct fdp
 		client_refuse(c, "the session's server does not take it");
 }
 
-static void stop_session(struct session *s)
+/* No new client from here; the name is free at once, for a session of
+ * the same name started meanwhile, whose socket is then never ours to
+ * remove. */
+static void stop_listening(struct session *s)
 {
-	(void)s;
-	stopping = true;
-	/* No new client from here. */
 	if (w_listener)
 		session_unwatch(w_listener);
 	w_listener = NULL;
-	if (listener >= 0)
-		close(listener);
+	if (listener < 0)
+		return;
+	close(listener);
 	listener = -1;
+	char *path = warm_path(s->warm_dirfd, s->warm_name, "sock");
+	/* host: the user's state directory, through its descriptor */
+	unlink(path);
+	free(path);
+}
+
+static void stop_session(struct session *s)
+{
+	stopping = true;
+	stop_listening(s);
 	struct warm_msg m = {.verb = WARM_STOP, .status = -1};
 	if (server >= 0)
 		send_msg(server, &m, NULL, 0);
@@ -392,18 +403,10 @@ void warm_finish(struct session *s)
 	for (size_t i = 0; i < WARM_CLIENTS; i++)
 		if (clients[i].fd >= 0)
 			client_refuse(&clients[i], "the session ended before the command did");
-	char *path = warm_path(s->warm_dirfd, s->warm_name, "sock");
-	/* host: the user's state directory, through its descriptor */
-	unlink(path);
-	free(path);
-	if (listener >= 0)
-		close(listener);
-	listener = -1;
-	if (w_listener)
-		session_unwatch(w_listener);
+	stop_listening(s);
 	if (w_server)
 		session_unwatch(w_server);
-	w_listener = w_server = NULL;
+	w_server = NULL;
 	if (server >= 0)
 		close(server);
 	server = -1;

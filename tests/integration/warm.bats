@@ -196,6 +196,10 @@ for msg in [b"", b"exec", b"exec\0", b"exec\0fppp\0", b"exec\0fnnn\0a\0", b"bogu
 	[ "$status" = 125 ]
 	run bounded 30 "$WICKET" session start --name "$(printf 'a%.0s' {1..65})"
 	[ "$status" = 125 ]
+	# A session without a sandbox is not a warm sandbox.
+	run bounded 30 "$WICKET" session start -P full-access --name "$N"
+	[ "$status" = 125 ]
+	assert_output --partial "runs without a sandbox"
 	start
 	run bounded 30 "$WICKET" session start --name "$N"
 	[ "$status" = 125 ]
