@@ -213,3 +213,44 @@ for msg in [b"", b"exec", b"exec\0", b"exec\0fppp\0", b"exec\0fnnn\0a\0", b"bogu
 	run wx -- true </dev/null
 	[ "$status" = 125 ]
 }
+
+@test "warm: a terminal is never handed to the sandbox: its modes stay, escapes are filtered" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	start
+	# exec's streams all on a pty of the test's; the command tries to
+	# change the terminal's modes and its title.
+	run bounded 60 python3 -c '
+import os, pty, sys, termios
+m, s = pty.openpty()
+before = termios.tcgetattr(s)
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    for fd in (0, 1, 2):
+        os.dup2(s, fd)
+    os.execv(sys.argv[1], [sys.argv[1], "exec", sys.argv[2], "--",
+        "sh", "-c", "stty raw -echo 2>/dev/null; test -t 1 && echo ISATTY; printf \"\\033]2;pwned\\007done\\n\""])
+out = b""
+while True:
+    try:
+        b = os.read(m, 4096)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+    if b"done" in out:
+        break
+_, st = os.waitpid(pid, 0)
+after = termios.tcgetattr(s)
+print("status", os.waitstatus_to_exitcode(st))
+print("modes kept" if before == after else "MODES CHANGED")
+print("title set" if b"\x1b]2;" in out else "no title")
+print("isatty" if b"ISATTY" in out else "not a tty")
+' "$WICKET" "$N"
+	assert_success
+	assert_line "status 0"
+	assert_line "modes kept"
+	assert_line "no title"
+	assert_line "not a tty"
+}
