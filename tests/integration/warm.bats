@@ -254,3 +254,17 @@ print("isatty" if b"ISATTY" in out else "not a tty")
 	assert_line "no title"
 	assert_line "not a tty"
 }
+
+@test "warm: a file as a stream is copied, never handed over: the sandbox cannot change it" {
+	start
+	printf 'in the file\n' >"$OUT/in"
+	chmod 644 "$OUT/in"
+	: >"$OUT/out"
+	chmod 600 "$OUT/out"
+	# Through the descriptor a sandbox could chmod the host's file.
+	wx -- sh -c 'cat; chmod 777 /proc/self/fd/0 /proc/self/fd/1 2>/dev/null; echo written' \
+		<"$OUT/in" >"$OUT/out" 2>/dev/null || true
+	[ "$(cat "$OUT/out")" = "$(printf 'in the file\nwritten')" ]
+	[ "$(stat -c %a "$OUT/in")" = 644 ]
+	[ "$(stat -c %a "$OUT/out")" = 600 ]
+}
