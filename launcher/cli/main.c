@@ -109,6 +109,8 @@ static void usage_main(FILE *f)
 		"      --approver CMD    the program that answers `wicket ask` requests for a\n"
 		"                        grant (exit 0: yes), instead of the policy's approver\n"
 		"                        or the terminal\n"
+		"      --name NAME       (session start) the warm session's name: letters,\n"
+		"                        digits, '.', '_', '-'; then 'wicket exec NAME -- CMD'\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		"\n"
@@ -1101,6 +1103,10 @@ int main(int argc, char **argv)
 			return warm_stop_cmd(argc - 2, argv + 2);
 		if (strcmp(what, "list") == 0)
 			return warm_list_cmd(argc - 2, argv + 2);
+		if (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0) {
+			usage_main(stdout);
+			return 0;
+		}
 		die("session: start, stop, list (see 'wicket --help')");
 	}
 	if (strcmp(sub, "doctor") == 0)

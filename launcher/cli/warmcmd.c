@@ -149,7 +149,6 @@ int cmd_exec(int argc, char **argv)
 	size_t npass = 0;
 	struct pump pumps[3];
 	size_t npumps = 0;
-	int keep_open[3] = {-1, -1, -1}; /* our end of each pipe */
 	for (int fd = 0; fd < 3; fd++) {
 		struct stat st;
 		if (fcntl(fd, F_GETFL) < 0 || fstat(fd, &st) < 0 ||
@@ -170,7 +169,6 @@ int cmd_exec(int argc, char **argv)
 		u->from = fd == 0 ? 0 : p[0];
 		u->to = fd == 0 ? p[1] : fd;
 		pass[npass++] = fd == 0 ? p[0] : p[1];
-		keep_open[fd] = fd == 0 ? p[1] : p[0];
 	}
 	struct warm_msg m = {.verb = WARM_EXEC, .cwd = where, .fds = fl, .status = -1,
 			     .argv = (const char **)argv + i, .argc = (size_t)(argc - i)};
@@ -266,7 +264,6 @@ int cmd_exec(int argc, char **argv)
 			}
 		}
 	}
-	(void)keep_open;
 	close(sock);
 	if (status < 0) {
 		warnmsg("exec: session %s ended before the command did", name);
