@@ -215,6 +215,7 @@ struct session {
 	struct strv autorun_git_start; /* those of them git reads (hooks, config...) */
 	struct timespec started;  /* wall clock before the command started */
 	const char *approver;     /* --approver CMD (ask.c), NULL: the policy's */
+	int approver_fd;          /* --approver-fd/--approver-socket (approverlink.c), or -1 */
 	/* The options that plan this session again from the host, for the
 	 * sandbox of a grant (ask.c): `wicket run` and these, the grant's,
 	 * "--" and the command; NAME=VALUE of each --env, passed in the

@@ -16,6 +16,7 @@
 #include "plan/plan.h"
 #include "plan/shell.h"
 #include "supervisor/control.h"
+#include "supervisor/events.h"
 #include "supervisor/proxy.h"
 #include "supervisor/stdio.h"
 #include "supervisor/supervisor.h"
@@ -29,8 +30,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
@@ -39,6 +42,7 @@
 #include "grant.h"
 #include "netdomain.h"
 #include "path.h"
+#include "utf8.h"
 #include "warmproto.h"
 
 extern char **environ;
@@ -109,6 +113,15 @@ static void usage_main(FILE *f)
 		"      --approver CMD    the program that answers `wicket ask` requests for a\n"
 		"                        grant (exit 0: yes), instead of the policy's approver\n"
 		"                        or the terminal\n"
+		"      --approver-fd FD  send the approver's JSON requests over FD, a connected\n"
+		"                        stream socket, and read its answers there (one a line)\n"
+		"      --approver-socket PATH  the same over a unix socket wicket connects to\n"
+		"      --events FD|PATH  JSON lines as things happen: the session, each denial\n"
+		"                        with its category and fixes, the proxy's decisions,\n"
+		"                        requests, the end (see EVENTS in wicket(1)); a\n"
+		"                        descriptor (3 or more) or a new file\n"
+		"      --session-id-file PATH  write the session's id there before the\n"
+		"                        command starts (for wicket why --session ID)\n"
 		"      --name NAME       (session start) the warm session's name: letters,\n"
 		"                        digits, '.', '_', '-'; then 'wicket exec NAME -- CMD'\n"
 		"  -h, --help            show this help\n"
@@ -121,7 +134,8 @@ static void usage_main(FILE *f)
 
 enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER, OPT_ALLOW_SHARED,
        OPT_READ, OPT_HIDE, OPT_ALLOW_DOMAIN, OPT_ALLOW_ADDRESS, OPT_GRANT_OF,
-       OPT_SOCKET, OPT_NAME };
+       OPT_SOCKET, OPT_APPROVER_FD, OPT_APPROVER_SOCKET, OPT_EVENTS, OPT_SESSION_ID_FILE,
+       OPT_NAME };
 
 static const struct option run_opts[] = {
 	{"policy", required_argument, NULL, 'P'},
@@ -138,10 +152,14 @@ static const struct option run_opts[] = {
 	{"no-diagnostics", no_argument, NULL, OPT_NO_DIAGNOSTICS},
 	{"shell", required_argument, NULL, OPT_SHELL},
 	{"approver", required_argument, NULL, OPT_APPROVER},
+	{"approver-fd", required_argument, NULL, OPT_APPROVER_FD},
+	{"approver-socket", required_argument, NULL, OPT_APPROVER_SOCKET},
 	{"allow-shared-write", no_argument, NULL, OPT_ALLOW_SHARED},
 	{"allow-address", required_argument, NULL, OPT_ALLOW_ADDRESS},
 	{"grant-of", required_argument, NULL, OPT_GRANT_OF},
 	{"socket", required_argument, NULL, OPT_SOCKET},
+	{"events", required_argument, NULL, OPT_EVENTS},
+	{"session-id-file", required_argument, NULL, OPT_SESSION_ID_FILE},
 	{"name", required_argument, NULL, OPT_NAME},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
@@ -160,6 +178,9 @@ struct cli {
 	bool read_only, best_effort, no_diagnostics, allow_shared;
 	const char *shell;   /* --shell bash|zsh (wicket shell only) */
 	const char *approver; /* --approver CMD */
+	int approver_fd;      /* --approver-fd FD, --approver-socket PATH (connected), or -1 */
+	const char *events;   /* --events FD|PATH */
+	const char *session_id_file; /* --session-id-file PATH */
 	bool net_set;
 	enum net_mode net;
 	const char *warm_name; /* session start --name */
@@ -593,10 +614,59 @@ static void session_bin(struct session *s)
 	free(link);
 }
 
+/* The session's id in PATH, before the command starts, for the caller
+ * to name it later (wicket why --session ID). */
+static void session_id_write(const char *path, const char *sid)
+{
+	/* host: a file the caller names */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		die("--session-id-file %s: %s", path, strerror(errno));
+	bool ok = write_all(fd, sid, strlen(sid)) && write_all(fd, "\n", 1);
+	if (close(fd) < 0 || !ok)
+		die("--session-id-file %s: %s", path, strerror(errno));
+}
+
+static json_t *strv_json(const struct strv *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; v && i < v->n; i++)
+		json_array_append_new(a, wk_json_text(v->v[i]));
+	return a;
+}
+
+/* The stream's first line (events.h): what this session is. */
+static void events_session(const struct session *s)
+{
+	static const char *const net[] = {"none", "full", "ports", "domains"};
+	struct strv argv = {0};
+	for (size_t i = 0; s->argv && s->argv[i]; i++)
+		strv_add(&argv, s->argv[i]);
+	json_t *o = json_object();
+	json_object_set_new(o, "session", json_string(s->session_id));
+	json_object_set_new(o, "policy", wk_json_text(s->pol.name ? s->pol.name : DEFAULT_POLICY));
+	json_object_set_new(o, "policy_source", wk_json_text(s->wpol.source ? s->wpol.source : ""));
+	json_object_set_new(o, "policy_chain", strv_json(&s->wpol.chain));
+	json_object_set_new(o, "sandbox", json_boolean(s->pol.sandbox));
+	json_object_set_new(o, "workspace", wk_json_text(s->workspace));
+	json_object_set_new(o, "writable", strv_json(&s->pol.write));
+	json_object_set_new(o, "private_tmp", json_boolean(s->layers.mntns && s->pol.private_tmp));
+	json_object_set_new(o, "net", json_string(net[s->pol.net]));
+	json_object_set_new(o, "argv", strv_json(&argv));
+	json_object_set_new(o, "pid", json_integer(getpid()));
+	strv_free(&argv);
+	events_emit("session", o);
+}
+
 static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 {
 	struct session s;
 	memset(&s, 0, sizeof s);
+	/* First: the descriptor it names is closed here, before anything
+	 * could hand it on to the sandbox. */
+	const char *bad = cli->events ? events_open(cli->events) : NULL;
+	if (bad)
+		die("--events %s: %s", cli->events, bad);
 	s.best_effort = cli->best_effort;
 	s.warm_name = cli->warm_name;
 	s.warm_dirfd = cli->warm_name ? cli->warm_dirfd : -1;
@@ -612,6 +682,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	s.gid = getgid();
 	s.late_pipe[0] = s.late_pipe[1] = -1;
 	s.approver = cli->approver;
+	s.approver_fd = cli->approver_fd;
 	s.allow_shared = cli->allow_shared;
 
 	char *cwd = getcwd(NULL, 0);
@@ -859,6 +930,9 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	char sid[20] = "";
 	random_hex(sid, sizeof sid);
 	s.session_id = sid;
+	if (cli->session_id_file)
+		session_id_write(cli->session_id_file, sid);
+	events_session(&s);
 	if (s.layers.mntns) {
 		if (pipe2(s.late_pipe, O_CLOEXEC) < 0)
 			die_errno("pipe");
@@ -876,6 +950,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		autorun_check_nested(&s);
 	}
 	plan_check_absent(&s.pol, &s.plan, sid);
+	events_end(json_pack("{s:s, s:i}", "session", sid, "status", rc));
 	if (s.fallback_tmp)
 		rm_tree(s.fallback_tmp);
 	history_merge(&s);
@@ -936,11 +1011,50 @@ static void cli_ports(struct port_list *pl, const char *list)
 	}
 }
 
+/* --approver-fd FD: a connected stream socket the harness gave wicket
+ * (never standard input, output or error: those are the command's). It
+ * is made close-on-exec, so that nothing wicket starts inherits it. */
+static int approver_fd_of(const char *arg)
+{
+	char *end;
+	errno = 0;
+	long fd = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || fd < 3 || fd > INT_MAX)
+		die("--approver-fd %s: not a descriptor number above 2", arg);
+	struct stat st;
+	int type = 0;
+	socklen_t len = sizeof type;
+	if (fstat((int)fd, &st) < 0)
+		die("--approver-fd %ld: %s", fd, strerror(errno));
+	if (!S_ISSOCK(st.st_mode) ||
+	    getsockopt((int)fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_STREAM)
+		die("--approver-fd %ld: not a stream socket (a socketpair or a connected unix "
+		    "socket)", fd);
+	if (fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0)
+		die("--approver-fd %ld: %s", fd, strerror(errno));
+	return (int)fd;
+}
+
+/* --approver-socket PATH: connected here, before the sandbox exists. */
+static int approver_connect(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (!path[0] || strlen(path) >= sizeof sa.sun_path)
+		die("--approver-socket: the path is empty or longer than %zu bytes",
+		    sizeof sa.sun_path - 1);
+	memcpy(sa.sun_path, path, strlen(path));
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
+		die("--approver-socket %s: %s", path, strerror(errno));
+	return fd;
+}
+
 static int cmd_run(int argc, char **argv, bool shell, bool warm)
 {
 	struct cli cli;
 	memset(&cli, 0, sizeof cli);
 	cli.net = NET_NONE;
+	cli.approver_fd = -1;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -998,6 +1112,16 @@ static int cmd_run(int argc, char **argv, bool shell, bool warm)
 		case OPT_SOCKET:
 			strv_add(&cli.sockets, optarg);
 			break;
+		case OPT_EVENTS:
+			if (!optarg[0])
+				die("--events: a descriptor number or a path");
+			cli.events = optarg;
+			break;
+		case OPT_SESSION_ID_FILE:
+			if (!optarg[0])
+				die("--session-id-file: empty path");
+			cli.session_id_file = optarg;
+			break;
 		case OPT_NAME:
 			if (!warm)
 				die("--name is for 'wicket session start' (see 'wicket --help')");
@@ -1018,6 +1142,16 @@ static int cmd_run(int argc, char **argv, bool shell, bool warm)
 			if (!optarg[0])
 				die("--approver: empty command");
 			cli.approver = optarg;
+			break;
+		case OPT_APPROVER_FD:
+			if (cli.approver_fd >= 0)
+				die("--approver-fd/--approver-socket: given twice");
+			cli.approver_fd = approver_fd_of(optarg);
+			break;
+		case OPT_APPROVER_SOCKET:
+			if (cli.approver_fd >= 0)
+				die("--approver-fd/--approver-socket: given twice");
+			cli.approver_fd = approver_connect(optarg);
 			break;
 		case OPT_NO_DIAGNOSTICS:
 			cli.no_diagnostics = true;
@@ -1042,6 +1176,8 @@ static int cmd_run(int argc, char **argv, bool shell, bool warm)
 			die("option '%s' needs an argument (see 'wicket --help')", argv[optind - 1]);
 		}
 	}
+	if (cli.approver && cli.approver_fd >= 0)
+		die("--approver and --approver-fd/--approver-socket: one approver, not two");
 	refuse_inside_session(warm ? "session start" : shell ? "shell" : "run");
 	if (warm) {
 		if (!cli.warm_name)
@@ -1054,7 +1190,13 @@ static int cmd_run(int argc, char **argv, bool shell, bool warm)
 			    "'.' or '-'", cli.warm_name, WARM_NAME_MAX);
 		if (cli.shell)
 			die("--shell is for the interactive shell");
-		warm_detach(cli.warm_name, &cli.warm_dirfd, &cli.warm_ready);
+		/* What the session takes of this process's descriptors stays
+		 * open in the one that outlives it. */
+		int keep[2] = {cli.approver_fd, -1};
+		long efd;
+		if (cli.events && parse_long(cli.events, 3, INT_MAX, &efd))
+			keep[1] = (int)efd;
+		warm_detach(cli.warm_name, keep, 2, &cli.warm_dirfd, &cli.warm_ready);
 		return run_sandboxed(&cli, NULL, false);
 	}
 	if (shell) {

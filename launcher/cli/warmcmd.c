@@ -351,7 +351,7 @@ int warm_list_cmd(int argc, char **argv)
 
 /* --- session start: detached --------------------------------------------- */
 
-void warm_detach(const char *name, int *dirfd, int *ready)
+void warm_detach(const char *name, const int *keep, size_t nkeep, int *dirfd, int *ready)
 {
 	name_check(name);
 	int dfd = warm_dir_open();
@@ -405,13 +405,30 @@ void warm_detach(const char *name, int *dirfd, int *ready)
 	close(null);
 	close(logfd);
 	/* Nothing of the caller's stays open in a process that outlives it
-	 * (a test runner waits for its own descriptors to close). */
-	int lo = dfd < p[1] ? dfd : p[1], hi = dfd < p[1] ? p[1] : dfd;
-	if (lo > 3)
-		syscall(SYS_close_range, 3U, (unsigned)lo - 1, 0U);
-	if (hi > lo + 1)
-		syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U);
-	syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U);
+	 * (a test runner waits for its own descriptors to close), but what
+	 * the session itself takes (KEEP: --events FD, the approver's). */
+	int held[8];
+	size_t nh = 0;
+	held[nh++] = dfd;
+	held[nh++] = p[1];
+	for (size_t i = 0; i < nkeep && nh < 8; i++)
+		if (keep[i] > 2)
+			held[nh++] = keep[i];
+	unsigned from = 3;
+	for (;;) {
+		/* The lowest kept descriptor at or above FROM. */
+		int next = -1;
+		for (size_t i = 0; i < nh; i++)
+			if ((unsigned)held[i] >= from && (next < 0 || held[i] < next))
+				next = held[i];
+		if (next < 0) {
+			syscall(SYS_close_range, from, ~0U, 0U);
+			break;
+		}
+		if ((unsigned)next > from)
+			syscall(SYS_close_range, from, (unsigned)next - 1, 0U);
+		from = (unsigned)next + 1;
+	}
 	*dirfd = dfd;
 	*ready = p[1];
 }

@@ -43,14 +43,15 @@ static void usage_why(FILE *f)
 		"  -n, --count N   at most N denials (default 20, at most %d)\n"
 		"      --session N|ID  an earlier session: the Nth newest (1: the last),\n"
 		"                  or the one whose id starts with ID (outside a session)\n"
-		"      --list      the sessions kept (the newest %d), newest first\n"
+		"      --list      the sessions kept (the newest, %u MiB of records), newest\n"
+		"                  first\n"
 		"      --json      as JSON (each way to allow a denial as data: \"fixes\"; the\n"
 		"                  grant that allows it, its command's words, the command)\n"
 		"      --grant PID the grant that allows every denial of process PID (the\n"
 		"                  number on its lines) as wicket ask's options, a word a\n"
 		"                  line; status 1 when one of them has none (inside a session)\n"
 		"  -h, --help      show this help\n",
-		WK_MAX_DENIALS, WK_KEEP_SESSIONS);
+		WK_MAX_DENIALS, WK_KEEP_BYTES >> 20);
 }
 
 /* "FD:DEV:INO" names the control socket when the descriptor is still the
@@ -154,7 +155,7 @@ static void list_records(const char *dir, struct strv *names)
 	if (!d)
 		return;
 	struct dirent *de;
-	while ((de = readdir(d)) && names->n < 10000)
+	while ((de = readdir(d)) && names->n < WK_KEEP_NAMES)
 		if (session_record_name(de->d_name))
 			strv_add(names, de->d_name);
 	closedir(d);
@@ -190,8 +191,8 @@ static json_t *read_record(const char *which, char **where)
 	long n = 0;
 	const char *pick = NULL;
 	size_t wl = strlen(which);
-	/* N has at most 3 digits (WK_KEEP_SESSIONS are kept); an id's start
-	 * has at least 4 of its hex digits, so the two never meet. */
+	/* N has at most 3 digits (older sessions are named by id); an id's
+	 * start has at least 4 of its hex digits, so the two never meet. */
 	if (wl <= 3 && strspn(which, "0123456789") == wl) {
 		if (!parse_long(which, 1, 1000000, &n))
 			die("why: --session %s: N counts from 1 (the last session)", which);

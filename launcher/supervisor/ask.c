@@ -53,7 +53,9 @@
 #include "plan/autorun.h"
 #include "plan/plan.h"
 #include "supervisor/ask.h"
+#include "supervisor/approverlink.h"
 #include "supervisor/closer.h"
+#include "supervisor/events.h"
 #include "supervisor/pty.h"
 #include "supervisor/watch.h"
 
@@ -144,6 +146,8 @@ struct ask {
 	int *held;              /* and the objects of its paths (grant_check), -1 ended */
 	size_t nheld;
 	int approver_out;       /* the approver's standard output (its answer), or -1 */
+	unsigned long link_id;  /* sent to the approver a harness holds (approverlink.h): its
+				 * answer's "id"; 0: not */
 	const char *input;      /* its standard input: "terminal", "null", or what the
 				 * sandbox writes ("pipe", "file", "socket", "device") */
 	bool input_sb;          /* the latter: only the person or a rule with "stdin":
@@ -594,6 +598,34 @@ void ask_audit_net(const struct session *s, const char *comm, long host_pid, con
 
 /* --- the life of a request ---------------------------------------------------- */
 
+static json_t *request_json(const struct session *s, const struct ask *a);
+
+/* An "ask" line of the event stream (events.h): request A put to WHO
+ * ("approver" or "terminal"; NULL: decided, as A says). */
+static void ask_event(const struct session *s, const struct ask *a, const char *who)
+{
+	if (!events_on())
+		return;
+	json_t *req = request_json(s, a);
+	json_object_del(req, "v");
+	json_object_del(req, "session");
+	json_t *o = json_object();
+	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
+	json_object_set_new(o, "phase", json_string(who ? "asked" : "decided"));
+	if (who) {
+		json_object_set_new(o, "to", json_string(who));
+	} else {
+		json_object_set_new(o, "decision", json_string(a->decision ? a->decision : "error"));
+		json_object_set_new(o, "by", json_string(a->by ? a->by : "error"));
+		if (a->message)
+			json_object_set_new(o, "message", jstr(a->message));
+		if (a->status >= 0)
+			json_object_set_new(o, "status", json_integer(a->status));
+	}
+	json_object_set_new(o, "request", req);
+	events_emit("ask", o);
+}
+
 static void timer_rearm(void);
 static void prompt_next(struct session *s);
 static bool grant_is_path(int k);
@@ -678,6 +710,7 @@ static void conclude(struct session *s, struct ask *a, const char *decision, con
 		json_object_set_new(r, "status", json_integer(a->status));
 	send_doc(a->reply, r);
 	audit(s, a);
+	ask_event(s, a, NULL);
 	if (a->net) {
 		/* No one to ask, or a policy that asks no one: the plain
 		 * refusal; else who said no. */
@@ -812,6 +845,31 @@ static pid_t spawn_clean(int (*fn)(void *), void *arg)
 
 static void approve(struct session *s, struct ask *a, const char *by);
 
+/* The grant G an approver gives instead of the one asked for: within
+ * what was asked, it is then what is given. NULL, or why it is refused
+ * (allocated). */
+static char *approver_narrow(struct ask *a, json_t *g)
+{
+	struct wk_grant answer = {0};
+	char *why = NULL;
+	if (!wk_grant_from_json(g, NULL, NULL, &answer, &why))
+		;
+	else {
+		char *more = wk_grant_covers(&a->req.grant, &answer);
+		if (more) {
+			why = xasprintf("the approver's answer grants more than was asked: %s", more);
+			free(more);
+		}
+	}
+	if (why) {
+		wk_grant_free(&answer);
+		return why;
+	}
+	wk_grant_free(&a->given);
+	a->given = answer;
+	return NULL;
+}
+
 /* An approver that said yes may narrow the grant: its standard output is
  * nothing (the grant asked for), or {"grant": {...}} within what was
  * asked, which is then what is given. NULL, or why its answer is
@@ -841,28 +899,12 @@ static char *approver_answer(struct ask *a)
 	json_t *o = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &je);
 	free(buf);
 	json_t *g = json_object_get(o, "grant");
-	struct wk_grant answer = {0};
-	char *why = NULL;
-	if (!json_is_object(o) || json_object_size(o) != 1 || !g)
-		why = xstrdup("the approver's answer is not {\"grant\": {...}} (its standard output "
-			      "is that, or nothing)");
-	else if (!wk_grant_from_json(g, NULL, NULL, &answer, &why))
-		;
-	else {
-		char *more = wk_grant_covers(&a->req.grant, &answer);
-		if (more) {
-			why = xasprintf("the approver's answer grants more than was asked: %s", more);
-			free(more);
-		}
-	}
+	char *why = !json_is_object(o) || json_object_size(o) != 1 || !g
+		? xstrdup("the approver's answer is not {\"grant\": {...}} (its standard output "
+			  "is that, or nothing)")
+		: approver_narrow(a, g);
 	json_decref(o);
-	if (why) {
-		wk_grant_free(&answer);
-		return why;
-	}
-	wk_grant_free(&a->given);
-	a->given = answer;
-	return NULL;
+	return why;
 }
 
 static void child_exited(struct session *s, struct watch *w, short revents)
@@ -1582,6 +1624,70 @@ static void ask_approver(struct session *s, struct ask *a, const char *approver)
 	}
 }
 
+/* The approver a harness holds (approverlink.h): the request an approver
+ * program gets, with an id; the answer comes back to link_answer. Ids
+ * are never used twice in a session, so that an answer to a request
+ * that timed out meanwhile finds nothing. */
+static unsigned long link_ids;
+
+static void link_answer(struct session *s, unsigned long id, json_t *ans, const char *why)
+{
+	for (size_t i = 0; i < ASK_MAX; i++) {
+		struct ask *a = &asks[i];
+		if (a->st != A_APPROVER || !a->link_id || (id && a->link_id != id))
+			continue;
+		if (!ans) {
+			denyf(s, a, "approver", "the approver cannot answer: %s", why);
+			continue;
+		}
+		json_t *yes = json_object_get(ans, "approve");
+		json_t *g = json_object_get(ans, "grant");
+		const char *msg = json_string_value(json_object_get(ans, "message"));
+		size_t known = 2 + (g != NULL) + (msg != NULL);
+		if (!json_is_boolean(yes) || json_object_size(ans) != known ||
+		    (json_object_get(ans, "message") && !msg)) {
+			deny(s, a, "approver", "the approver's answer is not {\"id\": N, \"approve\": "
+			     "true or false, \"grant\": {...}?, \"message\": \"...\"?}");
+			return;
+		}
+		if (!json_is_true(yes)) {
+			/* Said to the requester: printable and bounded. */
+			char *m = msg ? text_clean(msg, 200) : NULL;
+			if (m)
+				denyf(s, a, "approver", "the approver said no: %s", m);
+			else
+				deny(s, a, "approver", "the approver said no");
+			free(m);
+			return;
+		}
+		char *bad = !g ? NULL : a->net ? xstrdup("the approver's answer to a network "
+							 "question has a grant")
+					      : approver_narrow(a, g);
+		if (bad) {
+			deny(s, a, "approver", bad);
+			free(bad);
+			return;
+		}
+		approve(s, a, "approver");
+		return;
+	}
+}
+
+static void ask_link(struct session *s, struct ask *a)
+{
+	json_t *doc = request_json(s, a);
+	const char *why = "out of memory";
+	unsigned long id = ++link_ids;
+	bool sent = doc && alink_send(s, id, doc, link_answer, &why);
+	json_decref(doc);
+	if (!sent) {
+		denyf(s, a, "approver", "the approver cannot be asked: %s", why);
+		return;
+	}
+	a->link_id = id;
+	a->st = A_APPROVER;
+}
+
 /* --- timeouts, and the client's signals ----------------------------------- */
 
 static void timer_ready(struct session *s, struct watch *w, short revents)
@@ -2105,10 +2211,19 @@ static const char *approver_of(const struct session *s)
 	       s->wpol.esc_mode == WK_ESC_APPROVER ? s->wpol.esc_approver : NULL;
 }
 
-/* The approver, or the terminal: what both kinds of request end with. */
-static void ask_someone(struct session *s, struct ask *a, const char *approver)
+/* The approver (when it may decide: never for a command run outside),
+ * or the terminal: what both kinds of request end with. */
+static void ask_someone(struct session *s, struct ask *a, bool approver_may)
 {
+	const char *approver = approver_may ? approver_of(s) : NULL;
+	if (approver_may && s->approver_fd >= 0) {
+		ask_event(s, a, "approver");
+		ask_link(s, a);
+		timer_rearm();
+		return;
+	}
 	if (approver) {
+		ask_event(s, a, "approver");
 		ask_approver(s, a, approver);
 		timer_rearm();
 		return;
@@ -2126,6 +2241,7 @@ static void ask_someone(struct session *s, struct ask *a, const char *approver)
 		flood_deny(s, a);
 		return;
 	}
+	ask_event(s, a, "terminal");
 	timer_rearm();
 	prompt_next(s);
 }
@@ -2163,7 +2279,7 @@ void ask_net(struct session *s, const struct net_question *q)
 		deny(s, a, "policy", "the policy refuses every request (escalation.mode \"deny\")");
 		return;
 	}
-	ask_someone(s, a, approver_of(s));
+	ask_someone(s, a, true);
 }
 
 void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
@@ -2337,7 +2453,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 			     "\"deny\")");
 			return;
 		}
-		ask_someone(s, a, NULL);
+		ask_someone(s, a, false);
 		return;
 	}
 	for (int k = 0; k < WK_GRANT_KINDS; k++)
@@ -2381,7 +2497,7 @@ void ask_request(struct session *s, const char *buf, size_t len, pid_t sender,
 		free(bad);
 		return;
 	}
-	ask_someone(s, a, approver_of(s));
+	ask_someone(s, a, true);
 }
 
 /* A child the supervisor waits for by itself: the sandbox's init
@@ -2611,4 +2727,5 @@ void ask_finish(struct session *s)
 		session_unwatch(w_timer);
 	w_timer = NULL;
 	close_fd(&timer_fd);
+	alink_close(s);
 }

@@ -34,6 +34,7 @@
 #include "supervisor/ask.h"
 #include "supervisor/closer.h"
 #include "supervisor/control.h"
+#include "supervisor/events.h"
 #include "supervisor/notifyutil.h"
 #include "supervisor/pty.h"
 #include "supervisor/watch.h"
@@ -69,6 +70,7 @@
 #include "grantderive.h"
 #include "path.h"
 #include "rules.h"
+#include "utf8.h"
 #include "view.h"
 
 /* Linux 6.5; not in the headers of older systems. */
@@ -101,6 +103,10 @@ struct denial_entry {
 	time_t first, last;
 	unsigned long seq;  /* order of the last report */
 	char *rule;         /* which rule blocked it */
+	/* What kind of refusal (the event stream's "category", why's too):
+	 * decided with the rule, by the same code (explain_*). */
+	const char *category;
+	char *source;       /* where the rule comes from (NULL: the policy) */
 	json_t *fixes;      /* ways to allow it, as data (fix_text: as prose) */
 	char *reason;       /* the proxy's refusals: why, on the line */
 	const char *probe;  /* a known probe (probe_of): kept, neither shown nor counted */
@@ -233,8 +239,17 @@ static json_t *words_json(const struct strv *v)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < v->n; i++)
-		json_array_append_new(a, json_string(v->v[i]));
+		json_array_append_new(a, wk_json_text(v->v[i]));
 	return a;
+}
+
+/* Every word of V is text as it is (words_json would change none). */
+static bool words_exact(const struct strv *v)
+{
+	bool lossy = false;
+	for (size_t i = 0; i < v->n && !lossy; i++)
+		free(wk_utf8_lossy(v->v[i], strlen(v->v[i]), &lossy));
+	return !lossy;
 }
 
 /* `wicket ask` with the grant derived for E (derive) and its process's
@@ -243,7 +258,16 @@ static json_t *words_json(const struct strv *v)
 static void fix_ask(struct denial_entry *e)
 {
 	struct strv cmd = {0};
-	if (wk_grant_command_argv(&e->grant, &e->argv, &cmd)) {
+	if (!words_exact(&e->argv)) {
+		/* A command that is not text: as JSON it would be another. */
+		if (!wk_grant_empty(&e->grant))
+			fix_add(e, json_pack("{s:s, s:o}", "kind", "ask", "grant",
+					     wk_grant_to_json(&e->grant)),
+				"its arguments are not text: name the command yourself");
+		else
+			fix_note(e, "no grant allows it: only you, at the terminal, can run it outside "
+				    "the sandbox (wicket ask --outside -- COMMAND)");
+	} else if (wk_grant_command_argv(&e->grant, &e->argv, &cmd)) {
 		fix_add(e, json_pack("{s:s, s:o, s:o}", "kind", "ask", "command", words_json(&cmd),
 				     "grant", wk_grant_to_json(&e->grant)),
 			"once, if approved");
@@ -394,8 +418,10 @@ static char *protect_origin(const struct session *s, const char *prot)
 /* Why `--write DIR` would not allow writing OBJ, or NULL when it would:
  * the same places the plan keeps read-only in any writable root
  * (autorun.c), a shared space the plan refuses, a git directory. Advice
- * never lifts a protection. */
-static char *write_would_not_help(const struct session *s, const char *dir, const char *obj)
+ * never lifts a protection. *CATEGORY: "runs-later" or "protected" when
+ * OBJ stays read-only in any root, else left. */
+static char *write_would_not_help(const struct session *s, const char *dir, const char *obj,
+				  const char **category)
 {
 	struct strv kept = {0};
 	/* No walk of DIR here: this runs with the supervisor's rights while
@@ -428,7 +454,9 @@ static char *write_would_not_help(const struct session *s, const char *dir, cons
 	if (k) {
 		why = xasprintf("%s stays read-only in every writable root (git hooks and settings "
 				"that run code, shell and desktop startup files)", k);
+		*category = "runs-later";
 	} else if (prot) {
+		*category = "protected";
 		char *origin = protect_origin(s, prot);
 		const char *from = rule_origin(&s->wpol.protect, prot);
 		why = xasprintf("%s stays read-only in a writable root (%s)", prot,
@@ -438,6 +466,7 @@ static char *write_would_not_help(const struct session *s, const char *dir, cons
 		why = xasprintf("%s runs code later, outside the sandbox (a shell's, a desktop's "
 				"or a tool's startup file or config): wicket keeps it read-only in "
 				"every writable root", later);
+		*category = "runs-later";
 	} else if ((k = plan_shared_in(&s->shared, dir))) {
 		why = xasprintf("%s %s %s; wicket refuses it as a writable root", dir,
 				strcmp(k, dir) == 0 ? "is" : "holds",
@@ -498,6 +527,8 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 			from = "--hide on the command line";
 		e->rule = xasprintf("%s is hidden by the rule \"%s\"%s%s%s", obj, hid,
 				    from ? " (" : "", from ? from : "", from ? ")" : "");
+		e->category = "hidden";
+		e->source = from ? xstrdup(from) : NULL;
 		/* A grant reads a hidden store whole, writes none, and never
 		 * wicket's own record. */
 		derive(e, e->kind == K_READ ? WK_REFUSED_READ : WK_REFUSED_WRITE,
@@ -518,6 +549,11 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 			why = protect_origin(s, prot);
 		e->rule = xasprintf("%s is protected (read-only inside a writable root) by the rule "
 				    "\"%s\" (%s)", obj, prot, from ? from : why);
+		/* The places that run code later: no policy names them. */
+		e->category = !from && (strv_contains(&s->autorun_git_start, prot) ||
+					strv_contains(&s->autorun_start, prot)) ? "runs-later"
+										: "protected";
+		e->source = xstrdup(from ? from : why);
 		free(why);
 		derive(e, WK_REFUSED_WRITE, NULL, false);
 		fix_ask(e);
@@ -533,6 +569,7 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 		char *roots = joined(&s->pol.read, NULL);
 		e->rule = xasprintf("%s is not under a readable root (policy %s reads: %s)", obj,
 				    pname, roots);
+		e->category = "outside-readable";
 		free(roots);
 		char *dir = dir_to_allow(s, obj);
 		fix_option(e, "--read", dir, NULL);
@@ -552,6 +589,7 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 					"/tmp (private)" : NULL);
 		e->rule = xasprintf("%s is not under a writable root (policy %s; writable: %s)", obj,
 				    pname, roots[0] ? roots : "nothing");
+		e->category = "outside-writable";
 		free(roots);
 		/* The narrowest root that allows it: the file itself when it
 		 * exists (it is written in place), else the nearest existing
@@ -559,12 +597,15 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 		struct stat st;
 		bool file = view_stat(s->view_root, obj, &st) && S_ISREG(st.st_mode);
 		char *dir = file ? xstrdup(obj) : dir_to_allow(s, obj);
-		char *not = write_would_not_help(s, dir, obj);
+		const char *not_cat = NULL;
+		char *not = write_would_not_help(s, dir, obj, &not_cat);
 		/* A grant's --write: the same root, by the same rule, or none;
 		 * none either for a startup file, which no grant makes
 		 * writable. */
 		derive(e, WK_REFUSED_WRITE, not || startup_file_in(s, dir, obj) ? NULL : dir, false);
 		if (not) {
+			if (not_cat)
+				e->category = not_cat;
 			fix_ask(e);
 			fix_not(e, "--write", not);
 			free(not);
@@ -580,6 +621,7 @@ static void explain_fs(const struct session *s, struct denial_entry *e)
 	}
 	e->rule = xasprintf("%s is read-only in this session (policy %s%s)", obj, pname,
 			    s->read_only ? ", --read-only" : "");
+	e->category = "read-only";
 	derive(e, WK_REFUSED_WRITE, NULL, false);
 	fix_ask(e);
 }
@@ -633,6 +675,13 @@ static void explain_proxy(const struct session *s, struct denial_entry *e)
 {
 	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
 	const char *name = e->proxy_name ? e->proxy_name : "";
+	static const char *const category[] = {
+		[PROXY_UNLISTED] = "name-not-allowed", [PROXY_DENIED] = "name-denied",
+		[PROXY_ADDRESS] = "address-not-allowed", [PROXY_RAW_IP] = "address-not-allowed",
+		[PROXY_SNI] = "sni-mismatch", [PROXY_UNRESOLVED] = "unresolved",
+	};
+	e->category = e->proxy > 0 && (size_t)e->proxy < sizeof category / sizeof category[0] &&
+		      category[e->proxy] ? category[e->proxy] : "malformed";
 	switch (e->proxy) {
 	case PROXY_UNLISTED:
 		e->rule = xasprintf("%s is not in the allowed domains (policy %s, network mode domains)",
@@ -720,6 +769,8 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 	 * that went around the proxy goes around it again, and a grant
 	 * reaches no host in mode ports (ask.c refuses it). */
 	derive(e, WK_REFUSED_CONNECT, NULL, s->pol.net == NET_NONE);
+	e->category = un ? "unix-socket" : s->pol.net == NET_PORTS ? "port-not-allowed" :
+		      s->pol.net == NET_DOMAINS ? "proxy-bypassed" : "network-off";
 	if (un && un[6] == '@') {
 		e->rule = xasprintf("abstract unix sockets outside the sandbox are out of reach, and "
 				    "without a network namespace of its own the sandbox's cannot be "
@@ -862,6 +913,7 @@ static void entry_free(struct denial_entry *e)
 	free(e->what);
 	free(e->comm);
 	free(e->rule);
+	free(e->source);
 	free(e->reason);
 	free(e->args);
 	free(e->proxy_name);
@@ -1147,6 +1199,78 @@ void control_exec_hook(unsigned long long (*hook)(pid_t host_pid))
 	exec_of = hook;
 }
 
+static void explain_entry(const struct session *s, struct denial_entry *e);
+
+/* E's process's arguments as it claimed them (its /proc/PID/cmdline,
+ * read when it was refused), each word as text (utf8.h); *CUT: more
+ * than was read. */
+static json_t *args_json(const struct denial_entry *e, bool *cut)
+{
+	json_t *a = json_array();
+	*cut = e->args_len >= ARGS_READ;
+	for (size_t i = 0; i < e->args_len;) {
+		const char *w = e->args + i;
+		const char *end = memchr(w, '\0', e->args_len - i);
+		size_t n = end ? (size_t)(end - w) : e->args_len - i;
+		json_array_append_new(a, wk_json_bytes(w, n));
+		i += n + 1;
+	}
+	return a;
+}
+
+/* The "denial" line of the event stream (events.h), explained now: the
+ * same rule, category and fixes `wicket why` gives. */
+static void denial_event(const struct session *s, struct denial_entry *e, bool shown)
+{
+	explain_entry(s, e);
+	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
+	const char *category = e->category ? e->category : "other";
+	events_count(category);
+	char *src = e->source ? NULL : xasprintf("policy %s", pname);
+	bool cut = false;
+	json_t *o = json_object();
+	json_object_set_new(o, "session", json_string(s->session_id ? s->session_id : ""));
+	json_object_set_new(o, "kind", json_string(kind_names[e->kind]));
+	json_object_set_new(o, "category", json_string(category));
+	json_object_set_new(o, "object", wk_json_text(e->object));
+	if (e->what)
+		json_object_set_new(o, "operation", wk_json_text(e->what));
+	else
+		json_object_set_new(o, "operation", wk_json_bytes(e->object,
+								  strcspn(e->object, " ")));
+	json_object_set_new(o, "pid", json_integer(e->pid));
+	json_object_set_new(o, "comm", wk_json_text(e->comm));
+	json_object_set_new(o, "argv", args_json(e, &cut));
+	if (cut)
+		json_object_set_new(o, "argv_truncated", json_true());
+	json_object_set_new(o, "rule", wk_json_text(e->rule ? e->rule : ""));
+	json_object_set_new(o, "source", wk_json_text(e->source ? e->source : src));
+	json_object_set_new(o, "fixes", json_deep_copy(e->fixes));
+	if (!wk_grant_empty(&e->grant))
+		json_object_set_new(o, "grant", wk_grant_to_json(&e->grant));
+	if (e->reason)
+		json_object_set_new(o, "reason", wk_json_text(e->reason));
+	if (e->probe)
+		json_object_set_new(o, "probe", json_string(e->probe));
+	json_object_set_new(o, "shown", json_boolean(shown));
+	/* A warm session's exec it came from (warm.c): a harness's tool call. */
+	if (e->exec)
+		json_object_set_new(o, "exec", json_integer((json_int_t)e->exec));
+	free(src);
+	events_emit("denial", o);
+}
+
+/* A report's line waits for its acknowledgement: its event after it. */
+static struct denial_entry *event_due;
+static bool event_shown;
+
+static void event_out(const struct session *s)
+{
+	if (event_due)
+		denial_event(s, event_due, event_shown);
+	event_due = NULL;
+}
+
 void control_denial(struct session *s, const struct denial *d, enum denial_show show)
 {
 	int k = kind_of(d->kind);
@@ -1181,6 +1305,8 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 		 * newest process's. */
 		free(e->rule);
 		e->rule = NULL;
+		free(e->source);
+		e->source = NULL;
 		json_decref(e->fixes);
 		e->fixes = NULL;
 		wk_grant_free(&e->grant);
@@ -1260,6 +1386,12 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 	}
 	if (show != DENIAL_QUIET)
 		status_update(e, said);
+	if (events_on()) {
+		event_due = e;
+		event_shown = show != DENIAL_QUIET;
+		if (!acking)
+			event_out(s);
+	}
 }
 
 /* --- the socket ---------------------------------------------------------- */
@@ -1310,6 +1442,8 @@ static json_t *entry_json(const struct denial_entry *e)
 			      e->rule ? e->rule : "", "allow", allow, "fixes", e->fixes);
 	if (o && e->what)
 		json_object_set_new(o, "what", json_string(e->what));
+	if (o && e->category)
+		json_object_set_new(o, "category", json_string(e->category));
 	if (o && e->probe)
 		json_object_set_new(o, "probe", json_string(e->probe));
 	/* The narrowest grant that allows it, its process's words, and the
@@ -1354,8 +1488,14 @@ static json_t *denials_json(const struct session *s, size_t n, bool ended)
 			      s->workspace ? s->workspace : "", "ended", ended, "time",
 			      (json_int_t)time(NULL), "counts", cnt, "distinct", (json_int_t)n_entries,
 			      "denials", list);
-	if (o && s->argv && s->argv[0])
-		json_object_set_new(o, "command", json_string(s->argv[0]));
+	if (o && s->argv && s->argv[0]) {
+		json_object_set_new(o, "command", wk_json_text(s->argv[0]));
+		/* The whole command: calls of one program tell apart by it. */
+		json_t *argv = json_array();
+		for (size_t i = 0; s->argv[i]; i++)
+			json_array_append_new(argv, wk_json_text(s->argv[i]));
+		json_object_set_new(o, "argv", argv);
+	}
 	return o;
 }
 
@@ -1507,6 +1647,7 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 			control_lines_out();
 			ack_publish(ack_page, &ack_count, p.ack);
 		}
+		event_out(s);
 		/* Past the last line and the message that says so, nothing
 		 * is printed: no report need wait any more (the shim asks for
 		 * none once it reads this). */
@@ -1728,7 +1869,8 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The oldest records beyond WK_KEEP_SESSIONS go. */
+/* The oldest records go, those past WK_KEEP_BYTES counted from the
+ * newest. */
 static void prune_records(int sfd)
 {
 	DIR *dir = opendir_dup(sfd);
@@ -1736,20 +1878,25 @@ static void prune_records(int sfd)
 		return;
 	struct strv names = {0};
 	struct dirent *de;
-	while ((de = readdir(dir)) && names.n < 10000)
+	while ((de = readdir(dir)) && names.n < WK_KEEP_NAMES)
 		if (session_record_name(de->d_name))
 			strv_add(&names, de->d_name);
 	closedir(dir);
-	if (names.n > WK_KEEP_SESSIONS) {
-		qsort(names.v, names.n, sizeof *names.v, cmp_name);
-		for (size_t i = 0; i + WK_KEEP_SESSIONS < names.n; i++)
+	qsort(names.v, names.n, sizeof *names.v, cmp_name);
+	unsigned long long total = 0;
+	for (size_t i = names.n; i-- > 0;) {
+		struct stat st;
+		/* host: a record in the state directory's sessions */
+		if (fstatat(sfd, names.v[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+			total += (unsigned long long)st.st_size;
+		if (total > WK_KEEP_BYTES && i + 1 < names.n)
 			unlinkat(sfd, names.v[i], 0);
 	}
 	strv_free(&names);
 }
 
 /* The session's denials, for `wicket why` after it: a fresh file in
- * sessions/ (the newest WK_KEEP_SESSIONS are kept, for `wicket why
+ * sessions/ (the newest, WK_KEEP_BYTES of them, are kept, for `wicket why
  * --list` and `--session N`), and last-session.json a second name of it;
  * never written through a link. */
 static void save_state(const struct session *s)

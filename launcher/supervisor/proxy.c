@@ -41,6 +41,7 @@
 #include "base/setupfail.h"
 #include "supervisor/ask.h"
 #include "supervisor/control.h"
+#include "supervisor/events.h"
 #include "supervisor/proxy.h"
 #include "supervisor/pty.h"
 #include "supervisor/watch.h"
@@ -72,6 +73,7 @@
 #include "netfmt.h"
 #include "grant.h"
 #include "netdomain.h"
+#include "utf8.h"
 #include "proxyparse.h"
 #include "util.h"
 
@@ -245,6 +247,7 @@ struct conn {
 	size_t sl;
 	struct wk_target t;
 	char obj[WK_NAME_MAX + 64];
+	char why[WK_NAME_MAX + 64]; /* what allowed it, for the event stream */
 	char *early; /* for the server before anything else */
 	size_t early_len;
 	struct lookup *lk;
@@ -531,12 +534,35 @@ static void report_of(int i, int kind, struct report *r)
 	who(c->peer_port, c->socks ? PROXY_SOCKS_PORT : PROXY_HTTP_PORT, r);
 }
 
+/* A "proxy" line of the event stream (events.h): connection I allowed
+ * or refused, and why; PID: the requester's (0: not looked up). */
+static void decision_event(int i, bool allowed, const char *why, const char *addr, long pid)
+{
+	if (!events_on())
+		return;
+	struct conn *c = &conns[i];
+	json_t *o = json_object();
+	json_object_set_new(o, "session", json_string(sess->session_id ? sess->session_id : ""));
+	json_object_set_new(o, "decision", json_string(allowed ? "allowed" : "refused"));
+	json_object_set_new(o, "host", wk_json_text(c->t.host));
+	json_object_set_new(o, "port", json_integer(c->t.port));
+	json_object_set_new(o, "request", wk_json_text(c->obj[0] ? c->obj :
+						       "malformed proxy request"));
+	json_object_set_new(o, "why", wk_json_text(why));
+	if (addr && addr[0])
+		json_object_set_new(o, "address", json_string(addr));
+	if (pid > 0)
+		json_object_set_new(o, "pid", json_integer(pid));
+	events_emit("proxy", o);
+}
+
 /* The sandbox is refused: reported (line, `wicket why`, audit), then told. */
 static void refuse(int i, int kind, const char *reason, const char *addr, int status, int socks)
 {
 	struct conn *c = &conns[i];
 	struct report r;
 	report_of(i, kind, &r);
+	decision_event(i, false, reason, addr, r.pid);
 	snprintf(r.reason, sizeof r.reason, "%s", reason);
 	if (addr)
 		snprintf(r.addr, sizeof r.addr, "%s", addr);
@@ -930,6 +956,12 @@ static void use_addresses(int i, const struct wk_addr *a, size_t n)
 		refuse(i, PROXY_ADDRESS, reason, first, 403, WK_SOCKS_NOT_ALLOWED);
 		return;
 	}
+	char addr[NETFMT_IPV6_MAX];
+	if (c->addr[0].family == AF_INET)
+		netfmt_ipv4(addr, c->addr[0].a);
+	else
+		netfmt_ipv6(addr, c->addr[0].a);
+	decision_event(i, true, c->why[0] ? c->why : "allowed", addr, 0);
 	c->ai = 0;
 	connect_next(i);
 }
@@ -1176,8 +1208,11 @@ static void answers_read(void)
 				continue;
 			c->qtoken = 0;
 			bool origin = i == was.origin && c->gen == was.origin_gen;
-			if (an.answer == PTY_SESSION || (an.answer == PTY_YES && origin))
+			if (an.answer == PTY_SESSION || (an.answer == PTY_YES && origin)) {
+				snprintf(c->why, sizeof c->why, "allowed by an answer (%s)",
+					 an.answer == PTY_SESSION ? "for the session" : "once");
 				proceed(i);
+			}
 			else if (an.answer == PTY_NO)
 				refuse(i, PROXY_UNLISTED, an.reason, NULL, 403, WK_SOCKS_NOT_ALLOWED);
 			else
@@ -1229,6 +1264,7 @@ static void decide(int i)
 	snprintf(c->obj, sizeof c->obj, "%s %s", c->socks || c->req->connect ? "CONNECT" : c->req->method,
 		 tt);
 	watch_fd(c->cfd, &c->cev, 0, tag(i, false));
+	c->why[0] = '\0';
 	if (c->t.family) {
 		struct wk_addr a = {.family = c->t.family};
 		memcpy(a.a, c->t.addr, sizeof a.a);
@@ -1258,6 +1294,7 @@ static void decide(int i)
 			port_refuse(i, rule);
 			return;
 		}
+		snprintf(c->why, sizeof c->why, "the address is in the allowed addresses (%s)", rule);
 		use_addresses(i, &a, 1);
 		return;
 	}
@@ -1273,6 +1310,10 @@ static void decide(int i)
 	}
 	if (v == WK_DOMAIN_ALLOWED && !port_allowed(i, which))
 		return;
+	if (v == WK_DOMAIN_ALLOWED)
+		snprintf(c->why, sizeof c->why, "in the allowed domains (%s)", which);
+	else
+		snprintf(c->why, sizeof c->why, "allowed for the session by an answer");
 	if (v == WK_DOMAIN_UNLISTED && !name_kept(&kept_allowed, c->t.host)) {
 		if (name_kept(&kept_refused, c->t.host))
 			refuse(i, PROXY_UNLISTED, "not in the allowed domains; refused for this session",

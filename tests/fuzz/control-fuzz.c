@@ -11,6 +11,7 @@
 #include "base/user.h"
 #include "supervisor/ask.h"
 #include "supervisor/control.h"
+#include "supervisor/events.h"
 #include "supervisor/notifyutil.h"
 #include "supervisor/pty.h"
 #include "supervisor/watch.h"
@@ -88,6 +89,11 @@ static void setup(void)
 		session_unwatch(&s.watch[i]);
 	control_out_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	setenv("XDG_STATE_HOME", "/nonexistent", 1);
+	/* Each denial's event line too, made from the packet's bytes. */
+	char fd[16];
+	snprintf(fd, sizeof fd, "%d", open("/dev/null", O_WRONLY));
+	if (events_open(fd))
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

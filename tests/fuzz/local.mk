@@ -65,6 +65,7 @@ FUZZ_CORPUS = \
 CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/tests/fuzz/control-fuzz.c \
 	$(top_srcdir)/launcher/supervisor/control.c \
+	$(top_srcdir)/launcher/supervisor/events.c \
 	$(top_srcdir)/launcher/supervisor/watch.c \
 	$(top_srcdir)/launcher/supervisor/notifyutil.c \
 	$(top_srcdir)/launcher/supervisor/closer.c \
@@ -77,6 +78,7 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/lib/askproto.c \
 	$(top_srcdir)/lib/grant.c \
 	$(top_srcdir)/lib/grantderive.c \
+	$(top_srcdir)/lib/utf8.c \
 	$(top_srcdir)/lib/path.c \
 	$(top_srcdir)/lib/runslater.c \
 	$(top_srcdir)/lib/view.c \

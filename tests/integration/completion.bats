@@ -135,7 +135,9 @@ show"
 	assert_line --help
 	refute_line --reason
 	complete wicket run --appr
-	assert_output "--approver"
+	assert_output "$(printf '%s\n' --approver --approver-fd --approver-socket)"
+	complete wicket run --approver-fd 3 --no
+	assert_output "--no-diagnostics"
 	complete wicket run --approver base
 	assert_line basename
 	# After the approver, run's options again.

@@ -22,6 +22,8 @@ EXTRA_DIST += \
 	tests/integration/userconfig.bats \
 	tests/integration/domains.bats \
 	tests/integration/supervisor-fds.bats \
+	tests/integration/approver-link.bats \
+	tests/integration/events.bats \
 	tests/integration/warm.bats
 
 # Network calls as programs the preload shim cannot see make them (the

@@ -123,6 +123,10 @@ tests_unit_test_grant_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_grant_LDADD = lib/libwicket.la $(JANSSON_LIBS)
 # A refusal's grant and command (lib/grantderive.c): what `wicket why` and
 # the shell hooks' `ask` offer.
+check_PROGRAMS += tests/unit/test-utf8
+tests_unit_test_utf8_SOURCES = tests/unit/test-utf8.c
+tests_unit_test_utf8_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_utf8_LDADD = lib/libwicket.la $(JANSSON_LIBS)
 check_PROGRAMS += tests/unit/test-grantderive
 tests_unit_test_grantderive_SOURCES = tests/unit/test-grantderive.c
 tests_unit_test_grantderive_CPPFLAGS = $(UNIT_CPPFLAGS)
