@@ -268,3 +268,20 @@ print("isatty" if b"ISATTY" in out else "not a tty")
 	[ "$(stat -c %a "$OUT/in")" = 644 ]
 	[ "$(stat -c %a "$OUT/out")" = 600 ]
 }
+
+@test "warm: the session's event stream names each denial's exec" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	start --events "$OUT/events.jsonl"
+	run wx -- sh -c "echo x >$OUT/denied-one" </dev/null
+	assert_output --partial "write blocked"
+	run wx -- sh -c "echo x >$OUT/denied-two" </dev/null
+	assert_output --partial "write blocked"
+	bounded 30 "$WICKET" session stop "$N" 2>/dev/null
+	python3 - "$OUT/events.jsonl" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+d = {e["object"].rsplit("/", 1)[1]: e.get("exec") for e in ev if e["event"] == "denial"}
+assert d.get("denied-one") and d.get("denied-two"), ev
+assert d["denied-one"] != d["denied-two"], d
+PY
+}
