@@ -4,7 +4,11 @@
 # denials), interleaved. Reports numbers; never part of `make check`.
 # See bench/README.md.
 EXTRA_PROGRAMS += bench/floor bench/spawnbench bench/workload bench/autorunbench \
-	bench/seccompcost bench/layerwrap
+	bench/seccompcost bench/layerwrap bench/warmcall
+# A tool call through a warm session's socket, as a harness speaking its
+# protocol makes it, against a bare spawn (the warm section).
+bench_warmcall_SOURCES = bench/warmcall.c
+bench_warmcall_LDADD = lib/libwicket.la $(JANSSON_LIBS)
 # The instructions each seccomp program runs per system call (README.md,
 # "Where the time goes"): reads the generated launcher/child/seccomp-bpf.h.
 bench_seccompcost_SOURCES = bench/seccompcost.c
@@ -21,10 +25,10 @@ EXTRA_DIST += bench/run-bench bench/README.md bench/gen-project bench/quantile.a
 	bench/ipcstat.awk bench/ipcbench.py
 CLEANFILES += bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT) bench/workload$(EXEEXT) \
 	bench/autorunbench$(EXEEXT) bench/seccompcost$(EXEEXT) \
-	bench/layerwrap$(EXEEXT)
+	bench/layerwrap$(EXEEXT) bench/warmcall$(EXEEXT)
 
 BENCH_DEPS = launcher/wicket$(EXEEXT) bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT) \
-	bench/workload$(EXEEXT) preload/libwicket-preload.so
+	bench/workload$(EXEEXT) bench/warmcall$(EXEEXT) preload/libwicket-preload.so
 
 .PHONY: bench
 bench: $(BENCH_DEPS)

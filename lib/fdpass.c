@@ -2,6 +2,7 @@
 #include "fdpass.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -128,4 +129,20 @@ void fdpass_close(struct fdpass_in *in)
 	if (in->pidfd >= 0)
 		close(in->pidfd);
 	in->pidfd = -1;
+}
+
+int fdpass_pair(int sv[2])
+{
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	int one = 1, fl = fcntl(sv[0], F_GETFL);
+	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0 || fl < 0 ||
+	    fcntl(sv[0], F_SETFL, fl | O_NONBLOCK) < 0) {
+		int e = errno;
+		close(sv[0]);
+		close(sv[1]);
+		errno = e;
+		return -1;
+	}
+	return 0;
 }

@@ -59,6 +59,10 @@ void fdpass_set_closer(void (*closer)(int fd));
 ssize_t fdpass_recv(int sock, void *buf, size_t len, size_t maxfds, unsigned want, int flags,
 		    struct fdpass_in *in);
 
+/* A SOCK_SEQPACKET socketpair, close-on-exec, whose first end (the
+ * reader's) is non-blocking and receives the sender's credentials with
+ * each packet (SO_PASSCRED). 0, or -1 with errno (nothing left open). */
+int fdpass_pair(int sv[2]);
 /* Closes every descriptor IN holds (its fds and pidfd) and empties it. */
 void fdpass_close(struct fdpass_in *in);
 

@@ -189,6 +189,11 @@ struct session {
 	bool diagnostics;         /* inject the preload shim (not --no-diagnostics) */
 	char *shim_path;          /* NULL: no shim this session (diag.c) */
 	int ctl_child;            /* the sandbox's end of the control socket (control.c) */
+	/* A warm session (warm.c): its name, the directory of its socket
+	 * (held), the server's end of its socket and the pipe `session
+	 * start` waits on; -1 and NULL in any other session. */
+	const char *warm_name;
+	int warm_dirfd, warm_child, warm_ready;
 	dev_t pidns_dev;          /* the sandbox's pid namespace (layers.pidns), once it */
 	ino_t pidns_ino;          /* exists; 0: none (who is inside, for ask.c) */
 	struct strv cli_protect;  /* --protect paths, absolute (for `wicket why`) */

@@ -7,6 +7,7 @@
 #include "cli/policycmd.h"
 #include "cli/probe.h"
 #include "cli/userconfig.h"
+#include "cli/warmcmd.h"
 #include "cli/why.h"
 #include "plan/autorun.h"
 #include "plan/diag.h"
@@ -19,6 +20,7 @@
 #include "supervisor/proxy.h"
 #include "supervisor/stdio.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/warm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +43,7 @@
 #include "netdomain.h"
 #include "path.h"
 #include "utf8.h"
+#include "warmproto.h"
 
 extern char **environ;
 
@@ -59,6 +62,12 @@ static void usage_main(FILE *f)
 		"                                         (inside a session) run CMD once in a\n"
 		"                                         sandbox of its own with more rights, if\n"
 		"                                         approved (--outside: outside, you only)\n"
+		"       wicket session start [OPTIONS] --name NAME\n"
+		"                                         prepare a warm sandbox for many commands\n"
+		"       wicket exec NAME [--cwd DIR] -- CMD [ARGS...]\n"
+		"                                         run CMD in it, as a fork and exec\n"
+		"       wicket session stop NAME | list   end it (with every end-of-session\n"
+		"                                         check) | the ones running\n"
 		"\n"
 		"The default policy, workspace-write: the workspace (the current directory)\n"
 		"is writable; everything else is read-only, metadata included; /tmp is\n"
@@ -113,6 +122,8 @@ static void usage_main(FILE *f)
 		"                        descriptor (3 or more) or a new file\n"
 		"      --session-id-file PATH  write the session's id there before the\n"
 		"                        command starts (for wicket why --session ID)\n"
+		"      --name NAME       (session start) the warm session's name: letters,\n"
+		"                        digits, '.', '_', '-'; then 'wicket exec NAME -- CMD'\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		"\n"
@@ -123,7 +134,8 @@ static void usage_main(FILE *f)
 
 enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER, OPT_ALLOW_SHARED,
        OPT_READ, OPT_HIDE, OPT_ALLOW_DOMAIN, OPT_ALLOW_ADDRESS, OPT_GRANT_OF,
-       OPT_SOCKET, OPT_APPROVER_FD, OPT_APPROVER_SOCKET, OPT_EVENTS, OPT_SESSION_ID_FILE };
+       OPT_SOCKET, OPT_APPROVER_FD, OPT_APPROVER_SOCKET, OPT_EVENTS, OPT_SESSION_ID_FILE,
+       OPT_NAME };
 
 static const struct option run_opts[] = {
 	{"policy", required_argument, NULL, 'P'},
@@ -148,6 +160,7 @@ static const struct option run_opts[] = {
 	{"socket", required_argument, NULL, OPT_SOCKET},
 	{"events", required_argument, NULL, OPT_EVENTS},
 	{"session-id-file", required_argument, NULL, OPT_SESSION_ID_FILE},
+	{"name", required_argument, NULL, OPT_NAME},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -170,6 +183,8 @@ struct cli {
 	const char *session_id_file; /* --session-id-file PATH */
 	bool net_set;
 	enum net_mode net;
+	const char *warm_name; /* session start --name */
+	int warm_dirfd, warm_ready; /* warmcmd.c's warm_detach */
 };
 
 static char *absolute(const char *p, const char *cwd, const char *home)
@@ -653,6 +668,10 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	if (bad)
 		die("--events %s: %s", cli->events, bad);
 	s.best_effort = cli->best_effort;
+	s.warm_name = cli->warm_name;
+	s.warm_dirfd = cli->warm_name ? cli->warm_dirfd : -1;
+	s.warm_ready = cli->warm_name ? cli->warm_ready : -1;
+	s.warm_child = -1;
 	s.diagnostics = !cli->no_diagnostics;
 	s.ctl_child = -1;
 	s.status_fd = -1;
@@ -706,6 +725,9 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	const struct userconfig_entry *pick = userconfig_pick(&ucfg, s.workspace);
 	policy_load_or_die(&pctx, cli->policy ? cli->policy : pick ? pick->policy
 				: cli->read_only ? "read-only" : DEFAULT_POLICY, &wp);
+	if (cli->warm_name && !wp.sandbox)
+		die("session start: policy %s runs without a sandbox; a warm session is one sandbox "
+		    "for many commands (pick a sandboxing policy)", wp.name);
 	rerun_plan(&s, cli, &wp, cwd, home);
 	s.grant_of = cli->grant_of;
 	if (cli->grant_of) {
@@ -785,6 +807,8 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	probe_kernel(&s.kinfo);
 	layers_decide(&s);
 	control_plan(&s);
+	if (s.warm_name)
+		warm_plan(&s);
 	net_early_start(&s);
 
 	cli_paths(&cli->write, "--write", cwd, home, true, &s.pol.write, NULL);
@@ -876,8 +900,16 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		shell_plan(&s, cli->shell, session_passwd(s.uid));
 	else
 		s.argv = argv;
+	char warm_fd[16];
+	char *warm_argv[] = {"wicket", "session", "serve", warm_fd, NULL};
+	if (s.warm_name) {
+		/* The command is the session's server (warmcmd.c), this same
+		 * wicket as the session sees it (session_bin, below). */
+		snprintf(warm_fd, sizeof warm_fd, "%d", s.warm_child);
+		s.argv = warm_argv;
+	}
 	shell_scrub_note(&s);
-	int rc = resolve_command(s.argv[0], &s.exec_path);
+	int rc = s.warm_name ? 0 : resolve_command(s.argv[0], &s.exec_path);
 	if (rc == EXIT_NOTFOUND)
 		die_code(rc, "%s: command not found", s.argv[0]);
 	if (rc == EXIT_NOEXEC)
@@ -893,6 +925,8 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		s.fallback_tmp = xstrdup(tmpl);
 	}
 	session_bin(&s);
+	if (s.warm_name)
+		s.exec_path = xasprintf("%s/wicket", s.bin_dir);
 	char sid[20] = "";
 	random_hex(sid, sizeof sid);
 	s.session_id = sid;
@@ -1015,7 +1049,7 @@ static int approver_connect(const char *path)
 	return fd;
 }
 
-static int cmd_run(int argc, char **argv, bool shell)
+static int cmd_run(int argc, char **argv, bool shell, bool warm)
 {
 	struct cli cli;
 	memset(&cli, 0, sizeof cli);
@@ -1088,6 +1122,11 @@ static int cmd_run(int argc, char **argv, bool shell)
 				die("--session-id-file: empty path");
 			cli.session_id_file = optarg;
 			break;
+		case OPT_NAME:
+			if (!warm)
+				die("--name is for 'wicket session start' (see 'wicket --help')");
+			cli.warm_name = optarg;
+			break;
 		case OPT_GRANT_OF:
 			if (!optarg[0] || strspn(optarg, "0123456789abcdef") != strlen(optarg))
 				die("--grant-of: not a session id");
@@ -1139,7 +1178,27 @@ static int cmd_run(int argc, char **argv, bool shell)
 	}
 	if (cli.approver && cli.approver_fd >= 0)
 		die("--approver and --approver-fd/--approver-socket: one approver, not two");
-	refuse_inside_session(shell ? "shell" : "run");
+	refuse_inside_session(warm ? "session start" : shell ? "shell" : "run");
+	if (warm) {
+		if (!cli.warm_name)
+			die("session start: --name NAME is needed (see 'wicket --help')");
+		if (optind < argc)
+			die("session start takes no command: its commands come with 'wicket exec %s "
+			    "-- CMD'", cli.warm_name);
+		if (!warm_name_ok(cli.warm_name))
+			die("--name %s: 1 to %d letters, digits, '.', '_' or '-', not starting with "
+			    "'.' or '-'", cli.warm_name, WARM_NAME_MAX);
+		if (cli.shell)
+			die("--shell is for the interactive shell");
+		/* What the session takes of this process's descriptors stays
+		 * open in the one that outlives it. */
+		int keep[2] = {cli.approver_fd, -1};
+		long efd;
+		if (cli.events && parse_long(cli.events, 3, INT_MAX, &efd))
+			keep[1] = (int)efd;
+		warm_detach(cli.warm_name, keep, 2, &cli.warm_dirfd, &cli.warm_ready);
+		return run_sandboxed(&cli, NULL, false);
+	}
 	if (shell) {
 		if (optind < argc && (strcmp(argv[optind], "run") == 0 ||
 				      strcmp(argv[optind], "shell") == 0 ||
@@ -1165,12 +1224,33 @@ int main(int argc, char **argv)
 	if (argc < 1)
 		die("no arguments at all");
 	if (argc == 1)
-		return cmd_run(argc, argv, true);
+		return cmd_run(argc, argv, true, false);
 	const char *sub = argv[1];
 	if (strcmp(sub, "run") == 0)
-		return cmd_run(argc - 1, argv + 1, false);
+		return cmd_run(argc - 1, argv + 1, false, false);
 	if (strcmp(sub, "shell") == 0)
-		return cmd_run(argc - 1, argv + 1, true);
+		return cmd_run(argc - 1, argv + 1, true, false);
+	if (strcmp(sub, "exec") == 0) {
+		refuse_inside_session("exec");
+		return cmd_exec(argc - 1, argv + 1);
+	}
+	if (strcmp(sub, "session") == 0) {
+		const char *what = argc > 2 ? argv[2] : "";
+		if (strcmp(what, "start") == 0)
+			return cmd_run(argc - 2, argv + 2, false, true);
+		if (strcmp(what, "serve") == 0)
+			return warm_serve(argc - 2, argv + 2);
+		refuse_inside_session("session");
+		if (strcmp(what, "stop") == 0)
+			return warm_stop_cmd(argc - 2, argv + 2);
+		if (strcmp(what, "list") == 0)
+			return warm_list_cmd(argc - 2, argv + 2);
+		if (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0) {
+			usage_main(stdout);
+			return 0;
+		}
+		die("session: start, stop, list (see 'wicket --help')");
+	}
 	if (strcmp(sub, "doctor") == 0)
 		return cmd_doctor(argc - 1, argv + 1);
 	if (strcmp(sub, "policy") == 0)
@@ -1188,6 +1268,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (sub[0] == '-')
-		return cmd_run(argc, argv, true);
+		return cmd_run(argc, argv, true, false);
 	die("unknown command '%s' (did you mean 'wicket run -- %s'? see 'wicket --help')", sub, sub);
 }

@@ -114,6 +114,7 @@ struct denial_entry {
 	char *proxy_name, *proxy_addr;
 	struct wk_grant grant; /* the narrowest grant that allows it (none: empty) */
 	struct strv argv;      /* its process's words (unknown: none) */
+	unsigned long long exec; /* the warm session's exec it came from (0: none; warm.c) */
 };
 
 static struct denial_entry entries[WK_MAX_DENIALS];
@@ -1188,6 +1189,16 @@ static const char *probe_of(const char *obj)
 	return NULL;
 }
 
+/* Which exec of a warm session a process (its host pid) belongs to,
+ * where warm.c says (control_exec_hook): so that a denial names the tool
+ * call it came from, for a stream of that call's own. */
+static unsigned long long (*exec_of)(pid_t host_pid);
+
+void control_exec_hook(unsigned long long (*hook)(pid_t host_pid))
+{
+	exec_of = hook;
+}
+
 static void explain_entry(const struct session *s, struct denial_entry *e);
 
 /* E's process's arguments as it claimed them (its /proc/PID/cmdline,
@@ -1242,6 +1253,9 @@ static void denial_event(const struct session *s, struct denial_entry *e, bool s
 	if (e->probe)
 		json_object_set_new(o, "probe", json_string(e->probe));
 	json_object_set_new(o, "shown", json_boolean(shown));
+	/* A warm session's exec it came from (warm.c): a harness's tool call. */
+	if (e->exec)
+		json_object_set_new(o, "exec", json_integer((json_int_t)e->exec));
 	free(src);
 	events_emit("denial", o);
 }
@@ -1334,6 +1348,8 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 		memcpy(e->args, args, args_len);
 	}
 	e->probe = probe;
+	pid_t who = d->sender > 0 ? d->sender : (pid_t)d->host_pid;
+	e->exec = exec_of && who > 0 ? exec_of(who) : 0;
 	e->count++;
 	e->last = now;
 	e->seq = ++seq;
@@ -1436,6 +1452,8 @@ static json_t *entry_json(const struct denial_entry *e)
 		json_object_set_new(o, "grant", wk_grant_to_json(&e->grant));
 	if (o && e->argv.n)
 		json_object_set_new(o, "argv", words_json(&e->argv));
+	if (o && e->exec)
+		json_object_set_new(o, "exec", json_integer((json_int_t)e->exec));
 	char *cmd = o ? wk_grant_command(&e->grant, &e->argv) : NULL;
 	if (cmd)
 		json_object_set_new(o, "command", json_string(cmd));
@@ -1604,6 +1622,7 @@ void control_handle(struct session *s, const char *buf, size_t len, pid_t sender
 				.what = p.what,
 				.comm = p.comm,
 				.pid = p.pid,
+				.sender = sender,
 			};
 			/* A sender may be gone and its number another's by the
 			 * time the advice reads its arguments: read them now,
@@ -1753,16 +1772,13 @@ void control_plan(struct session *s)
 	if (!s->pol.sandbox)
 		return;
 	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+	if (fdpass_pair(sv) < 0)
 		die_errno("control socket");
 	int one = 1;
-	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0)
-		die_errno("control socket: SO_PASSCRED");
 	/* And a pidfd of the sender with each packet, where the kernel can
 	 * (6.5): `wicket ask` then knows its requester's /proc entry is not
 	 * that of a process which got the number after the requester died. */
 	pidfds = setsockopt(sv[0], SOL_SOCKET, SO_PASSPIDFD, &one, sizeof one) == 0;
-	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
 	if (sv[0] <= 2)
 		sv[0] = high_fd(sv[0]);
 	ctl_sup = sv[0];

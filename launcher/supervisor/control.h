@@ -12,6 +12,7 @@ struct denial {
 	const char *comm;
 	long pid;            /* as the sandbox sees it, shown */
 	long host_pid;       /* as the supervisor sees it (0: unknown) */
+	pid_t sender;        /* the report's sender, by its credentials (0: unknown) */
 	/* The process's arguments (NUL-separated, ARGS_LEN bytes), read
 	 * while its pid was known to be its own; NULL: read by host_pid,
 	 * which the caller keeps from being reused (a pending seccomp
@@ -27,6 +28,9 @@ struct denial {
 };
 enum proxy_refusal { PROXY_NOT = 0, PROXY_UNLISTED, PROXY_DENIED, PROXY_ADDRESS, PROXY_RAW_IP,
 		     PROXY_BAD, PROXY_UNRESOLVED, PROXY_SNI };
+/* Warm sessions (warm.c): HOOK tells which exec a process belongs to (0:
+ * none), kept with each denial it reports and in its record ("exec"). */
+void control_exec_hook(unsigned long long (*hook)(pid_t host_pid));
 void control_plan(struct session *s);        /* before net_early_start */
 void control_status_plan(struct session *s); /* after shell_plan */
 size_t control_env(const struct session *s, char **env, size_t w);

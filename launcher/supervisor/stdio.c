@@ -65,6 +65,15 @@ void stdio_plan(struct session *s)
 		memset(f, 0, sizeof *f);
 		f->kind = STDIO_PASS;
 		f->relay_rd = f->relay_wr = -1;
+		if (s->warm_name) {
+			/* A warm session's server reads and writes nothing: each
+			 * exec brings its own (warm.c); the supervisor's own
+			 * streams are the session's log. */
+			f->kind = STDIO_REOPEN_DEV;
+			snprintf(f->path, sizeof f->path, "/dev/null");
+			f->flags = O_RDWR;
+			continue;
+		}
 		int fl = fcntl(fd, F_GETFL);
 		struct stat st;
 		if (fl < 0 || fstat(fd, &st) < 0)

@@ -32,6 +32,7 @@
 #include "supervisor/stdio.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/viewthread.h"
+#include "supervisor/warm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -246,6 +247,7 @@ static const struct part parts[] = {
 	{proxy_plan, proxy_parent_close, proxy_start, proxy_finish},
 	{NULL, stdio_parent_close, stdio_start, stdio_finish},
 	{NULL, hangup_part_close, NULL, hangup_part_finish},
+	{NULL, warm_parent_close, warm_start, warm_finish},
 };
 #define N_PARTS (sizeof parts / sizeof parts[0])
 
@@ -342,6 +344,9 @@ static noreturn void exec_command(struct session *s, int ruleset, int errfd, con
 	 * read (control.c). */
 	if (s->status_fd >= 0)
 		fcntl(s->status_fd, F_SETFD, 0);
+	/* And a warm session's server, its socket (warm.c). */
+	if (s->warm_child >= 0)
+		fcntl(s->warm_child, F_SETFD, 0);
 	/* With the notify program, its listener goes to the supervisor and is
 	 * closed here: the command never holds it (netnotify.c). */
 	if (s->layers.seccomp && netnotify_seccomp(s) < 0)
@@ -629,6 +634,7 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	/* init neither reports nor asks: the control socket and the hooks'
 	 * count are the command's and the supervisor's (control.c). */
 	control_init_close(s);
+	warm_init_close(s);
 	close(errfd);
 	for (int fd = 1; fd < 3; fd++)
 		if (s->stdio[fd].relay_rd >= 0)

@@ -165,6 +165,24 @@ PROXY_CORPUS = \
 	tests/fuzz/proxy-corpus/tls-hello
 EXTRA_DIST += tests/fuzz/proxy-fuzz.c tests/fuzz/proxy.dict $(PROXY_CORPUS)
 CLEANFILES += tests/fuzz/proxy-fuzz
+# Warm sessions' protocol (lib/warmproto.c): what `wicket exec` and the
+# server inside the sandbox send the supervisor.
+WARM_FUZZ_SRCS = \
+	$(top_srcdir)/tests/fuzz/warm-fuzz.c \
+	$(top_srcdir)/lib/warmproto.c \
+	$(top_srcdir)/lib/util.c
+WARM_CORPUS = \
+	tests/fuzz/warm-corpus/bad-twice \
+	tests/fuzz/warm-corpus/error \
+	tests/fuzz/warm-corpus/exec \
+	tests/fuzz/warm-corpus/exec-empty-arg \
+	tests/fuzz/warm-corpus/exit \
+	tests/fuzz/warm-corpus/ready \
+	tests/fuzz/warm-corpus/signal \
+	tests/fuzz/warm-corpus/started \
+	tests/fuzz/warm-corpus/stop
+EXTRA_DIST += tests/fuzz/warm-fuzz.c tests/fuzz/warm.dict $(WARM_CORPUS)
+CLEANFILES += tests/fuzz/warm-fuzz
 EXTRA_DIST += tests/fuzz/policy-fuzz.c tests/fuzz/run-fuzz tests/fuzz/policy.dict \
 	$(FUZZ_CORPUS) tests/fuzz/control-fuzz.c tests/fuzz/control.dict $(CONTROL_CORPUS)
 CLEANFILES += tests/fuzz/policy-fuzz tests/fuzz/control-fuzz
@@ -172,7 +190,11 @@ CLEANFILES += tests/fuzz/policy-fuzz tests/fuzz/control-fuzz
 .PHONY: fuzz
 if HAVE_FUZZER
 check_SCRIPTS = tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz \
-	tests/fuzz/askrender-fuzz tests/fuzz/denialpkt-fuzz tests/fuzz/proxy-fuzz
+	tests/fuzz/askrender-fuzz tests/fuzz/denialpkt-fuzz tests/fuzz/proxy-fuzz tests/fuzz/warm-fuzz
+tests/fuzz/warm-fuzz: $(WARM_FUZZ_SRCS) $(top_srcdir)/lib/warmproto.h $(top_srcdir)/lib/util.h config.h
+	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib \
+		-o $@ $(WARM_FUZZ_SRCS)
 tests/fuzz/denialpkt-fuzz: $(DENIALPKT_FUZZ_SRCS) $(top_srcdir)/lib/denialpkt.h \
 		$(top_srcdir)/lib/netfmt.h config.h
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
@@ -207,7 +229,7 @@ tests/fuzz/policy-fuzz: $(FUZZ_SRCS) lib/policy-builtins.c $(top_srcdir)/lib/pol
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/lib $(JANSSON_CFLAGS) \
 		-o $@ $(FUZZ_SRCS) lib/policy-builtins.c $(JANSSON_LIBS)
 fuzz: tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz tests/fuzz/askrender-fuzz \
-		tests/fuzz/denialpkt-fuzz tests/fuzz/proxy-fuzz
+		tests/fuzz/denialpkt-fuzz tests/fuzz/proxy-fuzz tests/fuzz/warm-fuzz
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/policy-fuzz \
 		$(top_srcdir)/tests/fuzz/corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/policy.dict
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/control-fuzz \
@@ -222,6 +244,8 @@ fuzz: tests/fuzz/policy-fuzz tests/fuzz/control-fuzz tests/fuzz/ask-fuzz tests/f
 		$(top_srcdir)/tests/fuzz/denialpkt.dict
 	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/proxy-fuzz \
 		$(top_srcdir)/tests/fuzz/proxy-corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/proxy.dict
+	$(SHELL) $(top_srcdir)/tests/fuzz/run-fuzz tests/fuzz/warm-fuzz \
+		$(top_srcdir)/tests/fuzz/warm-corpus $(FUZZ_SECONDS) $(top_srcdir)/tests/fuzz/warm.dict
 else
 fuzz:
 	@echo "make fuzz: skipped: configure found no clang that can link -fsanitize=fuzzer" \

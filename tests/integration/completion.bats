@@ -37,9 +37,11 @@ complete() {
 	complete wicket ''
 	assert_output "ask
 doctor
+exec
 help
 policy
 run
+session
 shell
 version
 why"
@@ -143,6 +145,41 @@ show"
 	assert_output "--no-diagnostics"
 }
 
+@test "bash: warm sessions: session's verbs, start's options, the names running, exec's command" {
+	complete wicket session ''
+	assert_output "list
+start
+stop"
+	complete wicket session start --na
+	assert_output "--name"
+	complete wicket session start --name x --net ''
+	assert_output --partial "domains"
+	# The names are those `wicket session list` gives.
+	local st
+	st=$(mk_outside)
+	# The directory as wicket makes it: one of the user's alone.
+	mkdir -p -m 0700 "$st/wicket" "$st/wicket/warm"
+	mkfifo "$st/up"
+	bounded 60 python3 -c 'import socket, sys, signal
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(sys.argv[1])
+s.listen(1)
+print("up", flush=True)
+signal.pause()' "$st/wicket/warm/agent.sock" >"$st/up" &
+	local pid=$! line
+	read -r line <"$st/up"
+	[ "$line" = up ]
+	XDG_STATE_HOME=$st complete wicket exec ''
+	assert_output "agent"
+	XDG_STATE_HOME=$st complete wicket session stop a
+	assert_output "agent"
+	kill "$pid"
+	complete wicket exec agent --c
+	assert_output "--cwd"
+	complete wicket exec agent -- ls --hel
+	assert_output --partial "--help"
+}
+
 @test "zsh: ask and --approver are in the completion" {
 	command -v zsh >/dev/null || { echo "zsh is not installed (apt-get install zsh)" >&2; return 1; }
 	# Parsed by zsh (no syntax error), and naming both.
@@ -152,6 +189,8 @@ show"
 	grep -qF -- "--outside[" "$WICKET_SRCDIR/shellhooks/_wicket"
 	grep -q -- "--approver\[" "$WICKET_SRCDIR/shellhooks/_wicket"
 	grep -q -- "ask)" "$WICKET_SRCDIR/shellhooks/_wicket"
+	grep -qF 'exec\:"run a command in a warm session"' "$WICKET_SRCDIR/shellhooks/_wicket"
+	grep -q -- "--cwd\[" "$WICKET_SRCDIR/shellhooks/_wicket"
 }
 
 @test "zsh: the completion loads and is bound to wicket" {

@@ -23,7 +23,8 @@ EXTRA_DIST += \
 	tests/integration/domains.bats \
 	tests/integration/supervisor-fds.bats \
 	tests/integration/approver-link.bats \
-	tests/integration/events.bats
+	tests/integration/events.bats \
+	tests/integration/warm.bats
 
 # Network calls as programs the preload shim cannot see make them (the
 # supervisor reports those, launcher/supervisor/netnotify.c): raw system calls from a

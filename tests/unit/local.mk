@@ -131,3 +131,9 @@ check_PROGRAMS += tests/unit/test-grantderive
 tests_unit_test_grantderive_SOURCES = tests/unit/test-grantderive.c
 tests_unit_test_grantderive_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_grantderive_LDADD = lib/libwicket.la $(JANSSON_LIBS)
+# Warm sessions' protocol: `wicket exec`'s requests, the server's answers
+# (lib/warmproto.c).
+check_PROGRAMS += tests/unit/test-warmproto
+tests_unit_test_warmproto_SOURCES = tests/unit/test-warmproto.c
+tests_unit_test_warmproto_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_warmproto_LDADD = lib/libwicket.la $(JANSSON_LIBS)

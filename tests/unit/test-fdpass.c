@@ -108,5 +108,20 @@ int main(void)
 	struct fdpass_in in;
 	ok(fdpass_recv(sv[1], &fd, 1, 1, 0, MSG_DONTWAIT, &in) < 0 && in.nfds == 0 &&
 	   in.pidfd == -1, "nothing waiting: nothing taken");
+	/* fdpass_pair: the reader's end non-blocking, the sender's
+	 * credentials with each packet. */
+	int pr[2];
+	ok(fdpass_pair(pr) == 0, "fdpass_pair");
+	ok((fcntl(pr[0], F_GETFL) & O_NONBLOCK) && !(fcntl(pr[1], F_GETFL) & O_NONBLOCK) &&
+	   (fcntl(pr[0], F_GETFD) & FD_CLOEXEC) && (fcntl(pr[1], F_GETFD) & FD_CLOEXEC),
+	   "the reader's end non-blocking, both close-on-exec");
+	char c = 'x', got = 0;
+	struct fdpass_in pin;
+	ok(fdpass_recv(pr[0], &got, 1, 0, FDPASS_CREDS, 0, &pin) < 0 && errno == EAGAIN,
+	   "nothing to read: EAGAIN, not a wait");
+	ok(write(pr[1], &c, 1) == 1 && fdpass_recv(pr[0], &got, 1, 0, FDPASS_CREDS, 0, &pin) == 1 &&
+	   got == 'x' && pin.pid == getpid(), "the sender's pid with the packet");
+	close(pr[0]);
+	close(pr[1]);
 	return done_testing();
 }
