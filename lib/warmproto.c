@@ -15,7 +15,7 @@ static const struct {
 } verbs[] = {
 	{"exec", WARM_EXEC},       {"stop", WARM_STOP},   {"signal", WARM_SIGNAL},
 	{"ready", WARM_READY},     {"started", WARM_STARTED}, {"exit", WARM_EXIT},
-	{"error", WARM_ERROR},
+	{"error", WARM_ERROR},     {"event", WARM_EVENT},
 };
 #define N_VERBS (sizeof verbs / sizeof verbs[0])
 
@@ -41,12 +41,13 @@ static bool number(const char *s, unsigned long long max, unsigned long long *ou
 static bool field_allowed(enum warm_verb v, char key)
 {
 	switch (v) {
-	case WARM_EXEC: return strchr("icfa", key) != NULL;
+	case WARM_EXEC: return strchr("icfae", key) != NULL;
 	case WARM_STOP: return key == 'f';
 	case WARM_SIGNAL: return key == 'i' || key == 's';
 	case WARM_STARTED: return key == 'i';
 	case WARM_EXIT: return key == 'i' || key == 'x';
 	case WARM_ERROR: return key == 'm' || key == 'x';
+	case WARM_EVENT: return key == 'i' || key == 'j';
 	default: return false;
 	}
 }
@@ -125,6 +126,21 @@ bool warm_decode(const char *buf, size_t len, struct warm_msg *m, const char **e
 			}
 			m->fds = val;
 			break;
+		case 'e':
+			if (strcmp(val, "1") != 0) {
+				*err = "\"e\": not 1";
+				return false;
+			}
+			m->events = true;
+			break;
+		case 'j':
+			/* One line: a newline in it would make two. */
+			if (!val[0] || strchr(val, '\n')) {
+				*err = "\"j\": empty, or more than one line";
+				return false;
+			}
+			m->json = val;
+			break;
 		case 'm':
 			if (strlen(val) >= WARM_TEXT_MAX) {
 				*err = "\"m\": too long";
@@ -157,6 +173,7 @@ bool warm_decode(const char *buf, size_t len, struct warm_msg *m, const char **e
 	case WARM_STARTED: ok = m->id != 0; break;
 	case WARM_EXIT: ok = m->status >= 0; break;
 	case WARM_ERROR: ok = m->text != NULL; break;
+	case WARM_EVENT: ok = m->id != 0 && m->json != NULL; break;
 	default: break;
 	}
 	if (!ok) {
@@ -222,6 +239,10 @@ char *warm_encode(const struct warm_msg *m, size_t *len)
 		ok = add(&buf, len, &cap, 'f', m->fds);
 	if (ok && m->text)
 		ok = add(&buf, len, &cap, 'm', m->text);
+	if (ok && m->json)
+		ok = add(&buf, len, &cap, 'j', m->json);
+	if (ok && m->events)
+		ok = add(&buf, len, &cap, 'e', "1");
 	if (ok && m->sig) {
 		snprintf(num, sizeof num, "%d", m->sig);
 		ok = add(&buf, len, &cap, 's', num);

@@ -30,6 +30,7 @@ enum warm_verb {
 	WARM_STARTED, /* server's child -> supervisor: exec i runs (its pid: the packet's credentials) */
 	WARM_EXIT,    /* server -> supervisor -> client: exec i ended with status x */
 	WARM_ERROR,   /* supervisor -> client: refused, m says why, x the status */
+	WARM_EVENT,   /* supervisor -> client: a line of exec i's event stream (j) */
 };
 
 /* A message. Strings point into the decoded buffer (or the caller's, to
@@ -40,6 +41,8 @@ struct warm_msg {
 	const char *cwd;       /* NULL: none (the session's own) */
 	const char *fds;       /* "ppn": for fds 0, 1, 2, passed (p) or /dev/null (n) */
 	const char *text;      /* WARM_ERROR's message */
+	const char *json;      /* WARM_EVENT's line (one JSON object, no newline) */
+	bool events;           /* WARM_EXEC: the client takes its exec's event lines (e1) */
 	int sig;               /* WARM_SIGNAL: 1 to 64 */
 	int status;            /* WARM_EXIT, WARM_ERROR: 0 to 255, -1 none */
 	const char **argv;     /* NULL-terminated; NULL when argc is 0 */

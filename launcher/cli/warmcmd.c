@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "fdpass.h"
 #include "warmproto.h"
 
@@ -107,18 +109,84 @@ static bool pump_step(struct pump *p)
 	return write_all(p->to, in, (size_t)n);
 }
 
+/* wicket exec --events FD|PATH: where this exec's event lines go. A
+ * descriptor (3 or more: 0 to 2 are the command's streams), or a new
+ * file. The lines come from the supervisor through this process, which
+ * may wait for the harness to read them: the session never does. */
+static int exec_events_open(const char *spec)
+{
+	long fd;
+	if (spec[0] && strspn(spec, "0123456789") == strlen(spec)) {
+		if (!parse_long(spec, 3, 1 << 20, &fd) || fcntl((int)fd, F_GETFL) < 0)
+			die("exec: --events %s: not an open descriptor of 3 or more", spec);
+		fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+		return (int)fd;
+	}
+	/* host: a path the caller names, made anew */
+	int f = open(spec, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (f < 0)
+		die("exec: --events %s: %s", spec, errno == EEXIST ? "exists already (a new file, "
+		    "or a descriptor)" : strerror(errno));
+	return f;
+}
+
+/* This exec's stream: each line the supervisor sends, and the denials
+ * counted by category for the "end" line. */
+struct exec_events {
+	int fd;
+	json_t *counts;
+	json_int_t total;
+	char *session;
+};
+
+static void exec_events_line(struct exec_events *ev, const char *line)
+{
+	json_error_t je;
+	json_t *o = json_loads(line, 0, &je);
+	const char *event = json_string_value(json_object_get(o, "event"));
+	if (event && strcmp(event, "denial") == 0) {
+		const char *cat = json_string_value(json_object_get(o, "category"));
+		cat = cat ? cat : "other";
+		json_int_t n = json_integer_value(json_object_get(ev->counts, cat));
+		json_object_set_new(ev->counts, cat, json_integer(n + 1));
+		ev->total++;
+	} else if (event && strcmp(event, "exec") == 0 && !ev->session) {
+		const char *sid = json_string_value(json_object_get(o, "session"));
+		ev->session = sid ? xstrdup(sid) : NULL;
+	}
+	json_decref(o);
+	(void)(write_all(ev->fd, line, strlen(line)) && write_all(ev->fd, "\n", 1));
+}
+
+static void exec_events_end(struct exec_events *ev, unsigned long long id, int status)
+{
+	json_t *o = json_pack("{s:i, s:s, s:s, s:I, s:i, s:I, s:O, s:b}", "v", 1, "event", "end",
+			      "session", ev->session ? ev->session : "", "exec", (json_int_t)id,
+			      "status", status, "denials", ev->total, "counts", ev->counts, "refused",
+			      ev->total > 0);
+	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(o);
+	if (text)
+		(void)(write_all(ev->fd, text, strlen(text)) && write_all(ev->fd, "\n", 1));
+	free(text);
+	json_decref(ev->counts);
+	free(ev->session);
+	close(ev->fd);
+}
+
 int cmd_exec(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		printf("Usage: wicket exec NAME [--cwd DIR] [--] CMD [ARGS...]\n"
+		printf("Usage: wicket exec NAME [--cwd DIR] [--events FD|PATH] [--] CMD [ARGS...]\n"
 		       "Run CMD in the warm session NAME (wicket session start --name NAME):\n"
-		       "its own streams, directory (default: this one) and exit status.\n");
+		       "its own streams, directory (default: this one) and exit status;\n"
+		       "--events: its own event lines (its denials, then its end).\n");
 		return argc < 2 ? EXIT_WICKET : 0;
 	}
 	const char *name = argv[1];
 	name_check(name);
 	char *cwd = getcwd(NULL, 0);
-	const char *dir = NULL;
+	const char *dir = NULL, *events = NULL;
 	int i = 2;
 	for (; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {
@@ -129,6 +197,10 @@ int cmd_exec(int argc, char **argv)
 			dir = argv[++i];
 		else if (strncmp(argv[i], "--cwd=", 6) == 0)
 			dir = argv[i] + 6;
+		else if (strcmp(argv[i], "--events") == 0 && i + 1 < argc)
+			events = argv[++i];
+		else if (strncmp(argv[i], "--events=", 9) == 0)
+			events = argv[i] + 9;
 		else if (argv[i][0] == '-')
 			die("exec: unknown option '%s' (usage: wicket exec NAME [--cwd DIR] -- CMD)",
 			    argv[i]);
@@ -143,6 +215,9 @@ int cmd_exec(int argc, char **argv)
 							       : xstrdup(cwd);
 	free(cwd);
 	int sock = connect_or_die(name);
+	struct exec_events ev = {.fd = events ? exec_events_open(events) : -1,
+				 .counts = events ? json_object() : NULL};
+	unsigned long long exec_id = 0;
 
 	char fl[4] = "ppp";
 	int pass[3];
@@ -171,6 +246,7 @@ int cmd_exec(int argc, char **argv)
 		pass[npass++] = fd == 0 ? p[0] : p[1];
 	}
 	struct warm_msg m = {.verb = WARM_EXEC, .cwd = where, .fds = fl, .status = -1,
+			     .events = events != NULL,
 			     .argv = (const char **)argv + i, .argc = (size_t)(argc - i)};
 	size_t len;
 	char *buf = warm_encode(&m, &len);
@@ -231,8 +307,10 @@ int cmd_exec(int argc, char **argv)
 				struct warm_msg res;
 				const char *err;
 				if (got > 0 && warm_decode(rb, (size_t)got, &res, &err)) {
-					if (res.verb == WARM_EXIT)
-						status = res.status;
+					if (res.verb == WARM_EVENT && ev.fd >= 0)
+						exec_events_line(&ev, res.json);
+					else if (res.verb == WARM_EXIT)
+						status = res.status, exec_id = res.id;
 					else if (res.verb == WARM_ERROR) {
 						warnmsg("exec: %s", res.text);
 						status = res.status >= 0 ? res.status : EXIT_WICKET;
@@ -265,11 +343,11 @@ int cmd_exec(int argc, char **argv)
 		}
 	}
 	close(sock);
-	if (status < 0) {
+	if (status < 0)
 		warnmsg("exec: session %s ended before the command did", name);
-		return EXIT_WICKET;
-	}
-	return status;
+	if (ev.fd >= 0)
+		exec_events_end(&ev, exec_id, status < 0 ? EXIT_WICKET : status);
+	return status < 0 ? EXIT_WICKET : status;
 }
 
 /* --- wicket session stop | list ------------------------------------------- */

@@ -1199,6 +1199,21 @@ void control_exec_hook(unsigned long long (*hook)(pid_t host_pid))
 	exec_of = hook;
 }
 
+static bool (*exec_wants)(unsigned long long exec);
+static void (*exec_line)(unsigned long long exec, const char *text);
+
+void control_exec_events(bool (*wants)(unsigned long long exec),
+			 void (*line)(unsigned long long exec, const char *text))
+{
+	exec_wants = wants;
+	exec_line = line;
+}
+
+static bool exec_stream(const struct denial_entry *e)
+{
+	return e->exec && exec_wants && exec_wants(e->exec);
+}
+
 static void explain_entry(const struct session *s, struct denial_entry *e);
 
 /* E's process's arguments as it claimed them (its /proc/PID/cmdline,
@@ -1257,6 +1272,16 @@ static void denial_event(const struct session *s, struct denial_entry *e, bool s
 	if (e->exec)
 		json_object_set_new(o, "exec", json_integer((json_int_t)e->exec));
 	free(src);
+	if (exec_stream(e)) {
+		/* The same line, to the exec's own stream (its client's). */
+		json_t *doc = json_pack("{s:i, s:s}", "v", 1, "event", "denial");
+		json_object_update(doc, o);
+		char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_decref(doc);
+		if (text)
+			exec_line(e->exec, text);
+		free(text);
+	}
 	events_emit("denial", o);
 }
 
@@ -1386,7 +1411,7 @@ void control_denial(struct session *s, const struct denial *d, enum denial_show 
 	}
 	if (show != DENIAL_QUIET)
 		status_update(e, said);
-	if (events_on()) {
+	if (events_on() || exec_stream(e)) {
 		event_due = e;
 		event_shown = show != DENIAL_QUIET;
 		if (!acking)
@@ -1689,9 +1714,27 @@ void control_too_large(struct session *s, const int *fds, int nfds)
 
 /* Take what is waiting on the socket now (non-blocking, bounded). False
  * when it read an empty packet (the end, when every sender is gone). */
+static bool draining;
+static bool control_drain_now(struct session *s, char *buf);
+
 static bool control_drain(struct session *s)
 {
 	static char buf[PACKET_MAX + 1];
+	if (draining)
+		return true;
+	draining = true;
+	bool r = control_drain_now(s, buf);
+	draining = false;
+	return r;
+}
+
+void control_catch_up(struct session *s)
+{
+	(void)control_drain(s);
+}
+
+static bool control_drain_now(struct session *s, char *buf)
+{
 	/* No more from the sandbox while the closer is behind (closer.h). */
 	for (int reads = 0; ctl_sup >= 0 && reads < READS_PER_WAKE && !closer_busy(); reads++) {
 		struct fdpass_in in;

@@ -31,6 +31,14 @@ enum proxy_refusal { PROXY_NOT = 0, PROXY_UNLISTED, PROXY_DENIED, PROXY_ADDRESS,
 /* Warm sessions (warm.c): HOOK tells which exec a process belongs to (0:
  * none), kept with each denial it reports and in its record ("exec"). */
 void control_exec_hook(unsigned long long (*hook)(pid_t host_pid));
+/* And which execs take their own event lines (wicket exec --events):
+ * WANTS asked before a denial is explained for one, LINE given each line. */
+/* What the sandbox has sent on the control socket, handled now (a warm
+ * exec's end waits for its reports: a process that did not wait for its
+ * line may have ended before its report was read). */
+void control_catch_up(struct session *s);
+void control_exec_events(bool (*wants)(unsigned long long exec),
+			 void (*line)(unsigned long long exec, const char *text));
 void control_plan(struct session *s);        /* before net_early_start */
 void control_status_plan(struct session *s); /* after shell_plan */
 size_t control_env(const struct session *s, char **env, size_t w);

@@ -23,12 +23,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "fdpass.h"
+#include "utf8.h"
 #include "warmproto.h"
 
 /* Clients at once (8 parallel tool calls and more); one more is refused. */
@@ -39,11 +44,13 @@ struct client {
 	struct watch *w;
 	unsigned long long id; /* its exec, once handed to the server; 0: none */
 	pid_t pid;             /* the exec's pid (started), 0 until then */
+	bool events;           /* it takes its exec's event lines (wicket exec --events) */
 };
 static struct client clients[WARM_CLIENTS];
 static int listener = -1, server = -1;
 static struct watch *w_listener, *w_server;
 static unsigned long long next_id;
+static const struct session *wsess;
 /* Execs that ended lately, for the reports that come after their end
  * (a refused process exits at once; its report is read later). */
 #define WARM_ENDED 256
@@ -88,14 +95,29 @@ char *warm_path(int dirfd, const char *name, const char *ext)
 
 static void server_ready(struct session *s, struct watch *w, short revents);
 static struct session *warm_s;
+/* exec_of's look at the server socket is made in the middle of a
+ * report; an exec's end it finds there waits (exits_due) until the
+ * report's lines went to the exec's client, which the end closes: the
+ * relay loop takes it, woken by exits_fd. */
+static bool before_reports;
+static struct {
+	unsigned long long id;
+	int status;
+} exits_due[WARM_CLIENTS];
+static size_t n_exits_due;
+static int exits_fd = -1;
+static struct watch *w_exits;
 
 static unsigned long long exec_of(pid_t pid)
 {
 	/* An exec's process says "started" before its exec, so before
 	 * anything it runs reports: what the server socket holds is taken
 	 * first, whichever socket the relay loop happened to read first. */
-	if (w_server && warm_s)
+	if (w_server && warm_s) {
+		before_reports = true;
 		server_ready(warm_s, w_server, POLLIN);
+		before_reports = false;
+	}
 	/* Up the process's parents to an exec's own process, bounded: the
 	 * sandbox can make a chain as long as it likes. */
 	for (int depth = 0; pid > 1 && depth < 64; depth++) {
@@ -143,6 +165,11 @@ static void send_msg(int fd, const struct warm_msg *m, const int *fds, size_t nf
 	free(buf);
 }
 
+/* A line of exec ID's own event stream, to its client, never waiting: a
+ * client that does not read loses it (its own --events output is where
+ * it waits). */
+static void exec_line(unsigned long long id, const char *text);
+
 static void client_close(struct client *c)
 {
 	if (c->pid > 0)
@@ -177,6 +204,21 @@ static void client_exec(struct client *c, const struct warm_msg *req, struct fdp
 	}
 	struct warm_msg m = *req;
 	m.id = c->id = ++next_id;
+	m.events = false;
+	c->events = req->events;
+	if (c->events) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < req->argc; i++)
+			json_array_append_new(a, wk_json_text(req->argv[i]));
+		json_t *o = json_pack("{s:i, s:s, s:s, s:I, s:s, s:o}", "v", 1, "event", "exec",
+				      "session", wsess && wsess->session_id ? wsess->session_id : "", "exec",
+				      (json_int_t)c->id, "cwd", req->cwd ? req->cwd : "", "argv", a);
+		char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+		json_decref(o);
+		if (text)
+			exec_line(c->id, text);
+		free(text);
+	}
 	size_t len;
 	char *buf = warm_encode(&m, &len);
 	ssize_t n = buf ? (want ? fdpass_send(server, buf, len, in->fds, want, MSG_DONTWAIT)
@@ -306,6 +348,44 @@ static struct client *client_of(unsigned long long id)
 	return NULL;
 }
 
+static bool exec_wants(unsigned long long id)
+{
+	struct client *c = client_of(id);
+	return c && c->events;
+}
+
+static void exec_line(unsigned long long id, const char *text)
+{
+	struct client *c = client_of(id);
+	if (!c || !c->events)
+		return;
+	struct warm_msg m = {.verb = WARM_EVENT, .id = id, .json = text, .status = -1};
+	send_msg(c->fd, &m, NULL, 0);
+}
+
+/* Exec ID ended with STATUS: its client told, with its number (for the
+ * lines of the session's own stream and record that name it). */
+static void exec_ended(unsigned long long id, int status)
+{
+	struct client *c = client_of(id);
+	if (!c)
+		return;
+	struct warm_msg e = {.verb = WARM_EXIT, .id = id, .status = status};
+	send_msg(c->fd, &e, NULL, 0);
+	client_close(c);
+}
+
+static void exits_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)w, (void)revents;
+	uint64_t n;
+	(void)!read(exits_fd, &n, sizeof n);
+	control_catch_up(s);
+	for (size_t i = 0; i < n_exits_due; i++)
+		exec_ended(exits_due[i].id, exits_due[i].status);
+	n_exits_due = 0;
+}
+
 static void server_ready(struct session *s, struct watch *w, short revents)
 {
 	(void)s;
@@ -329,10 +409,15 @@ static void server_ready(struct session *s, struct watch *w, short revents)
 			s->warm_ready = -1;
 		} else if (m.verb == WARM_STARTED && c && !c->pid && in.pid > 0) {
 			c->pid = in.pid;
+		} else if (m.verb == WARM_EXIT && c && before_reports && n_exits_due < WARM_CLIENTS) {
+			exits_due[n_exits_due].id = m.id;
+			exits_due[n_exits_due++].status = m.status;
+			uint64_t one = 1;
+			(void)!write(exits_fd, &one, sizeof one);
 		} else if (m.verb == WARM_EXIT && c) {
-			struct warm_msg e = {.verb = WARM_EXIT, .status = m.status};
-			send_msg(c->fd, &e, NULL, 0);
-			client_close(c);
+			/* What its processes reported before they ended, first. */
+			control_catch_up(s);
+			exec_ended(m.id, m.status);
 		}
 		warm_msg_free(&m);
 	}
@@ -352,6 +437,8 @@ void warm_plan(struct session *s)
 	server = sv[0];
 	s->warm_child = sv[1];
 	control_exec_hook(exec_of);
+	control_exec_events(exec_wants, exec_line);
+	wsess = s;
 }
 
 void warm_init_close(struct session *s)
@@ -391,8 +478,10 @@ void warm_start(struct session *s, bool started)
 	free(path);
 	w_listener = session_watch(s, listener, POLLIN, listener_ready, NULL);
 	w_server = session_watch(s, server, POLLIN, server_ready, NULL);
+	exits_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	w_exits = exits_fd >= 0 ? session_watch(s, exits_fd, POLLIN, exits_ready, NULL) : NULL;
 	warm_s = s;
-	if (!w_listener || !w_server)
+	if (!w_listener || !w_server || !w_exits)
 		die("internal error: no room to watch the session's sockets");
 }
 
@@ -407,6 +496,13 @@ void warm_finish(struct session *s)
 	if (w_server)
 		session_unwatch(w_server);
 	w_server = NULL;
+	if (w_exits)
+		session_unwatch(w_exits);
+	w_exits = NULL;
+	if (exits_fd >= 0)
+		close(exits_fd);
+	exits_fd = -1;
+	n_exits_due = 0;
 	if (server >= 0)
 		close(server);
 	server = -1;

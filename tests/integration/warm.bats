@@ -285,3 +285,43 @@ assert d.get("denied-one") and d.get("denied-two"), ev
 assert d["denied-one"] != d["denied-two"], d
 PY
 }
+
+@test "warm: exec --events: each exec's own stream, its denials and its end, never another's" {
+	start
+	run bounded 60 "$WICKET" exec "$N" --events "$OUT/one.jsonl" -- sh -c "echo x >$OUT/denied-one; exit 3" </dev/null
+	assert_equal "$status" 3
+	# Two at once: each stream holds its own exec's lines only.
+	bounded 60 "$WICKET" exec "$N" --events "$OUT/a.jsonl" -- sh -c "echo x >$OUT/denied-a; echo x >$OUT/denied-a2" </dev/null 2>/dev/null &
+	local a=$!
+	bounded 60 "$WICKET" exec "$N" --events 7 -- sh -c "echo x >$OUT/denied-b" </dev/null 2>/dev/null 7>"$OUT/b.jsonl" &
+	local b=$!
+	wait "$a" || true
+	wait "$b" || true
+	run bounded 30 "$WICKET" exec "$N" --events "$OUT/one.jsonl" -- true
+	assert_equal "$status" 125
+	grep -q "exists already" <<<"$output"
+	run bounded 30 "$WICKET" exec "$N" --events 1 -- true
+	assert_equal "$status" 125
+	bounded 30 "$WICKET" session stop "$N" 2>/dev/null
+	python3 - "$OUT" <<'PY'
+import json, sys
+out = sys.argv[1]
+def lines(n):
+    return [json.loads(l) for l in open("%s/%s.jsonl" % (out, n))]
+one, a, b = lines("one"), lines("a"), lines("b")
+for ev, names, status in ((one, {"denied-one"}, 3), (a, {"denied-a", "denied-a2"}, 1), (b, {"denied-b"}, 1)):
+    assert ev[0]["event"] == "exec" and ev[0]["v"] == 1, ev
+    x = ev[0]["exec"]
+    assert ev[0]["argv"][0] == "sh", ev
+    den = [e for e in ev if e["event"] == "denial"]
+    assert {e["object"].rsplit("/", 1)[1] for e in den} == names, ev
+    assert all(e["exec"] == x and e["category"] == "outside-writable" for e in den), den
+    end = ev[-1]
+    assert end["event"] == "end" and end["exec"] == x and end["refused"] is True, end
+    assert end["denials"] == len(names) and end["counts"] == {"outside-writable": len(names)}, end
+    assert end["session"] == ev[0]["session"] != "", end
+    if status != 1:
+        assert end["status"] == status, end
+assert len({one[0]["exec"], a[0]["exec"], b[0]["exec"]}) == 3
+PY
+}

@@ -102,9 +102,9 @@ int main(void)
 
 	/* --- which verb takes which field */
 	const char *verbs[] = {"exec", "stop", "signal", "ready", "started", "exit", "error"};
-	const char *allowed[] = {"icfa", "f", "is", "", "i", "ix", "mx"};
+	const char *allowed[] = {"icfae", "f", "is", "", "i", "ix", "mx"};
 	for (size_t v = 0; v < 7; v++)
-		for (const char *k = "abcfimsxz"; *k; k++) {
+		for (const char *k = "abcefijmsxz"; *k; k++) {
 			/* Each field with a value it takes, and what the verb needs. */
 			char b[128];
 			size_t n = 0;
@@ -144,6 +144,24 @@ int main(void)
 	ok(!T("exec\0fnnn\0fnnn\0atrue\0"), "a field twice refused");
 	ok(!T("exec\0i1\0i1\0fnnn\0atrue\0"), "id twice refused");
 	ok(!T("exit\0x1\0x1\0"), "status twice refused");
+
+	/* --- a line of an exec's event stream; an exec that takes them */
+	ok(dec("event\0i4\0j{\"a\":1}\0", 18, &m) && m.verb == WARM_EVENT && m.id == 4 &&
+	   strcmp(m.json, "{\"a\":1}") == 0, "event");
+	ok(!T("event\0j{}\0"), "event without an exec refused");
+	ok(!T("event\0i1\0"), "event without a line refused");
+	ok(!T("event\0i1\0j\0"), "an empty line refused");
+	ok(!T("event\0i1\0j{}\n{}\0"), "two lines refused");
+	ok(!T("event\0i1\0j{}\0x1\0") && !T("event\0i1\0j{}\0mm\0") &&
+	   !T("event\0i1\0j{}\0atrue\0"), "event takes i and j only");
+	ok(!T("event\0i1\0j{}\0j{}\0"), "a line twice refused");
+	ok(dec("exec\0e1\0fnnn\0atrue\0", 19, &m) && m.events, "exec that takes its events");
+	warm_msg_free(&m);
+	ok(dec("exec\0fnnn\0atrue\0", 16, &m) && !m.events, "exec that does not");
+	warm_msg_free(&m);
+	ok(!T("exec\0e0\0fnnn\0atrue\0") && !T("exec\0e\0fnnn\0atrue\0") &&
+	   !T("exec\0e11\0fnnn\0atrue\0"), "e other than 1 refused");
+	ok(!T("exit\0e1\0x0\0") && !T("exit\0jx\0x0\0"), "exit takes neither e nor j");
 
 	/* --- fds, cwd, text */
 	ok(T("exec\0fppp\0atrue\0"), "ppp");
@@ -223,6 +241,20 @@ int main(void)
 	b = warm_encode(&er, &len);
 	ok(b && len == sizeof "error\0mno\0x125" && memcmp(b, "error\0mno\0x125", len) == 0,
 	   "error encoded");
+	free(b);
+	struct warm_msg ev = {.verb = WARM_EVENT, .id = 3, .json = "{}", .status = -1};
+	b = warm_encode(&ev, &len);
+	ok(b && len == sizeof "event\0i3\0j{}" && memcmp(b, "event\0i3\0j{}", len) == 0,
+	   "event encoded");
+	free(b);
+	struct warm_msg evbad = {.verb = WARM_EVENT, .id = 3, .json = "{}\n{}", .status = -1};
+	ok(!warm_encode(&evbad, &len), "an event of two lines: nothing");
+	const char *tv[] = {"true", NULL};
+	struct warm_msg ex = {.verb = WARM_EXEC, .fds = "nnn", .events = true, .status = -1,
+			      .argv = tv, .argc = 1};
+	b = warm_encode(&ex, &len);
+	ok(b && len == sizeof "exec\0fnnn\0e1\0atrue" &&
+	   memcmp(b, "exec\0fnnn\0e1\0atrue", len) == 0, "exec with its events encoded");
 	free(b);
 	struct warm_msg rd = {.verb = WARM_READY, .status = -1};
 	b = warm_encode(&rd, &len);
