@@ -975,7 +975,8 @@ static long long ns_of(const struct timespec *t)
  * it found to be directories, as the last walk knew them (the session's
  * processes are gone by then, so nothing re-aims a parent between). */
 struct prestat {
-	struct stat st;
+	uint64_t dev, ino;
+	struct timespec ctim;
 	bool ok; /* stat'ed, and a directory */
 };
 
@@ -1014,9 +1015,15 @@ static void *prestat_run(void *arg)
 	const struct prestat_job *j = arg;
 	char path[PATH_MAX] = ".";
 	for (uint32_t i = j->from; i < j->to; i++) {
-		j->pre[i].ok = node_path(j->x, i, path, 1, sizeof path) &&
-			       fstatat(j->rootfd, path, &j->pre[i].st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			       S_ISDIR(j->pre[i].st.st_mode);
+		struct stat st;
+		struct prestat *pr = &j->pre[i];
+		pr->ok = node_path(j->x, i, path, 1, sizeof path) &&
+			 fstatat(j->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+		if (!pr->ok)
+			continue;
+		pr->dev = (uint64_t)st.st_dev;
+		pr->ino = (uint64_t)st.st_ino;
+		pr->ctim = st.st_ctim;
 	}
 	return NULL;
 }
@@ -1209,8 +1216,13 @@ static void nest_sub(struct nest *n, size_t len, int depth, uint32_t old, uint32
 	n->path[len] = '/';
 	memcpy(n->path + len + 1, name, nl + 1);
 	if (n->pre && old != WIDX_NONE) {
-		if (n->pre[old].ok)
-			nest_dir(n, len + 1 + nl, depth + 1, old, me, name, &n->pre[old].st);
+		const struct prestat *pr = &n->pre[old];
+		if (pr->ok) {
+			st.st_dev = (dev_t)pr->dev;
+			st.st_ino = (ino_t)pr->ino;
+			st.st_ctim = pr->ctim;
+			nest_dir(n, len + 1 + nl, depth + 1, old, me, name, &st);
+		}
 	} else if (fstatat(n->rootfd, rel(n, len + 1 + nl), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		   S_ISDIR(st.st_mode)) {
 		nest_dir(n, len + 1 + nl, depth + 1, old, me, name, &st);
@@ -1407,6 +1419,7 @@ static void nest_changed(struct nest *n)
 /* The index a walk of the start made, for the walk of the end. */
 static struct strv kept_roots;
 static struct widx *kept;
+static bool *kept_saved; /* that index is the one saved (the start walked none) */
 
 /* Walk each of ROOTS (a root inside another is walked with it); since
  * STARTED, for the walk of the end, which saves the indexes. WHAT: what
@@ -1417,6 +1430,7 @@ static void nest_roots(struct nest *n, const struct strv *roots, const struct ti
 	bool end = started != NULL;
 	if (!end && !kept) {
 		kept = xcalloc(roots->n ? roots->n : 1, sizeof *kept);
+		kept_saved = xcalloc(roots->n ? roots->n : 1, sizeof *kept_saved);
 		strv_free(&kept_roots);
 	}
 	for (size_t i = 0; i < roots->n; i++) {
@@ -1444,14 +1458,17 @@ static void nest_roots(struct nest *n, const struct strv *roots, const struct ti
 		n->since_ns = end ? ns_of(started) - margin : 0;
 		/* The last walk's index: the start's, kept; else the one saved. */
 		struct widx old = {0}, now = {0};
+		bool saved = !end;
 		size_t k = kept_roots.n;
 		for (size_t j = 0; j < kept_roots.n; j++)
 			if (strcmp(kept_roots.v[j], w) == 0)
 				k = j;
 		if (k < kept_roots.n) {
 			old = kept[k];
+			saved = kept_saved[k];
 			memset(&kept[k], 0, sizeof kept[k]);
 		} else if (!fat) {
+			saved = true;
 			widx_load(w, &old);
 		}
 		/* FAT's change times are not kept apart from the others': no
@@ -1468,15 +1485,27 @@ static void nest_roots(struct nest *n, const struct strv *roots, const struct ti
 			nest_from_index(n, &old, len);
 			close(fd);
 			n->rootfd = -1;
+			kept_saved[kept_roots.n] = true;
 			kept[kept_roots.n] = old;
 			strv_add(&kept_roots, w);
 			continue;
 		}
 		n->pre = end ? prestat_all(&old, fd) : NULL;
+		if (end && old.n) {
+			/* As big as the last one: no copies as it grows. */
+			now.cap = old.n;
+			now.v = xmalloc(now.cap * sizeof *now.v);
+			now.names_cap = old.names_len + 1;
+			now.names = xmalloc(now.names_cap);
+		}
+		unsigned long listed = n->listed;
 		/* "/" is refused as a root; a trailing slash never comes. */
 		nest_dir(n, len, 0, old.n ? 0 : WIDX_NONE, WIDX_NONE, "", &st);
 		free(n->pre);
 		n->pre = NULL;
+		/* Nothing listed, from the index saved: that one is this one. */
+		bool same = saved && old.n && now.n == old.n && n->listed == listed &&
+			    !n->n_unchecked;
 		if (end)
 			nest_unchecked_aside(n, len);
 		if (end && (!n->changed_ns || n->since_ns < n->changed_ns))
@@ -1486,9 +1515,13 @@ static void nest_roots(struct nest *n, const struct strv *roots, const struct ti
 		widx_free(&old);
 		widx_link(&now);
 		if (end) {
-			widx_save(w, &now);
+			if (!same)
+				widx_save(w, &now);
+			else
+				widx_touch(w);
 			widx_free(&now);
 		} else {
+			kept_saved[kept_roots.n] = false;
 			kept[kept_roots.n] = now;
 			strv_add(&kept_roots, w);
 		}
@@ -1520,6 +1553,8 @@ void autorun_check_nested(const struct session *s)
 		widx_free(&kept[i]);
 	free(kept);
 	kept = NULL;
+	free(kept_saved);
+	kept_saved = NULL;
 	strv_free(&kept_roots);
 }
 
