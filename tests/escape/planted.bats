@@ -268,6 +268,17 @@ interactive() {
 	[[ $out == *got=mine* ]]
 }
 
+@test "planted: a .zshenv that unsets RCS (no other startup file read) keeps no token in zsh -lc" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	TOK=tok$RANDOM$RANDOM
+	printf 'setopt no_rcs\nexport HF_TOKEN=hf-%s\n' "$TOK" >"$HOME/.zshenv"
+	local out
+	out=$(cd "$WS" && bounded 30 "$WICKET" run -- zsh -lc 'env' 2>&1) || true
+	no_token "$out" "zsh -lc with no_rcs"
+	out=$(cd "$WS" && bounded 30 "$WICKET" run -- zsh -l -i -c 'env' 2>&1) || true
+	no_token "$out" "zsh -lic with no_rcs"
+}
+
 @test "planted: with one allowed domain, a token the startup files export does not reach its server" {
 	tokens_home
 	dom_setup
