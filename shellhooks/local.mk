@@ -5,7 +5,8 @@
 shellhooksdir = $(pkgdatadir)/shellhooks
 dist_shellhooks_DATA = shellhooks/wicket.bash shellhooks/wicket.zsh shellhooks/env.bash
 shellhooks_zdotdirdir = $(pkgdatadir)/shellhooks/zdotdir
-dist_shellhooks_zdotdir_DATA = shellhooks/zdotdir/.zshenv shellhooks/zdotdir/.zshrc
+dist_shellhooks_zdotdir_DATA = shellhooks/zdotdir/.zshenv shellhooks/zdotdir/.zprofile \
+	shellhooks/zdotdir/.zshrc shellhooks/zdotdir/.zlogin
 
 SHELLHOOKS_BUILD_COPY = $(dist_shellhooks_DATA) $(dist_shellhooks_zdotdir_DATA)
 noinst_DATA += shellhooks/.build-copy

@@ -579,7 +579,8 @@ static void late_prepare(struct session *s)
 	if (!autorun_startup_places(&s->pol.write, s->homes, &s->autorun_start) || !complete)
 		warnmsg("WARNING: a writable root holds too many git directories (modules, "
 			"worktrees) or git config includes to protect them all; the hooks and "
-			"config of some stay writable");
+			"config of some stay writable, and the end of the session moves aside "
+			"what it cannot check");
 	for (size_t i = 0; i < s->autorun_start.n; i++)
 		if (!strv_contains(&s->pol.protect, s->autorun_start.v[i]))
 			strv_add(&s->pol.protect, s->autorun_start.v[i]);

@@ -44,6 +44,7 @@
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,6 +77,10 @@ struct walk {
 	struct strv seen;   /* git directories looked at */
 	unsigned dirs;      /* directories read, at most GIT_DIRS * 4 */
 	bool truncated;     /* a bound reached: not all were looked at */
+	/* Where a bound was reached: a git directory not looked at, a
+	 * directory whose listing stopped, a config whose includes were not
+	 * all followed (what the end moves aside, as not checked). */
+	struct strv cut;
 };
 
 /* The next entry of DIR but "." and "..", or NULL at the end or, with
@@ -188,6 +193,7 @@ static bool first_visit(struct walk *w, struct strv *seen, size_t max, const cha
 		return false;
 	if (seen->n >= max) {
 		w->truncated = true;
+		strv_add(&w->cut, p);
 		return false;
 	}
 	strv_add(seen, p);
@@ -347,8 +353,10 @@ static void config_includes(struct walk *w, const char *cfg, int depth)
 	char *text = read_config(cfg, &len);
 	if (!text)
 		return;
-	if (len >= INC_BYTES)
+	if (len >= INC_BYTES) {
 		w->truncated = true; /* what lies past the bound is not seen */
+		strv_add(&w->cut, cfg);
+	}
 	struct strv vals = {0};
 	static const char *const inc_secs[] = {"include", "includeIf", NULL};
 	config_values(text, inc_secs, "path", &vals);
@@ -379,8 +387,10 @@ static void config_includes(struct walk *w, const char *cfg, int depth)
 				/* An included file may set core.hooksPath too. */
 				hooks_path_places(w, inc, NULL);
 				config_includes(w, inc, depth - 1);
-			} else
+			} else {
 				w->truncated = true;
+				strv_add(&w->cut, inc);
+			}
 			free(inc);
 		}
 		strv_free(&paths);
@@ -459,6 +469,7 @@ static void modules_places(struct walk *w, const char *d, int depth)
 	w->dirs++;
 	struct dirent *e;
 	int n = 0;
+	bool was = w->truncated;
 	while ((e = next_entry(w, dir, &n))) {
 		char *m = path_join(d, e->d_name);
 		if (is_git_dir(m)) {
@@ -473,6 +484,8 @@ static void modules_places(struct walk *w, const char *d, int depth)
 		}
 		free(m);
 	}
+	if (w->truncated && !was)
+		strv_add(&w->cut, d);
 	closedir(dir);
 }
 
@@ -517,12 +530,15 @@ static void git_dir_places(struct walk *w, const char *g, int depth)
 		w->dirs++;
 		struct dirent *e;
 		int n = 0;
+		bool was = w->truncated;
 		while ((e = next_entry(w, dir, &n))) {
 			char *wt = path_join(wts, e->d_name);
 			if (is_dir(wt))
 				git_dir_places(w, wt, depth - 1);
 			free(wt);
 		}
+		if (w->truncated && !was)
+			strv_add(&w->cut, wts);
 		closedir(dir);
 	}
 	free(wts);
@@ -576,7 +592,9 @@ static char *enclosing_dot_git(const char *root)
 	return NULL;
 }
 
-bool autorun_git_places(const struct strv *roots, const char *const *homes, struct strv *out)
+/* autorun_git_places, and where a bound was reached, to CUT (not NULL). */
+static bool git_places(const struct strv *roots, const char *const *homes, struct strv *out,
+		       struct strv *cut)
 {
 	bool complete = true;
 	for (size_t i = 0; i < roots->n; i++) {
@@ -598,6 +616,9 @@ bool autorun_git_places(const struct strv *roots, const char *const *homes, stru
 		strv_free(&wk.read);
 		if (wk.truncated)
 			complete = false;
+		for (size_t j = 0; cut && j < wk.cut.n; j++)
+			strv_add(cut, wk.cut.v[j]);
+		strv_free(&wk.cut);
 		for (size_t j = 0; j < here.n; j++) {
 			/* A root inside one of them (--write .git/hooks) is one
 			 * of them: the root itself is kept read-only. */
@@ -609,6 +630,11 @@ bool autorun_git_places(const struct strv *roots, const char *const *homes, stru
 		strv_free(&here);
 	}
 	return complete;
+}
+
+bool autorun_git_places(const struct strv *roots, const char *const *homes, struct strv *out)
+{
+	return git_places(roots, homes, out, NULL);
 }
 
 /* Where P really is: its real path, or for one that does not exist (a
@@ -807,6 +833,7 @@ bool autorun_startup_places(const struct strv *roots, const char *const *homes, 
 		free(cfgs[i]);
 	}
 	strv_free(&wk.read);
+	strv_free(&wk.cut);
 	return !wk.truncated;
 }
 
@@ -845,13 +872,21 @@ bool autorun_places(const struct strv *roots, const char *const *homes, struct s
 
 void autorun_check_new(const struct session *s, const char *const *homes)
 {
-	struct strv now = {0};
-	if (!autorun_places(&s->pol.write, homes, &now))
+	struct strv now = {0}, cut = {0};
+	bool complete = git_places(&s->pol.write, homes, &now, &cut);
+	if (!autorun_startup_places(&s->pol.write, homes, &now) || !complete)
 		warnmsg("WARNING: a writable root holds too many git directories (modules, "
 			"worktrees: more than %d, or %d in one directory) or git config includes "
-			"(more than %d files, or one over %d KiB); not all were checked for "
-			"hooks or config the session planted: review them before running git there",
+			"(more than %d files, or one over %d KiB); what was not checked for hooks "
+			"or config the session planted is moved aside (below)",
 			GIT_DIRS, GIT_ENTRIES, INC_FILES, INC_BYTES / 1024);
+	/* A bound reached never leaves a plant live: what lies past it (the
+	 * git directory, the listing, the config) goes, unless the session
+	 * could not change it (protected from the start). */
+	for (size_t i = 0; i < cut.n; i++)
+		if (!strv_contains(&s->autorun_start, cut.v[i]))
+			plan_quarantine(&s->pol, cut.v[i], s->session_id);
+	strv_free(&cut);
 	for (size_t i = 0; i < now.n; i++) {
 		const char *p = now.v[i];
 		struct stat st;
@@ -864,18 +899,22 @@ void autorun_check_new(const struct session *s, const char *const *homes)
 	strv_free(&now);
 }
 
-/* The walk for nested .git entries, made twice a session: before the
- * command starts (the repositories there, to protect) and after it ends
- * (those it made, to move aside). Its cost follows what changed, not the
- * size of the roots: an index of each root's directories (walkidx.h),
- * kept in the state directory, says which directories are as the last
- * walk saw them (no entry made, removed or renamed: the same change
- * time), and those are not listed again, only their subdirectories
- * visited, and their .git or HEAD looked at where they had one. So no
- * amount of content a session leaves can wear the walk out: it is never
- * cut short (a walk that stopped at a bound would leave a planted
+/* The walk for nested .git entries, made once a session, after it ends
+ * (those it made, to move aside); the start protects the repositories the
+ * last walk's index lists (a root without one is walked before the
+ * command), and the end checks the places of those it did not protect
+ * (made outside since) by their change times. Its cost follows what
+ * changed, not the size of the roots: an index of each root's directories
+ * (walkidx.h), kept in the state directory, says which directories are as
+ * the last walk saw them (no entry made, removed or renamed: the same
+ * change time, which the kernel sets and a session cannot set back), and
+ * those are not listed again, only stat'ed (by two threads), their
+ * subdirectories visited, and their .git or HEAD looked at where they had
+ * one. So no amount of content a session leaves can wear the walk out: it
+ * is never cut short (a walk that stopped at a bound would leave a planted
  * repository in place); what it lists at most once, it then knows. Only
- * the depth is bounded, and what lies below is named in a warning. */
+ * the depth is bounded, and the directory holding what lies below is
+ * moved aside, as is one the walk cannot read: never left unchecked. */
 #define NEST_DEPTH 256
 /* File systems stamp ctime from a coarse clock (one tick, up to 10 ms):
  * a .git made right at the start may look a little older, and a
@@ -896,8 +935,13 @@ struct nest {
 	 * bare-style git directory here (what the session could change)
 	 * instead of moving aside the new ones. */
 	struct strv *found;
+	/* At the end: the nested .git entries and git directories older than
+	 * the session that the start did not protect (an index older than
+	 * them), whose places are checked for changes (nest_changed). */
+	struct strv existing;
 	long long since_ns; /* ctime at or after this: made in the session */
 	const struct widx *old; /* the root's index of the last walk */
+	struct prestat *pre;    /* for each node of OLD, its path's stat now */
 	struct widx *now;       /* the one this walk makes */
 	long long stable_ns;    /* recorded before this: taken as unchanged */
 	int rootfd;             /* the root being walked */
@@ -909,12 +953,98 @@ struct nest {
 	char first_deep[PATH_MAX];
 	unsigned long unlisted; /* directories that could not be read */
 	char first_unlisted[PATH_MAX];
+	/* At the end, the directories (ids in N->now) holding what was not
+	 * walked, too deep or unreadable: moved aside after the walk, as what
+	 * could not be checked (a bound reached never leaves a plant live). */
+	uint32_t *unchecked;
+	size_t n_unchecked, cap_unchecked;
+	long long changed_ns; /* the earliest since_ns of the roots */
 	char path[PATH_MAX];
 };
 
 static long long ns_of(const struct timespec *t)
 {
 	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+/* The walk of the end stats every directory the last walk knew: that is
+ * its cost (listing is only for what changed). The stats are made first,
+ * for the nodes of the last index by their paths there, split between
+ * two threads (the machine's CPUs, when free), and the walk takes a
+ * node's from here when it reaches it by the same path: through parents
+ * it found to be directories, as the last walk knew them (the session's
+ * processes are gone by then, so nothing re-aims a parent between). */
+struct prestat {
+	uint64_t dev, ino;
+	struct timespec ctim;
+	bool ok; /* stat'ed, and a directory */
+};
+
+/* The path of X's node ID below the root: "/NAME" for each directory on
+ * the way, written to BUF (CAP bytes) at AT; its new length, or 0 when it
+ * does not fit (or the chain is longer than a walk goes). */
+static size_t node_path(const struct widx *x, uint32_t id, char *buf, size_t at, size_t cap)
+{
+	uint32_t chain[NEST_DEPTH + 2];
+	size_t k = 0;
+	for (uint32_t c = id; c != 0 && c != WIDX_NONE && k < NEST_DEPTH + 2; c = x->v[c].parent)
+		chain[k++] = c;
+	if (!k || k >= NEST_DEPTH + 2)
+		return 0;
+	while (k--) {
+		const char *nm = widx_name(x, chain[k]);
+		size_t nl = strlen(nm);
+		if (at + 1 + nl >= cap)
+			return 0;
+		buf[at] = '/';
+		memcpy(buf + at + 1, nm, nl + 1);
+		at += 1 + nl;
+	}
+	return at;
+}
+
+struct prestat_job {
+	const struct widx *x;
+	struct prestat *pre;
+	int rootfd;
+	uint32_t from, to;
+};
+
+static void *prestat_run(void *arg)
+{
+	const struct prestat_job *j = arg;
+	char path[PATH_MAX] = ".";
+	for (uint32_t i = j->from; i < j->to; i++) {
+		struct stat st;
+		struct prestat *pr = &j->pre[i];
+		pr->ok = node_path(j->x, i, path, 1, sizeof path) &&
+			 fstatat(j->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+		if (!pr->ok)
+			continue;
+		pr->dev = (uint64_t)st.st_dev;
+		pr->ino = (uint64_t)st.st_ino;
+		pr->ctim = st.st_ctim;
+	}
+	return NULL;
+}
+
+/* The stats of X's nodes (but the root's), from ROOTFD; NULL when X is
+ * too small to be worth a thread. */
+static struct prestat *prestat_all(const struct widx *x, int rootfd)
+{
+	if (x->n < 2048)
+		return NULL;
+	struct prestat *pre = xcalloc(x->n, sizeof *pre);
+	uint32_t half = (uint32_t)(x->n / 2);
+	struct prestat_job a = {x, pre, rootfd, 1, half}, b = {x, pre, rootfd, half, (uint32_t)x->n};
+	pthread_t t;
+	bool two = pthread_create(&t, NULL, prestat_run, &b) == 0;
+	prestat_run(&a);
+	if (two)
+		pthread_join(t, NULL);
+	else
+		prestat_run(&b);
+	return pre;
 }
 
 /* PATH (N->path) is a .git made during the session, not one of the
@@ -935,6 +1065,21 @@ static bool nested_new(const struct nest *n, const struct stat *st)
 	return true;
 }
 
+/* N->path (LEN long) is a nested .git entry or git directory older than
+ * the session: unless the start protected it (N->path and SUFFIX, one of
+ * its places, among those of the start), kept for nest_changed. */
+static void nest_existing(struct nest *n, size_t len, const char *suffix)
+{
+	size_t sl = strlen(suffix);
+	if (len + sl >= sizeof n->path)
+		return;
+	memcpy(n->path + len, suffix, sl + 1);
+	bool known = strv_contains(&n->s->autorun_git_start, n->path);
+	n->path[len] = '\0';
+	if (!known)
+		strv_add(&n->existing, n->path);
+}
+
 /* The .git entry of the directory FD (its path in N->path, LEN long):
  * listed at the start; moved aside at the end when the session made it. */
 static void nest_git(struct nest *n, int fd, size_t len)
@@ -947,6 +1092,8 @@ static void nest_git(struct nest *n, int fd, size_t len)
 		strv_add(n->found, n->path);
 	else if (nested_new(n, &st))
 		plan_quarantine(&n->s->pol, n->path, n->s->session_id);
+	else
+		nest_existing(n, len + 5, S_ISDIR(st.st_mode) ? "/config" : "");
 	n->path[len] = '\0';
 }
 
@@ -1002,8 +1149,10 @@ static void nest_bare(struct nest *n, int fd, size_t len)
 	if (known)
 		return;
 	if (head < n->since_ns && objects < n->since_ns && refs < n->since_ns &&
-	    common < n->since_ns && config < n->since_ns)
+	    common < n->since_ns && config < n->since_ns) {
+		strv_add(&n->existing, n->path);
 		return;
+	}
 	if (len + 6 >= sizeof n->path)
 		return;
 	memcpy(n->path + len, "/HEAD", 6);
@@ -1014,6 +1163,31 @@ static void nest_bare(struct nest *n, int fd, size_t len)
 
 static void nest_dir(struct nest *n, size_t len, int depth, uint32_t old, uint32_t parent,
 		     const char *name, const struct stat *st);
+
+/* The directory ME (in N->now) holds what the walk of the end could not
+ * look at (once: its entries come one after another). */
+static void nest_unchecked(struct nest *n, uint32_t me)
+{
+	if (n->found || (n->n_unchecked && n->unchecked[n->n_unchecked - 1] == me))
+		return;
+	if (n->n_unchecked == n->cap_unchecked) {
+		n->cap_unchecked = n->cap_unchecked ? 2 * n->cap_unchecked : 16;
+		n->unchecked = xrealloc(n->unchecked, n->cap_unchecked * sizeof *n->unchecked);
+	}
+	n->unchecked[n->n_unchecked++] = me;
+}
+
+/* Those directories of the root just walked (its path N->path, LEN long,
+ * its index N->now) moved aside: what lies below them was not checked. */
+static void nest_unchecked_aside(struct nest *n, size_t len)
+{
+	for (size_t i = 0; i < n->n_unchecked; i++) {
+		if (node_path(n->now, n->unchecked[i], n->path, len, sizeof n->path))
+			plan_quarantine(&n->s->pol, n->path, n->s->session_id);
+		n->path[len] = '\0';
+	}
+	n->n_unchecked = 0;
+}
 
 /* N->path, LEN long, relative to the root being walked. */
 static const char *rel(const struct nest *n, size_t len)
@@ -1036,13 +1210,23 @@ static void nest_sub(struct nest *n, size_t len, int depth, uint32_t old, uint32
 		/* (the directory holding it: what lies below is not walked) */
 		if (!n->deep++)
 			memcpy(n->first_deep, n->path, len + 1);
+		nest_unchecked(n, me);
 		return;
 	}
 	n->path[len] = '/';
 	memcpy(n->path + len + 1, name, nl + 1);
-	if (fstatat(n->rootfd, rel(n, len + 1 + nl), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISDIR(st.st_mode))
+	if (n->pre && old != WIDX_NONE) {
+		const struct prestat *pr = &n->pre[old];
+		if (pr->ok) {
+			st.st_dev = (dev_t)pr->dev;
+			st.st_ino = (ino_t)pr->ino;
+			st.st_ctim = pr->ctim;
+			nest_dir(n, len + 1 + nl, depth + 1, old, me, name, &st);
+		}
+	} else if (fstatat(n->rootfd, rel(n, len + 1 + nl), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		   S_ISDIR(st.st_mode)) {
 		nest_dir(n, len + 1 + nl, depth + 1, old, me, name, &st);
+	}
 	n->path[len] = '\0';
 }
 
@@ -1085,6 +1269,7 @@ static void nest_dir(struct nest *n, size_t len, int depth, uint32_t old, uint32
 		n->now->v[me].flags = WIDX_UNLISTED;
 		if (!n->unlisted++)
 			memcpy(n->first_unlisted, n->path, len + 1);
+		nest_unchecked(n, me);
 		int fd = openat(n->rootfd, r, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
 			nest_git(n, fd, len);
@@ -1126,9 +1311,115 @@ static void nest_dir(struct nest *n, size_t len, int depth, uint32_t old, uint32
 	closedir(dir);
 }
 
+/* The start of a session whose root has an index (the last walk's, at
+ * the end of the last session): the nested repositories it lists are
+ * protected without a stat of every directory. What changed since, out
+ * of the sessions' reach, the walk of the end finds (its index is this
+ * one): a repository made there outside is not protected, so its places
+ * are checked at the end (nest_changed) instead. */
+static void nest_from_index(struct nest *n, const struct widx *x, size_t len)
+{
+	for (uint32_t i = 1; i < x->n; i++) {
+		if (!(x->v[i].flags & (WIDX_GIT | WIDX_HEAD)))
+			continue;
+		size_t at = node_path(x, i, n->path, len, sizeof n->path);
+		int fd = at ? openat(n->rootfd, rel(n, at), O_PATH | O_DIRECTORY | O_NOFOLLOW |
+				       O_CLOEXEC) : -1;
+		if (fd >= 0 && (x->v[i].flags & WIDX_HEAD))
+			nest_bare(n, fd, at);
+		if (fd >= 0 && (x->v[i].flags & WIDX_GIT))
+			nest_git(n, fd, at);
+		if (fd >= 0)
+			close(fd);
+		n->path[len] = '\0';
+	}
+}
+
+/* P, or an entry of the directory P, or what a link there names, has a
+ * change time at or after SINCE (a file's content written, an entry made,
+ * a link re-aimed: the kernel sets it, the session cannot set it back). */
+static bool changed_since(const char *p, long long since)
+{
+	struct stat st, to;
+	/* host: a place of a repository in a writable root, after the session */
+	if (lstat(p, &st) < 0)
+		return false;
+	if (ns_of(&st.st_ctim) >= since ||
+	    (S_ISLNK(st.st_mode) && stat(p, &to) == 0 && ns_of(&to.st_ctim) >= since))
+		return true;
+	if (!S_ISDIR(st.st_mode))
+		return false;
+	DIR *d = opendir(p);
+	if (!d)
+		return true; /* what cannot be looked at is not taken as unchanged */
+	bool changed = false;
+	struct dirent *e;
+	while (!changed && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		changed = fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			  ns_of(&st.st_ctim) >= since ||
+			  (S_ISLNK(st.st_mode) && fstatat(dirfd(d), e->d_name, &to, 0) == 0 &&
+			   ns_of(&to.st_ctim) >= since);
+	}
+	closedir(d);
+	return changed;
+}
+
+/* The places of the nested repositories older than the session that the
+ * start did not protect (N->existing): those changed during the session
+ * are moved aside; when there are too many to list them all, the
+ * repositories themselves are (a bound reached never leaves one live). */
+static void nest_changed(struct nest *n)
+{
+	const struct session *s = n->s;
+	if (!n->existing.n)
+		return;
+	struct strv places = {0};
+	struct walk wk = {.out = &places, .roots = &s->pol.write, .homes = s->homes};
+	for (size_t i = 0; i < n->existing.n; i++) {
+		const char *p = n->existing.v[i];
+		const char *base = strrchr(p, '/');
+		if (base && strcmp(base + 1, ".git") == 0)
+			dot_git_places(&wk, p, GIT_DEPTH);
+		else
+			git_dir_places(&wk, p, GIT_DEPTH);
+	}
+	if (wk.truncated) {
+		warnmsg("WARNING: the repositories nested in the writable roots that were not "
+			"protected at the start hold too many git directories or config includes "
+			"to check them all; each is moved aside");
+		for (size_t i = 0; i < n->existing.n; i++) {
+			const char *p = n->existing.v[i];
+			const char *base = strrchr(p, '/');
+			if (base && strcmp(base + 1, ".git") == 0) {
+				plan_quarantine(&s->pol, p, s->session_id);
+			} else {
+				char *h = path_join(p, "HEAD");
+				plan_quarantine(&s->pol, h, s->session_id);
+				free(h);
+			}
+		}
+	}
+	for (size_t i = 0; i < places.n && !wk.truncated; i++) {
+		const char *p = places.v[i];
+		if (strv_contains(&s->autorun_start, p) || !in_roots(&s->pol.write, p) ||
+		    !changed_since(p, n->changed_ns))
+			continue;
+		warnmsg("WARNING: %s, of a repository nested in a writable root that the start "
+			"did not protect, changed during the session", p);
+		plan_quarantine(&s->pol, p, s->session_id);
+	}
+	strv_free(&places);
+	strv_free(&wk.seen);
+	strv_free(&wk.read);
+	strv_free(&wk.cut);
+}
+
 /* The index a walk of the start made, for the walk of the end. */
 static struct strv kept_roots;
 static struct widx *kept;
+static bool *kept_saved; /* that index is the one saved (the start walked none) */
 
 /* Walk each of ROOTS (a root inside another is walked with it); since
  * STARTED, for the walk of the end, which saves the indexes. WHAT: what
@@ -1139,6 +1430,7 @@ static void nest_roots(struct nest *n, const struct strv *roots, const struct ti
 	bool end = started != NULL;
 	if (!end && !kept) {
 		kept = xcalloc(roots->n ? roots->n : 1, sizeof *kept);
+		kept_saved = xcalloc(roots->n ? roots->n : 1, sizeof *kept_saved);
 		strv_free(&kept_roots);
 	}
 	for (size_t i = 0; i < roots->n; i++) {
@@ -1166,14 +1458,17 @@ static void nest_roots(struct nest *n, const struct strv *roots, const struct ti
 		n->since_ns = end ? ns_of(started) - margin : 0;
 		/* The last walk's index: the start's, kept; else the one saved. */
 		struct widx old = {0}, now = {0};
+		bool saved = !end;
 		size_t k = kept_roots.n;
 		for (size_t j = 0; j < kept_roots.n; j++)
 			if (strcmp(kept_roots.v[j], w) == 0)
 				k = j;
 		if (k < kept_roots.n) {
 			old = kept[k];
+			saved = kept_saved[k];
 			memset(&kept[k], 0, sizeof kept[k]);
 		} else if (!fat) {
+			saved = true;
 			widx_load(w, &old);
 		}
 		/* FAT's change times are not kept apart from the others': no
@@ -1186,28 +1481,61 @@ static void nest_roots(struct nest *n, const struct strv *roots, const struct ti
 		n->old = &old;
 		n->now = &now;
 		n->stable_ns = old.made_ns - margin;
+		if (!end && old.n) {
+			nest_from_index(n, &old, len);
+			close(fd);
+			n->rootfd = -1;
+			kept_saved[kept_roots.n] = true;
+			kept[kept_roots.n] = old;
+			strv_add(&kept_roots, w);
+			continue;
+		}
+		n->pre = end ? prestat_all(&old, fd) : NULL;
+		if (end && old.n) {
+			/* As big as the last one: no copies as it grows. */
+			now.cap = old.n;
+			now.v = xmalloc(now.cap * sizeof *now.v);
+			now.names_cap = old.names_len + 1;
+			now.names = xmalloc(now.names_cap);
+		}
+		unsigned long listed = n->listed;
 		/* "/" is refused as a root; a trailing slash never comes. */
 		nest_dir(n, len, 0, old.n ? 0 : WIDX_NONE, WIDX_NONE, "", &st);
+		free(n->pre);
+		n->pre = NULL;
+		/* Nothing listed, from the index saved: that one is this one. */
+		bool same = saved && old.n && now.n == old.n && n->listed == listed &&
+			    !n->n_unchecked;
+		if (end)
+			nest_unchecked_aside(n, len);
+		if (end && (!n->changed_ns || n->since_ns < n->changed_ns))
+			n->changed_ns = n->since_ns;
 		close(fd);
 		n->rootfd = -1;
 		widx_free(&old);
 		widx_link(&now);
 		if (end) {
-			widx_save(w, &now);
+			if (!same)
+				widx_save(w, &now);
+			else
+				widx_touch(w);
 			widx_free(&now);
 		} else {
+			kept_saved[kept_roots.n] = false;
 			kept[kept_roots.n] = now;
 			strv_add(&kept_roots, w);
 		}
 	}
+	const char *then = end ? "so they were moved aside (above)" : "the end of the session "
+				 "moves them aside";
 	if (n->deep)
 		warnmsg("WARNING: %lu directories in the writable roots lie deeper than %d levels "
-			"(%s first): what lies below them was not checked for %s; review them before "
-			"running git there", n->deep, NEST_DEPTH, n->first_deep, what);
+			"(%s first): what lies below them cannot be checked for %s; %s", n->deep,
+			NEST_DEPTH, n->first_deep, what, then);
 	if (n->unlisted)
 		warnmsg("WARNING: %lu directories in the writable roots could not be read (%s "
-			"first): what lies below them was not checked for %s; review them before "
-			"running git there", n->unlisted, n->first_unlisted, what);
+			"first): what lies below them cannot be checked for %s; %s", n->unlisted,
+			n->first_unlisted, what, then);
 }
 
 void autorun_check_nested(const struct session *s)
@@ -1217,11 +1545,16 @@ void autorun_check_nested(const struct session *s)
 	nest_roots(n, &s->pol.write, &s->started,
 		   ".git directories or files the session made, which git outside would use "
 		   "(find DIR -name .git -newer ...)");
+	nest_changed(n);
+	strv_free(&n->existing);
+	free(n->unchecked);
 	free(n);
 	for (size_t i = 0; i < kept_roots.n; i++)
 		widx_free(&kept[i]);
 	free(kept);
 	kept = NULL;
+	free(kept_saved);
+	kept_saved = NULL;
 	strv_free(&kept_roots);
 }
 
@@ -1247,6 +1580,7 @@ bool autorun_nested_git_places(const struct strv *roots, const char *const *home
 	strv_free(&found);
 	strv_free(&wk.seen);
 	strv_free(&wk.read);
+	strv_free(&wk.cut);
 	/* A place reached through a symbolic link in the root (a config
 	 * linked to a file elsewhere in it) is protected where it really is:
 	 * the plan refuses a protected path through a link the session could

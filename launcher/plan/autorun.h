@@ -22,12 +22,15 @@ void autorun_check_new(const struct session *s, const char *const *homes);
 /* The .git entries (directories, files, symlinks) the session made deeper
  * in a writable root, moved aside: after every session, a walk of the
  * roots over the index of their directories (walkidx.h), never cut short;
- * it saves the index for the next session. */
+ * it saves the index for the next session. So are the changed places of
+ * the nested repositories the start did not protect, and the directories
+ * holding what the walk could not look at (too deep, unreadable). */
 void autorun_check_nested(const struct session *s);
 /* The places of the repositories nested deeper in ROOTS at the start
  * (each .git entry, each bare-style git directory, and what git follows
- * from them), appended to OUT: the same walk, whose index the walk of the
- * end then starts from. False: too many git directories to list. */
+ * from them), appended to OUT: those the index of the last walk of the
+ * end lists (no walk; a root without one is walked), and the walk of the
+ * end starts from that index. False: too many git directories to list. */
 bool autorun_nested_git_places(const struct strv *roots, const char *const *homes,
 			       struct strv *out);
 

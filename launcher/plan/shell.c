@@ -183,8 +183,9 @@ void shell_scrub_env(struct session *s)
 	if (be && be[0])
 		strv_push(&s->shell_env, xasprintf("WICKET_BASH_ENV=%s", be));
 	strv_push(&s->shell_env, xasprintf("BASH_ENV=%s/env.bash", hooks));
-	/* zsh -c: wicket's .zshenv reads the user's, then removes them; the
-	 * interactive zsh has it already (shell_plan). */
+	/* zsh -c: wicket's .zshenv reads the user's, then removes them; a
+	 * login zsh (zsh -lc) does so after .zlogin, its last startup file.
+	 * The interactive zsh has it already (shell_plan). */
 	if (!has_var(&s->shell_env, "ZDOTDIR")) {
 		const char *z = getenv("ZDOTDIR");
 		if (z)
@@ -286,7 +287,7 @@ void shell_scrub_note(const struct session *s)
 		char *all = joined(&said, "; ");
 		warnmsg("your shell startup files set names the policy removes from the environment "
 			"(%s); wicket's hooks remove them again in bash and zsh (interactive, bash -lc, "
-			"zsh -c), but other programs that read those files get them", all);
+			"zsh -c, zsh -lc), but other programs that read those files get them", all);
 		free(all);
 	}
 	strv_free(&said);

@@ -11,8 +11,9 @@ void shell_plan(struct session *s, const char *want, const struct passwd *pw);
 char *shell_path(const char *want, const struct passwd *pw);
 /* env.unset after the user's startup files: the variables (appended to
  * s->shell_env) with which wicket's hooks remove again what ~/.bashrc,
- * ~/.profile or ~/.zshenv set of the names the policy removes, in the
- * interactive shell, bash -lc (BASH_ENV) and zsh -c (ZDOTDIR). Call after
+ * ~/.profile or zsh's startup files set of the names the policy removes,
+ * in the interactive shell, bash -lc (BASH_ENV), zsh -c and zsh -lc
+ * (ZDOTDIR). Call after
  * shell_plan, before the environment is built. */
 void shell_scrub_env(struct session *s);
 /* One line naming the user's startup files that set such names. */

@@ -226,6 +226,15 @@ void widx_save(const char *root, const struct widx *x)
 	free(p);
 }
 
+void widx_touch(const char *root)
+{
+	char *p = index_path(root, false);
+	/* host: the user's own state directory */
+	if (p)
+		utimensat(AT_FDCWD, p, NULL, AT_SYMLINK_NOFOLLOW);
+	free(p);
+}
+
 /* The next LEN bytes of the buffer (*AT, END), or NULL. */
 static const char *take(const char **at, const char *end, size_t len)
 {

@@ -52,5 +52,7 @@ void widx_free(struct widx *x);
  * none, or it does not read back whole), and saved there. */
 void widx_load(const char *root, struct widx *x);
 void widx_save(const char *root, const struct widx *x);
+/* The index of ROOT kept as used now (unchanged: the oldest are pruned). */
+void widx_touch(const char *root);
 
 #endif

@@ -34,13 +34,15 @@ __wicket_scrub() {
 	return 0
 }
 [[ -r ${ZDOTDIR:-$HOME}/.zshenv ]] && source "${ZDOTDIR:-$HOME}/.zshenv"
-# zsh -c reads no other startup file: done here. The interactive shell
-# is done after .zshrc.
-[[ -o interactive ]] || __wicket_scrub
-if [[ -o interactive ]]; then
-	# Back here for .zshrc, remembering where the user's files are (their
-	# .zshenv may have set ZDOTDIR itself).
+# zsh -c reads no other startup file, nor any shell whose .zshenv unset
+# RCS: done here for those.
+__wicket_scrub
+if [[ -o rcs ]] && [[ -o interactive || -o login ]]; then
+	# Back here for .zprofile, .zshrc and .zlogin (whichever this shell
+	# reads), remembering where the user's files are (their .zshenv may
+	# have set ZDOTDIR itself). The last of them removes the names again.
 	typeset -g __wicket_user_zdotdir=${ZDOTDIR-} __wicket_user_zdotdir_set=${+ZDOTDIR}
 	ZDOTDIR=$__wicket_zdotdir
+else
+	unset __wicket_zdotdir
 fi
-unset __wicket_zdotdir

@@ -5,7 +5,13 @@ if (( __wicket_user_zdotdir_set )); then
 else
 	unset ZDOTDIR
 fi
-unset __wicket_user_zdotdir __wicket_user_zdotdir_set
 [[ -r ${ZDOTDIR:-$HOME}/.zshrc ]] && source "${ZDOTDIR:-$HOME}/.zshrc"
 __wicket_scrub
 source "${${(%):-%x}:A:h:h}/wicket.zsh"
+if [[ -o login ]]; then
+	# Back here once more for .zlogin, which a login shell reads last.
+	__wicket_user_zdotdir=${ZDOTDIR-} __wicket_user_zdotdir_set=${+ZDOTDIR}
+	ZDOTDIR=$__wicket_zdotdir
+else
+	unset __wicket_user_zdotdir __wicket_user_zdotdir_set __wicket_zdotdir
+fi

@@ -109,6 +109,29 @@ host_status() {
 	[ ! -e "$WS/sub/.git/hooks/post-checkout" ]
 }
 
+@test "planted: a nested repository made outside since the last walk: what the session changes in it goes" {
+	command -v git >/dev/null || skip "git is not installed"
+	git -C "$WS" init -q
+	sbx true
+	# Made after the walk of the end of that session: not in its index, so
+	# not protected at the next start; the end finds its config changed.
+	git -C "$WS" init -q later
+	aged
+	sbx sh -c "$PLANT_FSMONITOR" _ "$PWNED" "$WS/later/.git"
+	host_status "$WS/later"
+	not_pwned "git status outside ran a core.fsmonitor planted in a repository made after the last walk"
+}
+
+@test "planted: the first session in a root saves the index of its directories, for the next start" {
+	sbx true
+	# (a later session that changes nothing keeps it, and only marks it used)
+	[ "$(find "$XDG_STATE_HOME/wicket/walk" -type f | wc -l)" = 1 ]
+	local f
+	f=$(find "$XDG_STATE_HOME/wicket/walk" -type f)
+	sbx true
+	[ -f "$f" ]
+}
+
 @test "planted: a nested repository with no commit and a root with no repository" {
 	command -v git >/dev/null || skip "git is not installed"
 	git -C "$WS" init -q lib/a
@@ -197,6 +220,9 @@ tokens_home() {
 	printf 'export GITHUB_TOKEN=gh-%s\n' "$TOK" >>"$HOME/.bashrc"
 	printf 'export NPM_TOKEN=npm-%s\n' "$TOK" >>"$HOME/.profile"
 	printf 'export HF_TOKEN=hf-%s\n' "$TOK" >>"$HOME/.zshenv"
+	# zsh's login files, read after .zshenv by zsh -l (-lc, a login shell).
+	printf 'export GITHUB_TOKEN=zp-%s\n' "$TOK" >>"$HOME/.zprofile"
+	printf 'export NPM_TOKEN=zl-%s\n' "$TOK" >>"$HOME/.zlogin"
 }
 
 # no_token TEXT WHAT: TEXT (what left the sandbox) holds no token.
@@ -222,7 +248,7 @@ interactive() {
 	fi
 }
 
-@test "planted: env.unset holds in bash -lc, zsh -c and the interactive shell, after the user's startup files" {
+@test "planted: env.unset holds in bash -lc, zsh -c, zsh -lc and the interactive shell, after the user's startup files" {
 	tokens_home
 	local out
 	out=$(cd "$WS" && bounded 30 "$WICKET" run -- bash -lc 'env' 2>&1) || true
@@ -231,11 +257,26 @@ interactive() {
 	if command -v zsh >/dev/null; then
 		out=$(cd "$WS" && bounded 30 "$WICKET" run -- zsh -c 'env' 2>&1) || true
 		no_token "$out" "zsh -c"
+		out=$(cd "$WS" && bounded 30 "$WICKET" run -- zsh -lc 'env' 2>&1) || true
+		no_token "$out" "zsh -lc"
+		out=$(cd "$WS" && bounded 30 "$WICKET" run -- zsh -l -i -c 'env' 2>&1) || true
+		no_token "$out" "zsh -lic"
 		interactive "$(command -v zsh)"
 	fi
 	# A token a program in the sandbox passes on itself is its own.
 	out=$(cd "$WS" && bounded 30 "$WICKET" run -- env MY_TOKEN=mine bash -lc 'echo "got=$MY_TOKEN"' 2>&1) || true
 	[[ $out == *got=mine* ]]
+}
+
+@test "planted: a .zshenv that unsets RCS (no other startup file read) keeps no token in zsh -lc" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	TOK=tok$RANDOM$RANDOM
+	printf 'setopt no_rcs\nexport HF_TOKEN=hf-%s\n' "$TOK" >"$HOME/.zshenv"
+	local out
+	out=$(cd "$WS" && bounded 30 "$WICKET" run -- zsh -lc 'env' 2>&1) || true
+	no_token "$out" "zsh -lc with no_rcs"
+	out=$(cd "$WS" && bounded 30 "$WICKET" run -- zsh -l -i -c 'env' 2>&1) || true
+	no_token "$out" "zsh -lic with no_rcs"
 }
 
 @test "planted: with one allowed domain, a token the startup files export does not reach its server" {
@@ -246,6 +287,8 @@ interactive() {
 	[ "$status" -eq 0 ]
 	if command -v zsh >/dev/null; then
 		dom_run "$DOM/allow.json" zsh -c "$get" _ "$HTTP_PORT"
+		[ "$status" -eq 0 ]
+		dom_run "$DOM/allow.json" zsh -lc "$get" _ "$HTTP_PORT"
 		[ "$status" -eq 0 ]
 	fi
 	cat "$DOM/log"
@@ -263,6 +306,8 @@ interactive() {
 	[ "$(printf '%s\n' "$output" | grep -c 'startup files')" = 1 ]
 	assert_output --partial "$HOME/.bashrc"
 	assert_output --partial "$HOME/.profile"
+	assert_output --partial "$HOME/.zprofile"
+	assert_output --partial "$HOME/.zlogin"
 	assert_output --partial "GITHUB_TOKEN"
 }
 
@@ -299,4 +344,50 @@ for d in range(10):
 		host_status "$WS/$d/sub"
 	done
 	not_pwned "git status outside ran a core.fsmonitor planted after a flood of entries"
+}
+
+@test "planted: a repository below the walk's depth or in a directory it cannot read does not stay live" {
+	command -v git >/dev/null || skip "git is not installed"
+	# Past a bound of the walk of the end (NEST_DEPTH levels; a directory
+	# the session made unreadable, which git still passes through with
+	# search permission alone), each with a core.fsmonitor that leaves a
+	# mark outside.
+	local deep=deep i
+	for i in $(seq 1 260); do deep=$deep/d; done
+	sbx sh -c 'mkdir -p "$1" && git init -q "$1/r" &&
+		git -C "$1/r" config core.fsmonitor "touch $2-deep; false" &&
+		git init -q shut/in/r && git -C shut/in/r config core.fsmonitor "touch $2-shut; false" &&
+		chmod 100 shut' _ "$deep" "$PWNED"
+	host_status "$WS/$deep/r"
+	host_status "$WS/shut/in/r"
+	chmod -R u+rwx "$WS"
+	if ls "$OUT" | grep -q pwned; then
+		echo "ESCAPE: git outside ran a core.fsmonitor planted where the walk of the end could not look"
+		false
+	fi
+}
+
+@test "planted: past the bound of git directories the end lists, a planted hook does not stay live" {
+	command -v git >/dev/null || skip "git is not installed"
+	git -C "$WS" init -q
+	aged
+	# 300 bare repositories in .git/modules (more than the 256 entries of
+	# a directory the check lists), each with a hook a push into it runs.
+	sbx sh -c 'git init -q --bare .git/modules/m0 &&
+		printf "#!/bin/sh\ntouch %s\n" "$1" >.git/modules/m0/hooks/post-update &&
+		chmod +x .git/modules/m0/hooks/post-update &&
+		i=1; while [ $i -lt 300 ]; do cp -a .git/modules/m0 .git/modules/m$i; i=$((i + 1)); done' \
+		_ "$PWNED"
+	assert_output --partial "too many git directories"
+	local h n=0
+	(cd "$WS" && GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -c user.name=t \
+		-c user.email=t@example.invalid commit -q --allow-empty -m probe) >/dev/null 2>&1
+	for h in "$WS"/.git/modules/*/hooks/post-update; do
+		[ -e "$h" ] || continue
+		n=$((n + 1))
+		(cd "$WS" && GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
+			git push -q "${h%/hooks/post-update}" HEAD:refs/heads/main) >/dev/null 2>&1 || true
+	done
+	echo "hooks left where git runs them: $n"
+	not_pwned "a push outside ran a hook planted past the bound of the check"
 }
