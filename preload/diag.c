@@ -468,9 +468,12 @@ static const struct ack_page *ack_page(const struct cfg *c)
 }
 
 /* The report to the supervisor over the control socket: one packet
- * (lib/denialpkt.h), with a token to wait for when the supervisor prints
- * its line: it puts the token on the acknowledgement page once the line
- * is written. No descriptor is made or passed for it. */
+ * (lib/denialpkt.h), with a token to wait for: the supervisor puts it on
+ * the acknowledgement page once it has taken the report (and written its
+ * line, when it prints it). A report the shim says itself waits too: the
+ * supervisor looks at the process while it reads the report (whose
+ * command of a warm session it is, its arguments), which it cannot once
+ * the process has ended. No descriptor is made or passed for it. */
 static __attribute__((noinline)) void send_report(const struct cfg *c, int fd, const char *kind,
 						  const char *obj, const char *what,
 						  const char *comm, pid_t pid)
@@ -486,7 +489,7 @@ static __attribute__((noinline)) void send_report(const struct cfg *c, int fd, c
 			c->out == OUT_STDERR ? WK_DENIAL_SHOWN : WK_DENIAL_PRINT,
 	};
 	bool wait = !atomic_load(&ack_gave_up);
-	const struct ack_page *page = wait && d.show == WK_DENIAL_PRINT ? ack_page(c) : NULL;
+	const struct ack_page *page = wait && d.show != WK_DENIAL_QUIET ? ack_page(c) : NULL;
 	/* Read before the packet goes: its acknowledgement comes after. */
 	uint32_t start = 0;
 	if (page && !atomic_load_explicit(&page->closed, memory_order_acquire)) {

@@ -24,7 +24,8 @@ EXTRA_DIST += \
 	tests/integration/supervisor-fds.bats \
 	tests/integration/approver-link.bats \
 	tests/integration/events.bats \
-	tests/integration/warm.bats
+	tests/integration/warm.bats \
+	tests/integration/harness.bats
 
 # Network calls as programs the preload shim cannot see make them (the
 # supervisor reports those, launcher/supervisor/netnotify.c): raw system calls from a
