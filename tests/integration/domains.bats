@@ -100,6 +100,38 @@ assert any(x["kind"] == "policy" and x["policy"]["network"] == {"mode": "domains
 	assert_output hello
 }
 
+@test "domains: --host fixes a name to an address on the command line, no policy file" {
+	# Without it the name has no address (no resolver knows it).
+	run --separate-stderr bounded 30 sh -c 'cd "$1" && shift && exec "$@"' sh "$WS" \
+		"$WICKET" run --allow-domain cli.wk.test --allow-address 127.0.0.1 -- \
+		curl -fsS "http://cli.wk.test:$HTTP_PORT/hello.txt"
+	assert_failure
+	server_silent
+	run --separate-stderr bounded 30 sh -c 'cd "$1" && shift && exec "$@"' sh "$WS" \
+		"$WICKET" run --allow-domain cli.wk.test --allow-address 127.0.0.1 \
+		--host CLI.wk.test.=10.255.255.1 --host cli.wk.test=127.0.0.1 -- \
+		curl -fsS "http://cli.wk.test:$HTTP_PORT/hello.txt"
+	assert_success
+	assert_output hello
+	server_got http GET /hello.txt
+	# The address is still checked: loopback must be named.
+	: >"$DOM/log"
+	run --separate-stderr bounded 30 sh -c 'cd "$1" && shift && exec "$@"' sh "$WS" \
+		"$WICKET" run --allow-domain cli.wk.test --host cli.wk.test=127.0.0.1 -- \
+		curl -fsS "http://cli.wk.test:$HTTP_PORT/hello.txt"
+	assert_failure
+	server_silent
+	# Bad forms, and another network mode, refused before anything runs.
+	for bad in cli.wk.test 127.0.0.1 =127.0.0.1 cli.wk.test=300.1.1.1 'a b=127.0.0.1' cli.wk.test=; do
+		run --separate-stderr wk run --host "$bad" -- true
+		assert_failure 125
+		[[ $stderr == *"--host $bad: "* ]]
+	done
+	run --separate-stderr wk run --net full --host cli.wk.test=127.0.0.1 -- true
+	assert_failure 125
+	[[ $stderr == *"--host needs network mode domains"* ]]
+}
+
 @test "domains: deny wins over a wildcard allow" {
 	dom_run "$DOM/noaddr.json" curl -fsS "http://evil.wk.test:$HTTP_PORT/hello.txt"
 	assert_failure
