@@ -124,6 +124,24 @@ bool wk_classify_unix(const struct wk_fstable *t, const char *path, struct wk_fs
 	return true;
 }
 
+bool wk_proc_own_file(const char *path)
+{
+	if (strncmp(path, "/proc/", 6) != 0)
+		return false;
+	const char *p = path + 6;
+	if (strncmp(p, "self/", 5) == 0)
+		p += 5;
+	else if (strncmp(p, "thread-self/", 12) == 0)
+		p += 12;
+	else {
+		size_t d = strspn(p, "0123456789");
+		if (d == 0 || p[d] != '/')
+			return false;
+		p += d + 1;
+	}
+	return *p != '\0';
+}
+
 const char *wk_fs_verdict_name(enum wk_fs_verdict v)
 {
 	switch (v) {

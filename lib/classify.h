@@ -78,6 +78,13 @@ enum wk_fs_verdict wk_classify(const struct wk_fstable *t, const char *path,
  * gets the root that allows it. */
 bool wk_classify_unix(const struct wk_fstable *t, const char *path, struct wk_fsmatch *m);
 
+/* PATH is a file of a process's own under /proc ("/proc/self/...",
+ * "/proc/thread-self/...", "/proc/PID/..."): what a program writes about
+ * itself (oom_score_adj, clear_refs, ...). No writable root can hold it
+ * and no grant opens it, and a refused write there changes nothing
+ * outside: the shim says nothing of it. */
+bool wk_proc_own_file(const char *path);
+
 /* "hidden", "protected", ... for messages and tests. */
 const char *wk_fs_verdict_name(enum wk_fs_verdict v);
 

@@ -266,3 +266,27 @@ bool wk_addr_canonical(const char *text, int family, char *out, size_t outsz)
 	}
 	return false;
 }
+
+const char *wk_hosts_entry(const char *name, size_t nl, const char *addr, char *out,
+			   size_t outsz, bool *addr_bad)
+{
+	char canon[64];
+	const char *why = wk_name_check(name, nl);
+	*addr_bad = false;
+	if (why)
+		return why;
+	if (!wk_addr_canonical(addr, 0, canon, sizeof canon)) {
+		*addr_bad = true;
+		return "not an IPv4 or IPv6 address";
+	}
+	/* One entry per name: lower case, without a trailing dot. */
+	nl -= name[nl - 1] == '.';
+	size_t al = strlen(canon);
+	if (nl + 1 + al + 1 > outsz)
+		return "too long";
+	for (size_t i = 0; i < nl; i++)
+		out[i] = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
+	out[nl] = '=';
+	memcpy(out + nl + 1, canon, al + 1);
+	return NULL;
+}

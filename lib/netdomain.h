@@ -63,6 +63,13 @@ struct wk_addr {
 /* TEXT, an IPv4 or IPv6 address (only FAMILY's, when not 0), in
  * inet_ntop's canonical text into OUT; false when it is not one. */
 bool wk_addr_canonical(const char *text, int family, char *out, size_t outsz);
+/* A "hosts" entry, NAME (NL bytes) fixed to ADDR (a policy's
+ * network.hosts, --host NAME=ADDRESS): NULL and in OUT "name=address",
+ * the name in lower case without a trailing dot and the address in
+ * canonical text; else why not, and *ADDR_BAD whether the address (not
+ * the name) was at fault. */
+const char *wk_hosts_entry(const char *name, size_t nl, const char *addr, char *out,
+			   size_t outsz, bool *addr_bad);
 /* True when ADDR is in LIST (N of them), comparing an IPv4 address with
  * its v4-mapped IPv6 form as equal. */
 bool wk_addr_in(const struct wk_addr *addr, const struct wk_addr *list, size_t n);

@@ -506,23 +506,19 @@ static void apply_hosts(struct loader *l, const struct src *s, json_t *obj, stru
 	json_object_foreach(obj, name, e) {
 		char *p = ptr_key("/network/hosts", name);
 		const char *a = json_string_value(e);
-		char canon[64];
+		char kv[WK_NAME_MAX + 2 + 64];
+		bool addr_bad = false;
 		const char *why = wk_name_check(name, strlen(name));
-		if (why)
+		if (!why && a)
+			why = wk_hosts_entry(name, strlen(name), a, kv, sizeof kv, &addr_bad);
+		if (why && !addr_bad)
 			err(l, s->label, p, "\"%s\" is not a name: %s", name, why);
 		else if (!a)
 			err(l, s->label, p, "expected an IP address (a string), got %s", type_name(e));
-		else if (!wk_addr_canonical(a, 0, canon, sizeof canon))
+		else if (why)
 			err(l, s->label, p, "\"%s\" is not an IPv4 or IPv6 address", a);
-		else {
-			/* One entry per name, lower case, without a trailing dot. */
-			size_t nl = strlen(name) - (name[strlen(name) - 1] == '.');
-			char *kv = xasprintf("%.*s=%s", (int)nl, name, canon);
-			for (char *c = kv; *c != '='; c++)
-				if (*c >= 'A' && *c <= 'Z')
-					*c = (char)(*c + 32);
-			set_by_name(out, kv);
-		}
+		else
+			set_by_name(out, xstrdup(kv));
 		free(p);
 	}
 }

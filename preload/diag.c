@@ -700,6 +700,8 @@ static char blame(const char *rules, const char *p, int err, unsigned flags)
 		}
 		if (v == WK_FS_WRITABLE)
 			return 0; /* inside a writable root: an ordinary error */
+		if (wk_proc_own_file(p))
+			return 0; /* oom_score_adj and the like: see classify.h */
 		if (err == EACCES || err == EROFS) {
 			int mode = W_OK;
 			const char *target = p;

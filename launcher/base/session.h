@@ -69,9 +69,10 @@ struct policy {
 	struct strv env_set;    /* NAME=value set in the command's environment */
 };
 
-/* The modes enforced by TCP port: Landlock's connect and bind rules,
- * seccomp's TCP-only program ("ports" on the host's network, "domains"
- * inside the namespace, reaching only the proxy). */
+/* The modes with port lists: "ports" on the host's network, enforced by
+ * Landlock's connect and bind rules and seccomp's TCP-only program;
+ * "domains", whose connect list holds the proxy's ports, inside a
+ * namespace of its own (net_private_loopback below). */
 static inline bool net_by_port(enum net_mode m)
 {
 	return m == NET_PORTS || m == NET_DOMAINS;
@@ -245,5 +246,28 @@ struct session {
 	int view_ns;
 	int view_sock[2];         /* init -> supervisor: those two (supervisor.c) */
 };
+
+/* Modes "none" and "domains" in a network namespace of the sandbox's
+ * own (layers.netns is decided for those two only): its loopback is up
+ * and private, and nothing else is reachable (in "domains", only the
+ * proxy's listeners lead out, through the supervisor). There the
+ * namespace is the wall, so the command may bind, listen and connect on
+ * that loopback over TCP (seccomp's "loopback" program), and
+ * Landlock's TCP rules stay off: a server a test starts on 127.0.0.1 or
+ * ::1 works. Without the namespace ("none" where none can be made),
+ * Landlock's TCP rules and seccomp's AF_UNIX-only program hold as in
+ * "ports". */
+static inline bool net_private_loopback(const struct session *s)
+{
+	return s->layers.netns && (s->pol.net == NET_NONE || s->pol.net == NET_DOMAINS);
+}
+
+/* Whether Landlock handles TCP bind and connect (ABI 4): "ports" on the
+ * host's network, and "none" without a namespace of its own. */
+static inline bool net_tcp_by_landlock(const struct session *s)
+{
+	return s->layers.landlock_abi >= 4 && !net_private_loopback(s) &&
+	       (s->pol.net == NET_NONE || net_by_port(s->pol.net));
+}
 
 #endif

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 static const char *const names[SECCOMP_NET_COUNT] = {"net_none", "net_full", "net_ports",
-						       "net_ports_udp"};
+						       "net_ports_udp", "net_loopback"};
 
 static int emit(enum seccomp_net m, bool notify, bool unix_socks)
 {

@@ -127,16 +127,16 @@ static int deny_unless_in(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned
  * IPPROTO_TCP; not MPTCP or SCTP, which Landlock's TCP rules do not
  * cover, nor raw, packet or netlink sockets), or, with UDP, SOCK_DGRAM
  * with protocol 0 or IPPROTO_UDP (not ICMP or UDP-Lite). */
-static int add_ports_rules(scmp_filter_ctx ctx, uint32_t refuse, bool udp)
+static int add_inet_rules(scmp_filter_ctx ctx, uint32_t refuse, bool udp, const uint64_t *families,
+			  size_t nfam)
 {
-	static const uint64_t families[] = {AF_UNIX, AF_INET, AF_INET6};
 	static const uint64_t tcp_protos[] = {0, IPPROTO_TCP};
 	static const uint64_t udp_protos[] = {0, IPPROTO_UDP};
 	const uint64_t types[] = {SOCK_STREAM, SOCK_DGRAM};
 	const uint64_t type_mask = 0xf; /* the kernel's SOCK_TYPE_MASK */
 	int rc;
-	if ((rc = deny_unless_in(ctx, refuse, SCMP_SYS(socket), 0, families, 3, UINT64_MAX, NULL,
-				 0)) < 0)
+	if ((rc = deny_unless_in(ctx, refuse, SCMP_SYS(socket), 0, families, nfam, UINT64_MAX,
+				 NULL, 0)) < 0)
 		return rc;
 	for (size_t f = 1; f < 3; f++) {
 		struct scmp_arg_cmp pre[2] = {SCMP_A0(SCMP_CMP_EQ, families[f])};
@@ -153,8 +153,14 @@ static int add_ports_rules(scmp_filter_ctx ctx, uint32_t refuse, bool udp)
 			return rc;
 	}
 	/* The kernel makes socket pairs of AF_UNIX only. */
-	if ((rc = seccomp_rule_add(ctx, refuse, SCMP_SYS(socketpair), 1,
-				   SCMP_A0(SCMP_CMP_NE, AF_UNIX))) < 0)
+	return seccomp_rule_add(ctx, refuse, SCMP_SYS(socketpair), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+}
+
+static int add_ports_rules(scmp_filter_ctx ctx, uint32_t refuse, bool udp)
+{
+	static const uint64_t families[] = {AF_UNIX, AF_INET, AF_INET6};
+	int rc;
+	if ((rc = add_inet_rules(ctx, refuse, udp, families, 3)) < 0)
 		return rc;
 	/* TCP Fast Open connects inside sendto()/sendmsg(), where no LSM hook
 	 * (so no Landlock rule) sees the connection: refused, whatever the
@@ -167,6 +173,41 @@ static int add_ports_rules(scmp_filter_ctx ctx, uint32_t refuse, bool udp)
 				   SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN))) < 0)
 		return rc;
 	return 0;
+}
+
+/* Network modes "none" and "domains" in a network namespace of the
+ * sandbox's own, whose only interface is its loopback (supervisor.c
+ * brings it up; in "domains" the proxy's listeners there are the one way
+ * out, served by the supervisor from the host's namespace). A socket
+ * belongs to the namespace it was made in, whoever connects it later
+ * (unixnotify.c performs a connect on the sandbox's socket, in its
+ * namespace), so TCP over inet and inet6 reaches that loopback and
+ * nothing else: no route leads out, and the host's 127.0.0.1 is another
+ * namespace's. That is why it is allowed here, where "none" without the
+ * namespace allows AF_UNIX only. UDP stays refused, harmless as it would
+ * be: the C library's resolver makes its lookups with internal calls the
+ * shim does not see, and a datagram socket refused here is a seccomp
+ * notification the supervisor explains (with the name to allow), where a
+ * datagram with no route would fail unexplained. The rest stays as in
+ * "ports": no raw, packet, MPTCP, SCTP or other families (kernel attack
+ * surface the tools do not need, and raw and packet sockets would want
+ * capabilities the command lacks anyway), with one exception:
+ * NETLINK_ROUTE, which browsers and language runtimes use to list the
+ * interfaces and addresses. In this namespace it shows the loopback alone; changing
+ * anything over it needs CAP_NET_ADMIN over the namespace, which the
+ * command does not hold (caps.c). Every other netlink protocol (audit,
+ * uevents, netfilter, generic, sock_diag, ...) is refused. Abstract unix
+ * sockets are the namespace's own too (unixnotify.c). TCP Fast Open is
+ * no way around a Landlock rule here (there is none): allowed. */
+static int add_loopback_rules(scmp_filter_ctx ctx, uint32_t refuse)
+{
+	static const uint64_t families[] = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
+	static const uint64_t route[] = {0 /* NETLINK_ROUTE */};
+	int rc;
+	if ((rc = add_inet_rules(ctx, refuse, false, families, 4)) < 0)
+		return rc;
+	struct scmp_arg_cmp pre[1] = {SCMP_A0(SCMP_CMP_EQ, AF_NETLINK)};
+	return deny_unless_in(ctx, refuse, SCMP_SYS(socket), 2, route, 1, UINT64_MAX, pre, 1);
 }
 
 /* The notify programs: no seccomp listener for the sandbox. A filter of
@@ -259,6 +300,9 @@ scmp_filter_ctx seccomp_rules_build(enum seccomp_net net, bool notify, bool unix
 			goto fail;
 	} else if (net == SECCOMP_NET_PORTS || net == SECCOMP_NET_PORTS_UDP) {
 		if ((rc = add_ports_rules(ctx, refuse, net == SECCOMP_NET_PORTS_UDP)) < 0)
+			goto fail;
+	} else if (net == SECCOMP_NET_LOOPBACK) {
+		if ((rc = add_loopback_rules(ctx, refuse)) < 0)
 			goto fail;
 	}
 	if (unix_socks && (rc = notify_unix(ctx)) < 0)

@@ -10,6 +10,7 @@ enum seccomp_net {
 	SECCOMP_NET_FULL,      /* any socket */
 	SECCOMP_NET_PORTS,     /* AF_UNIX, and TCP for Landlock's port rules */
 	SECCOMP_NET_PORTS_UDP, /* the same, and UDP */
+	SECCOMP_NET_LOOPBACK,  /* a private loopback: AF_UNIX, TCP, NETLINK_ROUTE */
 	SECCOMP_NET_COUNT
 };
 

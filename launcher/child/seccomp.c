@@ -15,9 +15,12 @@
 #include <unistd.h>
 
 
+/* Not a mode of the policy: the program of a private loopback. */
+#define NET_LOOPBACK_PROG (-1)
+
 #define PROG(a) {.filter = (struct sock_filter *)(a), .len = sizeof(a) / sizeof((a)[0])}
 
-int seccomp_apply(const struct policy *pol, bool unix_socks, int *listener)
+int seccomp_apply(const struct policy *pol, bool loopback, bool unix_socks, int *listener)
 {
 	struct sock_fprog none = PROG(wk_bpf_net_none), full = PROG(wk_bpf_net_full),
 			  ports = PROG(wk_bpf_net_ports), ports_udp = PROG(wk_bpf_net_ports_udp);
@@ -27,8 +30,17 @@ int seccomp_apply(const struct policy *pol, bool unix_socks, int *listener)
 	struct sock_fprog u_none = PROG(wk_bpf_unix_net_none), u_full = PROG(wk_bpf_unix_net_full),
 			  u_ports = PROG(wk_bpf_unix_net_ports),
 			  u_ports_udp = PROG(wk_bpf_unix_net_ports_udp);
+	struct sock_fprog lo = PROG(wk_bpf_net_loopback), n_lo = PROG(wk_bpf_notify_net_loopback),
+			  u_lo = PROG(wk_bpf_unix_net_loopback);
 	struct sock_fprog *prog, *notify;
-	switch (pol->net) {
+	/* A private loopback (net_private_loopback): its own program, in
+	 * "none" and "domains" alike. */
+	int mode = loopback ? NET_LOOPBACK_PROG : (int)pol->net;
+	switch (mode) {
+	case NET_LOOPBACK_PROG:
+		prog = &lo;
+		notify = unix_socks ? &u_lo : &n_lo;
+		break;
 	case NET_FULL:
 		prog = &full;
 		/* Nothing of the network to refuse; unix sockets to decide,

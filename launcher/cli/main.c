@@ -106,6 +106,9 @@ static void usage_main(FILE *f)
 		"      --allow-address ADDRESS[:PORT]  let the proxy reach this IP address\n"
 		"                        ([v6]:PORT with a port), loopback and private ones\n"
 		"                        included; implies --net domains (repeatable)\n"
+		"      --host NAME=ADDRESS  the proxy reaches NAME at ADDRESS instead of asking\n"
+		"                        DNS (the name must be allowed, a loopback or private\n"
+		"                        address named); implies --net domains (repeatable)\n"
 		"      --best-effort     run even where the kernel cannot enforce everything,\n"
 		"                        saying up front what is weaker\n"
 		"      --no-diagnostics  do not explain denials (no preload library)\n"
@@ -135,7 +138,7 @@ static void usage_main(FILE *f)
 enum { OPT_BEST_EFFORT = 256, OPT_NO_DIAGNOSTICS, OPT_SHELL, OPT_APPROVER, OPT_ALLOW_SHARED,
        OPT_READ, OPT_HIDE, OPT_ALLOW_DOMAIN, OPT_ALLOW_ADDRESS, OPT_GRANT_OF,
        OPT_SOCKET, OPT_APPROVER_FD, OPT_APPROVER_SOCKET, OPT_EVENTS, OPT_SESSION_ID_FILE,
-       OPT_NAME };
+       OPT_NAME, OPT_HOST };
 
 static const struct option run_opts[] = {
 	{"policy", required_argument, NULL, 'P'},
@@ -161,6 +164,7 @@ static const struct option run_opts[] = {
 	{"events", required_argument, NULL, OPT_EVENTS},
 	{"session-id-file", required_argument, NULL, OPT_SESSION_ID_FILE},
 	{"name", required_argument, NULL, OPT_NAME},
+	{"host", required_argument, NULL, OPT_HOST},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -174,6 +178,7 @@ struct cli {
 	struct port_list net_ports; /* --net ports:LIST */
 	struct strv domains;        /* --allow-domain NAME */
 	struct strv addresses;      /* --allow-address ADDRESS, canonical */
+	struct strv hosts;          /* --host NAME=ADDRESS, canonical (wk_hosts_entry) */
 	const char *grant_of;       /* --grant-of SESSION (ask.c starts it) */
 	bool read_only, best_effort, no_diagnostics, allow_shared;
 	const char *shell;   /* --shell bash|zsh (wicket shell only) */
@@ -267,6 +272,27 @@ static void cli_net_item(struct strv *to, const char *arg, bool address)
 		    arg);
 	strv_add(to, g.v[WK_GRANT_NET].v[0]);
 	wk_grant_free(&g);
+}
+
+/* --host NAME=ADDRESS, canonical, into TO; a later one for the same
+ * name wins, as in a policy's "hosts". */
+static void cli_host(struct strv *to, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char kv[WK_NAME_MAX + 2 + 64];
+	bool addr_bad = false;
+	const char *why = !eq || eq == arg ? "not NAME=ADDRESS"
+			  : wk_hosts_entry(arg, (size_t)(eq - arg), eq + 1, kv, sizeof kv, &addr_bad);
+	if (why)
+		die("--host %s: %s%s", arg, addr_bad ? "the address is " : "", why);
+	size_t nl = strcspn(kv, "=") + 1;
+	for (size_t i = 0; i < to->n; i++)
+		if (strncmp(to->v[i], kv, nl) == 0) {
+			free(to->v[i]);
+			to->v[i] = xstrdup(kv);
+			return;
+		}
+	strv_add(to, kv);
 }
 
 /* The names and addresses of --allow-domain and --allow-address (ITEMS)
@@ -397,6 +423,10 @@ static void rerun_plan(struct session *s, const struct cli *cli, const struct wk
 	for (size_t i = 0; i < cli->addresses.n; i++) {
 		strv_add(r, "--allow-address");
 		strv_add(r, cli->addresses.v[i]);
+	}
+	for (size_t i = 0; i < cli->hosts.n; i++) {
+		strv_add(r, "--host");
+		strv_add(r, cli->hosts.v[i]);
 	}
 	const struct {
 		bool on;
@@ -743,24 +773,24 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	}
 	s.start_dir = cli->grant_of ? cwd : s.workspace;
 	if (!wp.sandbox && (cli->write.n || cli->protect.n || cli->read.n || cli->hide.n ||
-			    cli->read_only || cli->domains.n || cli->addresses.n ||
+			    cli->read_only || cli->domains.n || cli->addresses.n || cli->hosts.n ||
 			    (cli->net_set && cli->net != NET_FULL)))
 		die("policy %s runs without a sandbox; --write, --protect, --read, --hide, "
-		    "--read-only, --net, --allow-domain and --allow-address cannot narrow it (pick "
+		    "--read-only, --net, --allow-domain, --allow-address and --host cannot narrow it (pick "
 		    "a sandboxing policy)", wp.name);
 	if (cli->net_set && cli->net == NET_PORTS && !cli->net_ports.n && wp.net != WK_NET_PORTS)
 		die("--net ports: policy %s lists no ports (write a policy with \"network\": "
 		    "{\"mode\": \"ports\", \"connect\": [...]}; see wicket-policy(5))", wp.name);
 	/* A grant's names widen a session without network. */
-	if ((cli->domains.n || cli->addresses.n) && cli->net_set && cli->net != NET_DOMAINS &&
-	    !(cli->grant_of && cli->net == NET_NONE))
-		die("--allow-%s needs network mode domains, not --net %s",
-		    cli->domains.n ? "domain" : "address",
+	if ((cli->domains.n || cli->addresses.n || cli->hosts.n) && cli->net_set &&
+	    cli->net != NET_DOMAINS && !(cli->grant_of && cli->net == NET_NONE))
+		die("--%s needs network mode domains, not --net %s",
+		    cli->domains.n ? "allow-domain" : cli->addresses.n ? "allow-address" : "host",
 		    cli->net == NET_FULL ? "full" : cli->net == NET_PORTS ? "ports" : "none");
 	policy_resolve(&wp, &s.pol, NULL);
 	if (cli->net_set)
 		s.pol.net = cli->net;
-	if (cli->domains.n || cli->addresses.n)
+	if (cli->domains.n || cli->addresses.n || cli->hosts.n)
 		s.pol.net = NET_DOMAINS;
 	if (s.pol.net == NET_DOMAINS) {
 		/* The names of the command line join the policy's when it is
@@ -773,6 +803,10 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		}
 		net_items_apply(&s.pol, &cli->domains, &s.pol.domains_allow);
 		net_items_apply(&s.pol, &cli->addresses, &s.pol.allow_addresses);
+		/* The command line's names fixed to an address replace the
+		 * policy's for the same name. */
+		for (size_t i = 0; i < cli->hosts.n; i++)
+			cli_host(&s.pol.hosts, cli->hosts.v[i]);
 		policy_proxy_ports(&s.pol);
 	}
 	if (cli->net_ports.n) {
@@ -1127,6 +1161,9 @@ static int cmd_run(int argc, char **argv, bool shell, bool warm)
 			if (!warm)
 				die("--name is for 'wicket session start' (see 'wicket --help')");
 			cli.warm_name = optarg;
+			break;
+		case OPT_HOST:
+			cli_host(&cli.hosts, optarg);
 			break;
 		case OPT_GRANT_OF:
 			if (!optarg[0] || strspn(optarg, "0123456789abcdef") != strlen(optarg))

@@ -105,9 +105,15 @@ size_t diag_env(const struct session *s, char **env, size_t w)
 	for (size_t i = 0; i < t.n; i++)
 		rules_add(&buf, &len, &cap, t.v[i].kind, t.v[i].path);
 	plan_fstable_free(&t);
+	/* A private loopback is "none" to the shim, in mode "domains" too:
+	 * whatever refused an inet call (no route: ENETUNREACH; seccomp:
+	 * EPERM) was the sandbox, and the loopback refuses nothing (a port
+	 * no one listens on is the program's own ECONNREFUSED). */
 	rules_add(&buf, &len, &cap, RULE_NET,
-		  rules_net_name(s->pol.net == NET_FULL    ? RULES_NET_FULL :
-				 net_by_port(s->pol.net) ? RULES_NET_PORTS : RULES_NET_NONE));
+		  rules_net_name(s->pol.net == NET_FULL ? RULES_NET_FULL
+				 : net_private_loopback(s) || !net_by_port(s->pol.net)
+					 ? RULES_NET_NONE
+					 : RULES_NET_PORTS));
 	char port[8];
 	for (size_t i = 0; net_by_port(s->pol.net) && i < s->pol.connect.n; i++) {
 		snprintf(port, sizeof port, "%u", s->pol.connect.v[i]);

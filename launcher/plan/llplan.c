@@ -83,11 +83,13 @@ void plan_landlock(const struct session *s, struct landlock_ops *ops)
 	if (abi < 1)
 		return;
 	ops->handled_fs = plan_landlock_fs_rights(abi);
-	/* "none": a second wall behind the network namespace. "ports": the
-	 * only wall between TCP and the host's network, with a rule per
-	 * port below (and seccomp keeping every other protocol out, since
-	 * these rights cover TCP alone). */
-	if (abi >= 4 && (s->pol.net == NET_NONE || net_by_port(s->pol.net)))
+	/* "ports": the only wall between TCP and the host's network, with a
+	 * rule per port below (and seccomp keeping every other protocol out,
+	 * since these rights cover TCP alone); "none" without a network
+	 * namespace: no port at all. In a namespace of its own ("none",
+	 * "domains") the namespace is the wall, and its loopback is the
+	 * command's to use (net_tcp_by_landlock). */
+	if (net_tcp_by_landlock(s))
 		ops->handled_net = WK_LL_NET_BIND_TCP | WK_LL_NET_CONNECT_TCP;
 	if (abi >= 6)
 		ops->scoped = WK_LL_SCOPE_ABSTRACT_UNIX | WK_LL_SCOPE_SIGNAL;

@@ -747,15 +747,6 @@ static void explain_proxy(const struct session *s, struct denial_entry *e)
 		fix_ask(e);
 }
 
-/* "connect 127.0.0.1:8080/tcp", "sendto [::1]:53/udp": to a loopback
- * address. */
-static bool to_loopback(const char *obj)
-{
-	const char *a = strchr(obj, ' ');
-	return a && strncmp(obj, "bind ", 5) != 0 &&
-	       (strncmp(a + 1, "127.", 4) == 0 || strncmp(a + 1, "[::1]:", 6) == 0);
-}
-
 static void explain_net(const struct session *s, struct denial_entry *e)
 {
 	const char *pname = s->pol.name ? s->pol.name : DEFAULT_POLICY;
@@ -823,23 +814,6 @@ static void explain_net(const struct session *s, struct denial_entry *e)
 		else
 			e->rule = xasprintf("network mode ports allows TCP (and UDP when \"udp\" is true) "
 					    "only (policy %s)", pname);
-	} else if (s->pol.net == NET_DOMAINS && to_loopback(e->object)) {
-		/* Not a program that ignored the variables: wicket's own
-		 * NO_PROXY sends the loopback names it does not allow straight
-		 * to the sandbox's loopback. */
-		e->rule = xasprintf("network mode domains: connections go through wicket's proxy, "
-				    "named by HTTP_PROXY, HTTPS_PROXY and ALL_PROXY "
-				    "(http://127.0.0.1:%d, socks5h://127.0.0.1:%d); this one went to the "
-				    "sandbox's own loopback, where only the proxy listens: NO_PROXY, which "
-				    "wicket sets for the loopback names the policy does not allow, keeps "
-				    "them off the proxy (policy %s)", PROXY_HTTP_PORT, PROXY_SOCKS_PORT, pname);
-		fix_note(e, "a service on the host's loopback: allow the name the program uses "
-			    "(localhost, or one the policy's \"hosts\" maps to 127.0.0.1) with the "
-			    "address in the policy's \"allow_addresses\"; the proxy then reaches it");
-		fix_option(e, "--net", "full", "all of the host's network, its loopback services "
-			   "included");
-		fix_ask(e);
-		return;
 	} else if (s->pol.net == NET_DOMAINS) {
 		/* A connection around the proxy: the program did not use the
 		 * variables, or is told to go straight to an address. */

@@ -317,11 +317,11 @@ static int hand_over(int fd)
 int netnotify_seccomp(struct session *s)
 {
 	if (pair[1] < 0)
-		return seccomp_apply(&s->pol, false, NULL);
+		return seccomp_apply(&s->pol, net_private_loopback(s), false, NULL);
 	int fd = -1;
 	/* Until the supervisor has the listener (hand_over). */
 	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-	if (seccomp_apply(&s->pol, netnotify_unix(s), &fd) < 0)
+	if (seccomp_apply(&s->pol, net_private_loopback(s), netnotify_unix(s), &fd) < 0)
 		return -1;
 	if (fd < 0) {
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);

@@ -122,13 +122,17 @@ char *proxy_no_proxy(const struct policy *pol)
 	 * that names it means the host's service). Left in NO_PROXY, an
 	 * allowed "localhost" or 127.0.0.1 would go to the sandbox's own
 	 * loopback and the program be blamed for not using the proxy. */
-	static const char *const local[] = {"localhost", "127.0.0.1", "::1"};
+	/* ::1 also in brackets, as a URL writes it: Python's urllib compares
+	 * NO_PROXY with the URL's host as written ("[::1]"), curl with the
+	 * address. */
+	static const char *const local[][2] = {
+		{"localhost", "localhost"}, {"127.0.0.1", "127.0.0.1"}, {"::1", "::1,[::1]"}};
 	char *list = xstrdup("");
 	for (size_t i = 0; i < sizeof local / sizeof local[0]; i++) {
-		if (strv_contains(&pol->domains_allow, local[i]) ||
-		    strv_contains(&pol->allow_addresses, local[i]))
+		if (strv_contains(&pol->domains_allow, local[i][0]) ||
+		    strv_contains(&pol->allow_addresses, local[i][0]))
 			continue;
-		char *l = xasprintf("%s%s%s", list, list[0] ? "," : "", local[i]);
+		char *l = xasprintf("%s%s%s", list, list[0] ? "," : "", local[i][1]);
 		free(list);
 		list = l;
 	}
@@ -159,22 +163,7 @@ int proxy_child_listen(struct session *s)
 	 * without a namespace; this is the second lock). */
 	if (!s->layers.netns)
 		return setup_fail(STAGE_NETNS, EPERM, "the proxy needs the sandbox's own network");
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return setup_fail(STAGE_NETNS, errno, "socket");
-	struct ifreq ifr;
-	memset(&ifr, 0, sizeof ifr);
-	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) {
-		close(fd);
-		return setup_fail(STAGE_NETNS, errno, "loopback's flags");
-	}
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0) {
-		close(fd);
-		return setup_fail(STAGE_NETNS, errno, "bring loopback up");
-	}
-	close(fd);
+	/* The loopback is up: init brought it up on joining (supervisor.c). */
 	static const unsigned short ports[2] = {PROXY_HTTP_PORT, PROXY_SOCKS_PORT};
 	int l[2] = {-1, -1};
 	for (int i = 0; i < 2; i++) {

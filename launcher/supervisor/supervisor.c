@@ -37,12 +37,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -491,6 +493,34 @@ static int net_helper_join(struct net_helper *h)
 	return r;
 }
 
+/* The namespace's loopback up (a new one starts down), while init still
+ * holds CAP_NET_ADMIN over it: the command's private loopback, 127.0.0.1
+ * and ::1 (the kernel gives lo ::1 as it comes up, where IPv6 is on), and
+ * in mode "domains" where the proxy listens. An ioctl on a datagram
+ * socket: no netlink message to build. */
+static int net_loopback_up(void)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return setup_fail(STAGE_NETNS, errno, "socket");
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof ifr);
+	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) {
+		int e = errno;
+		close(fd);
+		return setup_fail(STAGE_NETNS, e, "loopback's flags");
+	}
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0) {
+		int e = errno;
+		close(fd);
+		return setup_fail(STAGE_NETNS, e, "bring loopback up");
+	}
+	close(fd);
+	return 0;
+}
+
 /* As root no user namespace has to exist first, so the supervisor starts
  * the helper itself before it prepares anything else: the namespace is
  * usually ready by the time init wants it. init inherits the helper's
@@ -598,6 +628,8 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	} else if (s->layers.netns && net_helper_join(&nh) < 0) {
 		child_fail(errfd);
 	}
+	if (s->layers.netns && net_loopback_up() < 0)
+		child_fail(errfd);
 	/* Mode "domains": the proxy's listeners, made in the namespace
 	 * before the command exists, go to the supervisor (proxy.c). */
 	if (proxy_child_listen(s) < 0)

@@ -427,7 +427,7 @@ struct addr {
 static int tcp_refused(int sock, const struct addr *a)
 {
 	const struct session *s = sess;
-	if (s->layers.landlock_abi < 4 || (s->pol.net != NET_NONE && !net_by_port(s->pol.net)))
+	if (!net_tcp_by_landlock(s))
 		return 0;
 	int type = 0, proto = 0;
 	socklen_t l = sizeof type;
@@ -1213,7 +1213,7 @@ static bool takes(const struct seccomp_notif *n)
 	if (n->data.arch != NOTIFY_NATIVE_ARCH)
 		return false; /* killed by the filter: never notified */
 #endif
-	if (net_by_port(sess->pol.net) && nr != SYS_connect) {
+	if (net_by_port(sess->pol.net) && !net_private_loopback(sess) && nr != SYS_connect) {
 		uint64_t fl = nr == SYS_sendmsg ? n->data.args[2] : n->data.args[3];
 		if ((int)fl & MSG_FASTOPEN)
 			return false;

@@ -52,4 +52,5 @@ EXTRA_DIST += \
 	tests/escape/grant.bats \
 	tests/escape/view.bats \
 	tests/escape/unixsock.bats \
+	tests/escape/loopback.bats \
 	tests/escape/ask-terminal.bats

@@ -71,19 +71,39 @@ sockdir() {
 	fi
 }
 
-@test "net: every socket family but AF_UNIX is refused with EPERM (inet, inet6, packet, netlink, vsock, ...)" {
-	# family type protocol: inet stream/dgram/raw, inet6, packet, netlink
-	# route/uevent/audit, vsock, key, alg, xdp, can, bluetooth, tipc, rds.
+@test "net: in --net none only what the private loopback needs opens: every other family and protocol is refused with EPERM" {
+	# Refused, family type protocol: inet and inet6 UDP (name lookups must
+	# fail where they are explained), inet raw, ICMP, SCTP, MPTCP, UDP-Lite;
+	# inet6 raw; packet; netlink uevent/audit/netfilter/generic/sock_diag;
+	# vsock, key, alg, xdp, can, bluetooth, tipc, rds, ax25, ipx, appletalk.
 	sp=$(probe sysprobe)
-	socks="2,1,0 2,2,0 2,3,17 10,1,0 10,2,0 17,2,768 17,3,768 16,3,0 16,3,15 16,3,9 40,1,0 15,3,2 38,5,0 44,3,0 29,3,1 31,3,1 30,2,0 21,5,0 3,2,0 4,2,0 5,2,0 9,5,0"
+	refused="2,2,0 2,2,17 10,2,0 2,3,17 2,2,1 2,1,132 2,1,262 2,2,136 10,3,58 17,2,768 17,3,768 16,3,15 16,3,9 16,3,12 16,3,16 16,3,4 40,1,0 15,3,2 38,5,0 44,3,0 29,3,1 31,3,1 30,2,0 21,5,0 3,2,0 4,2,0 5,2,0 9,5,0"
+	# Opened, in the sandbox's own network namespace, where they reach
+	# its loopback alone (the host's listeners: the tests above): unix,
+	# TCP over inet and inet6, and netlink route, which shows that
+	# loopback.
+	opened="1,1,0 2,1,0 2,1,6 10,1,0 10,1,6 16,3,0 16,2,0"
 	# Without the sandbox at least netlink and inet work here.
 	"$sp" socket 16 3 0
 	"$sp" socket 2 1 0
-	sbx sh -c 'for s; do IFS=,; set -- $s; "$0" socket "$1" "$2" "$3"; done; unset IFS; "$0" socket 1 1 0' "$sp" $socks
-	n=$(echo "$socks" | wc -w)
-	[ "$(grep -c '^socket: EPERM$' <<<"$output")" = "$n" ]
-	# AF_UNIX itself stays (local tools need it).
-	[ "$(grep -c '^socket: OK$' <<<"$output")" = 1 ]
+	sbx sh -c 'for s; do IFS=,; set -- $s; "$0" socket "$1" "$2" "$3"; done' "$sp" $refused
+	[ "$(grep -c '^socket: EPERM$' <<<"$output")" = "$(echo "$refused" | wc -w)" ]
+	sbx sh -c 'for s; do IFS=,; set -- $s; "$0" socket "$1" "$2" "$3"; done' "$sp" $opened
+	[ "$(grep -c '^socket: OK$' <<<"$output")" = "$(echo "$opened" | wc -w)" ]
+}
+
+@test "net: the private loopback of --net none holds lo alone, and no route leads out" {
+	sbx "$PY" -c '
+import socket
+s = socket.socket()
+try:
+    s.connect(("192.0.2.1", 9))
+    print("ROUTE")
+except OSError as e:
+    print("no route", e.errno)
+print(sorted(n for _, n in socket.if_nameindex()))'
+	assert_line "no route 101"
+	assert_line "['lo']"
 }
 
 @test "net: an abstract unix socket on the host (--net none)" {

@@ -67,7 +67,8 @@ ports:"
 	assert_output ""
 	complete wicket run --h
 	assert_output "--help
---hide"
+--hide
+--host"
 	complete wicket run --re
 	assert_output "--read
 --read-only"

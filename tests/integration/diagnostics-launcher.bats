@@ -117,13 +117,13 @@ for i in range(int(sys.argv[2])):
     except OSError as e:
         sys.stderr.write(\"python3: %s: %s\n\" % (p, e.strerror))
         sys.stderr.flush()" "$s" "$p"
-		for ((i = 0; i < u; i++)); do curl -sS "http://127.0.0.1:$((1000 + i))/"; done
+		for ((i = 0; i < u; i++)); do curl -sS "http://192.0.2.1:$((1000 + i))/"; done
 		exit 0' _ "$s" "$hid" $shares "$PY") </dev/null >/dev/null 2>"$out/s$s.err"
 }
 
 # stress_check FILE N: in FILE (a session's stderr), each of N annotations
 # is on a line of its own, right before the program's own message about
-# the same object (for curl's socket, curl's message), and nothing comes
+# the same object (for curl's connection, curl's message), and nothing comes
 # out of order; wicket's summary last.
 stress_check() {
 	awk -v n="$2" '
@@ -134,7 +134,7 @@ stress_check() {
 	want_msg {
 		if ($0 ~ /^sandbox: /)
 			fail("two annotations in a row: the first one'"'"'s message is missing")
-		else if (obj == "socket ipv4/tcp" ? $0 !~ /^curl: / : index($0, obj) == 0)
+		else if (obj ~ /^connect 192\.0\.2\.1:/ ? $0 !~ /^curl: / : index($0, obj) == 0)
 			fail("not the message about " obj)
 		want_msg = 0
 		pairs++

@@ -100,19 +100,20 @@ EOF
 	"$PY" -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$OUT/host.sock"
 	wsrun "$WS" --events "$OUT/a.jsonl" -- "$PY" -c '
 import socket, sys
-for fam, addr in ((socket.AF_INET, ("127.0.0.1", 9)), (socket.AF_UNIX, sys.argv[1])):
+for fam, addr in ((socket.AF_INET, ("192.0.2.1", 9)), (socket.AF_UNIX, sys.argv[1])):
     try:
         socket.socket(fam).connect(addr)
     except OSError:
         pass' "$OUT/host.sock" 2>/dev/null || true
 	run check_stream "$OUT/a.jsonl"
 	assert_success
-	assert_line --regexp '^network-off (socket ipv4/tcp|connect 127\.0\.0\.1:9/tcp)$'
+	# (Not 127.0.0.1: that is the sandbox's own loopback, refusing nothing.)
+	assert_line 'network-off connect 192.0.2.1:9/tcp'
 	assert_line "unix-socket connect unix:$OUT/host.sock"
 	wsrun "$WS" --events "$OUT/b.jsonl" --net domains --allow-domain allowed.invalid -- "$PY" -c '
 import os, socket, urllib.request
 try:
-    socket.create_connection(("127.0.0.1", 9), timeout=5)
+    socket.create_connection(("192.0.2.1", 9), timeout=5)
 except OSError:
     pass
 try:
@@ -121,7 +122,7 @@ except Exception:
     pass' 2>/dev/null </dev/null || true
 	run check_stream "$OUT/b.jsonl"
 	assert_success
-	assert_line 'proxy-bypassed connect 127.0.0.1:9/tcp'
+	assert_line 'proxy-bypassed connect 192.0.2.1:9/tcp'
 	assert_line --regexp '^name-not-allowed .*refused\.invalid'
 	wsrun "$WS" --events "$OUT/c.jsonl" --net ports:80 -- "$PY" -c '
 import socket

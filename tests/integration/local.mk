@@ -16,6 +16,7 @@ EXTRA_DIST += \
 	tests/integration/denials.bats \
 	tests/integration/doctor.bats \
 	tests/integration/unixsock.bats \
+	tests/integration/tools.bats \
 	tests/integration/inside.bats \
 	tests/integration/cli-policy.bats \
 	tests/integration/why-fixes.bats \

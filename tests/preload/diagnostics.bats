@@ -165,13 +165,20 @@ execve|$OUT/tool|$OUT/tool|exec
 fexecve|$OUT/tool|$OUT/tool|exec"
 }
 
-@test "network mode none: an inet socket is named" {
+@test "network mode none: an inet socket refused is named, a TCP one of the private loopback's is not" {
 	# No WHAT for the network: the line is "OP OBJECT (COMM[PID])".
-	shim_run -- "$PROBE" socket4
-	[ "$out" = "socket4: EPERM" ]
-	expect_diag "sandbox: network blocked: socket ipv4/tcp (shimprobe[N])"
+	shim_run -- "$PROBE" socket4raw
+	[ "$out" = "socket4raw: EPERM" ]
+	expect_diag "sandbox: network blocked: socket ipv4/raw (shimprobe[N])"
+	shim_run -- "$PROBE" socket6raw
+	expect_diag "sandbox: network blocked: socket ipv6/raw (shimprobe[N])"
+	# UDP stays refused (the resolver's lookups must be explained).
 	shim_run -- "$PROBE" socket6
+	[ "$out" = "socket6: EPERM" ]
 	expect_diag "sandbox: network blocked: socket ipv6/udp (shimprobe[N])"
+	shim_run -- "$PROBE" socket4
+	[ "$out" = "socket4: OK" ]
+	expect_diag
 	shim_run -- "$PROBE" socket-unix
 	[ "$out" = "socket-unix: OK" ]
 	expect_diag
@@ -437,7 +444,7 @@ except BlockingIOError:
 @test "results, errno, stdout, stderr and exit status are the same with and without the shim" {
 	local script i
 	script="for op in open-w:$OUT/f mkdir:$OUT/d unlink:$OUT/f chmod:$OUT/f open-r:$OUT/secret/key \
-		socket4: rename:$WS/w:$OUT/w open-r:$WS/w mkdir:$WS/newdir utimes:$WS/w; do
+		socket4raw: rename:$WS/w:$OUT/w open-r:$WS/w mkdir:$WS/newdir utimes:$WS/w; do
 		IFS=: read -r o a b <<<\"\$op\"; '$PROBE' \$o \$a \$b; echo \"rc=\$?\"; done
 		echo to-stderr >&2; cat /etc/hostname; exit 7"
 	plain_run -P "$HPOL" -- bash -c "$script"

@@ -58,8 +58,8 @@ w() { want="sandbox: write blocked: $1 ($2 by $3[N])"; }
 	shim_run -P "$HPOL" -- "$PY" -c "open('$OUT/secret/key')"
 	[ "$status" = 1 ]
 	expect_diag "$want"
-	want="sandbox: network blocked: socket ipv4/tcp (python3[N])"
-	one "$PY" -c "import socket; socket.create_connection(('127.0.0.1', 9), timeout=2)"
+	want="sandbox: network blocked: connect 192.0.2.1:9/tcp (python3[N])"
+	one "$PY" -c "import socket; socket.create_connection(('192.0.2.1', 9), timeout=2)"
 	w "$OUT/f" "open for writing" perl; one perl -e "open(F, '>', '$OUT/f') or die \"\$!\n\""
 	w "$OUT/f" unlink perl; one perl -e "unlink('$OUT/f') or die \"\$!\n\""
 }
@@ -81,8 +81,8 @@ w() { want="sandbox: write blocked: $1 ($2 by $3[N])"; }
 		skip "node or curl is not installed (not part of a standard Debian 12 CI image)"
 	fi
 	w "$OUT/f" "open for writing" node; one node -e "require('fs').writeFileSync('$OUT/f', 'x')"
-	want="sandbox: network blocked: socket ipv4/tcp (curl[N])"
-	one curl -s --max-time 5 http://127.0.0.1:9/
+	want="sandbox: network blocked: connect 192.0.2.1:9/tcp (curl[N])"
+	one curl -s --max-time 5 http://192.0.2.1:9/
 }
 
 @test "a denied write inside the workspace's own tree stays silent; so do successes" {

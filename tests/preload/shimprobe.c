@@ -193,6 +193,8 @@ static int op(int argc, char **argv)
 	}
 	if (!strcmp(o, "socket4")) return FD_RESULT(socket(AF_INET, SOCK_STREAM, 0));
 	if (!strcmp(o, "socket6")) return FD_RESULT(socket(AF_INET6, SOCK_DGRAM, 0));
+	if (!strcmp(o, "socket4raw")) return FD_RESULT(socket(AF_INET, SOCK_RAW, IPPROTO_UDP));
+	if (!strcmp(o, "socket6raw")) return FD_RESULT(socket(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6));
 	if (!strcmp(o, "socket-unix")) return FD_RESULT(socket(AF_UNIX, SOCK_STREAM, 0));
 	if (!strcmp(o, "connect") || !strcmp(o, "bind") || !strcmp(o, "sendto") ||
 	    !strcmp(o, "sendmsg")) {

@@ -83,6 +83,24 @@ int main(void)
 	const struct wk_fsrule *s = session;
 	size_t n = N_SESSION;
 
+	/* A process's own files under /proc. */
+	ok(wk_proc_own_file("/proc/self/oom_score_adj"), "/proc/self/FILE");
+	ok(wk_proc_own_file("/proc/thread-self/attr/current"), "/proc/thread-self/FILE");
+	ok(wk_proc_own_file("/proc/2/oom_score_adj"), "/proc/PID/FILE");
+	ok(wk_proc_own_file("/proc/1234/task/1235/comm"), "/proc/PID/task/TID/FILE");
+	ok(!wk_proc_own_file("/proc/self/"), "/proc/self/ itself: no file");
+	ok(!wk_proc_own_file("/proc/thread-self/"), "/proc/thread-self/ itself: no file");
+	ok(!wk_proc_own_file("/proc/12/"), "/proc/PID/ itself: no file");
+	ok(!wk_proc_own_file("/proc/12"), "/proc/PID: no file");
+	ok(!wk_proc_own_file("/proc/sys/vm/overcommit_memory"), "/proc/sys: not a process's");
+	ok(!wk_proc_own_file("/proc//x"), "no pid");
+	ok(!wk_proc_own_file("/proc/1x/oom_score_adj"), "not a pid");
+	ok(!wk_proc_own_file("/proc/selfx/a"), "not self");
+	ok(!wk_proc_own_file("/proc/self"), "/proc/self alone");
+	ok(!wk_proc_own_file("/procx/self/a"), "not /proc");
+	ok(!wk_proc_own_file("/home/proc/self/a"), "not at the root");
+	ok(!wk_proc_own_file("/proc/"), "/proc/ alone");
+
 	/* Hidden: the cover wins over everything, the outermost names it. */
 	verdict(s, n, "/home/u/.ssh", WK_FS_HIDDEN, RULE_HIDE, "/home/u/.ssh");
 	verdict(s, n, "/home/u/.ssh/id", WK_FS_HIDDEN, RULE_HIDE, "/home/u/.ssh");

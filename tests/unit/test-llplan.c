@@ -228,6 +228,21 @@ static void network(void)
 	plan_landlock(&s, &o);
 	ok(o.handled_net == NET && count(&o, LLOP_PORT) == 0, "none: a connect list opens no port");
 	landlock_ops_free(&o);
+	/* In a network namespace of their own, "none" and "domains" have a
+	 * private loopback: the namespace is the wall, TCP is not handled. */
+	enum net_mode own[] = {NET_NONE, NET_DOMAINS, NET_PORTS};
+	for (int i = 0; i < 3; i++) {
+		const char *m = i == 0 ? "none" : i == 1 ? "domains" : "ports";
+		fresh(&s, 7, own[i]);
+		s.layers.netns = own[i] != NET_PORTS; /* never made for "ports" */
+		plan_landlock(&s, &o);
+		if (own[i] == NET_PORTS)
+			ok(o.handled_net == NET && count(&o, LLOP_PORT) == 3, "%s: TCP handled", m);
+		else
+			ok(o.handled_net == 0 && count(&o, LLOP_PORT) == 0,
+			   "%s in its own namespace: TCP not handled, no port rule", m);
+		landlock_ops_free(&o);
+	}
 }
 
 static void read_roots(void)

@@ -343,6 +343,18 @@ static void edges(void)
 
 int main(void)
 {
+	/* "hosts" entries: canonical, or why not (and whose fault). */
+	char kv[80];
+	bool bad = true;
+	ok(!wk_hosts_entry("Reg.Test.", 9, "0:0::1", kv, sizeof kv, &bad) && !bad &&
+	   strcmp(kv, "reg.test=::1") == 0, "a hosts entry: lower case, no dot, canonical address");
+	ok(!wk_hosts_entry("a.b=1", 3, "10.0.0.1", kv, sizeof kv, &bad) &&
+	   strcmp(kv, "a.b=10.0.0.1") == 0, "the name's length is NL");
+	ok(wk_hosts_entry("a..b", 4, "1.2.3.4", kv, sizeof kv, &bad) && !bad, "a bad name");
+	ok(wk_hosts_entry("a.b", 3, "1.2.3", kv, sizeof kv, &bad) && bad, "a bad address");
+	ok(wk_hosts_entry("a.b", 3, "127.0.0.1", kv, 14, &bad) == NULL, "room enough, exactly");
+	ok(wk_hosts_entry("a.b", 3, "127.0.0.1", kv, 13, &bad) != NULL && !bad, "no room");
+
 	/* Names. */
 	ok(!wk_name_check("example.org", 11), "a name");
 	ok(!wk_name_check("Example.ORG.", 12), "a name with a trailing dot");
