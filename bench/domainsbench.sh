@@ -179,6 +179,24 @@ ts.sort()
 print("%.1f %.1f" % (statistics.median(ts), ts[int(len(ts) * 0.99) - 1]))
 EOF_PY
 
+# The CPU time (user + system, clock ticks) a process has used so far,
+# all its threads: the relay, the session's launcher (whose thread is the
+# proxy), srt's node.
+ticks() {
+	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+# The proxy process of a way, for its CPU time: none for direct, nor for
+# wicket (its launcher is the download's parent, started anew each time).
+relay_pid=$(ps -o pid= --ppid "$rly" | tr -d ' ')
+proxy_pid() {
+	case $1 in
+	relay) echo "$relay_pid" ;;
+	wicket-ns) echo "$held" ;;
+	srt) ps -o pid= --ppid "$srt" | tr -d ' ' ;;
+	esac
+}
+HZ=$(getconf CLK_TCK)
+
 # One download, and one latency run, of one way; prints bytes/s, or
 # the median and p99 in us.
 download() {
@@ -203,7 +221,7 @@ latency() {
 
 echo "== throughput ($BYTES bytes by curl) and latency ($N requests of 100 bytes, one connection"
 echo "   each): $ROUNDS rounds of: $ways, the order rotating"
-: >"$dir/tp" && : >"$dir/lat"
+: >"$dir/tp" && : >"$dir/lat" && : >"$dir/cpu"
 r=0
 while [ $r -lt "$ROUNDS" ]; do
 	r=$((r + 1))
@@ -212,8 +230,11 @@ while [ $r -lt "$ROUNDS" ]; do
 	k=0
 	while [ $k -lt $(( (r - 1) % $# )) ]; do w=$1; shift; set -- "$@" "$w"; k=$((k + 1)); done
 	for w in "$@"; do
+		pp=$(proxy_pid "$w")
+		[ -n "$pp" ] && t0=$(ticks "$pp")
 		v=$(download "$w") || { echo "domainsbench: the download through $w failed" >&2; exit 1; }
 		echo "$r $w $v" >>"$dir/tp"
+		[ -n "$pp" ] && echo "$r $w $(( $(ticks "$pp") - t0 ))" >>"$dir/cpu"
 	done
 	for w in "$@"; do
 		v=$(latency "$w") || { echo "domainsbench: the requests through $w failed" >&2; exit 1; }
@@ -223,7 +244,7 @@ done
 co=$("$PY" "$dir/ws/lat.py" "$port" "$N" connect-out)
 ci=$("$WICKET" run -P "$dir/domains.json" -- "$PY" "$dir/ws/lat.py" "$port" "$N" connect-in)
 # Medians over the rounds, [min..max]; ratios and differences per round.
-awk -v WAYS="$ways" -v CO="$co" -v CI="$ci" '
+awk -v WAYS="$ways" -v CO="$co" -v CI="$ci" -v HZ="$HZ" -v GIB="$(awk -v b="$BYTES" 'BEGIN { print b / 1073741824 }')" '
 function med(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -250,6 +271,7 @@ function per(a, b, kind, off,   i, n, v, lo, hi, x) {
 		(kind == "ratio" ? 100 : 1) * med(v, n), (kind == "ratio" ? 100 : 1) * lo, (kind == "ratio" ? 100 : 1) * hi)
 }
 FILENAME ~ /tp$/ { val["T" $2, $1] = $3; if ($1 > R) R = $1; next }
+FILENAME ~ /cpu$/ { val["C" $2, $1] = $3 * 1000 / HZ / GIB; next }
 { val["L" $2, $1] = $3 }
 END {
 	nw = split(WAYS, w, " ")
@@ -258,6 +280,8 @@ END {
 	for (i = 1; i <= nw; i++) if (w[i] != "relay")
 		printf "  %-8s %s of the relay (per round)%s\n", w[i], per("T" w[i], "Trelay", "ratio"),
 			w[i] ~ /^wicket/ ? "; target >= 90%" : ""
+	print "the proxy process'"'"'s CPU time (user + system) for the download, ms a GiB, median [min..max]:"
+	for (i = 1; i <= nw; i++) stat("C" w[i], "ms/GiB", 1, "%7.0f")
 	print "latency, median us a request, median of the rounds [min..max]:"
 	for (i = 1; i <= nw; i++) stat("L" w[i], "us", 1, "%7.1f")
 	for (i = 1; i <= nw; i++) if (w[i] != "relay")
@@ -265,7 +289,7 @@ END {
 			w[i] ~ /^wicket/ ? "; target <= +50 us" : ""
 	printf "connect() alone: %.1f us outside, %.1f us inside a session (+%.1f us: the sandbox, not the proxy)\n", CO, CI, CI - CO
 	printf "  wicket   %s against the relay, the sandbox'"'"'s connect() taken out\n", per("Lwicket", "Lrelay", "diff", CI - CO)
-}' "$dir/tp" "$dir/lat"
+}' "$dir/tp" "$dir/cpu" "$dir/lat"
 
 echo "== start-up: wicket run -- true, mode domains vs none ($STARTS each)"
 "$PY" - "$WICKET" "$dir/domains.json" "$STARTS" <<'EOF_PY'
