@@ -42,7 +42,7 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 srv='' rly='' srt=''
 # shellcheck disable=SC2154 # p is the loop's
-trap 'for p in $srv $rly $srt; do kill "$p" 2>/dev/null; done; rm -rf "$dir"' EXIT
+trap 'for p in $srv $rly $srt; do kill "$p" 2>/dev/null; done; wait; rm -rf "$dir"' EXIT
 trap 'exit 1' INT TERM HUP PIPE
 mkdir "$dir/ws"
 cat >"$dir/server.py" <<'EOF_PY'
