@@ -28,7 +28,8 @@ CLEANFILES += bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT) bench/workload$(EXE
 	bench/layerwrap$(EXEEXT) bench/warmcall$(EXEEXT)
 
 BENCH_DEPS = launcher/wicket$(EXEEXT) bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT) \
-	bench/workload$(EXEEXT) bench/warmcall$(EXEEXT) preload/libwicket-preload.so
+	bench/workload$(EXEEXT) bench/warmcall$(EXEEXT) bench/layerwrap$(EXEEXT) \
+	bench/seccompcost$(EXEEXT) preload/libwicket-preload.so
 
 .PHONY: bench
 bench: $(BENCH_DEPS)
@@ -42,12 +43,15 @@ bench: bench-ask
 bench-ask: launcher/wicket$(EXEEXT)
 	WICKET="$(abs_top_builddir)/launcher/wicket$(EXEEXT)" $(SHELL) $(top_srcdir)/bench/askbench.sh
 # Network mode "domains": the proxy's throughput, latency and start-up
-# cost against the same work without it (bench/domainsbench.sh).
+# cost against a minimal splice relay and srt's proxy (SRT_DIR: where
+# @anthropic-ai/sandbox-runtime is installed; bench/domainsbench.sh).
 EXTRA_DIST += bench/domainsbench.sh
 .PHONY: bench-domains
 bench: bench-domains
-bench-domains: launcher/wicket$(EXEEXT)
-	WICKET="$(abs_top_builddir)/launcher/wicket$(EXEEXT)" $(SHELL) $(top_srcdir)/bench/domainsbench.sh
+bench-domains: launcher/wicket$(EXEEXT) bench/splicerelay$(EXEEXT)
+	WICKET="$(abs_top_builddir)/launcher/wicket$(EXEEXT)" \
+	BENCH_BINDIR="$(abs_top_builddir)/bench" SRT_DIR="$(SRT_DIR)" \
+	$(SHELL) $(top_srcdir)/bench/domainsbench.sh
 # What the check of the files that run code (launcher/plan/autorun.c) costs a
 # session, on a root of 100 000 files without and with a .git.
 .PHONY: bench-autorun
@@ -55,3 +59,8 @@ bench-autorun: bench/autorunbench$(EXEEXT) launcher/wicket$(EXEEXT)
 	WICKET="$(abs_top_builddir)/launcher/wicket$(EXEEXT)" \
 	$(SHELL) $(top_srcdir)/bench/autorun-bench bench/autorunbench$(EXEEXT)
 EXTRA_DIST += bench/autorun-bench
+# The floor of any proxy (bench/proxybench.sh): a minimal splice relay.
+EXTRA_PROGRAMS += bench/splicerelay
+bench_splicerelay_SOURCES = bench/splicerelay.c
+bench_splicerelay_LDADD = -lpthread
+CLEANFILES += bench/splicerelay$(EXEEXT)

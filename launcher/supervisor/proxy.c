@@ -218,7 +218,7 @@ struct dir {
 	size_t n;   /* bytes in the pipe */
 	bool eof;   /* the source said so */
 	bool shut;  /* the destination was told (SHUT_WR) */
-	bool full;  /* the pipe took no more: wait for it to drain */
+	bool full;  /* the pipe or the destination took no more: wait for the pipe to drain */
 	bool hold;  /* the source is not read: only the pipe is emptied */
 };
 
@@ -578,7 +578,16 @@ static void watch_fd(int fd, uint32_t *have, uint32_t want, uint64_t t)
 		*have = want | WATCHED;
 }
 
-/* Move what can be moved one way; -1: the connection failed. */
+/* Move what can be moved one way; -1: the connection failed.
+ *
+ * Once the destination is full (or the pipe is), the source is not read
+ * again until the pipe is empty: in the meantime its bytes gather in the
+ * socket's receive queue, and the next splice takes them at once, up to
+ * the pipe's size. Reading whatever had just arrived at every wake-up
+ * instead moved a download in slices of a few KiB, with an epoll_wait
+ * and a failing splice for each (20 times the system calls of a
+ * blocking relay). A message that fits in the destination's buffer still
+ * goes on at once: only a direction that is already waiting waits. */
 static int pump_dir(int src, int dst, struct dir *d, bool *progress)
 {
 	for (int round = 0; round < PUMP_ROUNDS; round++) {
@@ -588,10 +597,13 @@ static int pump_dir(int src, int dst, struct dir *d, bool *progress)
 					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (r > 0) {
 				d->n -= (size_t)r;
-				d->full = false;
+				if (!d->n)
+					d->full = false;
 				moved = true;
 			} else if (r < 0 && errno != EAGAIN) {
 				return -1;
+			} else if (r < 0) {
+				d->full = true; /* the destination is full */
 			}
 		}
 		if (!d->eof && !d->full && !d->hold && d->n < d->cap) {
