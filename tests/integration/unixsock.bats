@@ -240,14 +240,17 @@ assert bytes(got) == big + big
 print("large", "ok")
 # A full buffer: a non-blocking caller hears EAGAIN, a blocking one waits
 # for the reader.
-a.setblocking(False)
-sent = 0
-try:
-    while True:
-        sent += a.sendmsg([b"x" * 4096])
-except BlockingIOError:
-    pass
-a.setblocking(True)
+def fill():
+    a.setblocking(False)
+    sent = 0
+    try:
+        while True:
+            sent += a.sendmsg([b"x" * 4096])
+    except BlockingIOError:
+        pass
+    a.setblocking(True)
+    return sent
+sent = fill()
 left = [sent + 4096]
 def drain():
     while left[0] > 0:
@@ -257,14 +260,7 @@ assert a.sendmsg([b"y" * 4096]) == 4096
 t.join()
 # Nearly full: room for part of a message; a blocking caller gets all of
 # it sent, as from the kernel, not a short count.
-a.setblocking(False)
-sent = 0
-try:
-    while True:
-        sent += a.sendmsg([b"x" * 4096])
-except BlockingIOError:
-    pass
-a.setblocking(True)
+sent = fill()
 first = len(b.recv(8192))
 left = [sent - first + 128 * 1024]
 t = threading.Thread(target=drain); t.start()
