@@ -1407,9 +1407,13 @@ bool unixnotify_start(struct session *s, int listener, int rsize,
 	return true;
 }
 
-/* The thread T out of what it waits in (a signal ends it), once DONE
- * says it is; false: still in a call no signal ends. */
-static bool interrupt_until(pthread_t t, atomic_bool *done, bool *busy)
+/* The thread T joined, interrupted (a signal ends what it waits in) for
+ * as long as DONE says it has not finished, or BUSY that it is still in
+ * a call; false: still in a call no signal ends, after 2 s. The join
+ * itself waits, not a fixed sleep: the lane usually ends by itself as
+ * the sandbox's last task goes, and a session's end should not wait a
+ * whole period for it. */
+static bool interrupt_join(pthread_t t, atomic_bool *done, bool *busy)
 {
 	for (int k = 0; k < 200; k++) {
 		bool out;
@@ -1420,11 +1424,17 @@ static bool interrupt_until(pthread_t t, atomic_bool *done, bool *busy)
 			out = !*busy;
 			pthread_mutex_unlock(&mu);
 		}
-		if (out)
+		if (!out)
+			pthread_kill(t, wake_sig());
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 10 * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		if (pthread_timedjoin_np(t, NULL, &until) == 0)
 			return true;
-		pthread_kill(t, wake_sig());
-		struct timespec ts = {0, 10 * 1000000L};
-		nanosleep(&ts, NULL);
 	}
 	return false;
 }
@@ -1444,11 +1454,8 @@ void unixnotify_finish(struct session *s)
 	 * after it is joined WORKERS[].STARTED and WATCHDOG_STARTED stay as
 	 * they are. A lane that cannot be interrupted may still start them:
 	 * then nothing more is joined or closed. */
-	if (interrupt_until(lane_thread, &lane_done, NULL)) {
-		pthread_join(lane_thread, NULL);
-	} else {
+	if (!interrupt_join(lane_thread, &lane_done, NULL))
 		return; /* its descriptors stay: it may still use them */
-	}
 	if (watchdog_started)
 		pthread_join(watchdog, NULL);
 	for (size_t i = 0; i < WORKERS; i++) {
@@ -1456,9 +1463,7 @@ void unixnotify_finish(struct session *s)
 			continue;
 		/* A worker still in a call: interrupted until it is out (a
 		 * call no signal ends, on a hung file system: left to exit). */
-		if (interrupt_until(workers[i].t, NULL, &workers[i].busy))
-			pthread_join(workers[i].t, NULL);
-		else
+		if (!interrupt_join(workers[i].t, NULL, &workers[i].busy))
 			stuck = true;
 	}
 	if (stuck)
