@@ -18,6 +18,7 @@
 
 #include "netdomain.h"
 #include "path.h"
+#include "realpath.h"
 
 #define MAX_FILE_SIZE (1 << 20)
 #define MAX_DEPTH 16
@@ -1110,7 +1111,7 @@ static int load_file(struct loader *l, const char *path, const char *as_name, in
 	}
 	close(fd);
 	/* host: a policy file's own path */
-	char *real = realpath(path, NULL);
+	char *real = wk_realpath(path);
 	char *ident = real ? real : xstrdup(path);
 	char *norm = real ? xstrdup(real) : NULL;
 	char *dir = norm ? path_dirname(norm) : NULL;
@@ -1122,7 +1123,7 @@ static int load_file(struct loader *l, const char *path, const char *as_name, in
 		size_t bl = strlen(base);
 		for (int i = 0; l->ctx->search[i] && !found_name; i++) {
 			/* host: the policy search path */
-			char *sd = realpath(l->ctx->search[i], NULL);
+			char *sd = wk_realpath(l->ctx->search[i]);
 			if (sd && strcmp(sd, dir) == 0 && bl > 5 && strcmp(base + bl - 5, ".json") == 0) {
 				found_name = xasprintf("%.*s", (int)(bl - 5), base);
 				pos = i;

@@ -42,6 +42,7 @@
 #include "grant.h"
 #include "netdomain.h"
 #include "path.h"
+#include "realpath.h"
 #include "utf8.h"
 #include "warmproto.h"
 
@@ -238,7 +239,7 @@ static void cli_paths(const struct strv *in, const char *opt, const char *cwd, c
 		if (lstat(a, &st) < 0)
 			die("%s %s: %s%s", opt, in->v[i], strerror(errno),
 			    errno == ENOENT ? " (it must exist when the session starts)" : "");
-		char *r = canon ? realpath(a, NULL) : xstrdup(a);
+		char *r = canon ? wk_realpath(a) : xstrdup(a);
 		if (!r)
 			die("%s %s: %s", opt, in->v[i], strerror(errno));
 		held_verify(a, r, opt);
@@ -343,7 +344,7 @@ static void policy_chain(const struct wk_policy *wp, const char *cwd, char **out
 		char *id = strncmp(c, "built-in ", 9) == 0 ? xstrdup(c) : NULL;
 		if (!id) {
 			char *abs = c[0] == '/' ? xstrdup(c) : path_join(cwd, c);
-			id = realpath(abs, NULL);
+			id = wk_realpath(abs);
 			if (!id)
 				id = abs;
 			else
@@ -734,7 +735,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	s.homes[nh] = NULL;
 
 	const char *ws = cli->workspace ? cli->workspace : cwd;
-	s.workspace = realpath(ws, NULL);
+	s.workspace = wk_realpath(ws);
 	if (!s.workspace)
 		die("workspace %s: %s", ws, strerror(errno));
 	struct stat st;
@@ -850,10 +851,10 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	cli_paths(&cli->read, "--read", cwd, home, true, &s.pol.read, NULL);
 	for (size_t i = 0; i < cli->read.n; i++) {
 		char *a = absolute(cli->read.v[i], cwd, home);
-		char *r = realpath(a, NULL);
+		char *r = wk_realpath(a);
 		free(a);
 		for (size_t j = 0; r && j < s.pol.hide.n; j++) {
-			char *h = realpath(s.pol.hide.v[j], NULL);
+			char *h = wk_realpath(s.pol.hide.v[j]);
 			/* A grant's --read of the store itself; stores beneath
 			 * a wider path stay hidden. */
 			bool lifted = cli->grant_of && (strcmp(s.pol.hide.v[j], r) == 0 ||
@@ -868,7 +869,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 				j--;
 				continue;
 			}
-			h = realpath(s.pol.hide.v[j], NULL);
+			h = wk_realpath(s.pol.hide.v[j]);
 			if (path_is_under(r, s.pol.hide.v[j]) || (h && path_is_under(r, h)))
 				die("--read %s: it is hidden by the policy's rule \"%s\"; %s", cli->read.v[i],
 				    s.pol.hide.v[j], cli->grant_of ? "a grant reads the whole of it or "
@@ -917,7 +918,7 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 	 * read it: the audit log holds the supervisor's host pid and every
 	 * command asked for, of this session and others. */
 	char *state = s.pol.sandbox ? wicket_state_dir() : NULL;
-	char *rstate = state && wicket_state_dir_make(state) ? realpath(state, NULL) : NULL;
+	char *rstate = state && wicket_state_dir_make(state) ? wk_realpath(state) : NULL;
 	if (rstate && !strv_contains(&s.pol.hide, rstate))
 		strv_add(&s.pol.hide, rstate);
 	if (rstate && !strv_contains(&s.pol.protect, rstate))

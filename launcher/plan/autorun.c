@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "path.h"
+#include "realpath.h"
 #include "runslater.h"
 
 /* Submodules of submodules, worktrees of those: deep enough for any real
@@ -291,7 +292,7 @@ static bool config_path_abs(const struct walk *w, const char *v, struct strv *pa
 {
 	if (strncmp(v, "~/", 2) == 0) {
 		for (size_t h = 0; w->homes && w->homes[h]; h++) {
-			char *home = realpath(w->homes[h], NULL);
+			char *home = wk_realpath(w->homes[h]);
 			if (home)
 				strv_push(paths, path_join(home, v + 2));
 			free(home);
@@ -370,7 +371,7 @@ static void config_includes(struct walk *w, const char *cfg, int depth)
 			 * symlink on the way followed, as git's open follows it). */
 			if (!dir) {
 				char *ldir = path_dirname(cfg);
-				dir = realpath(ldir, NULL);
+				dir = wk_realpath(ldir);
 				if (!dir)
 					dir = xstrdup(ldir);
 				free(ldir);
@@ -644,10 +645,10 @@ static char *real_place_n(const char *p, int links)
 {
 	if (links > 40) /* like the kernel's bound: a loop */
 		return NULL;
-	char *r = realpath(p, NULL);
+	char *r = wk_realpath(p);
 	if (r)
 		return r;
-	char *dir = path_dirname(p), *rd = realpath(dir, NULL);
+	char *dir = path_dirname(p), *rd = wk_realpath(dir);
 	free(dir);
 	if (!rd)
 		return NULL;
@@ -691,7 +692,7 @@ static char *env_dir(const char *name)
 	const char *v = getenv(name);
 	if (!v || v[0] != '/')
 		return NULL;
-	char *r = realpath(v, NULL);
+	char *r = wk_realpath(v);
 	return r ? r : path_normalize(v);
 }
 
@@ -699,7 +700,7 @@ static void later_env_of(const char *const *homes, struct later_env *le)
 {
 	memset(le, 0, sizeof *le);
 	for (size_t h = 0; homes && homes[h]; h++) {
-		char *home = realpath(homes[h], NULL);
+		char *home = wk_realpath(homes[h]);
 		if (home && !strv_contains(&le->homes, home))
 			strv_push(&le->homes, home);
 		else
@@ -740,7 +741,7 @@ static char *real_place_cached(const char *p, struct dir_cache *dc)
 		dc->dir = d;
 		/* One stat for a directory that is not there (most of the
 		 * list's), rather than realpath's look at each component. */
-		dc->real = stat(d, &st) == 0 ? realpath(d, NULL) : NULL;
+		dc->real = stat(d, &st) == 0 ? wk_realpath(d) : NULL;
 	} else {
 		free(d);
 	}
@@ -806,7 +807,7 @@ bool autorun_startup_places(const struct strv *roots, const char *const *homes, 
 	strv_free(&all);
 	later_env_free(&le);
 	for (size_t h = 0; homes[h]; h++) {
-		char *home = realpath(homes[h], NULL);
+		char *home = wk_realpath(homes[h]);
 		if (!home)
 			continue;
 		/* What the home's git config includes, writable or not

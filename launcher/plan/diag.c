@@ -18,6 +18,7 @@
 
 #include "classify.h"
 #include "envscrub.h"
+#include "realpath.h"
 #include "rules.h"
 
 #define SHIM_NAME "libwicket-preload.so"
@@ -36,7 +37,7 @@ static char *find_shim(void)
 			return c;
 		free(c);
 	}
-	char *inst = realpath(PKGLIBDIR "/" SHIM_NAME, NULL);
+	char *inst = wk_realpath(PKGLIBDIR "/" SHIM_NAME);
 	if (inst && access(inst, R_OK) == 0)
 		return inst;
 	free(inst);

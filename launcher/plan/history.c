@@ -46,6 +46,7 @@
 
 #include "askproto.h"
 #include "path.h"
+#include "realpath.h"
 
 #define HIST_READ_MAX (256 * 1024) /* the end of the session file, at most */
 #define HIST_LINE_MAX 4096
@@ -224,7 +225,7 @@ void history_plan(struct session *s, const char *want, const struct passwd *pw)
 				   zsh ? ".zsh_history" : ".bash_history");
 	}
 	/* Where the sandbox may write it, the shell does so itself. */
-	char *dir = path_dirname(target), *rdir = realpath(dir, NULL);
+	char *dir = path_dirname(target), *rdir = wk_realpath(dir);
 	free(dir);
 	if (!rdir || writable_root_of(&s->pol, rdir)) {
 		free(rdir);
@@ -234,7 +235,7 @@ void history_plan(struct session *s, const char *want, const struct passwd *pw)
 	free(rdir);
 	const char *tmp = getenv("TMPDIR");
 	char *tmpl = xasprintf("%s/wicket-history-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
-	char *made = mkdtemp(tmpl) ? realpath(tmpl, NULL) : NULL;
+	char *made = mkdtemp(tmpl) ? wk_realpath(tmpl) : NULL;
 	if (!made) {
 		warnmsg("no history file for the session (%s: %s): commands typed in it are not kept",
 			tmpl, strerror(errno));

@@ -20,6 +20,7 @@
 #include "classify.h"
 #include "dac.h"
 #include "path.h"
+#include "realpath.h"
 #include "rules.h"
 
 void plan_pins(const char *root, const char *path, struct strv *out)
@@ -142,7 +143,7 @@ static bool no_link_in_root(const char *prefix, void *arg)
 	struct stat st;
 	if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode)) {
 		char *parent = path_dirname(prefix);
-		char *rparent = realpath(parent, NULL);
+		char *rparent = wk_realpath(parent);
 		const char *w = rparent ? writable_root_of(pw->pol, rparent) : NULL;
 		if (w)
 			die("protected path %s goes through the symlink %s inside the writable "
@@ -291,7 +292,7 @@ void plan_build_base(struct session *s)
 		/* Name resolution and utmp stay readable; no socket is kept. */
 		static const char *const keep[] = {"/etc/resolv.conf", "/run/utmp", NULL};
 		for (size_t i = 0; keep[i]; i++) {
-			char *r = realpath(keep[i], NULL);
+			char *r = wk_realpath(keep[i]);
 			if (r && path_is_under(r, "/run") && stat(r, &st) == 0 && S_ISREG(st.st_mode))
 				strv_push(&plan->run_keep, r);
 			else
@@ -325,7 +326,7 @@ void plan_build_late(struct session *s)
 	for (size_t i = 0; i < pol->hide.n; i++) {
 		struct stat st;
 		char *real;
-		if (lstat(pol->hide.v[i], &st) < 0 || !(real = realpath(pol->hide.v[i], NULL))) {
+		if (lstat(pol->hide.v[i], &st) < 0 || !(real = wk_realpath(pol->hide.v[i]))) {
 			/* Nothing there to hide. Inside a writable root the session
 			 * could create it (a ~/.ssh/authorized_keys when the
 			 * workspace is $HOME): watched like an absent protected path. */
@@ -365,7 +366,7 @@ void plan_build_late(struct session *s)
 	 * writable. */
 	for (size_t i = 0; i < pol->keep_name.n; i++) {
 		const char *d = pol->keep_name.v[i];
-		char *real = realpath(d, NULL);
+		char *real = wk_realpath(d);
 		struct stat st;
 		const char *w = real && strcmp(real, d) == 0 && stat(real, &st) == 0 &&
 					S_ISDIR(st.st_mode) ? writable_root_of(pol, real) : NULL;
@@ -384,7 +385,7 @@ void plan_build_late(struct session *s)
 	for (size_t i = 0; i < pol->protect.n; i++) {
 		const char *lex = pol->protect.v[i];
 		check_protect_symlinks(pol, lex);
-		char *real = realpath(lex, NULL);
+		char *real = wk_realpath(lex);
 		if (!real) {
 			/* A mount needs an existing object; a path that does not exist
 			 * yet cannot be covered without creating it in the user's
@@ -482,7 +483,7 @@ static bool open_dir(const char *dir, void *arg)
 	struct stat st;
 	char *real = NULL;
 	if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
-	    (st.st_mode & S_IRWXU) != S_IRWXU && (real = realpath(dir, NULL)) &&
+	    (st.st_mode & S_IRWXU) != S_IRWXU && (real = wk_realpath(dir)) &&
 	    writable_root_of(dw->pol, real) && chmod(dir, (st.st_mode & 07777) | S_IRWXU) == 0)
 		dw->saved[dw->n++] = (struct dirmode){xstrdup(dir), st.st_mode & 07777};
 	free(real);
@@ -530,7 +531,7 @@ static void quarantine(const struct policy *pol, const char *p, const char *sess
 	 * now (a symlink the session left on the way included), in a
 	 * writable root. Anything else is not the session's to move. */
 	char *parent = path_dirname(p);
-	char *rparent = realpath(parent, NULL);
+	char *rparent = wk_realpath(parent);
 	bool mine = rparent && writable_root_of(pol, rparent);
 	free(rparent);
 	free(parent);
@@ -581,7 +582,7 @@ bool plan_in_writable_root(const struct policy *pol, const char *path)
 {
 	char *d = xstrdup(path), *rest = NULL;
 	char *real;
-	while (!(real = realpath(d, NULL)) && strcmp(d, "/") != 0) {
+	while (!(real = wk_realpath(d)) && strcmp(d, "/") != 0) {
 		char *up = path_dirname(d);
 		const char *base = d + strlen(up) + (strcmp(up, "/") != 0);
 		char *r = rest ? path_join(base, rest) : xstrdup(base);
@@ -603,7 +604,7 @@ bool plan_in_writable_root(const struct policy *pol, const char *path)
  * could create it). */
 static char *canonical(const char *p)
 {
-	char *r = realpath(p, NULL);
+	char *r = wk_realpath(p);
 	return r ? r : path_normalize(p);
 }
 
@@ -620,10 +621,10 @@ void plan_shared_spaces(const char *const *homes, const char *runtime_dir, const
 {
 	const char *fixed[] = {"/tmp", "/var/tmp", "/dev/shm", "/run", runtime_dir, NULL};
 	for (size_t i = 0; fixed[i]; i++)
-		push_new(out, fixed[i][0] == '/' ? realpath(fixed[i], NULL) : NULL);
+		push_new(out, fixed[i][0] == '/' ? wk_realpath(fixed[i]) : NULL);
 	struct strv rhomes = {0};
 	for (size_t i = 0; homes[i]; i++) {
-		char *r = realpath(homes[i], NULL);
+		char *r = wk_realpath(homes[i]);
 		if (r && !strv_contains(&rhomes, r))
 			strv_push(&rhomes, r);
 		else

@@ -21,6 +21,7 @@
 
 #include "envscrub.h"
 #include "path.h"
+#include "realpath.h"
 
 /* DIR (malloc'ed, taken) when it holds the hooks, else NULL. */
 static char *hooks_in(char *dir)
@@ -44,7 +45,7 @@ static char *find_hooks(void)
 	char *c = hooks_in(self_relative("../shellhooks"));
 	if (!c)
 		c = hooks_in(self_relative("../share/wicket/shellhooks"));
-	return c ? c : hooks_in(realpath(PKGDATADIR "/shellhooks", NULL));
+	return c ? c : hooks_in(wk_realpath(PKGDATADIR "/shellhooks"));
 }
 
 static bool executable_file(const char *p)
@@ -235,7 +236,7 @@ static char *joined(const struct strv *v, const char *sep)
  * unless regular), its names PATS match, as "F: NAME, NAME" to SAID. */
 static void note_file(const char *f, const char *const *pats, struct strv *seen, struct strv *said)
 {
-	char *r = realpath(f, NULL);
+	char *r = wk_realpath(f);
 	if (!r || strv_contains(seen, r)) {
 		free(r);
 		return;

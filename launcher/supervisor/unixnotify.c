@@ -50,7 +50,8 @@
  * that take the socket and copy the message, and no hand-off to another
  * thread. Everything else (a connect, a send with an address, a send on
  * the control socket, a send that would block a blocking caller) goes to
- * a pool of WORKERS threads: a connect() to a listener whose backlog is
+ * a pool of WORKERS threads (started with its watchdog when the lane
+ * first hands a job on): a connect() to a listener whose backlog is
  * full, or a datagram to a full queue, blocks (as long as the caller's
  * socket is blocking, up to its SO_SNDTIMEO). A bounded queue: when it is
  * full the lane waits (the callers wait in the kernel). What is not a
@@ -1221,10 +1222,45 @@ static bool takes(const struct seccomp_notif *n)
 	return true;
 }
 
+/* The workers and their watchdog, started by the lane when it first
+ * hands a job on: most sessions never connect, send with an address or
+ * block on a send, and a `true` should not pay for nine threads it never
+ * uses. Only the lane starts them, so once the lane is joined
+ * unixnotify_finish reads what started without a lock. The threads take
+ * no signal but their own wake-up (the lane's mask has WAKE_SIG open).
+ * False: no worker or no watchdog (the sandbox, running as the same
+ * user, may have used up the processes a thread needs); tried again at
+ * the next job. */
+static bool pool_start(void)
+{
+	if (watchdog_started && workers[0].started)
+		return true;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (size_t i = 0; i < WORKERS; i++)
+		if (!workers[i].started)
+			workers[i].started =
+				pthread_create(&workers[i].t, NULL, worker_main, &workers[i]) == 0;
+	if (!watchdog_started)
+		watchdog_started = pthread_create(&watchdog, NULL, watchdog_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return watchdog_started && workers[0].started;
+}
+
 /* J to the workers, once the queue has room (the caller waits in the
  * kernel meanwhile); false when stopping. */
 static bool submit(const struct job *j)
 {
+	if (!pool_start()) {
+		/* No pool: the lane does the job as a worker would, and the
+		 * sandbox's other calls wait meanwhile (WAKE_SIG still ends
+		 * a call of it at the end). */
+		struct job w = *j;
+		w.lane = false;
+		(void)process(&w);
+		return true;
+	}
 	pthread_mutex_lock(&mu);
 	while (q_len >= QUEUE_MAX && !atomic_load(&stopping))
 		pthread_cond_wait(&q_room, &mu);
@@ -1358,24 +1394,26 @@ bool unixnotify_start(struct session *s, int listener, int rsize,
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (size_t i = 0; i < WORKERS; i++)
-		workers[i].started = pthread_create(&workers[i].t, NULL, worker_main, &workers[i]) == 0;
+	/* The workers and the watchdog: when first needed (pool_start). */
 	pthread_condattr_t ca;
-	watchdog_started = pthread_condattr_init(&ca) == 0 &&
-			   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
-			   pthread_cond_init(&watchdog_cv, &ca) == 0 &&
-			   pthread_create(&watchdog, NULL, watchdog_main, NULL) == 0;
-	lane_started = pthread_create(&lane_thread, NULL, lane_main, NULL) == 0;
+	bool cv_made = pthread_condattr_init(&ca) == 0 &&
+		       pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
+		       pthread_cond_init(&watchdog_cv, &ca) == 0;
+	lane_started = cv_made && pthread_create(&lane_thread, NULL, lane_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!watchdog_started || !workers[0].started || !lane_started)
+	if (!lane_started)
 		die("cannot start the threads that decide unix sockets");
 	started = true;
 	return true;
 }
 
-/* The thread T out of what it waits in (a signal ends it), once DONE
- * says it is; false: still in a call no signal ends. */
-static bool interrupt_until(pthread_t t, atomic_bool *done, bool *busy)
+/* The thread T joined, interrupted (a signal ends what it waits in) for
+ * as long as DONE says it has not finished, or BUSY that it is still in
+ * a call; false: still in a call no signal ends, after 2 s. The join
+ * itself waits, not a fixed sleep: the lane usually ends by itself as
+ * the sandbox's last task goes, and a session's end should not wait a
+ * whole period for it. */
+static bool interrupt_join(pthread_t t, atomic_bool *done, bool *busy)
 {
 	for (int k = 0; k < 200; k++) {
 		bool out;
@@ -1386,11 +1424,17 @@ static bool interrupt_until(pthread_t t, atomic_bool *done, bool *busy)
 			out = !*busy;
 			pthread_mutex_unlock(&mu);
 		}
-		if (out)
+		if (!out)
+			pthread_kill(t, wake_sig());
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 10 * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		if (pthread_timedjoin_np(t, NULL, &until) == 0)
 			return true;
-		pthread_kill(t, wake_sig());
-		struct timespec ts = {0, 10 * 1000000L};
-		nanosleep(&ts, NULL);
 	}
 	return false;
 }
@@ -1406,20 +1450,20 @@ void unixnotify_finish(struct session *s)
 	pthread_cond_broadcast(&q_room);
 	pthread_cond_broadcast(&watchdog_cv);
 	pthread_mutex_unlock(&mu);
+	/* The lane first: it alone starts the workers and the watchdog, so
+	 * after it is joined WORKERS[].STARTED and WATCHDOG_STARTED stay as
+	 * they are. A lane that cannot be interrupted may still start them:
+	 * then nothing more is joined or closed. */
+	if (!interrupt_join(lane_thread, &lane_done, NULL))
+		return; /* its descriptors stay: it may still use them */
 	if (watchdog_started)
 		pthread_join(watchdog, NULL);
-	if (interrupt_until(lane_thread, &lane_done, NULL))
-		pthread_join(lane_thread, NULL);
-	else
-		stuck = true;
 	for (size_t i = 0; i < WORKERS; i++) {
 		if (!workers[i].started)
 			continue;
 		/* A worker still in a call: interrupted until it is out (a
 		 * call no signal ends, on a hung file system: left to exit). */
-		if (interrupt_until(workers[i].t, NULL, &workers[i].busy))
-			pthread_join(workers[i].t, NULL);
-		else
+		if (!interrupt_join(workers[i].t, NULL, &workers[i].busy))
 			stuck = true;
 	}
 	if (stuck)

@@ -17,6 +17,7 @@ FUZZ_SRCS = \
 	$(top_srcdir)/lib/askproto.c \
 	$(top_srcdir)/lib/netdomain.c \
 	$(top_srcdir)/lib/path.c \
+	$(top_srcdir)/lib/realpath.c \
 	$(top_srcdir)/lib/pathlex.c \
 	$(top_srcdir)/lib/util.c
 FUZZ_CORPUS = \
@@ -80,6 +81,7 @@ CONTROL_FUZZ_SRCS = \
 	$(top_srcdir)/lib/grantderive.c \
 	$(top_srcdir)/lib/utf8.c \
 	$(top_srcdir)/lib/path.c \
+	$(top_srcdir)/lib/realpath.c \
 	$(top_srcdir)/lib/runslater.c \
 	$(top_srcdir)/lib/view.c \
 	$(top_srcdir)/lib/netdomain.c \
@@ -123,6 +125,7 @@ ASK_FUZZ_SRCS = \
 	$(top_srcdir)/lib/grant.c \
 	$(top_srcdir)/lib/netdomain.c \
 	$(top_srcdir)/lib/path.c \
+	$(top_srcdir)/lib/realpath.c \
 	$(top_srcdir)/lib/pathlex.c \
 	$(top_srcdir)/lib/util.c
 ASK_CORPUS = \

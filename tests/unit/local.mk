@@ -4,6 +4,11 @@ check_PROGRAMS += tests/unit/test-path tests/unit/test-runslater tests/unit/test
 	tests/unit/test-layers tests/unit/test-policy tests/unit/test-pty
 EXTRA_DIST += tests/unit/tap.h
 tests_unit_test_path_SOURCES = tests/unit/test-path.c
+# wk_realpath against realpath() on a real tree.
+check_PROGRAMS += tests/unit/test-realpath
+tests_unit_test_realpath_SOURCES = tests/unit/test-realpath.c
+tests_unit_test_realpath_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_test_realpath_LDADD = lib/libwicket.la $(JANSSON_LIBS)
 tests_unit_test_path_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_test_path_LDADD = lib/libwicket.la $(JANSSON_LIBS)
 tests_unit_test_runslater_SOURCES = tests/unit/test-runslater.c
