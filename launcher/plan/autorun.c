@@ -1263,11 +1263,23 @@ static void nest_dir(struct nest *n, size_t len, int depth, uint32_t old, uint32
 	}
 	n->listed++;
 	int rd = openat(n->rootfd, r, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	bool closed = rd < 0 && errno == EACCES && faccessat(n->rootfd, r, X_OK, AT_EACCESS) < 0;
+	if (closed && on && (on->flags & WIDX_CLOSED) &&
+	    on->ctime_ns == ns_of(&st->st_ctim)) {
+		/* Closed to its own user (no search permission) when the last
+		 * walk saw it, and its mode not changed since (a chmod, even
+		 * to the same mode, changes the ctime): the session's
+		 * processes, that user without capabilities, never entered
+		 * it, so nothing below can have changed. Left as it is: the
+		 * user's own. */
+		n->now->v[me].flags = WIDX_UNLISTED | WIDX_CLOSED;
+		return;
+	}
 	if (rd < 0) {
 		/* The session took its read permission away: its .git, if git
 		 * can reach it (search permission is all git needs), is looked
 		 * at all the same; what lies deeper is not, and the end says so. */
-		n->now->v[me].flags = WIDX_UNLISTED;
+		n->now->v[me].flags = WIDX_UNLISTED | (closed ? WIDX_CLOSED : 0);
 		if (!n->unlisted++)
 			memcpy(n->first_unlisted, n->path, len + 1);
 		nest_unchecked(n, me);

@@ -18,6 +18,7 @@
 #define WIDX_GIT 1u      /* holds an entry named .git */
 #define WIDX_HEAD 2u     /* holds an entry named HEAD (git's own layout may be there) */
 #define WIDX_UNLISTED 4u /* could not be listed: never taken as unchanged */
+#define WIDX_CLOSED 8u   /* and not entered either: no search permission for its user */
 
 struct widx_node {
 	uint32_t parent;       /* WIDX_NONE for the root */

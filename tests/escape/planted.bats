@@ -367,6 +367,24 @@ for d in range(10):
 	fi
 }
 
+@test "planted: a directory closed to its user before the session, opened, planted and closed again, does not stay live" {
+	command -v git >/dev/null || skip "git is not installed"
+	# Closed (no search permission) before the session: the end leaves
+	# such a directory alone when its mode did not change. The session
+	# opens it, plants a repository whose core.fsmonitor leaves a mark
+	# outside, and closes it again.
+	mkdir -p "$WS/shut"
+	chmod 000 "$WS/shut"
+	sbx sh -c 'chmod 700 shut && git init -q shut/r &&
+		git -C shut/r config core.fsmonitor "touch $1-reclosed; false" && chmod 000 shut' _ "$PWNED"
+	chmod -R u+rwx "$WS"
+	[ -d "$WS/shut/r" ] && host_status "$WS/shut/r"
+	if ls "$OUT" | grep -q pwned; then
+		echo "ESCAPE: git outside ran a core.fsmonitor planted in a directory closed again"
+		false
+	fi
+}
+
 @test "planted: past the bound of git directories the end lists, a planted hook does not stay live" {
 	command -v git >/dev/null || skip "git is not installed"
 	git -C "$WS" init -q
