@@ -1888,6 +1888,8 @@ static int cmp_name(const void *a, const void *b)
 
 /* The oldest records go, those past WK_KEEP_BYTES counted from the
  * newest. */
+#define PRUNE_EVERY 16
+#define PRUNE_LARGE (64u << 10)
 static void prune_records(int sfd)
 {
 	DIR *dir = opendir_dup(sfd);
@@ -1962,7 +1964,14 @@ static void save_state(const struct session *s)
 			 * the newest record instead. */
 			if (linkat(sfd, name, dfd, "last-session.json", 0) < 0)
 				unlinkat(dfd, "last-session.json", 0);
-			prune_records(sfd);
+			/* Pruning looks at every record kept, tens of thousands
+			 * of small ones: every PRUNE_EVERY-th session by its
+			 * random id, and after any large record, so that the
+			 * bound is passed by PRUNE_EVERY records of at most
+			 * PRUNE_LARGE bytes, not by any amount. */
+			unsigned long long sid = s->session_id ? strtoull(s->session_id, NULL, 16) : 0;
+			if (sid % PRUNE_EVERY == 0 || strlen(text) > PRUNE_LARGE)
+				prune_records(sfd);
 		} else {
 			unlinkat(sfd, tmp, 0);
 		}

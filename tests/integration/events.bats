@@ -264,7 +264,11 @@ EOF
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		head -c $((1 << 20)) /dev/zero | tr '\0' ' ' >"$XDG_STATE_HOME/wicket/sessions/000000000$((i - 1)).000000000-00000000000000$(printf %02d "$i").json"
 	done
-	wsrun "$WS" --session-id-file "$OUT/sid" -- true
+	# Pruned at the end of a session whose record is large (over 64 KiB:
+	# three denials of a shell with 30 KB of arguments), as at one in 16.
+	local long
+	long=$(head -c 30000 /dev/zero | tr '\0' a)
+	wsrun "$WS" --session-id-file "$OUT/sid" -- sh -c 'for i in 1 2 3; do echo 2>/dev/null >"/var/tmp/.nope-$$-$i"; done; true' _ "$long"
 	local total
 	total=$(du -cb "$XDG_STATE_HOME"/wicket/sessions/*.json | tail -n1 | cut -f1)
 	[ "$total" -le $((8 << 20)) ]
