@@ -7,6 +7,10 @@
 #     the supervisor with it (SIGTERM is handed to the stopped server):
 #     the end-of-session checks never ran, and killing the supervisor
 #     left a planted repository's config live for the next git outside.
+#  2. The shim kept quiet every refused write under /proc/PID/, taken as
+#     a process's own file: through /proc/self/fd/N, a write to a host
+#     file the sandbox may only read was refused without a word to the
+#     user (no line, no count at the end).
 
 load ../lib/common
 bats_require_minimum_version 1.5.0
@@ -47,4 +51,13 @@ teardown() {
 	(cd "$WS/a/b" 2>/dev/null && bounded 30 git status >/dev/null 2>&1) || true
 	[ ! -e "$OUT/pwned" ]
 	[ ! -e "$WS/a/b/.git" ]
+}
+
+@test "redteam3: a write refused through /proc/self/fd/N is told, not kept quiet" {
+	echo host >"$OUT/ro"
+	cd "$WS"
+	run bounded 60 "$WICKET" run -- sh -c 'exec 3<"$1"; echo x >/proc/self/fd/3' _ "$OUT/ro" </dev/null
+	[ "$(cat "$OUT/ro")" = host ]
+	assert_output --partial "write blocked"
+	assert_output --partial "the sandbox blocked 1 write"
 }
