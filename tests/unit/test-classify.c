@@ -107,6 +107,7 @@ int main(void)
 	ok(wk_proc_own_file("/proc/self/fdinfo/3"), "fdinfo: its own");
 	ok(wk_proc_own_file("/proc/self/cwdx"), "a name that only starts like cwd");
 	ok(wk_proc_own_file("/proc/1/task/x/fd/1"), "task/ without a TID: taken as its own");
+	ok(wk_proc_own_file("/proc/1/task//fd/1"), "task// without a TID: taken as its own");
 	ok(!wk_proc_own_file("/home/proc/self/a"), "not at the root");
 	ok(!wk_proc_own_file("/proc/"), "/proc/ alone");
 
