@@ -139,6 +139,21 @@ bool wk_proc_own_file(const char *path)
 			return false;
 		p += d + 1;
 	}
+	/* A thread's own: /proc/PID/task/TID/FILE. */
+	if (strncmp(p, "task/", 5) == 0) {
+		size_t d = strspn(p + 5, "0123456789");
+		if (d && p[5 + d] == '/')
+			p += 5 + d + 1;
+	}
+	/* Not the links that lead out of /proc to any file: a write
+	 * through /proc/self/fd/N is refused for the file it names, which
+	 * may well be a host file the user should hear of. */
+	static const char *const links[] = {"fd/", "map_files/", "root", "cwd", "exe"};
+	for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+		size_t n = strlen(links[i]);
+		if (strncmp(p, links[i], n) == 0 && (links[i][n - 1] == '/' || !p[n] || p[n] == '/'))
+			return false;
+	}
 	return *p != '\0';
 }
 

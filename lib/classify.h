@@ -82,7 +82,9 @@ bool wk_classify_unix(const struct wk_fstable *t, const char *path, struct wk_fs
  * "/proc/thread-self/...", "/proc/PID/..."): what a program writes about
  * itself (oom_score_adj, clear_refs, ...). No writable root can hold it
  * and no grant opens it, and a refused write there changes nothing
- * outside: the shim says nothing of it. */
+ * outside: the shim says nothing of it. Not the links there that lead
+ * to any file (fd/N, map_files/, root, cwd, exe): a write through them
+ * is the named file's. */
 bool wk_proc_own_file(const char *path);
 
 /* "hidden", "protected", ... for messages and tests. */

@@ -27,7 +27,9 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -247,6 +249,24 @@ static void stop_listening(struct session *s)
 	free(path);
 }
 
+/* The server is the sandbox's: one that does not end when told (stopped
+ * by a signal from an exec, traced, busy) must not hold the session, and
+ * with it the end-of-session checks, forever. After STOP_GRACE_S the
+ * whole sandbox is killed through init, as a run's hangup does; the
+ * checks follow its end as they follow any other. */
+#define STOP_GRACE_S 5
+static int stop_timer = -1;
+static struct watch *w_stop_timer;
+
+static void stop_timer_ready(struct session *s, struct watch *w, short revents)
+{
+	(void)w, (void)revents;
+	uint64_t n;
+	(void)!read(stop_timer, &n, sizeof n);
+	if (s->child > 0)
+		kill(s->child, SIGKILL);
+}
+
 static void stop_session(struct session *s)
 {
 	stopping = true;
@@ -254,6 +274,13 @@ static void stop_session(struct session *s)
 	struct warm_msg m = {.verb = WARM_STOP, .status = -1};
 	if (server >= 0)
 		send_msg(server, &m, NULL, 0);
+	stop_timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	struct itimerspec its = {.it_value = {.tv_sec = STOP_GRACE_S}};
+	w_stop_timer = stop_timer >= 0 && timerfd_settime(stop_timer, 0, &its, NULL) == 0
+			       ? session_watch(s, stop_timer, POLLIN, stop_timer_ready, NULL)
+			       : NULL;
+	if (!w_stop_timer && s->child > 0)
+		kill(s->child, SIGKILL); /* no timer: no grace */
 }
 
 static void client_ready(struct session *s, struct watch *w, short revents)
@@ -503,6 +530,12 @@ void warm_finish(struct session *s)
 		close(exits_fd);
 	exits_fd = -1;
 	n_exits_due = 0;
+	if (w_stop_timer)
+		session_unwatch(w_stop_timer);
+	w_stop_timer = NULL;
+	if (stop_timer >= 0)
+		close(stop_timer);
+	stop_timer = -1;
 	if (server >= 0)
 		close(server);
 	server = -1;

@@ -35,6 +35,7 @@ EXTRA_DIST += \
 	tests/escape/grant-race.bats \
 	tests/escape/planted.bats \
 	tests/escape/redteam.bats \
+	tests/escape/redteam3.bats \
 	tests/escape/shared.bats \
 	tests/escape/ipc.bats \
 	tests/escape/kernel.bats \

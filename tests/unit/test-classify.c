@@ -98,6 +98,16 @@ int main(void)
 	ok(!wk_proc_own_file("/proc/selfx/a"), "not self");
 	ok(!wk_proc_own_file("/proc/self"), "/proc/self alone");
 	ok(!wk_proc_own_file("/procx/self/a"), "not /proc");
+	ok(!wk_proc_own_file("/proc/self/fd/3"), "fd/N: another file");
+	ok(!wk_proc_own_file("/proc/12/map_files/1-2"), "map_files: another file");
+	ok(!wk_proc_own_file("/proc/self/root/etc/passwd"), "root/: another file");
+	ok(!wk_proc_own_file("/proc/self/cwd"), "cwd: another file");
+	ok(!wk_proc_own_file("/proc/self/exe"), "exe: another file");
+	ok(!wk_proc_own_file("/proc/1/task/1/fd/1"), "a thread's fd/N: another file");
+	ok(wk_proc_own_file("/proc/self/fdinfo/3"), "fdinfo: its own");
+	ok(wk_proc_own_file("/proc/self/cwdx"), "a name that only starts like cwd");
+	ok(wk_proc_own_file("/proc/1/task/x/fd/1"), "task/ without a TID: taken as its own");
+	ok(wk_proc_own_file("/proc/1/task//fd/1"), "task// without a TID: taken as its own");
 	ok(!wk_proc_own_file("/home/proc/self/a"), "not at the root");
 	ok(!wk_proc_own_file("/proc/"), "/proc/ alone");
 
