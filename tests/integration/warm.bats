@@ -72,8 +72,13 @@ wx() { bounded 60 "$WICKET" exec "$N" "$@"; }
 	read -r line <&7
 	[ "$line" = up ]
 	kill -TERM "$pid"
+	# Bounded: a signal that never reaches the command fails the test,
+	# with what each process was doing, instead of holding the suite.
+	if ! read -t 60 -r line <&7; then
+		ps -eo pid,ppid,pgid,stat,wchan:32,cmd | grep -E "wicket|trap" >&2
+		kill -KILL "$pid" 2>/dev/null
+	fi
 	wait "$pid" && rc=0 || rc=$?
-	read -r line <&7
 	exec 7<&-
 	[ "$line" = got-term ]
 	[ "$rc" = 9 ]
