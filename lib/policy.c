@@ -460,6 +460,27 @@ static char *check_pattern(const char *v, char *out, size_t outsz)
 	return NULL;
 }
 
+/* A string of network.allow: a pattern, or one and ":PORT" (reached on
+ * that port only); NULL (OUT the pattern, and ":PORT" as a number), or why
+ * not. */
+static char *check_allow(const char *v, char *out, size_t outsz)
+{
+	const char *colon = strrchr(v, ':');
+	if (!colon || wk_addr_canonical(v, 0, out, outsz))
+		return check_pattern(v, out, outsz);
+	char *end;
+	errno = 0;
+	unsigned long port = strtoul(colon + 1, &end, 10);
+	if (!colon[1] || *end || errno || colon[1] < '1' || colon[1] > '9' || port > 65535)
+		return xasprintf("\"%s\": the port after ':' is not a number from 1 to 65535", v);
+	char *name = xasprintf("%.*s", (int)(colon - v), v);
+	char *why = check_pattern(name, out, outsz);
+	free(name);
+	if (!why && strlen(out) + 8 < outsz)
+		snprintf(out + strlen(out), outsz - strlen(out), ":%lu", port);
+	return why;
+}
+
 /* A string of network.allow_addresses: NULL (OUT canonical), or why not. */
 static char *check_address(const char *v, char *out, size_t outsz)
 {
@@ -562,7 +583,7 @@ static void apply_network(struct loader *l, const struct src *s, json_t *net,
 	if ((v = json_object_get(net, "udp")))
 		get_bool(l, s, "/network/udp", v, &out->udp);
 	if ((v = json_object_get(net, "allow")))
-		apply_strings(l, s, "/network/allow", v, "name", check_pattern, &out->domains_allow);
+		apply_strings(l, s, "/network/allow", v, "name", check_allow, &out->domains_allow);
 	if ((v = json_object_get(net, "deny")))
 		apply_strings(l, s, "/network/deny", v, "name", check_pattern, &out->domains_deny);
 	if ((v = json_object_get(net, "allow_addresses")))

@@ -802,7 +802,24 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 			strv_free(&s.pol.allow_addresses);
 			strv_free(&s.pol.hosts);
 		}
-		net_items_apply(&s.pol, &cli->domains, &s.pol.domains_allow);
+		/* The policy's "NAME:PORT" entries, as --allow-domain's. */
+		struct strv ported = {0};
+		size_t kept = 0;
+		for (size_t i = 0; i < s.pol.domains_allow.n; i++) {
+			if (strchr(s.pol.domains_allow.v[i], ':'))
+				strv_push(&ported, s.pol.domains_allow.v[i]);
+			else
+				s.pol.domains_allow.v[kept++] = s.pol.domains_allow.v[i];
+		}
+		s.pol.domains_allow.n = kept;
+		if (s.pol.domains_allow.v)
+			s.pol.domains_allow.v[kept] = NULL;
+		/* One call for both: what a call adds to the list is not
+		 * "allowed on any port" to the next. */
+		for (size_t i = 0; i < cli->domains.n; i++)
+			strv_add(&ported, cli->domains.v[i]);
+		net_items_apply(&s.pol, &ported, &s.pol.domains_allow);
+		strv_free(&ported);
 		net_items_apply(&s.pol, &cli->addresses, &s.pol.allow_addresses);
 		/* The command line's names fixed to an address replace the
 		 * policy's for the same name. */

@@ -100,6 +100,28 @@ assert any(x["kind"] == "policy" and x["policy"]["network"] == {"mode": "domains
 	assert_output hello
 }
 
+@test "domains: a policy's allow entry with a port reaches that port only" {
+	sed -e "s/\"pkg.wk.test\", /\"pkg.wk.test:$HTTPS_PORT\", /" "$DOM/allow.json" >"$DOM/port.json"
+	grep -q "pkg.wk.test:$HTTPS_PORT" "$DOM/port.json"
+	dom_run "$DOM/port.json" curl -fsS --cacert "$DOM/cert.pem" "https://pkg.wk.test:$HTTPS_PORT/hello.txt"
+	assert_success
+	assert_output hello
+	: >"$DOM/log"
+	dom_run "$DOM/port.json" curl -fsS "http://pkg.wk.test:$HTTP_PORT/hello.txt"
+	assert_failure
+	server_silent
+	# With the name allowed on any port too, any port.
+	sed -e "s/\"pkg.wk.test\", /\"pkg.wk.test:$HTTPS_PORT\", \"pkg.wk.test\", /" "$DOM/allow.json" >"$DOM/both.json"
+	dom_run "$DOM/both.json" curl -fsS "http://pkg.wk.test:$HTTP_PORT/hello.txt"
+	assert_success
+	for bad in pkg.wk.test:0 pkg.wk.test:65536 pkg.wk.test: 'pkg.wk.test:0443'; do
+		printf '{"extends": "workspace-write", "network": {"mode": "domains", "allow": ["%s"]}}\n' "$bad" >"$DOM/bad.json"
+		run --separate-stderr wk policy check "$DOM/bad.json"
+		assert_failure 125
+		[[ $stderr == *"the port after ':'"* ]]
+	done
+}
+
 @test "domains: --host fixes a name to an address on the command line, no policy file" {
 	# Without it the name has no address (no resolver knows it).
 	run --separate-stderr bounded 30 sh -c 'cd "$1" && shift && exec "$@"' sh "$WS" \
