@@ -867,13 +867,9 @@ static int caller_pidfd(const struct job *j, bool *cached)
 	return pidfd;
 }
 
-static bool post(const struct report_rec *r);
-
-/* The caller's sendmsg (H) on the control socket: the packet to the
- * relay loop, waiting for room there when the caller's send would wait
- * (WAIT), as the kernel's would for room on the socket. Returns the
- * bytes taken or -errno. */
-static long to_control(const struct job *j, int pidfd, const struct msghdr *h, bool wait)
+/* The caller's sendmsg (H, FLAGS) on the control socket: the packet to
+ * the relay loop. Returns the bytes taken or -errno. */
+static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 {
 	struct packet *p = calloc(1, sizeof *p);
 	if (!p)
@@ -915,16 +911,7 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h, b
 		/* Once posted, the packet is the relay loop's (freed there). */
 		long len = (long)total;
 		struct report_rec rec = {.pkt = p};
-		bool posted = p->pidfd >= 0 && valid(j->id) && post(&rec);
-		/* A worker waits for room, as long as the caller waits (the
-		 * watchdog's signal ends the poll of one that is gone). */
-		while (!posted && wait && !j->lane && (errno == EAGAIN || errno == EINTR) &&
-		       !atomic_load(&stopping) && valid(j->id)) {
-			struct pollfd pf = {.fd = report[1], .events = POLLOUT};
-			(void)poll(&pf, 1, -1);
-			posted = post(&rec);
-		}
-		if (posted)
+		if (p->pidfd >= 0 && valid(j->id) && post(&rec))
 			return len;
 		r = -EAGAIN;
 	}
@@ -1101,7 +1088,7 @@ static bool process(struct job *j)
 		if (j->nr == SYS_sendto)
 			ret = -EISCONN;
 		else
-			ret = to_control(j, pidfd, &h, caller_blocks(sock, flags));
+			ret = to_control(j, pidfd, &h);
 		if (ret >= 0 && j->nr == SYS_sendmmsg)
 			ret = mmsg_sent(j, (unsigned)ret);
 	} else {
