@@ -607,7 +607,7 @@ static void late_prepare(struct session *s)
 						      &s->autorun_git_start);
 	for (size_t i = 0; i < s->autorun_git_start.n; i++)
 		strv_add(&s->autorun_start, s->autorun_git_start.v[i]);
-	if (!autorun_startup_places(&s->pol.write, s->homes, &s->autorun_start) || !complete)
+	if (!autorun_startup_places_start(&s->pol.write, s->homes, &s->autorun_start) || !complete)
 		warnmsg("WARNING: a writable root holds too many git directories (modules, "
 			"worktrees) or git config includes to protect them all; the hooks and "
 			"config of some stay writable, and the end of the session moves aside "

@@ -725,8 +725,65 @@ static void later_env_free(struct later_env *le)
 /* The last directory resolved: most places share one (the home,
  * ~/.config), and most do not exist, so where one would be made is that
  * directory's real place and its name. */
+/* File systems stamp ctime from a coarse clock (one tick, up to 10 ms):
+ * a .git made right at the start may look a little older, and a
+ * directory changed within a tick of the look that recorded it may look
+ * unchanged; so a directory whose change time lies within the margin
+ * before the look that recorded it is looked at again. FAT keeps 2 s steps.
+ * Too wide a margin would take a .git the user made just before the
+ * session for the session's. */
+#define NEST_MARGIN_NS 20000000LL
+#define NEST_MARGIN_FAT_NS 2000000000LL
+#ifndef EXFAT_SUPER_MAGIC
+#define EXFAT_SUPER_MAGIC 0x2011BAB0
+#endif
+
+/* The directories of the list as the start saw them, for the end: one
+ * whose path has no symbolic link on it and holds none of the list's
+ * places as a link, and which is the same directory with the same change
+ * time at the end (no entry made, removed or renamed in it; the kernel
+ * sets the change time, a session cannot set it back), gives the end
+ * the start's answer for every place in it, so those are not looked at
+ * again. The session cannot change anything outside its writable roots,
+ * and within them every change it makes shows in a change time: so the
+ * end's cost follows what changed, not the length of the list. */
+struct seen_dir {
+	char *dir;
+	int err;       /* stat's errno at the start, or 0 */
+	dev_t dev;
+	ino_t ino;
+	long long ctime_ns;
+	long long margin_ns;
+	bool plain;    /* no link on its path, nor as a place in it */
+};
+static struct {
+	struct seen_dir *v;
+	size_t n;
+} seen;
+
+static long long ns_of(const struct timespec *t)
+{
+	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+static struct seen_dir *seen_find(const char *dir)
+{
+	for (size_t i = 0; i < seen.n; i++)
+		if (strcmp(seen.v[i].dir, dir) == 0)
+			return &seen.v[i];
+	return NULL;
+}
+
+enum list_pass {
+	LIST_ANY,   /* a look of its own (a grant's, a denial's) */
+	LIST_START, /* the session's start: what it saw is kept */
+	LIST_END,   /* the session's end: what did not change is skipped */
+};
+
 struct dir_cache {
 	char *dir, *real;
+	enum list_pass pass;
+	struct seen_dir *seen; /* the start's record of DIR */
 };
 
 /* Where P really is (real_place), the directory of one that does not
@@ -741,17 +798,60 @@ static char *real_place_cached(const char *p, struct dir_cache *dc)
 		dc->dir = d;
 		/* One stat for a directory that is not there (most of the
 		 * list's), rather than realpath's look at each component. */
-		dc->real = stat(d, &st) == 0 ? wk_realpath(d) : NULL;
+		int e = stat(d, &st) == 0 ? 0 : errno;
+		dc->real = !e ? wk_realpath(d) : NULL;
+		dc->seen = NULL;
+		if (dc->pass == LIST_START && !seen_find(d)) {
+			seen.v = xrealloc(seen.v, (seen.n + 1) * sizeof *seen.v);
+			struct seen_dir *sd = &seen.v[seen.n++];
+			memset(sd, 0, sizeof *sd);
+			sd->dir = xstrdup(d);
+			sd->err = e;
+			struct statfs sf;
+			/* Only ENOENT is an answer that stays: a directory the
+			 * start could not look into is looked at again. */
+			sd->plain = e == ENOENT || (!e && dc->real && strcmp(dc->real, d) == 0);
+			if (!e) {
+				sd->dev = st.st_dev;
+				sd->ino = st.st_ino;
+				sd->ctime_ns = ns_of(&st.st_ctim);
+				sd->margin_ns = statfs(d, &sf) == 0 && (sf.f_type == MSDOS_SUPER_MAGIC ||
+									 sf.f_type == EXFAT_SUPER_MAGIC) ?
+							NEST_MARGIN_FAT_NS : NEST_MARGIN_NS;
+			}
+			dc->seen = sd;
+		}
 	} else {
 		free(d);
 	}
 	/* No directory: nothing of P can be there, nor be made. */
 	if (!dc->real)
 		return NULL;
-	if (lstat(p, &st) == 0)
+	if (lstat(p, &st) == 0) {
+		if (S_ISLNK(st.st_mode) && dc->seen)
+			dc->seen->plain = false;
 		return real_place(p);
+	}
 	const char *base = strrchr(p, '/');
 	return path_join(dc->real, base + 1);
+}
+
+/* At the end: true when DIR, as the start saw it (plain), is as it was,
+ * and was already so a margin before the session started (a change
+ * within a tick of the start's look would not show: walkidx.h). */
+static bool dir_unchanged(const char *dir, long long started_ns)
+{
+	const struct seen_dir *sd = seen_find(dir);
+	if (!sd || !sd->plain)
+		return false;
+	struct stat st;
+	int e = stat(dir, &st) == 0 ? 0 : errno;
+	if (e != sd->err)
+		return false;
+	if (e)
+		return e == ENOENT;
+	return st.st_dev == sd->dev && st.st_ino == sd->ino && ns_of(&st.st_ctim) == sd->ctime_ns &&
+	       sd->ctime_ns < started_ns - sd->margin_ns;
 }
 
 /* P (a place of the list, existing or not) where a root holds it: as
@@ -772,26 +872,49 @@ static void startup_place(const struct strv *roots, const char *p, struct strv *
 	free(r);
 }
 
-static int by_path(const void *a, const void *b)
+/* By directory, then name: the places of one directory together. */
+static int by_dir(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t dx = (size_t)(strrchr(x, '/') - x), dy = (size_t)(strrchr(y, '/') - y);
+	int c = strncmp(x, y, dx < dy ? dx : dy);
+	if (c || dx == dy)
+		return c ? c : strcmp(x + dx, y + dy);
+	return dx < dy ? -1 : 1;
 }
 
-bool autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out)
+static bool startup_places(const struct strv *roots, const char *const *homes, struct strv *out,
+			   enum list_pass pass, long long started_ns)
 {
 	struct walk wk = {.out = out, .roots = roots, .homes = homes};
 	struct later_env le;
 	later_env_of(homes, &le);
 	/* Every fixed place of the list: those beneath "/". */
 	struct strv all = {0};
-	struct dir_cache dc = {0};
+	struct dir_cache dc = {.pass = pass};
 	wk_later_places(&le.env, "/", &all);
 	/* In order, so that places in one directory come together and the
 	 * directory is resolved once (a grant's check runs this each time). */
-	qsort(all.v, all.n, sizeof *all.v, by_path);
+	qsort(all.v, all.n, sizeof *all.v, by_dir);
+	/* At the end: the directory of the places at hand, and whether it
+	 * is as the start saw it (dir_unchanged). */
+	char *cur = NULL;
+	bool cur_same = false;
 	for (size_t i = 0; i < all.n; i++) {
 		const char *p = all.v[i];
 		if (!strchr(p, '*')) {
+			if (pass == LIST_END) {
+				char *d = path_dirname(p);
+				if (!cur || strcmp(d, cur) != 0) {
+					free(cur);
+					cur = d;
+					cur_same = dir_unchanged(d, started_ns);
+				} else {
+					free(d);
+				}
+				if (cur_same)
+					continue;
+			}
 			startup_place(roots, p, out, &dc);
 			continue;
 		}
@@ -802,6 +925,7 @@ bool autorun_startup_places(const struct strv *roots, const char *const *homes, 
 				startup_place(roots, g.gl_pathv[j], out, &dc);
 		globfree(&g);
 	}
+	free(cur);
 	free(dc.dir);
 	free(dc.real);
 	strv_free(&all);
@@ -836,6 +960,17 @@ bool autorun_startup_places(const struct strv *roots, const char *const *homes, 
 	strv_free(&wk.read);
 	strv_free(&wk.cut);
 	return !wk.truncated;
+}
+
+bool autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out)
+{
+	return startup_places(roots, homes, out, LIST_ANY, 0);
+}
+
+bool autorun_startup_places_start(const struct strv *roots, const char *const *homes,
+				  struct strv *out)
+{
+	return startup_places(roots, homes, out, LIST_START, 0);
 }
 
 char *autorun_write_runs_later(const char *const *homes, const char *dir, const char *obj)
@@ -875,7 +1010,7 @@ void autorun_check_new(const struct session *s, const char *const *homes)
 {
 	struct strv now = {0}, cut = {0};
 	bool complete = git_places(&s->pol.write, homes, &now, &cut);
-	if (!autorun_startup_places(&s->pol.write, homes, &now) || !complete)
+	if (!startup_places(&s->pol.write, homes, &now, LIST_END, ns_of(&s->started)) || !complete)
 		warnmsg("WARNING: a writable root holds too many git directories (modules, "
 			"worktrees: more than %d, or %d in one directory) or git config includes "
 			"(more than %d files, or one over %d KiB); what was not checked for hooks "
@@ -917,18 +1052,6 @@ void autorun_check_new(const struct session *s, const char *const *homes)
  * the depth is bounded, and the directory holding what lies below is
  * moved aside, as is one the walk cannot read: never left unchecked. */
 #define NEST_DEPTH 256
-/* File systems stamp ctime from a coarse clock (one tick, up to 10 ms):
- * a .git made right at the start may look a little older, and a
- * directory changed within a tick of the walk that recorded it may look
- * unchanged; so a directory whose change time lies within the margin
- * before the walk that recorded it is listed again. FAT keeps 2 s steps.
- * Too wide a margin would take a .git the user made just before the
- * session for the session's. */
-#define NEST_MARGIN_NS 20000000LL
-#define NEST_MARGIN_FAT_NS 2000000000LL
-#ifndef EXFAT_SUPER_MAGIC
-#define EXFAT_SUPER_MAGIC 0x2011BAB0
-#endif
 
 struct nest {
 	const struct session *s;
@@ -962,11 +1085,6 @@ struct nest {
 	long long changed_ns; /* the earliest since_ns of the roots */
 	char path[PATH_MAX];
 };
-
-static long long ns_of(const struct timespec *t)
-{
-	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
-}
 
 /* The walk of the end stats every directory the last walk knew: that is
  * its cost (listing is only for what changed). The stats are made first,

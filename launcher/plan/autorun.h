@@ -11,6 +11,11 @@
 /* false: too many to list (git directories, config includes) */
 bool autorun_git_places(const struct strv *roots, const char *const *homes, struct strv *out);
 bool autorun_startup_places(const struct strv *roots, const char *const *homes, struct strv *out);
+/* The same, for the session's start: what it saw of each directory of
+ * the list is kept, so that autorun_check_new looks again only into the
+ * directories that changed since. */
+bool autorun_startup_places_start(const struct strv *roots, const char *const *homes,
+				  struct strv *out);
 bool autorun_places(const struct strv *roots, const char *const *homes, struct strv *out);
 /* Whether `--write DIR` to let the session write OBJ would make a place
  * that runs code later writable (runslater.h: OBJ in one, or one in DIR

@@ -90,6 +90,62 @@ host_status() {
 		GIT_CONFIG_NOSYSTEM=1 git status --short) >/dev/null 2>&1 || true
 }
 
+# Places whose way goes through a writable root: the end looks again,
+# however old the directory that names them.
+
+@test "planted: a startup file linked through the workspace, re-aimed by the session, does not stay live" {
+	local home=$OUT/home
+	mkdir -p "$home"
+	printf ': elsewhere\n' >"$OUT/elsewhere"
+	ln -s "$OUT/elsewhere" "$WS/link"
+	ln -s "$WS/link" "$home/.bashrc"
+	bash_outside() { env -i PATH=/usr/bin:/bin HOME="$home" bash -i -c true </dev/null >/dev/null 2>&1 || true; }
+	# Sanity: bash outside runs what the .bashrc leads to.
+	echo "touch '$PWNED'" >"$OUT/elsewhere"
+	bash_outside
+	[ -e "$PWNED" ]
+	rm -f "$PWNED"
+	printf ': elsewhere\n' >"$OUT/elsewhere"
+	# The home unchanged since well before the start: the end may take
+	# the start's answer for what is in it, but not for a link's target.
+	aged
+	HOME=$home sbx sh -c 'echo "touch $1" >"$2/evil" && ln -sfn evil "$2/link"' _ "$PWNED" "$WS"
+	bash_outside
+	not_pwned "bash outside ran a .bashrc the session re-aimed through the workspace"
+}
+
+@test "planted: a config directory linked into the workspace, made there by the session, does not stay live" {
+	local home=$OUT/home
+	mkdir -p "$home/.config"
+	# Dangling at the start: nothing of it is there to protect.
+	ln -s "$WS/tmux" "$home/.config/tmux"
+	aged
+	HOME=$home sbx sh -c 'mkdir "$2" && echo "run-shell \"touch $1\"" >"$2/tmux.conf"' _ "$PWNED" "$WS/tmux"
+	# What tmux would read as ~/.config/tmux/tmux.conf when the user
+	# starts it next.
+	if [ -e "$home/.config/tmux/tmux.conf" ]; then
+		echo "ESCAPE: a tmux.conf planted through a linked ~/.config/tmux stayed"
+		false
+	fi
+}
+
+@test "planted: a tool's directory reached through the workspace, re-aimed and filled by the session, does not stay live" {
+	local home=$OUT/home
+	mkdir -p "$home"
+	# ~/.cargo leads through the workspace to nothing: the start finds no
+	# ~/.cargo/config, and no place of the list is a link in the home.
+	ln -s "$OUT/nowhere" "$WS/c"
+	ln -s "$WS/c" "$home/.cargo"
+	aged
+	HOME=$home sbx sh -c 'mkdir "$1/cargo2" && echo "[alias]" >"$1/cargo2/config" &&
+		ln -sfn cargo2 "$1/c"' _ "$WS"
+	# What cargo would read as ~/.cargo/config when the user runs it next.
+	if [ -e "$home/.cargo/config" ]; then
+		echo "ESCAPE: a ~/.cargo/config planted through the workspace stayed"
+		false
+	fi
+}
+
 @test "planted: a nested repository's config, there at the start, is not the session's to write" {
 	command -v git >/dev/null || skip "git is not installed"
 	git -C "$WS" init -q
