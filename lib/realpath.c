@@ -7,10 +7,37 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* PATH resolved by the kernel, links and all, and named by /proc: the
+ * path by which this process reaches it from its root, which is
+ * realpath()'s answer. NULL where /proc cannot say (not mounted, the
+ * object removed meanwhile, a name the kernel marks): realpath() then. */
+static char *followed(const char *path)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC};
+	/* host: the caller's path, as realpath() would look it up */
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+	if (fd < 0)
+		return NULL;
+	char link[32], buf[PATH_MAX];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	/* host: our own descriptor */
+	ssize_t n = readlink(link, buf, sizeof buf);
+	close(fd);
+	if (n <= 0 || (size_t)n >= sizeof buf || buf[0] != '/')
+		return NULL;
+	buf[n] = '\0';
+	static const char deleted[] = " (deleted)";
+	size_t dl = sizeof deleted - 1;
+	if ((size_t)n >= dl && memcmp(buf + n - dl, deleted, dl) == 0)
+		return NULL;
+	return xstrdup(buf);
+}
 
 char *wk_realpath(const char *path)
 {
@@ -26,11 +53,17 @@ char *wk_realpath(const char *path)
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return NULL;
-		/* ELOOP: a link on the way; EACCES: realpath() takes "x/.." as
-		 * the directory of x without searching x, the kernel does not;
-		 * ENAMETOOLONG: a PATH longer than the kernel takes, which
-		 * realpath() may still make shorter; ENOSYS, EMFILE ...:
-		 * nothing known */
+		/* ELOOP: a link on the way (/bin and /sbin on a merged /usr,
+		 * on every PATH): the kernel follows them in one call and
+		 * names where it got to, where realpath() reads each
+		 * component. */
+		char *r = errno == ELOOP ? followed(path) : NULL;
+		if (r)
+			return r;
+		/* EACCES: realpath() takes "x/.." as the directory of x
+		 * without searching x, the kernel does not; ENAMETOOLONG: a
+		 * PATH longer than the kernel takes, which realpath() may still
+		 * make shorter; ENOSYS, EMFILE, no /proc ...: nothing known */
 		/* host: as above */
 		return realpath(path, NULL);
 	}
@@ -43,4 +76,24 @@ char *wk_realpath(const char *path)
 		return NULL;
 	}
 	return out;
+}
+
+bool wk_no_link_on_way(const char *path)
+{
+	if (!path || path[0] != '/')
+		return false;
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	/* host: the caller's path, looked at as lstat() of each part would */
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	/* The walk stops at the first part that is missing or no
+	 * directory: a link after it cannot be there, one before it would
+	 * have been ELOOP. */
+	return errno == ENOENT || errno == ENOTDIR;
 }

@@ -2,6 +2,8 @@
 #ifndef WICKET_REALPATH_H
 #define WICKET_REALPATH_H
 
+#include <stdbool.h>
+
 /* What realpath(PATH, NULL) returns, errno included, in one openat2 and
  * a close where PATH is absolute and names no link, and by realpath()
  * itself otherwise. glibc's realpath() reads every component of the path
@@ -15,5 +17,10 @@
  * anything else (a link, no search permission, a path too long for the
  * kernel, an old kernel) goes to realpath(). */
 char *wk_realpath(const char *path);
+
+/* True when the kernel finds no symbolic link on PATH (absolute) as far
+ * as it exists: one call where lstat() of each leading part would take
+ * one each. False: a link on the way, or nothing known (EACCES...). */
+bool wk_no_link_on_way(const char *path);
 
 #endif

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +32,47 @@ static void same_as(const char *p, const char *label)
 	free(got);
 }
 
+/* wk_no_link_on_way against lstat() of each leading part up to the first
+ * that is missing or no directory: never true where one is a link; true
+ * where none is and every part could be looked at. */
+static void links_as(const char *p, const char *label)
+{
+	char buf[PATH_MAX * 2];
+	bool link = false, blind = false;
+	if (p[0] == '/' && strlen(p) < sizeof buf) {
+		strcpy(buf, p);
+		for (char *c = buf + 1;; c++) {
+			char keep = *c;
+			if (keep != '/' && keep != '\0')
+				continue;
+			*c = '\0';
+			struct stat st;
+			if (lstat(buf, &st) < 0) {
+				blind = errno != ENOENT && errno != ENOTDIR;
+				break;
+			}
+			if (S_ISLNK(st.st_mode)) {
+				link = true;
+				break;
+			}
+			*c = keep;
+			if (!keep || (keep == '/' && !S_ISDIR(st.st_mode) && c[1]))
+				break;
+		}
+	}
+	bool got = wk_no_link_on_way(p);
+	if (link)
+		ok(!got, "%s: a link on the way", label);
+	else if (!blind && p[0] == '/' && strlen(p) < PATH_MAX)
+		ok(got, "%s: no link on the way", label);
+	else
+		ok(1, "%s: not known (%s)", label, got ? "none" : "maybe");
+}
+
 static void same(const char *p)
 {
 	same_as(p, p);
+	links_as(p, p);
 }
 
 static void at(const char *root, const char *rel)
