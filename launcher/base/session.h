@@ -185,6 +185,9 @@ struct session {
 	/* Filled in by the supervisor after the clone, in parallel with the
 	 * base mounts, and sent to init over late_pipe (see supervisor.c). */
 	void (*late_prepare)(struct session *s);
+	/* Then, once init has the plan: what only the user is told (a
+	 * warning), made while init finishes the view. */
+	void (*late_notes)(const struct session *s);
 	int late_pipe[2];
 	char *session_id;
 	bool diagnostics;         /* inject the preload shim (not --no-diagnostics) */

@@ -961,7 +961,6 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		snprintf(warm_fd, sizeof warm_fd, "%d", s.warm_child);
 		s.argv = warm_argv;
 	}
-	shell_scrub_note(&s);
 	int rc = s.warm_name ? 0 : resolve_command(s.argv[0], &s.exec_path);
 	if (rc == EXIT_NOTFOUND)
 		die_code(rc, "%s: command not found", s.argv[0]);
@@ -990,8 +989,12 @@ static int run_sandboxed(struct cli *cli, char **argv, bool shell)
 		if (pipe2(s.late_pipe, O_CLOEXEC) < 0)
 			die_errno("pipe");
 		s.late_prepare = late_prepare;
+		/* Only a warning, from the user's files: made while init
+		 * finishes the view, off the path to the command. */
+		s.late_notes = shell_scrub_note;
 	} else {
 		late_prepare(&s);
+		shell_scrub_note(&s);
 	}
 
 	/* Before the command can make anything: what is newer than this

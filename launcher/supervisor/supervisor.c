@@ -992,6 +992,8 @@ int session_run(struct session *s)
 		s->late_pipe[0] = -1;
 		s->late_prepare(s);
 		send_late_plan(s);
+		if (s->late_notes)
+			s->late_notes(s);
 	}
 
 	struct setup_error e;
