@@ -419,22 +419,60 @@ struct net_helper {
 
 static char net_helper_stack[16384] __attribute__((aligned(16)));
 
+/* What the helper reports: a step and its errno (0, 0: the namespace is
+ * there and its loopback up). */
+enum { NET_OK, NET_UNSHARE, NET_LO_FLAGS, NET_LO_UP };
+
+/* The new namespace's loopback up (a new one starts down), by the helper
+ * while init builds the view: the command's private loopback, 127.0.0.1
+ * and ::1 (the kernel gives lo ::1 as it comes up, where IPv6 is on), and
+ * in mode "domains" where the proxy listens. An ioctl on a datagram
+ * socket: no netlink message to build. System calls only (see above). */
+static int net_helper_lo_up(int *err)
+{
+	long fd = syscall(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		*err = errno;
+		return NET_LO_FLAGS;
+	}
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof ifr);
+	ifr.ifr_name[0] = 'l';
+	ifr.ifr_name[1] = 'o';
+	int step = NET_LO_FLAGS;
+	if (syscall(SYS_ioctl, fd, SIOCGIFFLAGS, &ifr) == 0) {
+		step = NET_LO_UP;
+		ifr.ifr_flags |= IFF_UP;
+		if (syscall(SYS_ioctl, fd, SIOCSIFFLAGS, &ifr) == 0)
+			step = NET_OK;
+	}
+	*err = step == NET_OK ? 0 : errno;
+	syscall(SYS_close, fd);
+	return step;
+}
+
 static int net_helper_main(void *arg)
 {
 	struct net_helper *h = arg;
-	char res = 0;
+	unsigned char res[2] = {NET_OK, 0};
+	int err = 0;
 	/* Die with the parent, and close the race where it died before the
 	 * request took effect (a supervisor refusing bad input exits at once;
 	 * the helper shares its descriptors and would hold its pipes open). */
 	syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (syscall(SYS_getppid) != h->parent)
 		syscall(SYS_exit, 1);
-	if (syscall(SYS_unshare, CLONE_NEWNET) < 0)
-		res = (char)errno;
-	if (syscall(SYS_write, h->ready[1], &res, 1) != 1)
+	if (syscall(SYS_unshare, CLONE_NEWNET) < 0) {
+		res[0] = NET_UNSHARE;
+		err = errno;
+	} else {
+		res[0] = (unsigned char)net_helper_lo_up(&err);
+	}
+	res[1] = (unsigned char)(err > 0 && err < 256 ? err : err ? EIO : 0);
+	if (syscall(SYS_write, h->ready[1], res, 2) != 2)
 		syscall(SYS_exit, 1);
 	/* Stay alive (holding the namespace) until init has joined it. */
-	syscall(SYS_read, h->release[0], &res, 1);
+	syscall(SYS_read, h->release[0], res, 1);
 	syscall(SYS_exit, 0);
 	return 0;
 }
@@ -454,15 +492,18 @@ static int net_helper_start(struct net_helper *h)
 /* Wait for the helper's namespace and enter it; PFD names the helper. */
 static int net_helper_enter(struct net_helper *h, int pfd)
 {
-	char res;
+	unsigned char res[2];
 	ssize_t n;
 	do
-		n = read(h->ready[0], &res, 1);
+		n = read(h->ready[0], res, 2);
 	while (n < 0 && errno == EINTR);
-	if (n != 1)
+	if (n != 2)
 		return setup_fail(STAGE_NETNS, EIO, "network namespace helper died");
-	if (res)
-		return setup_fail(STAGE_NETNS, res, "create network namespace");
+	if (res[0] != NET_OK)
+		return setup_fail(STAGE_NETNS, res[1],
+				  res[0] == NET_UNSHARE  ? "create network namespace" :
+				  res[0] == NET_LO_FLAGS ? "loopback's flags" :
+							   "bring loopback up");
 	if (setns(pfd, CLONE_NEWNET) < 0)
 		return setup_fail(STAGE_NETNS, errno, "join network namespace");
 	return 0;
@@ -494,34 +535,6 @@ static int net_helper_join(struct net_helper *h)
 	net_helper_close_pipes(h);
 	net_helper_reap(h);
 	return r;
-}
-
-/* The namespace's loopback up (a new one starts down), while init still
- * holds CAP_NET_ADMIN over it: the command's private loopback, 127.0.0.1
- * and ::1 (the kernel gives lo ::1 as it comes up, where IPv6 is on), and
- * in mode "domains" where the proxy listens. An ioctl on a datagram
- * socket: no netlink message to build. */
-static int net_loopback_up(void)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return setup_fail(STAGE_NETNS, errno, "socket");
-	struct ifreq ifr;
-	memset(&ifr, 0, sizeof ifr);
-	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) {
-		int e = errno;
-		close(fd);
-		return setup_fail(STAGE_NETNS, e, "loopback's flags");
-	}
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0) {
-		int e = errno;
-		close(fd);
-		return setup_fail(STAGE_NETNS, e, "bring loopback up");
-	}
-	close(fd);
-	return 0;
 }
 
 /* As root no user namespace has to exist first, so the supervisor starts
@@ -585,6 +598,7 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 		install_forwarders();
 	}
 	struct net_helper nh = {.pid = -1};
+	bool bounding_dropped = false;
 	bool early = s->layers.netns && early_net.pid > 0 && early_net_pidfd >= 0;
 	if (s->layers.netns && !early && net_helper_start(&nh) < 0)
 		child_fail(errfd);
@@ -599,6 +613,12 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 			child_fail(errfd);
 		struct mount_ops late;
 		if (s->late_pipe[0] >= 0) {
+			/* init needs no bounding set: emptied while the supervisor
+			 * may still be making the late plan, off the critical
+			 * path; inherited through vfork. */
+			if (caps_drop_bounding() < 0)
+				child_fail(errfd);
+			bounding_dropped = true;
 			if (recv_late_plan(s, &late) < 0)
 				child_fail(errfd);
 		} else {
@@ -621,7 +641,7 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	/* init needs no bounding set; emptying it here (while the network
 	 * namespace may still be in the making) spares the command's critical
 	 * path, and is inherited through vfork. */
-	if (caps_drop_bounding() < 0)
+	if (!bounding_dropped && caps_drop_bounding() < 0)
 		child_fail(errfd);
 	if (early) {
 		if (net_helper_enter(&early_net, early_net_pidfd) < 0)
@@ -631,8 +651,6 @@ static noreturn void child_main(struct session *s, int errfd, int alive_rd, int 
 	} else if (s->layers.netns && net_helper_join(&nh) < 0) {
 		child_fail(errfd);
 	}
-	if (s->layers.netns && net_loopback_up() < 0)
-		child_fail(errfd);
 	/* Mode "domains": the proxy's listeners, made in the namespace
 	 * before the command exists, go to the supervisor (proxy.c). */
 	if (proxy_child_listen(s) < 0)
