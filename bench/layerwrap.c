@@ -30,101 +30,26 @@
  * Sets no_new_privs, applies what was asked, then execs CMD. */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/landlock_compat.h"
-#include "child/seccomp-bpf.h"
-
-static void die(const char *what)
-{
-	fprintf(stderr, "layerwrap: %s: %s\n", what, strerror(errno));
-	exit(125);
-}
-
-static void rule(int rs, const char *path, __u64 access)
-{
-	struct wk_landlock_path_beneath_attr pb = {.allowed_access = access};
-	pb.parent_fd = open(path, O_PATH | O_CLOEXEC);
-	if (pb.parent_fd < 0 ||
-	    syscall(SYS_landlock_add_rule, rs, WK_LL_RULE_PATH_BENEATH, &pb, 0) < 0)
-		die(path);
-	close(pb.parent_fd);
-}
-
-/* The ruleset's attributes for ABI 6 and later: network and scopes as
- * a session in network mode none has them. */
-static int ruleset(__u64 handled_fs)
-{
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, WK_LL_CREATE_RULESET_VERSION);
-	if (abi < 6) {
-		errno = abi < 0 ? errno : ENOTSUP;
-		die("Landlock ABI 6 or later");
-	}
-	struct wk_landlock_ruleset_attr attr = {
-		.handled_access_fs = handled_fs,
-		.handled_access_net = WK_LL_NET_BIND_TCP | WK_LL_NET_CONNECT_TCP,
-		.scoped = WK_LL_SCOPE_ABSTRACT_UNIX | WK_LL_SCOPE_SIGNAL,
-	};
-	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
-	if (rs < 0)
-		die("landlock_create_ruleset");
-	return rs;
-}
-
-static void restrict_self(int rs)
-{
-	if (syscall(SYS_landlock_restrict_self, rs, 0) < 0)
-		die("landlock_restrict_self");
-	close(rs);
-}
-
-/* -L: the rules of FILE, as they are. */
-static void landlock_file(const char *file)
-{
-	FILE *f = fopen(file, "r");
-	if (!f)
-		die(file);
-	char line[4200], path[4097];
-	unsigned long long v;
-	int rs = -1;
-	while (fgets(line, sizeof line, f)) {
-		if (rs < 0 && sscanf(line, "fs %llx", &v) == 1)
-			rs = ruleset(v);
-		else if (rs >= 0 && sscanf(line, "rule %llx %4096[^\n]", &v, path) == 2)
-			rule(rs, path, v);
-		else {
-			errno = EINVAL;
-			die(file);
-		}
-	}
-	fclose(f);
-	if (rs < 0) {
-		errno = EINVAL;
-		die(file);
-	}
-	restrict_self(rs);
-}
+#include "layers.h"
 
 static void landlock(char **extra, int nextra)
 {
 	__u64 all = (WK_LL_FS_IOCTL_DEV << 1) - 1;
 	__u64 read = WK_LL_FS_EXECUTE | WK_LL_FS_READ_FILE | WK_LL_FS_READ_DIR;
-	int rs = ruleset(all);
-	rule(rs, "/", read);
+	int rs = layers_ruleset(all);
+	layers_rule(rs, "/", read);
 	for (int i = 0; i < nextra; i++)
-		rule(rs, extra[i], read);
-	rule(rs, ".", all);
-	rule(rs, "/dev", read | WK_LL_FS_WRITE_FILE | WK_LL_FS_TRUNCATE | WK_LL_FS_IOCTL_DEV);
-	restrict_self(rs);
+		layers_rule(rs, extra[i], read);
+	layers_rule(rs, ".", all);
+	layers_rule(rs, "/dev", read | WK_LL_FS_WRITE_FILE | WK_LL_FS_TRUNCATE | WK_LL_FS_IOCTL_DEV);
+	layers_restrict(rs);
 }
 
 int main(int argc, char **argv)
@@ -149,27 +74,21 @@ int main(int argc, char **argv)
 	if (optind >= argc || (rules && (ll || nextra)) || (sc && allow))
 		goto usage;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		die("no_new_privs");
+		layers_die("no_new_privs");
 	if (ll)
 		landlock(extra, nextra);
 	if (rules)
-		landlock_file(rules);
-	if (sc) {
-		struct sock_fprog p = {
-			.filter = (struct sock_filter *)wk_bpf_unix_net_none,
-			.len = sizeof wk_bpf_unix_net_none / sizeof wk_bpf_unix_net_none[0],
-		};
-		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p, 0, 0) < 0)
-			die("seccomp");
-	}
+		layers_landlock_file(rules);
+	if (sc)
+		layers_seccomp(0);
 	if (allow) {
 		static const struct sock_filter all[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
 		struct sock_fprog p = {.filter = (struct sock_filter *)all, .len = 1};
 		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p, 0, 0) < 0)
-			die("seccomp");
+			layers_die("seccomp");
 	}
 	execvp(argv[optind], argv + optind);
-	die(argv[optind]);
+	layers_die(argv[optind]);
 usage:
 	fprintf(stderr, "usage: layerwrap [-l | -L RULES] [-r DIR]... [-s | -a] CMD [ARGS...]\n");
 	return 2;

@@ -14,9 +14,13 @@ bench_warmcall_LDADD = lib/libwicket.la $(JANSSON_LIBS)
 bench_seccompcost_SOURCES = bench/seccompcost.c
 nodist_EXTRA_bench_seccompcost_SOURCES = launcher/child/seccomp-bpf.h
 # One kernel layer alone (Landlock, seccomp) for the same breakdown.
-bench_layerwrap_SOURCES = bench/layerwrap.c
+# bench/layers.c: the layers of a session as layerwrap and floor apply them.
+bench_layerwrap_SOURCES = bench/layerwrap.c bench/layers.c bench/layers.h
 nodist_EXTRA_bench_layerwrap_SOURCES = launcher/child/seccomp-bpf.h
-bench_floor_SOURCES = bench/floor.c
+# The floor's -c empties the bounding set with the launcher's own code.
+bench_floor_SOURCES = bench/floor.c bench/layers.c bench/layers.h \
+	launcher/child/caps.c launcher/base/setupfail.c
+nodist_EXTRA_bench_floor_SOURCES = launcher/child/seccomp-bpf.h
 bench_autorunbench_SOURCES = bench/autorunbench.c
 bench_autorunbench_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 bench_spawnbench_SOURCES = bench/spawnbench.c
