@@ -722,9 +722,6 @@ static void later_env_free(struct later_env *le)
 		free(le->vars[i]);
 }
 
-/* The last directory resolved: most places share one (the home,
- * ~/.config), and most do not exist, so where one would be made is that
- * directory's real place and its name. */
 /* File systems stamp ctime from a coarse clock (one tick, up to 10 ms):
  * a .git made right at the start may look a little older, and a
  * directory changed within a tick of the look that recorded it may look
@@ -780,6 +777,9 @@ enum list_pass {
 	LIST_END,   /* the session's end: what did not change is skipped */
 };
 
+/* The last directory resolved: most places share one (the home,
+ * ~/.config), and most do not exist, so where one would be made is that
+ * directory's real place and its name. */
 struct dir_cache {
 	char *dir, *real;
 	enum list_pass pass;
