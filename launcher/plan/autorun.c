@@ -784,7 +784,82 @@ struct dir_cache {
 	char *dir, *real;
 	enum list_pass pass;
 	struct seen_dir *seen; /* the start's record of DIR */
+	bool link;             /* the last place looked at is a link */
+	bool way_done;         /* way_proc and way_links are DIR's */
+	bool way_proc;
+	struct strv way_links;
 };
+
+/* Whether the way to PATH, links followed, enters /proc (/proc/self/cwd,
+ * /dev/fd/N, /proc/PID/root): then where it leads depends on the process
+ * that follows it, and what the end finds there is not what the user's
+ * tool, in its own directory, will read. The links on the way that lie
+ * in a writable root (the session's to aim there) go to LINKS. Each part
+ * is looked at (lstat, readlink): only for a way that holds a link. */
+static bool way_through_proc(const char *path, const struct strv *roots, struct strv *links)
+{
+	char cur[PATH_MAX] = "";
+	char *rest = xstrdup(path);
+	bool proc = false;
+	int nlinks = 0;
+	for (;;) {
+		char *c = rest;
+		while (*c == '/')
+			c++;
+		if (!*c)
+			break;
+		size_t n = strcspn(c, "/");
+		char *after = c + n;
+		if (n == 1 && c[0] == '.') {
+			memmove(rest, after, strlen(after) + 1);
+			continue;
+		}
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			char *slash = strrchr(cur, '/');
+			if (slash)
+				*slash = '\0';
+			memmove(rest, after, strlen(after) + 1);
+			continue;
+		}
+		size_t cl = strlen(cur);
+		if (cl + 1 + n >= sizeof cur)
+			break;
+		char next[PATH_MAX];
+		memcpy(next, cur, cl);
+		next[cl] = '/';
+		memcpy(next + cl + 1, c, n);
+		next[cl + 1 + n] = '\0';
+		struct stat st;
+		struct statfs sf;
+		/* host: a part of a place's way, as the user's tools would take it */
+		if (lstat(next, &st) < 0)
+			break;
+		if (!S_ISLNK(st.st_mode)) {
+			if (S_ISDIR(st.st_mode) && statfs(next, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC) {
+				proc = true;
+				break;
+			}
+			memcpy(cur, next, cl + 1 + n + 1);
+			memmove(rest, after, strlen(after) + 1);
+			continue;
+		}
+		char t[PATH_MAX];
+		/* host: as above */
+		ssize_t tl = readlink(next, t, sizeof t - 1);
+		if (tl <= 0 || ++nlinks > 40)
+			break;
+		t[tl] = '\0';
+		if (in_roots(roots, next))
+			add(links, xstrdup(next));
+		char *r2 = xasprintf("%s/%s", t, after);
+		free(rest);
+		rest = r2;
+		if (t[0] == '/')
+			cur[0] = '\0';
+	}
+	free(rest);
+	return proc;
+}
 
 /* Where P really is (real_place), the directory of one that does not
  * exist resolved once for all its neighbours. */
@@ -801,6 +876,8 @@ static char *real_place_cached(const char *p, struct dir_cache *dc)
 		int e = stat(d, &st) == 0 ? 0 : errno;
 		dc->real = !e ? wk_realpath(d) : NULL;
 		dc->seen = NULL;
+		dc->way_done = false;
+		strv_free(&dc->way_links);
 		if (dc->pass == LIST_START && !seen_find(d)) {
 			seen.v = xrealloc(seen.v, (seen.n + 1) * sizeof *seen.v);
 			struct seen_dir *sd = &seen.v[seen.n++];
@@ -809,8 +886,12 @@ static char *real_place_cached(const char *p, struct dir_cache *dc)
 			sd->err = e;
 			struct statfs sf;
 			/* Only ENOENT is an answer that stays: a directory the
-			 * start could not look into is looked at again. */
-			sd->plain = e == ENOENT || (!e && dc->real && strcmp(dc->real, d) == 0);
+			 * start could not look into is looked at again, as is
+			 * one missing behind a link (a link the session can
+			 * aim through /proc/self/cwd stays missing for the end,
+			 * not for the user's tool in its own directory). */
+			sd->plain = (e == ENOENT && wk_no_link_on_way(d)) ||
+				    (!e && dc->real && strcmp(dc->real, d) == 0);
 			if (!e) {
 				sd->dev = st.st_dev;
 				sd->ino = st.st_ino;
@@ -824,11 +905,13 @@ static char *real_place_cached(const char *p, struct dir_cache *dc)
 	} else {
 		free(d);
 	}
+	dc->link = false;
 	/* No directory: nothing of P can be there, nor be made. */
 	if (!dc->real)
 		return NULL;
 	if (lstat(p, &st) == 0) {
-		if (S_ISLNK(st.st_mode) && dc->seen)
+		dc->link = S_ISLNK(st.st_mode);
+		if (dc->link && dc->seen)
 			dc->seen->plain = false;
 		return real_place(p);
 	}
@@ -870,6 +953,23 @@ static void startup_place(const struct strv *roots, const char *p, struct strv *
 		if (path_is_under(roots->v[i], p) || (r && path_is_under(roots->v[i], r)))
 			add(out, xstrdup(roots->v[i]));
 	free(r);
+	/* A way through /proc at the end: the links of the roots that lead
+	 * there are what the session aimed, and what is moved aside (the
+	 * place then leads nowhere). One look for a way with no link. */
+	if (dc->pass != LIST_END)
+		return;
+	if (!dc->way_done) {
+		dc->way_done = true;
+		dc->way_proc = !wk_no_link_on_way(dc->dir) &&
+			       way_through_proc(dc->dir, roots, &dc->way_links);
+	}
+	for (size_t i = 0; dc->way_proc && i < dc->way_links.n; i++)
+		add(out, xstrdup(dc->way_links.v[i]));
+	struct strv links = {0};
+	if (dc->link && way_through_proc(p, roots, &links))
+		for (size_t i = 0; i < links.n; i++)
+			add(out, xstrdup(links.v[i]));
+	strv_free(&links);
 }
 
 /* By directory, then name: the places of one directory together. */
@@ -928,6 +1028,7 @@ static bool startup_places(const struct strv *roots, const char *const *homes, s
 	free(cur);
 	free(dc.dir);
 	free(dc.real);
+	strv_free(&dc.way_links);
 	strv_free(&all);
 	later_env_free(&le);
 	for (size_t h = 0; homes[h]; h++) {

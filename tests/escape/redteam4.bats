@@ -1,0 +1,72 @@
+#!/usr/bin/env bats
+# The inline programs are single-quoted on purpose.
+# shellcheck disable=SC2016
+# A fourth red team's findings, each judged outside the sandbox.
+#  1. A place of the list (~/.bashrc, ~/.cargo) reached through a link in
+#     the workspace, which the session re-aims through /proc/self/cwd:
+#     the end resolved the place with the supervisor's working directory,
+#     the user's tool later with its own, so the end looked at one file
+#     and the tool read another that the session planted.
+
+load ../lib/common
+load escape_helpers
+
+setup() {
+	esc_setup
+	PWNED=$OUT/pwned
+	export XDG_STATE_HOME=$OUT/state
+}
+
+teardown() {
+	escape_cleanup
+	common_teardown
+}
+
+not_pwned() {
+	if [ -e "$PWNED" ]; then
+		echo "ESCAPE: $1"
+		false
+	fi
+}
+
+# What the test made is older than the next session's start by more than
+# the end's margin (autorun.c), as a home is.
+aged() { sleep 0.1; }
+
+@test "redteam4: a startup file linked through the workspace, re-aimed through /proc/self/cwd, does not stay live" {
+	local home=$OUT/home
+	mkdir -p "$home" "$WS/proj"
+	printf ': elsewhere\n' >"$OUT/elsewhere"
+	ln -s "$OUT/elsewhere" "$WS/link"
+	ln -s "$WS/link" "$home/.bashrc"
+	# bash outside, started by the user in a directory of the workspace.
+	bash_outside() { (cd "$WS/proj" && env -i PATH=/usr/bin:/bin HOME="$home" bash -i -c true </dev/null >/dev/null 2>&1) || true; }
+	echo "touch '$PWNED'" >"$OUT/elsewhere"
+	bash_outside
+	[ -e "$PWNED" ]
+	rm -f "$PWNED"
+	printf ': elsewhere\n' >"$OUT/elsewhere"
+	aged
+	# The session (started in the workspace's top) leaves a harmless .r
+	# where it runs and the real one where the user's tool will run.
+	HOME=$home sbx sh -c 'echo : >"$2/.r" && echo "touch $1" >"$2/proj/.r" &&
+		ln -sfn /proc/self/cwd/.r "$2/link"' _ "$PWNED" "$WS"
+	bash_outside
+	not_pwned "bash outside ran a .bashrc the session re-aimed through /proc/self/cwd"
+}
+
+@test "redteam4: a tool's directory linked through the workspace, re-aimed through /proc/self/cwd, does not stay live" {
+	local home=$OUT/home
+	mkdir -p "$home" "$WS/proj"
+	ln -s "$OUT/nowhere" "$WS/c"
+	ln -s "$WS/c" "$home/.cargo"
+	aged
+	# Nothing named x where the session starts: the end finds no
+	# ~/.cargo/config; cargo run in proj would.
+	HOME=$home sbx sh -c 'mkdir "$1/proj/x" && echo "[alias]" >"$1/proj/x/config" &&
+		ln -sfn /proc/self/cwd/x "$1/c"' _ "$WS"
+	if (cd "$WS/proj" && [ -e "$home/.cargo/config" ]); then
+		echo "ESCAPE: a ~/.cargo/config planted through /proc/self/cwd stayed"
+		false
+	fi
+}
