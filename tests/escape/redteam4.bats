@@ -6,7 +6,9 @@
 #     the workspace, which the session re-aims through /proc/self/cwd:
 #     the end resolved the place with the supervisor's working directory,
 #     the user's tool later with its own, so the end looked at one file
-#     and the tool read another that the session planted.
+#     and the tool read another that the session planted. The same for
+#     $XDG_CONFIG_HOME in the workspace, replaced by such a link.
+#  (Held: a nested .git file whose gitdir goes through /proc/self/cwd.)
 
 load ../lib/common
 load escape_helpers
@@ -69,4 +71,35 @@ aged() { sleep 0.1; }
 		echo "ESCAPE: a ~/.cargo/config planted through /proc/self/cwd stayed"
 		false
 	fi
+}
+
+@test "redteam4: a nested .git file naming its git directory through /proc/self/cwd does not stay live" {
+	command -v git >/dev/null || skip "git is not installed"
+	mkdir -p "$WS/sub" "$OUT/san"
+	# Sanity: git outside takes a git directory named so.
+	(cd "$OUT/san" && git init -q g2 && mv g2/.git g && rmdir g2 &&
+		printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$PWNED" >>g/config &&
+		echo "gitdir: /proc/self/cwd/g" >.git &&
+		env -i PATH=/usr/bin:/bin HOME="$OUT" GIT_CONFIG_NOSYSTEM=1 git status --short) >/dev/null 2>&1 || true
+	[ -e "$PWNED" ]
+	rm -f "$PWNED"
+	git_outside() { (cd "$WS/sub" && env -i PATH=/usr/bin:/bin HOME="$OUT" GIT_CONFIG_NOSYSTEM=1 git status --short) >/dev/null 2>&1 || true; }
+	aged
+	sbx sh -c 'cd sub && git init -q g2 && mv g2/.git g && rmdir g2 &&
+		printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$1" >>g/config &&
+		echo "gitdir: /proc/self/cwd/g" >.git' _ "$PWNED"
+	git_outside
+	not_pwned "git outside ran the fsmonitor of a git directory named through /proc/self/cwd"
+}
+
+@test "redteam4: \$XDG_CONFIG_HOME in the workspace, replaced by a link through /proc/self/cwd, keeps no planted config" {
+	command -v curl >/dev/null || skip "curl is not installed"
+	local cfg=$WS/cfg
+	mkdir -p "$cfg" "$WS/proj"
+	curl_outside() { (cd "$WS/proj" && env -i PATH=/usr/bin:/bin HOME="$OUT" XDG_CONFIG_HOME="$cfg" curl -s "file://$OUT/f" >/dev/null 2>&1) || true; }
+	aged
+	XDG_CONFIG_HOME=$cfg sbx sh -c 'mv cfg cfg.old && ln -s /proc/self/cwd/c2 cfg && mkdir -p proj/c2 &&
+		printf "output = \"%s\"\n" "$1" >proj/c2/.curlrc' _ "$PWNED"
+	curl_outside
+	not_pwned "curl outside took a .curlrc planted through \$XDG_CONFIG_HOME re-aimed through /proc/self/cwd"
 }
