@@ -931,8 +931,11 @@ static bool dir_unchanged(const char *dir, long long started_ns)
 	int e = stat(dir, &st) == 0 ? 0 : errno;
 	if (e != sd->err)
 		return false;
+	/* Still missing, and with no link on the way: one the session
+	 * made in a root (through /proc/self/cwd, missing here and not
+	 * for the user's tool) has the place looked at again. */
 	if (e)
-		return e == ENOENT;
+		return e == ENOENT && wk_no_link_on_way(dir);
 	return st.st_dev == sd->dev && st.st_ino == sd->ino && ns_of(&st.st_ctim) == sd->ctime_ns &&
 	       sd->ctime_ns < started_ns - sd->margin_ns;
 }

@@ -7,7 +7,9 @@
 #     the end resolved the place with the supervisor's working directory,
 #     the user's tool later with its own, so the end looked at one file
 #     and the tool read another that the session planted. The same for
-#     $XDG_CONFIG_HOME in the workspace, replaced by such a link.
+#     $XDG_CONFIG_HOME in the workspace, replaced by such a link, and
+#     for a place whose directory, missing at the start, the session made
+#     such a link: the end took it as unchanged (missing again).
 #  (Held: a nested .git file whose gitdir goes through /proc/self/cwd.)
 
 load ../lib/common
@@ -102,4 +104,18 @@ aged() { sleep 0.1; }
 		printf "output = \"%s\"\n" "$1" >proj/c2/.curlrc' _ "$PWNED"
 	curl_outside
 	not_pwned "curl outside took a .curlrc planted through \$XDG_CONFIG_HOME re-aimed through /proc/self/cwd"
+}
+
+@test "redteam4: \$XDG_CONFIG_HOME as the workspace: a place's directory made a link through /proc/self/cwd does not stay" {
+	mkdir -p "$WS/proj"
+	aged
+	# zsh/.zshenv (where a .zshenv points $ZDOTDIR) is missing at the
+	# start, its directory too: the end finds it missing again where it
+	# runs, not where the user's zsh will.
+	XDG_CONFIG_HOME=$WS sbx sh -c 'ln -s /proc/self/cwd/z zsh && mkdir -p proj/z &&
+		echo "touch $1" >proj/z/.zshenv' _ "$PWNED"
+	if (cd "$WS/proj" && [ -e "$WS/zsh/.zshenv" ]); then
+		echo "ESCAPE: a zsh/.zshenv planted in \$XDG_CONFIG_HOME through /proc/self/cwd stayed"
+		false
+	fi
 }
