@@ -26,17 +26,6 @@ teardown() {
 	common_teardown
 }
 
-not_pwned() {
-	if [ -e "$PWNED" ]; then
-		echo "ESCAPE: $1"
-		false
-	fi
-}
-
-# What the test made is older than the next session's start by more than
-# the end's margin (autorun.c), as a home is.
-aged() { sleep 0.1; }
-
 @test "redteam4: a startup file linked through the workspace, re-aimed through /proc/self/cwd, does not stay live" {
 	local home=$OUT/home
 	mkdir -p "$home" "$WS/proj"
