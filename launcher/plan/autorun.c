@@ -790,77 +790,6 @@ struct dir_cache {
 	struct strv way_links;
 };
 
-/* Whether the way to PATH, links followed, enters /proc (/proc/self/cwd,
- * /dev/fd/N, /proc/PID/root): then where it leads depends on the process
- * that follows it, and what the end finds there is not what the user's
- * tool, in its own directory, will read. The links on the way that lie
- * in a writable root (the session's to aim there) go to LINKS. Each part
- * is looked at (lstat, readlink): only for a way that holds a link. */
-static bool way_through_proc(const char *path, const struct strv *roots, struct strv *links)
-{
-	char cur[PATH_MAX] = "";
-	char *rest = xstrdup(path);
-	bool proc = false;
-	int nlinks = 0;
-	for (;;) {
-		char *c = rest;
-		while (*c == '/')
-			c++;
-		if (!*c)
-			break;
-		size_t n = strcspn(c, "/");
-		char *after = c + n;
-		if (n == 1 && c[0] == '.') {
-			memmove(rest, after, strlen(after) + 1);
-			continue;
-		}
-		if (n == 2 && c[0] == '.' && c[1] == '.') {
-			char *slash = strrchr(cur, '/');
-			if (slash)
-				*slash = '\0';
-			memmove(rest, after, strlen(after) + 1);
-			continue;
-		}
-		size_t cl = strlen(cur);
-		if (cl + 1 + n >= sizeof cur)
-			break;
-		char next[PATH_MAX];
-		memcpy(next, cur, cl);
-		next[cl] = '/';
-		memcpy(next + cl + 1, c, n);
-		next[cl + 1 + n] = '\0';
-		struct stat st;
-		struct statfs sf;
-		/* host: a part of a place's way, as the user's tools would take it */
-		if (lstat(next, &st) < 0)
-			break;
-		if (!S_ISLNK(st.st_mode)) {
-			if (S_ISDIR(st.st_mode) && statfs(next, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC) {
-				proc = true;
-				break;
-			}
-			memcpy(cur, next, cl + 1 + n + 1);
-			memmove(rest, after, strlen(after) + 1);
-			continue;
-		}
-		char t[PATH_MAX];
-		/* host: as above */
-		ssize_t tl = readlink(next, t, sizeof t - 1);
-		if (tl <= 0 || ++nlinks > 40)
-			break;
-		t[tl] = '\0';
-		if (in_roots(roots, next))
-			add(links, xstrdup(next));
-		char *r2 = xasprintf("%s/%s", t, after);
-		free(rest);
-		rest = r2;
-		if (t[0] == '/')
-			cur[0] = '\0';
-	}
-	free(rest);
-	return proc;
-}
-
 /* Where P really is (real_place), the directory of one that does not
  * exist resolved once for all its neighbours. */
 static char *real_place_cached(const char *p, struct dir_cache *dc)
@@ -964,12 +893,12 @@ static void startup_place(const struct strv *roots, const char *p, struct strv *
 	if (!dc->way_done) {
 		dc->way_done = true;
 		dc->way_proc = !wk_no_link_on_way(dc->dir) &&
-			       way_through_proc(dc->dir, roots, &dc->way_links);
+			       plan_way_through_proc(roots, dc->dir, &dc->way_links);
 	}
 	for (size_t i = 0; dc->way_proc && i < dc->way_links.n; i++)
 		add(out, xstrdup(dc->way_links.v[i]));
 	struct strv links = {0};
-	if (dc->link && way_through_proc(p, roots, &links))
+	if (dc->link && plan_way_through_proc(roots, p, &links))
 		for (size_t i = 0; i < links.n; i++)
 			add(out, xstrdup(links.v[i]));
 	strv_free(&links);

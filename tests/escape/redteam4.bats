@@ -10,6 +10,8 @@
 #     $XDG_CONFIG_HOME in the workspace, replaced by such a link, and
 #     for a place whose directory, missing at the start, the session made
 #     such a link: the end took it as unchanged (missing again).
+#     Likewise a protected path missing at the start, reached through
+#     such a link (plan_check_absent looked only where the end runs).
 #  (Held: a nested .git file whose gitdir goes through /proc/self/cwd.)
 
 load ../lib/common
@@ -105,6 +107,18 @@ teardown() {
 		echo "touch $1" >proj/z/.zshenv' _ "$PWNED"
 	if (cd "$WS/proj" && [ -e "$WS/zsh/.zshenv" ]); then
 		echo "ESCAPE: a zsh/.zshenv planted in \$XDG_CONFIG_HOME through /proc/self/cwd stayed"
+		false
+	fi
+}
+
+@test "redteam4: an absent protected path reached through a link the session aims through /proc/self/cwd does not stay" {
+	mkdir -p "$WS/proj"
+	printf '{"extends": "workspace-write", "filesystem": {"protect": ["%s/sub/x"]}}\n' "$WS" >"$OUT/absent.json"
+	sbx_opts --policy "$OUT/absent.json" -- sh -c 'ln -s /proc/self/cwd/s2 sub && mkdir -p proj/s2 &&
+		echo planted >proj/s2/x'
+	# What a program in proj, outside, finds at the protected path.
+	if (cd "$WS/proj" && [ -e "$WS/sub/x" ]); then
+		echo "ESCAPE: a protected path made through /proc/self/cwd stayed"
 		false
 	fi
 }
