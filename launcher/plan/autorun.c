@@ -815,12 +815,8 @@ static char *real_place_cached(const char *p, struct dir_cache *dc)
 			sd->err = e;
 			struct statfs sf;
 			/* Only ENOENT is an answer that stays: a directory the
-			 * start could not look into is looked at again, as is
-			 * one missing behind a link (a link the session can
-			 * aim through /proc/self/cwd stays missing for the end,
-			 * not for the user's tool in its own directory). */
-			sd->plain = (e == ENOENT && wk_no_link_on_way(d)) ||
-				    (!e && dc->real && strcmp(dc->real, d) == 0);
+			 * start could not look into is looked at again. */
+			sd->plain = e == ENOENT || (!e && dc->real && strcmp(dc->real, d) == 0);
 			if (!e) {
 				sd->dev = st.st_dev;
 				sd->ino = st.st_ino;
@@ -856,15 +852,15 @@ static bool dir_unchanged(const char *dir, long long started_ns)
 	const struct seen_dir *sd = seen_find(dir);
 	if (!sd || !sd->plain)
 		return false;
+	/* Missing at the start: still missing, with no link on the way
+	 * (one lookup, as the stat). A link the session made in a root
+	 * (to /proc/self/cwd/..., missing where the end runs and not for
+	 * the user's tool in its own directory) has it looked at again. */
+	if (sd->err)
+		return sd->err == ENOENT && wk_look_no_link(dir) == ENOENT;
 	struct stat st;
-	int e = stat(dir, &st) == 0 ? 0 : errno;
-	if (e != sd->err)
+	if (stat(dir, &st) < 0)
 		return false;
-	/* Still missing, and with no link on the way: one the session
-	 * made in a root (through /proc/self/cwd, missing here and not
-	 * for the user's tool) has the place looked at again. */
-	if (e)
-		return e == ENOENT && wk_no_link_on_way(dir);
 	return st.st_dev == sd->dev && st.st_ino == sd->ino && ns_of(&st.st_ctim) == sd->ctime_ns &&
 	       sd->ctime_ns < started_ns - sd->margin_ns;
 }
