@@ -78,22 +78,27 @@ char *wk_realpath(const char *path)
 	return out;
 }
 
-bool wk_no_link_on_way(const char *path)
+int wk_look_no_link(const char *path)
 {
 	if (!path || path[0] != '/')
-		return false;
+		return EINVAL;
 	struct open_how how = {
 		.flags = O_PATH | O_CLOEXEC,
 		.resolve = RESOLVE_NO_SYMLINKS,
 	};
 	/* host: the caller's path, looked at as lstat() of each part would */
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-	if (fd >= 0) {
-		close(fd);
-		return true;
-	}
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+bool wk_no_link_on_way(const char *path)
+{
+	int e = wk_look_no_link(path);
 	/* The walk stops at the first part that is missing or no
 	 * directory: a link after it cannot be there, one before it would
 	 * have been ELOOP. */
-	return errno == ENOENT || errno == ENOTDIR;
+	return e == 0 || e == ENOENT || e == ENOTDIR;
 }

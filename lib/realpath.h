@@ -23,4 +23,9 @@ char *wk_realpath(const char *path);
  * one each. False: a link on the way, or nothing known (EACCES...). */
 bool wk_no_link_on_way(const char *path);
 
+/* PATH (absolute) looked up with no symbolic link followed: 0 when it
+ * is there with no link on the way, else the lookup's errno (ELOOP: a
+ * link; ENOENT: a part missing, with no link before it). */
+int wk_look_no_link(const char *path);
+
 #endif

@@ -784,6 +784,10 @@ struct dir_cache {
 	char *dir, *real;
 	enum list_pass pass;
 	struct seen_dir *seen; /* the start's record of DIR */
+	bool link;             /* the last place looked at is a link */
+	bool way_done;         /* way_proc and way_links are DIR's */
+	bool way_proc;
+	struct strv way_links;
 };
 
 /* Where P really is (real_place), the directory of one that does not
@@ -801,6 +805,8 @@ static char *real_place_cached(const char *p, struct dir_cache *dc)
 		int e = stat(d, &st) == 0 ? 0 : errno;
 		dc->real = !e ? wk_realpath(d) : NULL;
 		dc->seen = NULL;
+		dc->way_done = false;
+		strv_free(&dc->way_links);
 		if (dc->pass == LIST_START && !seen_find(d)) {
 			seen.v = xrealloc(seen.v, (seen.n + 1) * sizeof *seen.v);
 			struct seen_dir *sd = &seen.v[seen.n++];
@@ -824,11 +830,13 @@ static char *real_place_cached(const char *p, struct dir_cache *dc)
 	} else {
 		free(d);
 	}
+	dc->link = false;
 	/* No directory: nothing of P can be there, nor be made. */
 	if (!dc->real)
 		return NULL;
 	if (lstat(p, &st) == 0) {
-		if (S_ISLNK(st.st_mode) && dc->seen)
+		dc->link = S_ISLNK(st.st_mode);
+		if (dc->link && dc->seen)
 			dc->seen->plain = false;
 		return real_place(p);
 	}
@@ -844,12 +852,15 @@ static bool dir_unchanged(const char *dir, long long started_ns)
 	const struct seen_dir *sd = seen_find(dir);
 	if (!sd || !sd->plain)
 		return false;
+	/* Missing at the start: still missing, with no link on the way
+	 * (one lookup, as the stat). A link the session made in a root
+	 * (to /proc/self/cwd/..., missing where the end runs and not for
+	 * the user's tool in its own directory) has it looked at again. */
+	if (sd->err)
+		return sd->err == ENOENT && wk_look_no_link(dir) == ENOENT;
 	struct stat st;
-	int e = stat(dir, &st) == 0 ? 0 : errno;
-	if (e != sd->err)
+	if (stat(dir, &st) < 0)
 		return false;
-	if (e)
-		return e == ENOENT;
 	return st.st_dev == sd->dev && st.st_ino == sd->ino && ns_of(&st.st_ctim) == sd->ctime_ns &&
 	       sd->ctime_ns < started_ns - sd->margin_ns;
 }
@@ -870,6 +881,23 @@ static void startup_place(const struct strv *roots, const char *p, struct strv *
 		if (path_is_under(roots->v[i], p) || (r && path_is_under(roots->v[i], r)))
 			add(out, xstrdup(roots->v[i]));
 	free(r);
+	/* A way through /proc at the end: the links of the roots that lead
+	 * there are what the session aimed, and what is moved aside (the
+	 * place then leads nowhere). One look for a way with no link. */
+	if (dc->pass != LIST_END)
+		return;
+	if (!dc->way_done) {
+		dc->way_done = true;
+		dc->way_proc = !wk_no_link_on_way(dc->dir) &&
+			       plan_way_through_proc(roots, dc->dir, &dc->way_links);
+	}
+	for (size_t i = 0; dc->way_proc && i < dc->way_links.n; i++)
+		add(out, xstrdup(dc->way_links.v[i]));
+	struct strv links = {0};
+	if (dc->link && plan_way_through_proc(roots, p, &links))
+		for (size_t i = 0; i < links.n; i++)
+			add(out, xstrdup(links.v[i]));
+	strv_free(&links);
 }
 
 /* By directory, then name: the places of one directory together. */
@@ -928,6 +956,7 @@ static bool startup_places(const struct strv *roots, const char *const *homes, s
 	free(cur);
 	free(dc.dir);
 	free(dc.real);
+	strv_free(&dc.way_links);
 	strv_free(&all);
 	later_env_free(&le);
 	for (size_t h = 0; homes[h]; h++) {

@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -436,6 +438,80 @@ static bool move_first_link(const char *prefix, void *arg)
 	return true;
 }
 
+/* Whether the way to PATH, links followed, enters /proc (/proc/self/cwd,
+ * /dev/fd/N, /proc/PID/root): then where it leads depends on the process
+ * that follows it, and what the end finds there is not what the user's
+ * tool, in its own directory, will read. The links on the way that lie
+ * in a writable root (the session's to aim there) go to LINKS. Each part
+ * is looked at (lstat, readlink): only for a way that holds a link. */
+bool plan_way_through_proc(const struct strv *roots, const char *path, struct strv *links)
+{
+	char cur[PATH_MAX] = "";
+	char *rest = xstrdup(path);
+	bool proc = false;
+	int nlinks = 0;
+	for (;;) {
+		char *c = rest;
+		while (*c == '/')
+			c++;
+		if (!*c)
+			break;
+		size_t n = strcspn(c, "/");
+		char *after = c + n;
+		if (n == 1 && c[0] == '.') {
+			memmove(rest, after, strlen(after) + 1);
+			continue;
+		}
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			char *slash = strrchr(cur, '/');
+			if (slash)
+				*slash = '\0';
+			memmove(rest, after, strlen(after) + 1);
+			continue;
+		}
+		size_t cl = strlen(cur);
+		if (cl + 1 + n >= sizeof cur)
+			break;
+		char next[PATH_MAX];
+		memcpy(next, cur, cl);
+		next[cl] = '/';
+		memcpy(next + cl + 1, c, n);
+		next[cl + 1 + n] = '\0';
+		struct stat st;
+		struct statfs sf;
+		/* host: a part of a protected path's way, as the user's tools take it */
+		if (lstat(next, &st) < 0)
+			break;
+		if (!S_ISLNK(st.st_mode)) {
+			if (S_ISDIR(st.st_mode) && statfs(next, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC) {
+				proc = true;
+				break;
+			}
+			memcpy(cur, next, cl + 1 + n + 1);
+			memmove(rest, after, strlen(after) + 1);
+			continue;
+		}
+		char t[PATH_MAX];
+		/* host: as above */
+		ssize_t tl = readlink(next, t, sizeof t - 1);
+		if (tl <= 0 || ++nlinks > 40)
+			break;
+		t[tl] = '\0';
+		for (size_t i = 0; i < roots->n; i++)
+			if (path_is_under(next, roots->v[i]) && !strv_contains(links, next)) {
+				strv_add(links, next);
+				break;
+			}
+		char *r2 = xasprintf("%s/%s", t, after);
+		free(rest);
+		rest = r2;
+		if (t[0] == '/')
+			cur[0] = '\0';
+	}
+	free(rest);
+	return proc;
+}
+
 /* A protected path that did not exist at the start could be created by
  * the session (no mount can cover a path that is not there). What the
  * session created there is moved aside before anything outside can use
@@ -444,9 +520,21 @@ void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
 		       const char *session_id)
 {
 	for (size_t i = 0; i < plan->absent_protect.n; i++) {
+		const char *p = plan->absent_protect.v[i];
 		struct stat st;
-		if (lstat(plan->absent_protect.v[i], &st) == 0)
-			plan_quarantine(pol, plan->absent_protect.v[i], session_id);
+		if (lstat(p, &st) == 0) {
+			plan_quarantine(pol, p, session_id);
+			continue;
+		}
+		/* Missing here, where the way goes through /proc/self/cwd (a
+		 * link the session made in a root: a protected path has none
+		 * there at the start), is not missing for a program in another
+		 * directory: the links of the roots on the way are moved aside. */
+		struct strv links = {0};
+		if (!wk_no_link_on_way(p) && plan_way_through_proc(&pol->write, p, &links))
+			for (size_t j = 0; j < links.n; j++)
+				plan_quarantine(pol, links.v[j], session_id);
+		strv_free(&links);
 	}
 	/* An entry's directory that was not there: a symbolic link the
 	 * session made on the way to it (in a writable root) would re-aim

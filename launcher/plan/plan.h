@@ -40,6 +40,9 @@ void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
  * parent lies in one of POL's writable roots; if it cannot be moved, a
  * non-directory is removed, a directory is warned about. */
 void plan_quarantine(const struct policy *pol, const char *path, const char *session_id);
+/* Whether the way to PATH, links followed, enters /proc; the links on
+ * it inside one of ROOTS to LINKS. */
+bool plan_way_through_proc(const struct strv *roots, const char *path, struct strv *links);
 bool plan_in_writable_root(const struct policy *pol, const char *path);
 /* BUF (LEN bytes) gets up to 16 random hex digits, NUL-terminated. */
 void random_hex(char *buf, size_t len);

@@ -403,3 +403,18 @@ ask_setup() {
 	AUDIT=$XDG_STATE_HOME/wicket/audit.jsonl
 	export WS OUT WICKET PY AUDIT
 }
+
+# not_pwned WHAT: fails, saying WHAT escaped, when $PWNED (a file a
+# planted command makes outside) exists.
+not_pwned() {
+	if [ -e "$PWNED" ]; then
+		echo "ESCAPE: $1"
+		false
+	fi
+}
+
+# aged: what the test made is older than the next session's start by more
+# than the margin the end-of-session check gives ctime's coarse clock
+# (20 ms; autorun.c, NEST_MARGIN_NS), so it is taken for the user's: an
+# age, not a wait for anything.
+aged() { sleep 0.1; }

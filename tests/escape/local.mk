@@ -36,6 +36,7 @@ EXTRA_DIST += \
 	tests/escape/planted.bats \
 	tests/escape/redteam.bats \
 	tests/escape/redteam3.bats \
+	tests/escape/redteam4.bats \
 	tests/escape/shared.bats \
 	tests/escape/ipc.bats \
 	tests/escape/kernel.bats \

@@ -23,13 +23,6 @@ teardown() {
 	common_teardown
 }
 
-not_pwned() {
-	if [ -e "$PWNED" ]; then
-		echo "ESCAPE: $1"
-		false
-	fi
-}
-
 # --- 1: config homes inside a writable root ---------------------------------
 
 @test "planted: \$ZDOTDIR as the workspace: its .zshrc is not the session's to write" {
@@ -78,12 +71,6 @@ not_pwned() {
 # --- 2: nested repositories that existed at the start -----------------------
 
 PLANT_FSMONITOR='printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$1" >>"$2/config"'
-
-# aged: what the test made is older than the next session's start by more
-# than the margin the end-of-session check gives ctime's coarse clock
-# (20 ms; autorun.c, NEST_MARGIN_NS), so it is taken for the user's: an
-# age, not a wait for anything.
-aged() { sleep 0.1; }
 
 host_status() {
 	(cd "$1" && env -i PATH=/usr/bin:/bin HOME="$OUT" GIT_CONFIG_GLOBAL=/dev/null \
