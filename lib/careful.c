@@ -16,6 +16,7 @@
 
 #include "classify.h"
 #include "path.h"
+#include "pathlex.h"
 #include "rules.h"
 #include "view.h"
 
@@ -81,21 +82,10 @@ char *wk_path_place(const struct wk_wset *w, const char *cwd, const char *path, 
 	bool missing = false;
 	int links = 0;
 	char *p = todo;
-	while (*p) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		size_t len = strcspn(p, "/");
+	size_t len;
+	while ((p = (char *)pathlex_next(p, &len))) {
 		char *rest = p + len;
-		if (len == 1 && p[0] == '.') {
-			p = rest;
-			continue;
-		}
-		if (len == 2 && p[0] == '.' && p[1] == '.') {
-			char *slash = strrchr(cur, '/');
-			if (slash)
-				*slash = '\0';
+		if (pathlex_dot_step(cur, p, len)) {
 			p = rest;
 			continue;
 		}

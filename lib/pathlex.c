@@ -38,3 +38,25 @@ bool pathlex_under(const char *path, const char *root, size_t rlen)
 		return path[0] == '/';
 	return strncmp(path, root, rlen) == 0 && (path[rlen] == '/' || path[rlen] == '\0');
 }
+
+bool pathlex_dot_step(char *cur, const char *c, size_t n)
+{
+	if (n == 1 && c[0] == '.')
+		return true;
+	if (n != 2 || c[0] != '.' || c[1] != '.')
+		return false;
+	char *slash = strrchr(cur, '/');
+	if (slash)
+		*slash = '\0';
+	return true;
+}
+
+const char *pathlex_next(const char *p, size_t *n)
+{
+	while (*p == '/')
+		p++;
+	if (!*p)
+		return NULL;
+	*n = strcspn(p, "/");
+	return p;
+}

@@ -16,4 +16,14 @@ size_t pathlex_normalize(char *p);
  * every absolute path) or beneath it. */
 bool pathlex_under(const char *path, const char *root, size_t rlen);
 
+/* The next component of a path from P on: its start (slashes skipped)
+ * and its length in *N; NULL at the end of the path. */
+const char *pathlex_next(const char *p, size_t *n);
+
+/* A walk of a path one component at a time (links followed by the
+ * caller): when the component C (N bytes) is "." or "..", what it does to
+ * CUR, the part resolved so far ("" is "/"), is done in place (".." drops
+ * CUR's last component) and true is returned: the walk goes on past it. */
+bool pathlex_dot_step(char *cur, const char *c, size_t n);
+
 #endif

@@ -22,6 +22,7 @@
 #include "classify.h"
 #include "dac.h"
 #include "path.h"
+#include "pathlex.h"
 #include "realpath.h"
 #include "rules.h"
 
@@ -450,22 +451,11 @@ bool plan_way_through_proc(const struct strv *roots, const char *path, struct st
 	char *rest = xstrdup(path);
 	bool proc = false;
 	int nlinks = 0;
-	for (;;) {
-		char *c = rest;
-		while (*c == '/')
-			c++;
-		if (!*c)
-			break;
-		size_t n = strcspn(c, "/");
+	size_t n;
+	char *c;
+	while ((c = (char *)pathlex_next(rest, &n))) {
 		char *after = c + n;
-		if (n == 1 && c[0] == '.') {
-			memmove(rest, after, strlen(after) + 1);
-			continue;
-		}
-		if (n == 2 && c[0] == '.' && c[1] == '.') {
-			char *slash = strrchr(cur, '/');
-			if (slash)
-				*slash = '\0';
+		if (pathlex_dot_step(cur, c, n)) {
 			memmove(rest, after, strlen(after) + 1);
 			continue;
 		}

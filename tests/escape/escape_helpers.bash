@@ -418,3 +418,25 @@ not_pwned() {
 # (20 ms; autorun.c, NEST_MARGIN_NS), so it is taken for the user's: an
 # age, not a wait for anything.
 aged() { sleep 0.1; }
+
+# linked_bashrc HOME [DIR]: HOME/.bashrc leads through the link $WS/link
+# to $OUT/elsewhere, a harmless file outside the roots; bash_outside is
+# the user's next interactive bash with that HOME (started in DIR when
+# given), checked once to run what the .bashrc leads to. Then aged.
+linked_bashrc() {
+	LB_HOME=$1 LB_DIR=${2:-$PWD}
+	mkdir -p "$LB_HOME" "$LB_DIR"
+	printf ': elsewhere\n' >"$OUT/elsewhere"
+	ln -s "$OUT/elsewhere" "$WS/link"
+	ln -s "$WS/link" "$LB_HOME/.bashrc"
+	bash_outside() {
+		(cd "$LB_DIR" && env -i PATH=/usr/bin:/bin HOME="$LB_HOME" bash -i -c true \
+			</dev/null >/dev/null 2>&1) || true
+	}
+	echo "touch '$PWNED'" >"$OUT/elsewhere"
+	bash_outside
+	[ -e "$PWNED" ] || return 1
+	rm -f "$PWNED"
+	printf ': elsewhere\n' >"$OUT/elsewhere"
+	aged
+}

@@ -82,20 +82,9 @@ host_status() {
 
 @test "planted: a startup file linked through the workspace, re-aimed by the session, does not stay live" {
 	local home=$OUT/home
-	mkdir -p "$home"
-	printf ': elsewhere\n' >"$OUT/elsewhere"
-	ln -s "$OUT/elsewhere" "$WS/link"
-	ln -s "$WS/link" "$home/.bashrc"
-	bash_outside() { env -i PATH=/usr/bin:/bin HOME="$home" bash -i -c true </dev/null >/dev/null 2>&1 || true; }
-	# Sanity: bash outside runs what the .bashrc leads to.
-	echo "touch '$PWNED'" >"$OUT/elsewhere"
-	bash_outside
-	[ -e "$PWNED" ]
-	rm -f "$PWNED"
-	printf ': elsewhere\n' >"$OUT/elsewhere"
 	# The home unchanged since well before the start: the end may take
 	# the start's answer for what is in it, but not for a link's target.
-	aged
+	linked_bashrc "$home"
 	HOME=$home sbx sh -c 'echo "touch $1" >"$2/evil" && ln -sfn evil "$2/link"' _ "$PWNED" "$WS"
 	bash_outside
 	not_pwned "bash outside ran a .bashrc the session re-aimed through the workspace"

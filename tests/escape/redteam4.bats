@@ -30,18 +30,8 @@ teardown() {
 
 @test "redteam4: a startup file linked through the workspace, re-aimed through /proc/self/cwd, does not stay live" {
 	local home=$OUT/home
-	mkdir -p "$home" "$WS/proj"
-	printf ': elsewhere\n' >"$OUT/elsewhere"
-	ln -s "$OUT/elsewhere" "$WS/link"
-	ln -s "$WS/link" "$home/.bashrc"
 	# bash outside, started by the user in a directory of the workspace.
-	bash_outside() { (cd "$WS/proj" && env -i PATH=/usr/bin:/bin HOME="$home" bash -i -c true </dev/null >/dev/null 2>&1) || true; }
-	echo "touch '$PWNED'" >"$OUT/elsewhere"
-	bash_outside
-	[ -e "$PWNED" ]
-	rm -f "$PWNED"
-	printf ': elsewhere\n' >"$OUT/elsewhere"
-	aged
+	linked_bashrc "$home" "$WS/proj"
 	# The session (started in the workspace's top) leaves a harmless .r
 	# where it runs and the real one where the user's tool will run.
 	HOME=$home sbx sh -c 'echo : >"$2/.r" && echo "touch $1" >"$2/proj/.r" &&

@@ -1,6 +1,8 @@
 #include "config.h"
 #include "path.h"
 #include "pathlex.h"
+
+#include <string.h>
 #include "util.h"
 #include "tap.h"
 
@@ -85,5 +87,21 @@ int main(void)
 	ok(!path_is_home_state("/home/uv/.bash_history", homes), "not another home with the same prefix");
 	ok(!path_is_home_state("/etc/hosts", homes), "not /etc/hosts");
 	ok(!path_is_home_state("/home/u/.bash_history", NULL), "no homes, nothing");
+
+	/* A component walk: slashes skipped, "." and ".." taken on the
+	 * part resolved so far. */
+	size_t n = 0;
+	const char *c = pathlex_next("//ab/cd", &n);
+	ok(c && strncmp(c, "ab", 2) == 0 && n == 2, "next: the first component, slashes skipped");
+	c = pathlex_next(c + n, &n);
+	ok(c && strcmp(c, "cd") == 0 && n == 2, "next: the second, to the end");
+	ok(pathlex_next(c + n, &n) == NULL && pathlex_next("///", &n) == NULL, "next: none left");
+	char cur[32] = "/a/b";
+	ok(pathlex_dot_step(cur, "./x", 1) && strcmp(cur, "/a/b") == 0, "dot: \".\" leaves it");
+	ok(pathlex_dot_step(cur, "../x", 2) && strcmp(cur, "/a") == 0, "dot: \"..\" drops the last");
+	ok(pathlex_dot_step(cur, "..", 2) && strcmp(cur, "") == 0, "dot: up to \"\", the root");
+	ok(pathlex_dot_step(cur, "..", 2) && strcmp(cur, "") == 0, "dot: not above the root");
+	ok(!pathlex_dot_step(cur, "..x", 3) && !pathlex_dot_step(cur, ".x", 2) && !pathlex_dot_step(cur, "x", 1),
+	   "dot: other names are not");
 	return done_testing();
 }
