@@ -272,6 +272,13 @@ static void late(void)
 	strv_add(&s.pol.protect, at("ws/proj-link/x"));
 	ok(refused(build_late, &s, "goes through the symlink"), "protected through a link in a root: "
 	   "refused");
+	/* Through a link outside the roots that leads into one: not the
+	 * session's to re-aim, and no part after it is a link: kept. */
+	fresh(&s);
+	strv_add(&s.pol.write, at("ws"));
+	strv_add(&s.pol.protect, at("link-to-ws/proj/x"));
+	ok(in_child(build_late, &s) == 0, "protected through a link outside the roots into one: kept %s",
+	   err);
 	fresh(&s);
 	strv_add(&s.pol.write, at("ws"));
 	char *longp = xasprintf("%s/%0*d", at("ws"), PATH_MAX, 0);
