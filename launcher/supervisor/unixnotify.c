@@ -184,6 +184,10 @@ struct packet {
 	int pidfd;
 	int fds[4];
 	int nfds;
+	/* The closer's room reserved for FDS (closer.h) until the relay loop
+	 * has taken the packet: descriptors posted and not yet taken count
+	 * against the supervisor's bound however far behind the loop is. */
+	size_t reserved;
 };
 
 /* What the lane or a worker tells the relay loop: a denial to report,
@@ -792,6 +796,7 @@ static void packet_free(struct packet *p)
 		return;
 	for (int i = 0; i < p->nfds; i++)
 		closer_close(p->fds[i]);
+	closer_unreserve(p->reserved);
 	if (p->pidfd >= 0)
 		close(p->pidfd);
 	free(p->buf);
@@ -901,8 +906,10 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 		else
 			closer_close(fds[i]);
 	}
-	/* The four kept go to the relay loop, which hands them on at once. */
-	closer_unreserve(reserved);
+	/* The four kept stay reserved until the relay loop has taken them
+	 * (packet_free), the rest are the closer's now. */
+	p->reserved = reserved < (size_t)p->nfds ? reserved : (size_t)p->nfds;
+	closer_unreserve(reserved - p->reserved);
 	/* As the supervisor receives it: truncated, four descriptors. */
 	p->too_large = total > p->len || nfds > 4;
 	if (r == 0) {

@@ -515,8 +515,11 @@ EOF_PY
 	# relay loop's thread, whose close of a lingering socket waited for a
 	# day. Judged outside: what the command writes after the flood reaches
 	# the file its stderr is copied into while it still runs, and the
-	# supervisor never holds more descriptors than its limit allows for.
-	local ws out pid i n max=0 came=
+	# supervisor never holds more descriptors than its limit allows for,
+	# however far behind its relay loop is: that loop's thread is made
+	# to share one CPU with six busy loops, the workers that take the
+	# packets are not (a loaded machine, made on purpose).
+	local ws out pid i n max=0 came= busy=()
 	ws=$(mk_workspace)
 	out=$(mk_outside)
 	track "$ws" "$out"
@@ -556,6 +559,17 @@ EOF_PY
 	(ulimit -Sn 256 && cd "$ws" && exec "$WICKET" run -n full -- "$PY" probe.py \
 		"$WICKET_SRCDIR/tests/lib") </dev/null >"$out/stdout" 2>"$out/stderr" &
 	pid=$!
+	if (($(nproc) > 1)) && command -v taskset >/dev/null; then
+		for ((i = 0; i < 50 && $(ls /proc/"$pid"/task 2>/dev/null | wc -l) < 2; i++)); do
+			sleep 0.1
+		done
+		# The main thread's tid is the process's: the relay loop's alone.
+		taskset -pc 0 "$pid" >/dev/null
+		for i in 1 2 3 4 5 6; do
+			timeout 60 taskset -c 0 sh -c 'while :; do :; done' &
+			busy+=($!)
+		done
+	fi
 	for ((i = 0; i < 600; i++)); do
 		grep -q '^after the flood: 600 sent$' "$out/stderr" && came=1 && break
 		n=$(ls /proc/"$pid"/fd 2>/dev/null | wc -l)
@@ -563,8 +577,8 @@ EOF_PY
 		sleep 0.1
 	done
 	# (Ended, the supervisor would copy the line all the same.)
-	kill "$pid" 2>/dev/null || true
-	wait "$pid" || true
+	kill "${busy[@]}" "$pid" 2>/dev/null || true
+	wait "${busy[@]}" "$pid" || true
 	cat "$out/stderr"
 	echo "the supervisor held $max descriptors at most"
 	[ -n "$came" ]
