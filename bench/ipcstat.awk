@@ -11,6 +11,10 @@
 # the medians, with p25..p75 of the ratio taken round by round (a round's
 # runs are neighbours in time, so the ratio cancels what drifted). Targets:
 # TARGET_US (µs per operation under wicket), TARGET_BWRAP (wicket / bwrap).
+# Rows W:rtt and W:emulate (bench/notifyrtt) add the floor of any
+# supervisor of that workload; rows W:old (WICKET_OLD) another build of
+# wicket, against which wicket's time and CPU time (user + system of the
+# whole run, start-up included) are compared round by round.
 
 BEGIN { FS = "\t" }
 /^#/ { next }
@@ -22,6 +26,7 @@ BEGIN { FS = "\t" }
 	n[x]++
 	v[x, n[x]] = $4
 	by[x, $1] = $4
+	cpu[x, $1] = $5
 	rounds[$1] = 1
 }
 
@@ -33,6 +38,16 @@ function med_of(x,    i, a, k) {
 	lo[x] = q(a, k, .25) * 1000 / OPS
 	hi[x] = q(a, k, .75) * 1000 / OPS
 	return q(a, k, .5) * 1000 / OPS
+}
+
+# The median CPU time of X's runs, in µs per operation.
+function cpu_med(x,    r, k, a) {
+	k = 0
+	for (r in rounds)
+		if ((x, r) in cpu)
+			a[++k] = cpu[x, r]
+	sort(a, k)
+	return k ? q(a, k, .5) * 1000 / OPS : 0
 }
 
 # The ratio A/B, and its per-round quartiles in RQ25, RQ75.
@@ -53,8 +68,8 @@ END {
 		exit 1
 	}
 	line = ""
-	split("bare bwrap wicket", xs, " ")
-	for (i = 1; i <= 3; i++) {
+	split("bare bwrap wicket old", xs, " ")
+	for (i = 1; i <= 4; i++) {
 		x = xs[i]
 		if (!n[x])
 			continue
@@ -76,6 +91,30 @@ END {
 	if (TARGET_BWRAP != "" && n["bwrap"])
 		verdict = sprintf("target <= %gx bwrap: %s", TARGET_BWRAP, rw <= TARGET_BWRAP ? "met" : "NOT met")
 	print verdict != "" ? "   " verdict : ""
+	if (n["old"]) {
+		ro = ratio("wicket", "old")
+		printf "  %-30s wicket/old %.2f (per round %.2f..%.2f)", "", ro, rq25, rq75
+		for (r in rounds)
+			if (("wicket", r) in cpu && ("old", r) in cpu)
+				cpu_ratio[++kc] = cpu["wicket", r] / cpu["old", r]
+		sort(cpu_ratio, kc)
+		if (kc)
+			printf ", cpu wicket/old %.2f (per round %.2f..%.2f)", q(cpu_ratio, kc, .5),
+				q(cpu_ratio, kc, .25), q(cpu_ratio, kc, .75)
+		print ""
+		printf "  %-30s cpu µs per %s (whole run / %d): bare %.2f, wicket %.2f, old %.2f\n", "",
+			UNIT, OPS, cpu_med("bare"), cpu_med("wicket"), cpu_med("old")
+		fig = fig sprintf(", %.2fx old", ro)
+	}
+	# The floor (bench/notifyrtt, the pair only): the notification's round
+	# trip alone, and the fewest calls a send made by the supervisor needs.
+	if (n["rtt"] && n["emulate"]) {
+		m["rtt"] = med_of("rtt")
+		m["emulate"] = med_of("emulate")
+		printf "  %-30s floor: round trip %.2f µs, minimal supervisor %.2f µs; wicket - minimal %.2f µs\n",
+			"", m["rtt"], m["emulate"], m["wicket"] - m["emulate"]
+		fig = fig sprintf(" (floor %.2f, minimal supervisor %.2f)", m["rtt"], m["emulate"])
+	}
 	if (SUMMARY != "")
 		printf "  %-30s %s%s\n", LABEL, fig, verdict != "" ? "   " verdict : "" >>SUMMARY
 }

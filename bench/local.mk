@@ -4,7 +4,7 @@
 # denials), interleaved. Reports numbers; never part of `make check`.
 # See bench/README.md.
 EXTRA_PROGRAMS += bench/floor bench/spawnbench bench/workload bench/autorunbench \
-	bench/seccompcost bench/layerwrap bench/warmcall
+	bench/seccompcost bench/layerwrap bench/warmcall bench/notifyrtt
 # A tool call through a warm session's socket, as a harness speaking its
 # protocol makes it, against a bare spawn (the warm section).
 bench_warmcall_SOURCES = bench/warmcall.c
@@ -25,15 +25,18 @@ bench_autorunbench_SOURCES = bench/autorunbench.c
 bench_autorunbench_LDADD = launcher/libwicketcore.la $(JANSSON_LIBS)
 bench_spawnbench_SOURCES = bench/spawnbench.c
 bench_workload_SOURCES = bench/workload.c
+# The floor of any supervisor of sendmsg by seccomp notification (README.md,
+# "Messages and connections over sockets").
+bench_notifyrtt_SOURCES = bench/notifyrtt.c
 EXTRA_DIST += bench/run-bench bench/README.md bench/gen-project bench/quantile.awk bench/pairstat.awk bench/insidestat.awk bench/hookbench.py bench/grantbench.py \
 	bench/ipcstat.awk bench/ipcbench.py
 CLEANFILES += bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT) bench/workload$(EXEEXT) \
 	bench/autorunbench$(EXEEXT) bench/seccompcost$(EXEEXT) \
-	bench/layerwrap$(EXEEXT) bench/warmcall$(EXEEXT)
+	bench/layerwrap$(EXEEXT) bench/warmcall$(EXEEXT) bench/notifyrtt$(EXEEXT)
 
 BENCH_DEPS = launcher/wicket$(EXEEXT) bench/floor$(EXEEXT) bench/spawnbench$(EXEEXT) \
 	bench/workload$(EXEEXT) bench/warmcall$(EXEEXT) bench/layerwrap$(EXEEXT) \
-	bench/seccompcost$(EXEEXT) preload/libwicket-preload.so
+	bench/seccompcost$(EXEEXT) bench/notifyrtt$(EXEEXT) preload/libwicket-preload.so
 
 .PHONY: bench
 bench: $(BENCH_DEPS)

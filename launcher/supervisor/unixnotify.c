@@ -222,11 +222,67 @@ static bool valid(uint64_t id)
 	return ioctl(lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-static bool read_all(pid_t tid, uint64_t addr, void *buf, size_t len)
+/* What one call's handling has read of the caller's memory. A small read
+ * (a msghdr, an iovec array, an address) takes up to PEEK_SPAN bytes on
+ * either side of it as well, within the page or two it lies in: what a
+ * program keeps beside it (the iovecs and often the data of a msghdr on
+ * its stack) is then copied from there, not read by another
+ * process_vm_readv (each checks ptrace access again, the costliest part
+ * of a message after the round trip itself). As before, what is decided
+ * on and sent is the supervisor's copy, never the caller's memory read
+ * again, however that memory changes meanwhile. The pages are those of
+ * the bytes asked for, so the wider read faults nothing in that the
+ * narrow one would not; what it copies besides stays in this buffer. */
+#define PEEK_SPAN 1024
+#define PEEK_SMALL 512   /* a read up to this size takes its neighbours */
+#define PEEK_CHUNKS 2
+#define PAGE 4096u       /* at least the page size: only bounds the span */
+struct peek {
+	pid_t tid;
+	size_t n;
+	struct {
+		uint64_t at;
+		size_t len;
+		char b[2 * PEEK_SPAN + PEEK_SMALL];
+	} c[PEEK_CHUNKS];
+};
+
+/* The bytes [ADDR, ADDR+LEN) in what P has read already, or NULL. */
+static const char *peek_find(const struct peek *p, uint64_t addr, size_t len)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (addr >= p->c[i].at && len <= p->c[i].len &&
+		    addr - p->c[i].at <= p->c[i].len - len)
+			return p->c[i].b + (addr - p->c[i].at);
+	return NULL;
+}
+
+static bool read_all(struct peek *p, uint64_t addr, void *buf, size_t len)
 {
 	if (!len)
 		return true;
-	return netnotify_peek(tid, addr, buf, len) == (ssize_t)len;
+	const char *have = peek_find(p, addr, len);
+	if (have) {
+		memcpy(buf, have, len);
+		return true;
+	}
+	if (len > PEEK_SMALL || p->n == PEEK_CHUNKS || addr > UINT64_MAX - len - PAGE)
+		return netnotify_peek(p->tid, addr, buf, len) == (ssize_t)len;
+	uint64_t end = addr + len, lo = addr & ~(uint64_t)(PAGE - 1),
+		 hi = (end + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	if (addr - lo > PEEK_SPAN)
+		lo = addr - PEEK_SPAN;
+	if (hi - end > PEEK_SPAN)
+		hi = end + PEEK_SPAN;
+	/* Within the pages of the bytes asked for: a short read means those
+	 * bytes are not all there. */
+	ssize_t got = netnotify_peek(p->tid, lo, p->c[p->n].b, (size_t)(hi - lo));
+	if (got < (ssize_t)(end - lo))
+		return false;
+	p->c[p->n].at = lo;
+	p->c[p->n].len = (size_t)got;
+	memcpy(buf, p->c[p->n++].b + (addr - lo), len);
+	return true;
 }
 
 /* The caller's fsuid, fsgid and groups (the host's numbers), from
@@ -586,13 +642,14 @@ static bool do_connect(const struct job *j, int sock, const struct addr *a, long
  * bytes; *LEN what was read, *TOTAL what the caller gave), and with it,
  * in the same call where it fits, CLEN bytes at the caller's CADDR into
  * CTL (the ancillary data; none when CLEN is 0). */
-static int read_iov(pid_t tid, uint64_t iov_addr, size_t n, size_t max, bool whole, char **buf,
-		    size_t *len, size_t *total_out, uint64_t caddr, char *ctl, size_t clen)
+static int read_iov(struct peek *pk, uint64_t iov_addr, size_t n, size_t max, bool whole,
+		    char **buf, size_t *len, size_t *total_out, uint64_t caddr, char *ctl,
+		    size_t clen)
 {
 	if (n > IOV_MAX_K)
 		return -EMSGSIZE;
 	struct iovec *v = calloc(n + 1, sizeof *v);
-	if (!v || (n && !read_all(tid, iov_addr, v, n * sizeof *v))) {
+	if (!v || (n && !read_all(pk, iov_addr, v, n * sizeof *v))) {
 		free(v);
 		return v ? -EFAULT : -ENOMEM;
 	}
@@ -634,10 +691,30 @@ static int read_iov(pid_t tid, uint64_t iov_addr, size_t n, size_t max, bool who
 		v[m++].iov_len = clen;
 		want += clen;
 	}
-	bool ok = !want || process_vm_readv(tid, local, want > total ? 2 : 1, v, m, 0) ==
-				   (ssize_t)want;
-	if (ok && ctl_apart)
-		ok = read_all(tid, caddr, ctl, clen);
+	/* All of it beside what was read already (a message on the
+	 * caller's stack): copied from there; else one read. */
+	bool near = true;
+	for (size_t i = 0; near && i < m; i++)
+		near = !v[i].iov_len || peek_find(pk, (uintptr_t)v[i].iov_base, v[i].iov_len);
+	if (near && ctl_apart)
+		near = peek_find(pk, caddr, clen) != NULL;
+	bool ok = true;
+	if (near) {
+		for (size_t i = 0, at = 0; i < m; i++) {
+			size_t k = v[i].iov_len;
+			char *to = at < total ? *buf + at : ctl + (at - total);
+			if (k)
+				memcpy(to, peek_find(pk, (uintptr_t)v[i].iov_base, k), k);
+			at += k;
+		}
+		if (ctl_apart)
+			memcpy(ctl, peek_find(pk, caddr, clen), clen);
+	} else {
+		ok = !want || process_vm_readv(pk->tid, local, want > total ? 2 : 1, v, m, 0) ==
+				      (ssize_t)want;
+		if (ok && ctl_apart)
+			ok = read_all(pk, caddr, ctl, clen);
+	}
 	free(v);
 	if (!ok) {
 		free(*buf);
@@ -710,7 +787,7 @@ static bool caller_blocks(int sock, int flags)
  * NULL: none), with its data and ancillary data read into ours. The
  * lane's never waits: *HAND_ON when it would have to, nothing answered
  * and nothing sent, or the first J->sent bytes of a stream message. */
-static bool do_send(struct job *j, int pidfd, int sock, int fam, int type,
+static bool do_send(struct job *j, struct peek *pk, int pidfd, int sock, int fam, int type,
 		    const struct msghdr *h, const struct addr *a, int flags, long *ret,
 		    bool *hand_on)
 {
@@ -725,7 +802,7 @@ static bool do_send(struct job *j, int pidfd, int sock, int fam, int type,
 	size_t clen = h->msg_controllen <= CONTROL_MAX && !j->sent ? h->msg_controllen : 0;
 	if (clen && !(ctl = malloc(clen)))
 		return *ret = -ENOMEM, true;
-	r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen,
+	r = read_iov(pk, (uintptr_t)h->msg_iov, h->msg_iovlen,
 		     stream || j->lane ? STREAM_CHUNK : DGRAM_MAX,
 		     !stream || j->lane, &data, &dlen, &total, (uintptr_t)h->msg_control, ctl, clen);
 	if (r == -EMSGSIZE && j->lane) {
@@ -874,7 +951,7 @@ static int caller_pidfd(const struct job *j, bool *cached)
 
 /* The caller's sendmsg (H, FLAGS) on the control socket: the packet to
  * the relay loop. Returns the bytes taken or -errno. */
-static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
+static long to_control(const struct job *j, struct peek *pk, int pidfd, const struct msghdr *h)
 {
 	struct packet *p = calloc(1, sizeof *p);
 	if (!p)
@@ -885,7 +962,7 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 	size_t nfds = 0, total = 0, reserved = 0;
 	/* What the kernel would take (a datagram of up to DGRAM_MAX), and
 	 * of it what the supervisor reads (control.c's PACKET_MAX). */
-	long r = read_iov(j->tid, (uintptr_t)h->msg_iov, h->msg_iovlen, 65536, false, &p->buf,
+	long r = read_iov(pk, (uintptr_t)h->msg_iov, h->msg_iovlen, 65536, false, &p->buf,
 			  &p->len, &total, 0, NULL, 0);
 	if (r == 0 && total > DGRAM_MAX)
 		r = -EMSGSIZE;
@@ -893,7 +970,7 @@ static long to_control(const struct job *j, int pidfd, const struct msghdr *h)
 		if (h->msg_controllen > CONTROL_MAX)
 			r = -ENOBUFS;
 		else if (!(ctl = malloc(h->msg_controllen)) ||
-			 !read_all(j->tid, (uintptr_t)h->msg_control, ctl, h->msg_controllen))
+			 !read_all(pk, (uintptr_t)h->msg_control, ctl, h->msg_controllen))
 			r = ctl ? -EFAULT : -ENOMEM;
 		else
 			r = take_control(false, pidfd, AF_UNIX, ctl, h->msg_controllen, fds, &nfds,
@@ -958,14 +1035,14 @@ static const char *call_name(int nr)
 }
 
 /* Read the address (PTR, LEN of the caller's) into A. */
-static int read_addr(pid_t tid, uint64_t ptr, uint64_t len, struct addr *a)
+static int read_addr(struct peek *pk, uint64_t ptr, uint64_t len, struct addr *a)
 {
 	int l = (int)len; /* the kernel reads it as int */
 	if (l < 0 || (size_t)l > sizeof a->a)
 		return -EINVAL;
 	memset(&a->a, 0, sizeof a->a);
 	a->len = (socklen_t)l;
-	if (l && !read_all(tid, ptr, &a->a, (size_t)l))
+	if (l && !read_all(pk, ptr, &a->a, (size_t)l))
 		return -EFAULT;
 	return 0;
 }
@@ -989,6 +1066,9 @@ static bool process(struct job *j)
 	int pidfd = caller_pidfd(j, &cached);
 	if (pidfd < 0)
 		return true; /* the caller is gone: no answer */
+	struct peek pk; /* its buffers are written before they are read */
+	pk.tid = j->tid;
+	pk.n = 0;
 	/* What a worker takes from the caller is closed by the closer:
 	 * nothing while the closer is behind (closer.h); the caller may try
 	 * again. The lane closes the socket it takes itself. */
@@ -1031,12 +1111,12 @@ static bool process(struct job *j)
 	int flags = 0;
 	int r = 0;
 	if (j->nr == SYS_connect) {
-		r = read_addr(j->tid, j->args[1], j->args[2], &a);
+		r = read_addr(&pk, j->args[1], j->args[2], &a);
 		have_addr = true;
 	} else if (j->nr == SYS_sendto) {
 		flags = (int)j->args[3];
 		h.msg_iov = NULL;
-		r = read_addr(j->tid, j->args[4], j->args[5], &a);
+		r = read_addr(&pk, j->args[4], j->args[5], &a);
 		have_addr = j->args[4] != 0;
 	} else {
 		/* sendmsg's msghdr, or the first of sendmmsg's (which then
@@ -1046,10 +1126,10 @@ static bool process(struct job *j)
 			ret = 0;
 			goto done;
 		}
-		if (!read_all(j->tid, j->args[1], &h, sizeof h)) {
+		if (!read_all(&pk, j->args[1], &h, sizeof h)) {
 			r = -EFAULT;
 		} else if (h.msg_name && h.msg_namelen) {
-			r = read_addr(j->tid, (uintptr_t)h.msg_name, h.msg_namelen, &a);
+			r = read_addr(&pk, (uintptr_t)h.msg_name, h.msg_namelen, &a);
 			have_addr = true;
 		}
 	}
@@ -1095,7 +1175,7 @@ static bool process(struct job *j)
 		if (j->nr == SYS_sendto)
 			ret = -EISCONN;
 		else
-			ret = to_control(j, pidfd, &h);
+			ret = to_control(j, &pk, pidfd, &h);
 		if (ret >= 0 && j->nr == SYS_sendmmsg)
 			ret = mmsg_sent(j, (unsigned)ret);
 	} else {
@@ -1112,7 +1192,7 @@ static bool process(struct job *j)
 				dlen = one.iov_len > STREAM_CHUNK && stream ? STREAM_CHUNK : one.iov_len;
 			if (rr == 0 && !(data = malloc(dlen ? dlen : 1)))
 				rr = -ENOMEM;
-			if (rr == 0 && !read_all(j->tid, (uintptr_t)one.iov_base, data, dlen))
+			if (rr == 0 && !read_all(&pk, (uintptr_t)one.iov_base, data, dlen))
 				rr = -EFAULT;
 			if (rr == 0) {
 				RETRY(j->id, rr, sendto(sock, data, dlen, flags | MSG_NOSIGNAL,
@@ -1130,7 +1210,7 @@ static bool process(struct job *j)
 			free(data);
 			ret = rr;
 		} else {
-			answered = do_send(j, pidfd, sock, fam, type, &h, have_addr ? &a : NULL, flags,
+			answered = do_send(j, &pk, pidfd, sock, fam, type, &h, have_addr ? &a : NULL, flags,
 					   &ret, &hand_on);
 			if (answered && ret >= 0 && j->nr == SYS_sendmmsg)
 				ret = mmsg_sent(j, (unsigned)ret);

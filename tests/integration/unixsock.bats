@@ -285,3 +285,107 @@ print("pairs", "ok")'
 full ok
 pairs ok"
 }
+
+@test "sendmsg with its msghdr, iovecs, data and descriptors side by side, at the edges of a mapping" {
+	# The supervisor reads what lies beside a msghdr with it (unixnotify.c's
+	# peek): what it sends must be what the kernel would have sent, with
+	# the pieces beside the msghdr or far from it, at the first and the last
+	# byte of a mapping, and a fault where part of it is not mapped.
+	[ "$(uname -m)" = x86_64 ] || skip "the msghdr is laid out by hand for x86_64"
+	run --separate-stderr wsrun "$WS" -- "$PY" -c '
+import ctypes, mmap, os, socket, struct
+libc = ctypes.CDLL(None, use_errno=True)
+libc.sendmsg.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+libc.sendmsg.restype = ctypes.c_ssize_t
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+PG = mmap.PAGESIZE
+# three pages: none | read-write | none
+m = mmap.mmap(-1, 3 * PG)
+base = ctypes.addressof(ctypes.c_char.from_buffer(m))
+assert libc.mprotect(base, PG, 0) == 0 and libc.mprotect(base + 2 * PG, PG, 0) == 0
+mid = base + PG
+def put(at, data):
+    ctypes.memmove(at, data, len(data))
+def send(sock, hdr_at, pieces, fds=(), pieces_at=None, ctl_at=None, ctl_mapped=True):
+    """A msghdr at HDR_AT, its iovecs right after it, the data after
+    those (or at PIECES_AT), the control message after the data (or at
+    CTL_AT); returns what sendmsg returns, or -errno."""
+    iov_at = hdr_at + 56
+    at = pieces_at if pieces_at is not None else iov_at + 16 * len(pieces)
+    iovs = b""
+    for p in pieces:
+        if isinstance(p, int):          # an address with nothing behind it
+            iovs += struct.pack("QQ", p, 8)
+            continue
+        put(at, p)
+        iovs += struct.pack("QQ", at, len(p))
+        at += len(p)
+    put(iov_at, iovs)
+    ctl, clen = 0, 0
+    if fds:
+        ctl = ctl_at if ctl_at is not None else (at + 7) & ~7
+        c = struct.pack("QII", 16 + 4 * len(fds), socket.SOL_SOCKET, socket.SCM_RIGHTS)
+        c += b"".join(struct.pack("i", f) for f in fds)
+        c += b"\0" * (-len(c) % 8)
+        if ctl_mapped:
+            put(ctl, c)
+        clen = len(c)
+    put(hdr_at, struct.pack("QI4xQQQQi4x", 0, 0, iov_at, len(pieces), ctl, clen, 0))
+    r = libc.sendmsg(sock.fileno(), hdr_at, 0)
+    return r if r >= 0 else -ctypes.get_errno()
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+b.settimeout(10)  # a message that never comes fails the test
+def got(n=1):
+    msg, anc, _, _ = b.recvmsg(8192, socket.CMSG_SPACE(4 * 4))
+    fds = [x for _, _, d in anc for x in struct.unpack("%di" % (len(d) // 4), d)]
+    return msg, fds
+def fd_works(fds):
+    ok = len(fds) == 1
+    if ok:
+        ok = os.read(fds[0], 7) == b"through"
+        os.close(fds[0])
+    return ok
+r, w = os.pipe()
+os.write(w, b"through" * 4)
+os.set_blocking(r, False)
+out = []
+# side by side in the middle of the page, three pieces and a descriptor
+n = send(a, mid + 100, [b"abc", b"defg", b"hij"], [r]); msg, fds = got()
+out.append("middle %d %s %s" % (n, msg.decode(), fd_works(fds)))
+# the whole lot ending at the last byte of the page (the next is not mapped)
+need = 56 + 16 * 2 + 5 + 3 + 24
+n = send(a, mid + PG - need, [b"klmno", b"pqr"], [r]); msg, fds = got()
+out.append("end %d %s %s" % (n, msg.decode(), fd_works(fds)))
+# the msghdr at the first byte of the page (the one before is not mapped)
+n = send(a, mid, [b"stu"]); msg, _ = got()
+out.append("start %d %s" % (n, msg.decode()))
+# a msghdr running into the page that is not mapped
+put(mid, b"x" + struct.pack("QQ", mid, 1))
+put(mid + PG - 40, struct.pack("QI4xQQQ", 0, 0, mid + 8, 1, 0))
+e = libc.sendmsg(a.fileno(), mid + PG - 40, 0)
+out.append("msghdr-cut %d" % (e if e >= 0 else -ctypes.get_errno()))
+# an iovec pointing at the page that is not mapped
+out.append("iov-bad %d" % send(a, mid + 200, [b"ab", base + 2 * PG + 8]))
+# data that runs on past what was read beside the msghdr
+big = bytes(range(65, 91)) * 120
+n = send(a, mid + 8, [b"<", big, b">"]); msg, _ = got()
+out.append("long %d %s" % (n, msg == b"<" + big + b">"))
+# the data far from the msghdr, the descriptor beside it
+n = send(a, mid + PG - 200, [b"far"], [r], pieces_at=mid + 16, ctl_at=mid + PG - 32); msg, fds = got()
+out.append("far %d %s %s" % (n, msg.decode(), fd_works(fds)))
+# the control message in the page that is not mapped
+out.append("ctl-bad %d" % send(a, mid + 300, [b"c"], [r], ctl_at=base + 2 * PG + 16, ctl_mapped=False))
+# a descriptor the caller does not have
+out.append("fd-bad %d" % send(a, mid + 400, [b"d"], [999]))
+print("\n".join(out))'
+	assert_success
+	assert_output "middle 10 abcdefghij True
+end 8 klmnopqr True
+start 3 stu
+msghdr-cut -14
+iov-bad -14
+long 3122 True
+far 3 far True
+ctl-bad -14
+fd-bad -9"
+}
