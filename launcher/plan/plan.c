@@ -444,7 +444,9 @@ static bool move_first_link(const char *prefix, void *arg)
  * that follows it, and what the end finds there is not what the user's
  * tool, in its own directory, will read. The links on the way that lie
  * in a writable root (the session's to aim there) go to LINKS. Each part
- * is looked at (lstat, readlink): only for a way that holds a link. */
+ * is looked at (lstat, readlink): only for a way that holds a link. A way
+ * whose missing part, or 40 links, would stop the kernel's walk too leads
+ * nowhere; one too long to follow here is taken for one through /proc. */
 bool plan_way_through_proc(const struct strv *roots, const char *path, struct strv *links)
 {
 	char cur[PATH_MAX] = "";
@@ -460,8 +462,13 @@ bool plan_way_through_proc(const struct strv *roots, const char *path, struct st
 			continue;
 		}
 		size_t cl = strlen(cur);
-		if (cl + 1 + n >= sizeof cur)
+		if (cl + 1 + n >= sizeof cur) {
+			/* Longer than this walk keeps, which the kernel's does
+			 * not bound (relative links add to what is resolved):
+			 * where it leads is not known, so taken for /proc. */
+			proc = true;
 			break;
+		}
 		char next[PATH_MAX];
 		memcpy(next, cur, cl);
 		next[cl] = '/';

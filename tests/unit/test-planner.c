@@ -845,6 +845,88 @@ static void wset(void)
 	ok(w.roots.n == 1 && strcmp(w.roots.v[0], "/") == 0, "no sandbox: /");
 }
 
+/* plan_way_through_proc: whether a way, links followed, enters /proc,
+ * and which links on it lie in a writable root; then plan_check_absent
+ * moving such a link aside for an absent protected path. */
+static void check_absent_pw(struct session *s)
+{
+	plan_check_absent(&s->pol, &s->plan, "SID");
+}
+
+static void way_through_proc(void)
+{
+	mkdirs("pw/ws/d");
+	struct strv roots = {0}, links = {0};
+	strv_add(&roots, at("pw/ws"));
+	char c[16], to[16];
+	bool made = symlink("/proc/self/cwd", at("pw/ws/tocwd")) == 0 &&
+		    symlink("tocwd", at("pw/ws/rel")) == 0 &&
+		    symlink(at("pw/ws/tocwd"), at("pw/out")) == 0 && symlink("d", at("pw/ws/tod")) == 0 &&
+		    symlink("l2", at("pw/ws/l1")) == 0 && symlink("l1", at("pw/ws/l2")) == 0 &&
+		    symlink("/proc/self/cwd/pw-nothing-here", at("pw/ws/q")) == 0;
+	/* A chain of exactly 40 links (the walk's bound) ending in /proc. */
+	for (int i = 1; made && i <= 40; i++) {
+		snprintf(c, sizeof c, "pw/ws/c%d", i);
+		snprintf(to, sizeof to, "c%d", i + 1);
+		made = symlink(i < 40 ? to : "/proc/self", at(c)) == 0;
+	}
+	ok(made, "the links");
+	ok(plan_way_through_proc(&roots, at("pw/ws/tocwd/x"), &links) &&
+	   strcmp(joined(&links), at("pw/ws/tocwd")) == 0, "into /proc by a link in the root: it, named");
+	strv_free(&links);
+	ok(plan_way_through_proc(&roots, at("pw/ws/rel/x"), &links) && links.n == 2 &&
+	   strv_contains(&links, at("pw/ws/rel")) && strv_contains(&links, at("pw/ws/tocwd")),
+	   "a relative link to one: both named (%s)", joined(&links));
+	strv_free(&links);
+	ok(plan_way_through_proc(&roots, at("pw/out/x"), &links) &&
+	   strcmp(joined(&links), at("pw/ws/tocwd")) == 0,
+	   "a link outside the roots to one in it: only the root's named (%s)", joined(&links));
+	strv_free(&links);
+	ok(!plan_way_through_proc(&roots, at("pw/ws/tod/x"), &links), "a link to a directory: not /proc");
+	strv_free(&links);
+	ok(plan_way_through_proc(&roots, at("pw/ws/d/../tocwd/x"), &links), "\"..\" on the way taken");
+	strv_free(&links);
+	ok(plan_way_through_proc(&roots, at("pw/ws/tod/../tod/../tocwd/x"), &links) && links.n == 2,
+	   "a link passed twice: named once (%s)", joined(&links));
+	strv_free(&links);
+	ok(!plan_way_through_proc(&roots, at("pw/ws/l1/x"), &links), "a loop of links: ends, not /proc");
+	strv_free(&links);
+	ok(plan_way_through_proc(&roots, at("pw/ws/c1/x"), &links) && links.n == 40,
+	   "forty links to /proc: followed to the end");
+	strv_free(&links);
+	ok(plan_way_through_proc(&roots, "/proc/self/cwd", &links) && links.n == 0,
+	   "/proc itself, no link: /proc, none named");
+	strv_free(&links);
+	ok(!plan_way_through_proc(&roots, at("pw/ws/d/none"), &links) && links.n == 0,
+	   "no link: not /proc, none named");
+	strv_free(&links);
+	/* One byte short of what the walk keeps, and exactly that: the
+	 * first ends at the missing part, the second is not known. */
+	char *longp = xasprintf("%s/", at("pw/ws"));
+	size_t l0 = strlen(longp);
+	longp = realloc(longp, PATH_MAX + 1);
+	memset(longp + l0, 'a', PATH_MAX - 1 - l0);
+	longp[PATH_MAX - 1] = '\0';
+	ok(!plan_way_through_proc(&roots, longp, &links), "a way that fits: walked, not /proc");
+	strv_free(&links);
+	longp[PATH_MAX - 1] = 'a';
+	longp[PATH_MAX] = '\0';
+	ok(plan_way_through_proc(&roots, longp, &links), "a way too long to walk: taken for /proc");
+	strv_free(&links);
+	free(longp);
+	/* An absent protected path whose way the session aimed through
+	 * /proc: the root's link on it moved aside. */
+	struct session s;
+	memset(&s, 0, sizeof s);
+	strv_add(&s.pol.write, at("pw/ws"));
+	strv_add(&s.plan.absent_protect, at("pw/ws/q/x"));
+	struct stat st;
+	ok(in_child(check_absent_pw, &s) == 0 && lstat(at("pw/ws/q"), &st) < 0 &&
+	   named("pw/ws", "q.quarantined-by-wicket-SID-") == 1,
+	   "an absent protected path through a /proc link: the link moved aside");
+	strv_free(&roots);
+}
+
 int main(void)
 {
 	/* Under /tmp: the private /tmp's kept roots are part of the plan. */
@@ -892,6 +974,7 @@ int main(void)
 	table();
 	ops();
 	wset();
+	way_through_proc();
 	char *rm = xasprintf("rm -rf '%s'", D);
 	if (system(rm) != 0)
 		printf("# could not remove %s\n", D);
