@@ -37,6 +37,7 @@ EXTRA_DIST += \
 	tests/escape/redteam.bats \
 	tests/escape/redteam3.bats \
 	tests/escape/redteam4.bats \
+	tests/escape/redteam5.bats \
 	tests/escape/shared.bats \
 	tests/escape/ipc.bats \
 	tests/escape/kernel.bats \
