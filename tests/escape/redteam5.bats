@@ -9,6 +9,9 @@
 #     aimed at a deep directory chain that ends in a link through
 #     /proc/self/cwd kept a tool's place, or a protected path missing at
 #     the start, live for a program started in another directory.
+#  (Held: a place's directory, plain and unchanged, reached anew by
+#  moving its parent and linking the old name through /proc/self/cwd:
+#  the parent is pinned, EBUSY.)
 
 load ../lib/common
 load escape_helpers
@@ -55,6 +58,18 @@ deep_link() { mkdir -p "d/$a" && (cd "d/$a" && mkdir -p "$a$n" && cd "$a$n" && l
 	assert_line planted
 	if (cd "$WS/proj" && [ -e "$WS/sub/x" ]); then
 		echo "ESCAPE: a protected path made through a deep way to /proc/self/cwd stayed"
+		false
+	fi
+}
+
+@test "redteam5: \$XDG_CONFIG_HOME in the workspace, its parent moved and re-aimed through /proc/self/cwd, keeps no planted config" {
+	local cfg=$WS/x/cfg
+	mkdir -p "$cfg/git" "$WS/proj"
+	aged
+	XDG_CONFIG_HOME=$cfg sbx bash -c 'mv x x2 && mkdir -p proj/x2/cfg/git && echo "[core]" >proj/x2/cfg/git/config &&
+		ln -s /proc/self/cwd/x2 x && echo planted'
+	if (cd "$WS/proj" && [ -e "$cfg/git/config" ]); then
+		echo "ESCAPE: a git config planted through a parent re-aimed through /proc/self/cwd stayed"
 		false
 	fi
 }
