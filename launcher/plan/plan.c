@@ -518,19 +518,19 @@ void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
 {
 	for (size_t i = 0; i < plan->absent_protect.n; i++) {
 		const char *p = plan->absent_protect.v[i];
-		struct stat st;
-		if (lstat(p, &st) == 0) {
-			plan_quarantine(pol, p, session_id);
-			continue;
-		}
-		/* Missing here, where the way goes through /proc/self/cwd (a
-		 * link the session made in a root: a protected path has none
-		 * there at the start), is not missing for a program in another
-		 * directory: the links of the roots on the way are moved aside. */
+		/* Where the way goes through /proc/self/cwd (a link the
+		 * session made in a root: a protected path has none there at
+		 * the start), what is found here, or not, is not what a
+		 * program in another directory finds: the links of the roots
+		 * on the way are moved aside, after what is found here (a
+		 * decoy the session may have left where the end runs). */
 		struct strv links = {0};
-		if (!wk_no_link_on_way(p) && plan_way_through_proc(&pol->write, p, &links))
-			for (size_t j = 0; j < links.n; j++)
-				plan_quarantine(pol, links.v[j], session_id);
+		bool proc = !wk_no_link_on_way(p) && plan_way_through_proc(&pol->write, p, &links);
+		struct stat st;
+		if (lstat(p, &st) == 0)
+			plan_quarantine(pol, p, session_id);
+		for (size_t j = 0; proc && j < links.n; j++)
+			plan_quarantine(pol, links.v[j], session_id);
 		strv_free(&links);
 	}
 	/* An entry's directory that was not there: a symbolic link the

@@ -9,6 +9,11 @@
 #     aimed at a deep directory chain that ends in a link through
 #     /proc/self/cwd kept a tool's place, or a protected path missing at
 #     the start, live for a program started in another directory.
+#  2. A protected path missing at the start, reached through a link the
+#     session aimed through /proc/self/cwd, with a harmless file left at
+#     it where the end runs: plan_check_absent moved that one aside and
+#     never looked at the way, so the real one stayed for a program in
+#     another directory. (A tool's place with such a decoy held.)
 #  (Held: a place's directory, plain and unchanged, reached anew by
 #  moving its parent and linking the old name through /proc/self/cwd:
 #  the parent is pinned, EBUSY.)
@@ -70,6 +75,33 @@ deep_link() { mkdir -p "d/$a" && (cd "d/$a" && mkdir -p "$a$n" && cd "$a$n" && l
 		ln -s /proc/self/cwd/x2 x && echo planted'
 	if (cd "$WS/proj" && [ -e "$cfg/git/config" ]); then
 		echo "ESCAPE: a git config planted through a parent re-aimed through /proc/self/cwd stayed"
+		false
+	fi
+}
+
+@test "redteam5: an absent protected path re-aimed through /proc/self/cwd with a decoy where the end runs does not stay" {
+	mkdir -p "$WS/proj"
+	printf '{"extends": "workspace-write", "filesystem": {"protect": ["%s/sub/x"]}}\n' "$WS" >"$OUT/absent.json"
+	# A harmless x where the session (and the end) runs, the real one in
+	# proj: the end finds one there, and moves that one aside.
+	sbx_opts --policy "$OUT/absent.json" -- sh -c 'mkdir -p s2 proj/s2 && echo decoy >s2/x &&
+		echo planted >proj/s2/x && ln -s /proc/self/cwd/s2 sub'
+	if (cd "$WS/proj" && [ -e "$WS/sub/x" ]); then
+		echo "ESCAPE: a protected path made through /proc/self/cwd, with a decoy, stayed"
+		false
+	fi
+}
+
+@test "redteam5: a tool's directory re-aimed through /proc/self/cwd with a decoy where the end runs does not stay live" {
+	local home=$OUT/home
+	mkdir -p "$home" "$WS/proj"
+	ln -s "$OUT/nowhere" "$WS/c"
+	ln -s "$WS/c" "$home/.cargo"
+	aged
+	HOME=$home sbx sh -c 'mkdir -p x proj/x && echo "# decoy" >x/config && echo "[alias]" >proj/x/config &&
+		ln -sfn /proc/self/cwd/x c'
+	if (cd "$WS/proj" && [ -e "$home/.cargo/config" ]); then
+		echo "ESCAPE: a ~/.cargo/config planted through /proc/self/cwd, with a decoy, stayed"
 		false
 	fi
 }
