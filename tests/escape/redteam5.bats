@@ -14,6 +14,8 @@
 #     it where the end runs: plan_check_absent moved that one aside and
 #     never looked at the way, so the real one stayed for a program in
 #     another directory. (A tool's place with such a decoy held.)
+#  (Held: a place's missing directory made such a link, with a decoy;
+#  a protected path's way through /dev/fd/../cwd behind a relative link.)
 #  (Held: a place's directory, plain and unchanged, reached anew by
 #  moving its parent and linking the old name through /proc/self/cwd:
 #  the parent is pinned, EBUSY.)
@@ -102,6 +104,28 @@ deep_link() { mkdir -p "d/$a" && (cd "d/$a" && mkdir -p "$a$n" && cd "$a$n" && l
 		ln -sfn /proc/self/cwd/x c'
 	if (cd "$WS/proj" && [ -e "$home/.cargo/config" ]); then
 		echo "ESCAPE: a ~/.cargo/config planted through /proc/self/cwd, with a decoy, stayed"
+		false
+	fi
+}
+
+@test "redteam5: a place's missing directory made a link through /proc/self/cwd, with a decoy where the end runs, does not stay" {
+	mkdir -p "$WS/proj"
+	aged
+	XDG_CONFIG_HOME=$WS sbx sh -c 'ln -s /proc/self/cwd/z zsh && mkdir -p z proj/z && echo : >z/.zshenv &&
+		echo "touch $1" >proj/z/.zshenv' _ "$PWNED"
+	if (cd "$WS/proj" && [ -e "$WS/zsh/.zshenv" ]); then
+		echo "ESCAPE: a zsh/.zshenv planted through /proc/self/cwd, with a decoy, stayed"
+		false
+	fi
+}
+
+@test "redteam5: an absent protected path re-aimed through /dev/fd/../cwd does not stay" {
+	mkdir -p "$WS/proj"
+	printf '{"extends": "workspace-write", "filesystem": {"protect": ["%s/sub/x"]}}\n' "$WS" >"$OUT/absent.json"
+	sbx_opts --policy "$OUT/absent.json" -- sh -c 'mkdir -p proj/s2 && echo planted >proj/s2/x &&
+		ln -s s3 sub && ln -s /dev/fd/../cwd/s2 s3'
+	if (cd "$WS/proj" && [ -e "$WS/sub/x" ]); then
+		echo "ESCAPE: a protected path made through /dev/fd/../cwd stayed"
 		false
 	fi
 }
