@@ -440,3 +440,29 @@ linked_bashrc() {
 	printf ': elsewhere\n' >"$OUT/elsewhere"
 	aged
 }
+
+# The set-up of a file whose tests judge what a session leaves planted:
+# $PWNED, a file outside that only the planted code would make, and a
+# state directory of the test's own.
+esc_planted_setup() {
+	esc_setup
+	PWNED=$OUT/pwned
+	export XDG_STATE_HOME=$OUT/state
+}
+
+# absent_policy: $OUT/absent.json, a policy that protects $WS/sub/x, a
+# path missing at the start.
+absent_policy() {
+	printf '{"extends": "workspace-write", "filesystem": {"protect": ["%s/sub/x"]}}\n' "$WS" \
+		>"$OUT/absent.json"
+}
+
+# gone_from_proj PATH WHAT: fails, saying WHAT stayed, when PATH is there
+# for a program started in $WS/proj (where a way through /proc/self/cwd
+# leads to what the session planted there).
+gone_from_proj() {
+	if (cd "$WS/proj" && [ -e "$1" ]); then
+		echo "ESCAPE: $2 stayed"
+		false
+	fi
+}

@@ -37,7 +37,6 @@ EXTRA_DIST += \
 	tests/escape/redteam.bats \
 	tests/escape/redteam3.bats \
 	tests/escape/redteam4.bats \
-	tests/escape/redteam5.bats \
 	tests/escape/shared.bats \
 	tests/escape/ipc.bats \
 	tests/escape/kernel.bats \
