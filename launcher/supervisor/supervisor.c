@@ -40,11 +40,13 @@
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -73,6 +75,11 @@ static volatile sig_atomic_t fwd_from_tty; /* the supervisor of a sandboxed sess
 /* Until the command runs there is nothing of the user's to preserve: a
  * request to stop (or Ctrl-C) ends the half-built sandbox at once. */
 static volatile sig_atomic_t setup_done, setup_abort_sig;
+/* A page shared with init (and the command before its exec, which
+ * borrows init's memory): set by the command right before its execve.
+ * Nothing of the sandbox's can reach it after the exec (init is not
+ * dumpable); the supervisor only reads it. */
+static _Atomic int *exec_begun;
 /* Other forwarded signals that came during the setup (bit SIG): the
  * command's once it runs (SIGUSR1, SIGALRM...), nothing to stop. */
 static volatile sig_atomic_t setup_late_sigs;
@@ -356,6 +363,8 @@ static noreturn void exec_command(struct session *s, int ruleset, int errfd, con
 	 * closed here: the command never holds it (netnotify.c). */
 	if (s->layers.seccomp && netnotify_seccomp(s) < 0)
 		child_fail(errfd);
+	if (exec_begun)
+		atomic_store(exec_begun, 1);
 	execve(s->exec_path, s->argv, s->envp);
 	int e = errno;
 	/* The view inside can differ from the one the path was resolved in
@@ -958,6 +967,9 @@ int session_run(struct session *s)
 	if (s->layers.ipcns)
 		flags |= CLONE_NEWIPC;
 
+	void *page = mmap(NULL, sizeof *exec_begun, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	exec_begun = page == MAP_FAILED ? NULL : page;
 	/* Before the sandbox exists: it could use up the processes a thread
 	 * needs later (closer.h). */
 	if (!closer_start())
@@ -1021,9 +1033,15 @@ int session_run(struct session *s)
 		/* The command may stop before its exec for the supervisor to
 		 * take its seccomp listener (netnotify.c). A request to stop
 		 * (setup_abort_sig) ends a setup still under way at once;
-		 * errp, closed by the command's exec, tells whether it is. */
+		 * errp, closed by the command's exec (and init's end once its
+		 * vfork returns), tells whether it is. */
 		struct pollfd p[2] = {{errp[0], POLLIN, 0}, {netnotify_setup_fd(), POLLIN, 0}};
-		int r = poll(p, 2, setup_abort_sig && !abandoned ? 0 : -1);
+		/* Once the command's exec is under way, its outcome decides,
+		 * not how soon init, which shares errp until its vfork
+		 * returns, gets to close its end (on a loaded machine the
+		 * command may have long run by then). */
+		bool execing = exec_begun && atomic_load(exec_begun);
+		int r = poll(p, 2, setup_abort_sig && !abandoned && !execing ? 0 : -1);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
