@@ -63,8 +63,11 @@ wx() { bounded 60 "$WICKET" exec "$N" "$@"; }
 	run -127 wx -- no-such-command-here </dev/null
 	[ "$status" = 127 ]
 	# SIGTERM to the client goes to the command: it says so and ends.
+	# Sent to the client itself, not through timeout(1): a timeout whose
+	# child ran first (a loaded machine) can take the signal before it
+	# knows its child's pid, and then ends without passing it on.
 	mkfifo "$OUT/ready"
-	timeout --preserve-status 60 "$WICKET" exec "$N" -- \
+	"$WICKET" exec "$N" -- \
 		sh -c 'trap "echo got-term; exit 9" TERM; echo up; while :; do sleep 1; done' \
 		</dev/null >"$OUT/ready" 2>/dev/null &
 	local pid=$!
