@@ -735,6 +735,13 @@ static void later_env_free(struct later_env *le)
 #define EXFAT_SUPER_MAGIC 0x2011BAB0
 #endif
 
+/* FAT's change times are not kept apart from the others (a session that
+ * sets a time sets them): nothing there is taken as unchanged. */
+static bool fat_times(const struct statfs *sf)
+{
+	return sf->f_type == MSDOS_SUPER_MAGIC || sf->f_type == EXFAT_SUPER_MAGIC;
+}
+
 /* The directories of the list as the start saw them, for the end: one
  * whose path has no symbolic link on it and holds none of the list's
  * places as a link, and which is the same directory with the same change
@@ -750,8 +757,7 @@ struct seen_dir {
 	dev_t dev;
 	ino_t ino;
 	long long ctime_ns;
-	long long margin_ns;
-	bool plain;    /* no link on its path, nor as a place in it */
+	bool plain;    /* no link on its path, nor as a place in it, not FAT */
 };
 static struct {
 	struct seen_dir *v;
@@ -821,9 +827,8 @@ static char *real_place_cached(const char *p, struct dir_cache *dc)
 				sd->dev = st.st_dev;
 				sd->ino = st.st_ino;
 				sd->ctime_ns = ns_of(&st.st_ctim);
-				sd->margin_ns = statfs(d, &sf) == 0 && (sf.f_type == MSDOS_SUPER_MAGIC ||
-									 sf.f_type == EXFAT_SUPER_MAGIC) ?
-							NEST_MARGIN_FAT_NS : NEST_MARGIN_NS;
+				if (statfs(d, &sf) == 0 && fat_times(&sf))
+					sd->plain = false;
 			}
 			dc->seen = sd;
 		}
@@ -862,7 +867,7 @@ static bool dir_unchanged(const char *dir, long long started_ns)
 	if (stat(dir, &st) < 0)
 		return false;
 	return st.st_dev == sd->dev && st.st_ino == sd->ino && ns_of(&st.st_ctim) == sd->ctime_ns &&
-	       sd->ctime_ns < started_ns - sd->margin_ns;
+	       sd->ctime_ns < started_ns - NEST_MARGIN_NS;
 }
 
 /* P (a place of the list, existing or not) where a root holds it: as
@@ -1612,8 +1617,7 @@ static void nest_roots(struct nest *n, const struct strv *roots, const struct ti
 		n->rootfd = fd;
 		n->rootlen = len;
 		struct statfs sf;
-		bool fat = fstatfs(fd, &sf) == 0 &&
-			   (sf.f_type == MSDOS_SUPER_MAGIC || sf.f_type == EXFAT_SUPER_MAGIC);
+		bool fat = fstatfs(fd, &sf) == 0 && fat_times(&sf);
 		long long margin = fat ? NEST_MARGIN_FAT_NS : NEST_MARGIN_NS;
 		n->since_ns = end ? ns_of(started) - margin : 0;
 		/* The last walk's index: the start's, kept; else the one saved. */
