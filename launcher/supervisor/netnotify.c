@@ -487,12 +487,7 @@ static void handle_one(struct session *s)
 
 static void listener_close(void)
 {
-	if (lwatch)
-		session_unwatch(lwatch);
-	lwatch = NULL;
-	if (listener >= 0)
-		close(listener);
-	listener = -1;
+	session_unwatch_close(&lwatch, &listener);
 }
 
 static void listener_ready(struct session *s, struct watch *w, short revents)

@@ -523,19 +523,9 @@ void warm_finish(struct session *s)
 	if (w_server)
 		session_unwatch(w_server);
 	w_server = NULL;
-	if (w_exits)
-		session_unwatch(w_exits);
-	w_exits = NULL;
-	if (exits_fd >= 0)
-		close(exits_fd);
-	exits_fd = -1;
+	session_unwatch_close(&w_exits, &exits_fd);
 	n_exits_due = 0;
-	if (w_stop_timer)
-		session_unwatch(w_stop_timer);
-	w_stop_timer = NULL;
-	if (stop_timer >= 0)
-		close(stop_timer);
-	stop_timer = -1;
+	session_unwatch_close(&w_stop_timer, &stop_timer);
 	if (server >= 0)
 		close(server);
 	server = -1;

@@ -6,6 +6,8 @@
 #include "base/session.h"
 #include "supervisor/watch.h"
 
+#include <unistd.h>
+
 struct watch *session_watch(struct session *s, int fd, short events,
 			    void (*ready)(struct session *, struct watch *, short), void *data)
 {
@@ -20,4 +22,14 @@ struct watch *session_watch(struct session *s, int fd, short events,
 void session_unwatch(struct watch *w)
 {
 	*w = (struct watch){-1, 0, NULL, NULL, false};
+}
+
+void session_unwatch_close(struct watch **w, int *fd)
+{
+	if (*w)
+		session_unwatch(*w);
+	*w = NULL;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }

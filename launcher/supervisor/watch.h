@@ -12,5 +12,8 @@ struct watch;
 struct watch *session_watch(struct session *s, int fd, short events,
 			    void (*ready)(struct session *, struct watch *, short), void *data);
 void session_unwatch(struct watch *w);
+/* The watch *W (if any) removed and its descriptor *FD (if open) closed;
+ * both then say none (NULL, -1). */
+void session_unwatch_close(struct watch **w, int *fd);
 
 #endif
