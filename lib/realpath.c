@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -24,58 +23,16 @@ static char *followed(const char *path)
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
 	if (fd < 0)
 		return NULL;
-	char link[32], buf[PATH_MAX];
-	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-	/* host: our own descriptor */
-	ssize_t n = readlink(link, buf, sizeof buf);
+	char buf[PATH_MAX];
+	bool named = path_of_fd(fd, buf, sizeof buf);
 	close(fd);
-	if (n <= 0 || (size_t)n >= sizeof buf || buf[0] != '/')
+	if (!named || buf[0] != '/')
 		return NULL;
-	buf[n] = '\0';
 	static const char deleted[] = " (deleted)";
-	size_t dl = sizeof deleted - 1;
-	if ((size_t)n >= dl && memcmp(buf + n - dl, deleted, dl) == 0)
+	size_t n = strlen(buf), dl = sizeof deleted - 1;
+	if (n >= dl && memcmp(buf + n - dl, deleted, dl) == 0)
 		return NULL;
 	return xstrdup(buf);
-}
-
-char *wk_realpath(const char *path)
-{
-	if (!path || path[0] != '/')
-		/* host: realpath()'s own: the caller's path, as given */
-		return realpath(path, NULL);
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS,
-	};
-	/* host: the caller's path, as realpath() would look it up */
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-	if (fd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return NULL;
-		/* ELOOP: a link on the way (/bin and /sbin on a merged /usr,
-		 * on every PATH): the kernel follows them in one call and
-		 * names where it got to, where realpath() reads each
-		 * component. */
-		char *r = errno == ELOOP ? followed(path) : NULL;
-		if (r)
-			return r;
-		/* EACCES: realpath() takes "x/.." as the directory of x
-		 * without searching x, the kernel does not; ENAMETOOLONG: a
-		 * PATH longer than the kernel takes, which realpath() may still
-		 * make shorter; ENOSYS, EMFILE, no /proc ...: nothing known */
-		/* host: as above */
-		return realpath(path, NULL);
-	}
-	close(fd);
-	char *out = xstrdup(path);
-	pathlex_normalize(out);
-	if (strlen(out) >= PATH_MAX) {
-		free(out);
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
-	return out;
 }
 
 int wk_look_no_link(const char *path)
@@ -92,6 +49,40 @@ int wk_look_no_link(const char *path)
 		return errno;
 	close(fd);
 	return 0;
+}
+
+char *wk_realpath(const char *path)
+{
+	if (!path || path[0] != '/')
+		/* host: realpath()'s own: the caller's path, as given */
+		return realpath(path, NULL);
+	int e = wk_look_no_link(path);
+	if (e) {
+		errno = e;
+		if (e == ENOENT || e == ENOTDIR)
+			return NULL;
+		/* ELOOP: a link on the way (/bin and /sbin on a merged /usr,
+		 * on every PATH): the kernel follows them in one call and
+		 * names where it got to, where realpath() reads each
+		 * component. */
+		char *r = e == ELOOP ? followed(path) : NULL;
+		if (r)
+			return r;
+		/* EACCES: realpath() takes "x/.." as the directory of x
+		 * without searching x, the kernel does not; ENAMETOOLONG: a
+		 * PATH longer than the kernel takes, which realpath() may still
+		 * make shorter; ENOSYS, EMFILE, no /proc ...: nothing known */
+		/* host: as above */
+		return realpath(path, NULL);
+	}
+	char *out = xstrdup(path);
+	pathlex_normalize(out);
+	if (strlen(out) >= PATH_MAX) {
+		free(out);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	return out;
 }
 
 bool wk_no_link_on_way(const char *path)
