@@ -888,13 +888,12 @@ static void startup_place(const struct strv *roots, const char *p, struct strv *
 	free(r);
 	/* A way through /proc at the end: the links of the roots that lead
 	 * there are what the session aimed, and what is moved aside (the
-	 * place then leads nowhere). One look for a way with no link. */
+	 * place then leads nowhere). */
 	if (dc->pass != LIST_END)
 		return;
 	if (!dc->way_done) {
 		dc->way_done = true;
-		dc->way_proc = !wk_no_link_on_way(dc->dir) &&
-			       plan_way_through_proc(roots, dc->dir, &dc->way_links);
+		dc->way_proc = plan_way_through_proc(roots, dc->dir, &dc->way_links);
 	}
 	for (size_t i = 0; dc->way_proc && i < dc->way_links.n; i++)
 		add(out, xstrdup(dc->way_links.v[i]));

@@ -444,11 +444,14 @@ static bool move_first_link(const char *prefix, void *arg)
  * that follows it, and what the end finds there is not what the user's
  * tool, in its own directory, will read. The links on the way that lie
  * in a writable root (the session's to aim there) go to LINKS. Each part
- * is looked at (lstat, readlink): only for a way that holds a link. A way
+ * is looked at (lstat, readlink), where one lookup finds a link. A way
  * whose missing part, or 40 links, would stop the kernel's walk too leads
  * nowhere; one too long to follow here is taken for one through /proc. */
 bool plan_way_through_proc(const struct strv *roots, const char *path, struct strv *links)
 {
+	/* Most ways have no link: one lookup says so. */
+	if (wk_no_link_on_way(path))
+		return false;
 	char cur[PATH_MAX] = "";
 	char *rest = xstrdup(path);
 	bool proc = false;
@@ -525,7 +528,7 @@ void plan_check_absent(const struct policy *pol, const struct mount_plan *plan,
 		 * on the way are moved aside, after what is found here (a
 		 * decoy the session may have left where the end runs). */
 		struct strv links = {0};
-		bool proc = !wk_no_link_on_way(p) && plan_way_through_proc(&pol->write, p, &links);
+		bool proc = plan_way_through_proc(&pol->write, p, &links);
 		struct stat st;
 		if (lstat(p, &st) == 0)
 			plan_quarantine(pol, p, session_id);
